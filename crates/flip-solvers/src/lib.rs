@@ -1,0 +1,28 @@
+//! Pressure-solver numerics shared by flipgraph's solver plugins.
+//!
+//! The plugins in `plugins/` are thin `cdylib` wrappers around these modules; the numerics live
+//! here so that solvers can reuse each other (the LCP methods use the linear ones as inner
+//! solvers) and be unit-tested without loading a library.
+#![forbid(unsafe_code)]
+
+/// Reference problems: free-surface box, dam break, bubbles, closed box, puddles, LCP container.
+pub mod fixtures;
+/// Connected fluid regions and the pure-Neumann (singular) ones.
+pub mod neumann;
+/// An owned problem (for tests, benchmarks and inner solves) with a borrowed SDK view.
+pub mod owned;
+/// Matrix-free stencil operators and parallel, deterministic reductions.
+pub mod stencil;
+
+pub use owned::OwnedProblem;
+pub use stencil::Stencil;
+/// Tolerance rule shared by every solver.
+pub mod tolerance;
+/// Sparse direct (Cholesky) reference solve through faer.
+pub mod direct;
+/// Conjugate gradient with Jacobi, IC(0), MIC(0) and red-black SSOR preconditioners.
+pub mod krylov;
+/// Geometric multigrid (Karlsson §5.3-5.5, Chentanez & Müller), full cycle, MGPCG.
+pub mod multigrid;
+/// LCP solvers for separating walls (Lai et al.): PGS, policy iteration, penalty, FAS-MG, FMG.
+pub mod lcp;
