@@ -1,1 +1,40 @@
-//! placeholder
+//! flipgraph's graph model and scheduler.
+//!
+//! ```text
+//! graphs/*.ron ──load──▶ GraphDoc ──compile(registry)──▶ ExecPlan ──Simulation──▶ steps
+//!                          ▲   (validation: kinds, ports,      (nodes instantiated once,
+//!    editor ⇄ GraphDoc ────┘    types, params, cycles)          state carried step→step)
+//! ```
+//!
+//! Simulation state crosses time steps only through the `step_input` / `step_output` node pair
+//! (like Blender's simulation zones): whatever reaches `step_output` at the end of a step comes
+//! out of `step_input` at the start of the next. Every edge cycle is therefore an error.
+#![forbid(unsafe_code)]
+
+/// Validation and the execution plan.
+pub mod compile;
+/// The RON document: nodes, edges, settings, editor layout.
+pub mod doc;
+/// Errors.
+pub mod error;
+/// The node behaviour trait and its evaluation context.
+pub mod node;
+/// The registry of node kinds (single source for CLI, editor palette and validation).
+pub mod registry;
+/// Running a plan step after step.
+pub mod runner;
+/// Static description of node kinds: ports and parameters.
+pub mod spec;
+/// The step-state node pair.
+pub mod step;
+/// Data kinds on ports and the runtime values that flow along edges.
+pub mod value;
+
+pub use compile::{compile, ExecPlan};
+pub use doc::{EdgeDoc, GraphDoc, NodeDoc, Settings, FORMAT_VERSION};
+pub use error::{GraphError, RunError};
+pub use node::{EvalCtx, Node, NodeError, NodeInit, NodeIo};
+pub use registry::{NodeKind, NodePack, NodeRegistry};
+pub use runner::{NodeTiming, Simulation, StepReport};
+pub use spec::{NodeSpec, ParamKind, ParamSpec, PortSpec};
+pub use value::{DataKind, ParamMap, ParamValue, Value, VelocityField};

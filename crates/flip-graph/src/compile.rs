@@ -1,0 +1,354 @@
+//! Validation and the execution plan. `compile` reports *every* problem it finds, each naming
+//! the node and port/parameter, so the editor can mark all broken nodes at once.
+
+use crate::doc::{GraphDoc, Settings};
+use crate::error::GraphError;
+use crate::registry::NodeRegistry;
+use crate::spec::NodeSpec;
+use crate::step::{STEP_INPUT, STEP_OUTPUT};
+use crate::value::ParamMap;
+use std::collections::HashMap;
+
+/// A node of the plan.
+#[derive(Clone, Debug)]
+pub struct PlanNode {
+    /// Node id.
+    pub id: String,
+    /// Kind id.
+    pub kind: String,
+    /// Spec of the kind.
+    pub spec: NodeSpec,
+    /// Parameters with defaults filled in.
+    pub params: ParamMap,
+    /// Per input port: the producing `(node index, output index)`.
+    pub sources: Vec<Option<(usize, usize)>>,
+    /// Per output port: how many inputs read it.
+    pub consumers: Vec<usize>,
+}
+
+/// A validated graph, ready to run: nodes and their dependency levels (nodes in one level do
+/// not depend on each other and run in parallel).
+#[derive(Clone, Debug)]
+pub struct ExecPlan {
+    /// Nodes in document order.
+    pub nodes: Vec<PlanNode>,
+    /// Dependency levels, each sorted by node index (deterministic).
+    pub levels: Vec<Vec<usize>>,
+    /// Index of `step_input`, if any.
+    pub step_input: Option<usize>,
+    /// Index of `step_output`, if any.
+    pub step_output: Option<usize>,
+    /// Settings.
+    pub settings: Settings,
+}
+
+fn check_settings(s: &Settings, errors: &mut Vec<GraphError>) {
+    let [ni, nj, nk] = s.grid;
+    if ni < 4 || nj < 4 || nk == 0 || nk == 2 || nk == 3 {
+        errors.push(GraphError::setting(
+            "grid",
+            format!(
+                "{:?}: need at least 4 cells per axis (nk = 1 for 2D)",
+                s.grid
+            ),
+        ));
+    }
+    if ni.saturating_mul(nj).saturating_mul(nk) > 512 * 512 * 512 {
+        errors.push(GraphError::setting(
+            "grid",
+            format!("{:?} has more than 512³ cells", s.grid),
+        ));
+    }
+    let positive = [
+        ("cell_size", s.cell_size),
+        ("fps", s.fps),
+        ("cfl", s.cfl),
+        ("density", s.density),
+    ];
+    for (name, v) in positive {
+        if !(v.is_finite() && v > 0.0) {
+            errors.push(GraphError::setting(
+                name,
+                format!("{v} must be a positive number"),
+            ));
+        }
+    }
+    if s.max_substeps == 0 {
+        errors.push(GraphError::setting("max_substeps", "must be at least 1"));
+    }
+    if !(s.fixed_dt.is_finite() && s.fixed_dt >= 0.0) {
+        errors.push(GraphError::setting(
+            "fixed_dt",
+            "must be 0 (CFL) or a positive time step",
+        ));
+    }
+}
+
+fn resolve_params(
+    reg: &NodeRegistry,
+    node: &crate::doc::NodeDoc,
+    errors: &mut Vec<GraphError>,
+) -> Option<(NodeSpec, ParamMap)> {
+    let Some(kind) = reg.get(&node.kind) else {
+        errors.push(GraphError::node(
+            &node.id,
+            None,
+            format!("unknown node kind `{}`", node.kind),
+        ));
+        return None;
+    };
+    let params = match kind.params_for(&node.params) {
+        Ok(p) => p,
+        Err(e) => {
+            errors.push(GraphError::node(&node.id, None, e));
+            return None;
+        }
+    };
+    let mut resolved = ParamMap::new();
+    for p in &params {
+        let value = node.params.get(&p.name).unwrap_or(&p.default);
+        match p.check(value) {
+            Ok(()) => {
+                resolved.insert(p.name.clone(), value.clone());
+            }
+            Err(e) => errors.push(GraphError::node(&node.id, Some(&p.name), e)),
+        }
+    }
+    for name in node.params.keys() {
+        if !params.iter().any(|p| &p.name == name) {
+            errors.push(GraphError::node(
+                &node.id,
+                Some(name),
+                format!("unknown parameter for `{}`", node.kind),
+            ));
+        }
+    }
+    Some((kind.spec.clone(), resolved))
+}
+
+fn split_port(end: &str) -> Option<(&str, &str)> {
+    end.split_once('.')
+        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+}
+
+/// Validates `doc` against `registry` and builds the plan.
+///
+/// # Errors
+/// Every problem found: settings, unknown kinds, bad parameters, unknown ports, type
+/// mismatches, doubly-driven or missing required inputs, cycles (a cycle must pass through
+/// the `step_output` → `step_input` boundary, which is not an edge).
+pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<GraphError>> {
+    let mut errors = Vec::new();
+    check_settings(&doc.settings, &mut errors);
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut nodes: Vec<Option<PlanNode>> = Vec::new();
+    for (i, n) in doc.nodes.iter().enumerate() {
+        if n.id.is_empty() || !n.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            errors.push(GraphError::node(
+                &n.id,
+                None,
+                "node ids use letters, digits and _ only",
+            ));
+        }
+        if index.insert(n.id.as_str(), i).is_some() {
+            errors.push(GraphError::node(&n.id, None, "duplicate node id"));
+        }
+        nodes.push(
+            resolve_params(registry, n, &mut errors).map(|(spec, params)| PlanNode {
+                id: n.id.clone(),
+                kind: n.kind.clone(),
+                sources: vec![None; spec.inputs.len()],
+                consumers: vec![0; spec.outputs.len()],
+                spec,
+                params,
+            }),
+        );
+    }
+    for e in &doc.edges {
+        connect(e, &index, &mut nodes, &mut errors);
+    }
+    for n in nodes.iter().flatten() {
+        for (port, src) in n.spec.inputs.iter().zip(&n.sources) {
+            if port.required && src.is_none() {
+                errors.push(GraphError::node(
+                    &n.id,
+                    Some(&port.name),
+                    "required input is not connected",
+                ));
+            }
+        }
+    }
+    let find = |kind: &str| {
+        doc.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == kind)
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>()
+    };
+    let (ins, outs) = (find(STEP_INPUT), find(STEP_OUTPUT));
+    if ins.len() > 1 || outs.len() > 1 || ins.len() != outs.len() {
+        errors.push(GraphError::node(
+            STEP_INPUT,
+            None,
+            "a graph needs exactly one step_input and one step_output, or neither",
+        ));
+    }
+    let levels = if errors.is_empty() {
+        levels(&doc.nodes, &nodes, &mut errors)
+    } else {
+        vec![]
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(ExecPlan {
+        nodes: nodes
+            .into_iter()
+            .map(|n| n.expect("no errors: every node resolved"))
+            .collect(),
+        levels,
+        step_input: ins.first().copied(),
+        step_output: outs.first().copied(),
+        settings: doc.settings.clone(),
+    })
+}
+
+fn connect(
+    e: &crate::doc::EdgeDoc,
+    index: &HashMap<&str, usize>,
+    nodes: &mut [Option<PlanNode>],
+    errors: &mut Vec<GraphError>,
+) {
+    let (Some((fnode, fport)), Some((tnode, tport))) = (split_port(&e.from), split_port(&e.to))
+    else {
+        errors.push(GraphError {
+            file: None,
+            node: None,
+            field: Some(format!("edge {} -> {}", e.from, e.to)),
+            message: "edge ends are written `node.port`".into(),
+        });
+        return;
+    };
+    let (Some(&fi), Some(&ti)) = (index.get(fnode), index.get(tnode)) else {
+        let missing = if index.contains_key(fnode) {
+            tnode
+        } else {
+            fnode
+        };
+        errors.push(GraphError::node(
+            missing,
+            None,
+            format!(
+                "edge {} -> {} names a node that does not exist",
+                e.from, e.to
+            ),
+        ));
+        return;
+    };
+    let (Some(from), Some(to)) = (&nodes[fi], &nodes[ti]) else {
+        return;
+    };
+    let Some(op) = from.spec.output(fport) else {
+        errors.push(GraphError::node(
+            fnode,
+            Some(fport),
+            format!("`{}` has no output `{fport}`", from.kind),
+        ));
+        return;
+    };
+    let Some(ip) = to.spec.input(tport) else {
+        errors.push(GraphError::node(
+            tnode,
+            Some(tport),
+            format!("`{}` has no input `{tport}`", to.kind),
+        ));
+        return;
+    };
+    let (fk, tk) = (from.spec.outputs[op].kind, to.spec.inputs[ip].kind);
+    if fk != tk {
+        errors.push(GraphError::node(
+            tnode,
+            Some(tport),
+            format!(
+                "type mismatch: {} carries {}, input expects {}",
+                e.from,
+                fk.name(),
+                tk.name()
+            ),
+        ));
+        return;
+    }
+    if to.sources[ip].is_some() {
+        errors.push(GraphError::node(
+            tnode,
+            Some(tport),
+            "input has more than one incoming edge",
+        ));
+        return;
+    }
+    nodes[ti].as_mut().expect("checked").sources[ip] = Some((fi, op));
+    nodes[fi].as_mut().expect("checked").consumers[op] += 1;
+}
+
+/// Kahn's algorithm by levels; leftover nodes form cycles.
+fn levels(
+    docs: &[crate::doc::NodeDoc],
+    nodes: &[Option<PlanNode>],
+    errors: &mut Vec<GraphError>,
+) -> Vec<Vec<usize>> {
+    let n = nodes.len();
+    let preds: Vec<Vec<usize>> = nodes
+        .iter()
+        .map(|p| {
+            let mut v: Vec<usize> = p
+                .as_ref()
+                .map(|p| p.sources.iter().flatten().map(|s| s.0).collect())
+                .unwrap_or_default();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    let mut level = vec![usize::MAX; n];
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut done = 0;
+    loop {
+        let ready: Vec<usize> = (0..n)
+            .filter(|&i| {
+                level[i] == usize::MAX
+                    && preds[i]
+                        .iter()
+                        .all(|&p| level[p] != usize::MAX && level[p] < out.len())
+            })
+            .collect();
+        if ready.is_empty() {
+            break;
+        }
+        for &i in &ready {
+            level[i] = out.len();
+        }
+        done += ready.len();
+        out.push(ready);
+    }
+    if done < n {
+        // Nodes left over are on a cycle or downstream of one: peel off the downstream ones.
+        let mut left: Vec<bool> = level.iter().map(|&l| l == usize::MAX).collect();
+        loop {
+            let sink =
+                (0..n).find(|&i| left[i] && !(0..n).any(|j| left[j] && preds[j].contains(&i)));
+            match sink {
+                Some(i) => left[i] = false,
+                None => break,
+            }
+        }
+        let cyclic: Vec<&str> = (0..n)
+            .filter(|&i| left[i])
+            .map(|i| docs[i].id.as_str())
+            .collect();
+        errors.push(GraphError::node(cyclic[0], None, format!(
+            "cycle through nodes {}: state may only cross time steps through step_output → step_input",
+            cyclic.join(", "))));
+    }
+    out
+}

@@ -1,0 +1,187 @@
+//! The graph document, stored as RON in `graphs/`.
+
+use crate::error::GraphError;
+use crate::value::ParamMap;
+use flip_core::GridSpec;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Version of the file format written by this build. Files with a higher version are refused.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Global simulation settings of a graph.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Cells per axis `[ni, nj, nk]`; `nk = 1` makes a 2D simulation.
+    pub grid: [usize; 3],
+    /// Cell size in metres.
+    pub cell_size: f32,
+    /// Output frames per second.
+    pub fps: f32,
+    /// Frames to simulate.
+    pub frames: u32,
+    /// CFL number: substeps move particles at most this many cells.
+    pub cfl: f32,
+    /// Most substeps per frame (the time step never gets smaller than 1/(fps·max_substeps)).
+    pub max_substeps: u32,
+    /// Fixed time step in seconds instead of the CFL rule (0 = CFL).
+    #[serde(default)]
+    pub fixed_dt: f32,
+    /// Random seed for every node that samples.
+    pub seed: u64,
+    /// Liquid density (kg/m³).
+    #[serde(default = "default_density")]
+    pub density: f32,
+}
+
+fn default_density() -> f32 {
+    1000.0
+}
+
+impl Settings {
+    /// Grid geometry.
+    pub fn grid_spec(&self) -> GridSpec {
+        GridSpec::new(self.grid[0], self.grid[1], self.grid[2], self.cell_size)
+    }
+}
+
+/// A node in the document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeDoc {
+    /// Unique id within the graph (`[a-z0-9_]+`), used in edges: `"p2g.velocity"`.
+    pub id: String,
+    /// Node kind from the registry (`"p2g"`).
+    pub kind: String,
+    /// Parameters; missing ones take their defaults.
+    #[serde(default)]
+    pub params: ParamMap,
+}
+
+/// An edge `from: "node.output"` → `to: "node.input"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeDoc {
+    /// Source `node.port`.
+    pub from: String,
+    /// Destination `node.port`.
+    pub to: String,
+}
+
+impl EdgeDoc {
+    /// An edge between two `node.port` strings.
+    pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
+        Self {
+            from: from.into(),
+            to: to.into(),
+        }
+    }
+}
+
+/// Editor-only data; the headless runner ignores it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Layout {
+    /// Node positions on the canvas by node id.
+    #[serde(default)]
+    pub positions: BTreeMap<String, (f32, f32)>,
+}
+
+/// A whole graph file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphDoc {
+    /// File format version ([`FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// One-line description shown by the CLI and the editor.
+    #[serde(default)]
+    pub description: String,
+    /// Global settings.
+    pub settings: Settings,
+    /// Nodes.
+    pub nodes: Vec<NodeDoc>,
+    /// Edges.
+    pub edges: Vec<EdgeDoc>,
+    /// Editor layout.
+    #[serde(default)]
+    pub layout: Layout,
+}
+
+impl GraphDoc {
+    /// Parses RON text; `origin` names the file in errors.
+    ///
+    /// # Errors
+    /// A [`GraphError`] with the line and column of a syntax error, or a version mismatch.
+    pub fn from_ron(text: &str, origin: &str) -> Result<Self, GraphError> {
+        let doc: GraphDoc = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+            .from_str(text)
+            .map_err(|e| {
+                GraphError::file(
+                    origin,
+                    format!("malformed RON at {}: {}", e.position, e.code),
+                )
+            })?;
+        if doc.format_version > FORMAT_VERSION || doc.format_version == 0 {
+            return Err(GraphError::file(
+                origin,
+                format!(
+                    "format_version {} is not supported (this build reads 1..={FORMAT_VERSION})",
+                    doc.format_version
+                ),
+            ));
+        }
+        Ok(doc)
+    }
+
+    /// Reads a graph file.
+    ///
+    /// # Errors
+    /// Unreadable file or malformed content, naming the file.
+    pub fn load(path: &Path) -> Result<Self, GraphError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| GraphError::file(&origin, format!("cannot read: {e}")))?;
+        Self::from_ron(&text, &origin)
+    }
+
+    /// Pretty RON text, with the description as a header comment.
+    pub fn to_ron(&self) -> String {
+        let config = ron::ser::PrettyConfig::new()
+            .depth_limit(4)
+            .struct_names(false)
+            .separate_tuple_members(false)
+            .enumerate_arrays(false);
+        let body = ron::ser::to_string_pretty(self, config).expect("graph documents serialise");
+        let mut header = String::new();
+        for line in self.description.lines() {
+            header.push_str("// ");
+            header.push_str(line);
+            header.push('\n');
+        }
+        header + &body + "\n"
+    }
+
+    /// Writes the graph atomically (temp file + rename).
+    ///
+    /// # Errors
+    /// I/O errors naming the file.
+    pub fn save(&self, path: &Path) -> Result<(), GraphError> {
+        let origin = path.display().to_string();
+        let tmp = path.with_extension("ron.tmp");
+        std::fs::write(&tmp, self.to_ron())
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|e| GraphError::file(&origin, format!("cannot write: {e}")))
+    }
+
+    /// The node with `id`.
+    pub fn node(&self, id: &str) -> Option<&NodeDoc> {
+        self.nodes.iter().find(|n| n.id == id)
+    }
+
+    /// Mutable node with `id`.
+    pub fn node_mut(&mut self, id: &str) -> Option<&mut NodeDoc> {
+        self.nodes.iter_mut().find(|n| n.id == id)
+    }
+}

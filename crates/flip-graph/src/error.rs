@@ -1,0 +1,94 @@
+use std::fmt;
+
+/// A problem found while loading or validating a graph. Names the file, node and port/field
+/// where it applies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GraphError {
+    /// The graph file, if known.
+    pub file: Option<String>,
+    /// The node id.
+    pub node: Option<String>,
+    /// The port, parameter or setting.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl GraphError {
+    /// An error about the file as a whole.
+    pub fn file(file: &str, message: impl Into<String>) -> Self {
+        Self {
+            file: Some(file.into()),
+            node: None,
+            field: None,
+            message: message.into(),
+        }
+    }
+    /// An error about a node (and optionally one of its ports/params).
+    pub fn node(node: &str, field: Option<&str>, message: impl Into<String>) -> Self {
+        Self {
+            file: None,
+            node: Some(node.into()),
+            field: field.map(Into::into),
+            message: message.into(),
+        }
+    }
+    /// An error about a setting.
+    pub fn setting(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            file: None,
+            node: None,
+            field: Some(format!("settings.{field}")),
+            message: message.into(),
+        }
+    }
+    /// Attaches the file name.
+    pub fn in_file(mut self, file: &str) -> Self {
+        self.file.get_or_insert_with(|| file.into());
+        self
+    }
+}
+
+impl fmt::Display for GraphError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        match (&self.node, &self.field) {
+            (Some(n), Some(p)) => write!(f, "node `{n}`, `{p}`: ")?,
+            (Some(n), None) => write!(f, "node `{n}`: ")?,
+            (None, Some(p)) => write!(f, "`{p}`: ")?,
+            (None, None) => {}
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for GraphError {}
+
+/// A failure while running a compiled graph. Output written before it stays on disk.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A node returned an error or panicked.
+    #[error("frame {frame}, node `{node}` ({kind}) failed: {message}")]
+    NodeFailed {
+        /// Node id.
+        node: String,
+        /// Node kind.
+        kind: String,
+        /// Frame being simulated.
+        frame: u32,
+        /// The node's message.
+        message: String,
+    },
+    /// The state became non-finite or absurdly fast.
+    #[error("simulation blew up at frame {frame}, substep {substep}: {message}")]
+    BlowUp {
+        /// Frame.
+        frame: u32,
+        /// Substep within the frame.
+        substep: u32,
+        /// What was detected.
+        message: String,
+    },
+}

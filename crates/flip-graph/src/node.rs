@@ -1,0 +1,163 @@
+use crate::doc::Settings;
+use crate::value::{ParamMap, Value};
+use flip_core::GridSpec;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a node needs to know when it is created.
+pub struct NodeInit<'a> {
+    /// Node id.
+    pub id: &'a str,
+    /// Parameters, validated, with defaults filled in.
+    pub params: &'a ParamMap,
+    /// Global settings.
+    pub settings: &'a Settings,
+    /// Folder where output nodes write (the CLI's `--out`).
+    pub out_dir: &'a std::path::Path,
+}
+
+/// Per-substep context handed to every node.
+#[derive(Clone, Debug)]
+pub struct EvalCtx {
+    /// Grid geometry.
+    pub grid: GridSpec,
+    /// Global settings.
+    pub settings: Arc<Settings>,
+    /// This substep's time step (s).
+    pub dt: f32,
+    /// Simulation time at the start of the substep (s).
+    pub time: f64,
+    /// Global substep counter since the start.
+    pub step: u64,
+    /// Frame being simulated (0-based).
+    pub frame: u32,
+    /// Substep index within the frame.
+    pub substep: u32,
+    /// Whether this substep ends the frame (output nodes write then).
+    pub frame_end: bool,
+    /// Output folder.
+    pub out_dir: PathBuf,
+}
+
+/// Why a node failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// A required input did not arrive (e.g. an optional upstream produced nothing).
+    #[error("input `{0}` has no value")]
+    MissingInput(String),
+    /// Anything else.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A node's inputs, outputs and reported statistics for one evaluation, by port name.
+#[derive(Debug, Default)]
+pub struct NodeIo {
+    pub(crate) input_names: Vec<String>,
+    pub(crate) inputs: Vec<Option<Value>>,
+    pub(crate) output_names: Vec<String>,
+    pub(crate) outputs: Vec<Option<Value>>,
+    /// Statistics to report for this evaluation (`("iterations", 12.0)`).
+    pub stats: Vec<(String, f64)>,
+}
+
+impl NodeIo {
+    /// Builds an io block for the given port names (used by the runner and by tests).
+    pub fn new(inputs: Vec<(String, Option<Value>)>, outputs: &[String]) -> Self {
+        let (input_names, inputs) = inputs.into_iter().unzip();
+        Self {
+            input_names,
+            inputs,
+            output_names: outputs.to_vec(),
+            outputs: vec![None; outputs.len()],
+            stats: Vec::new(),
+        }
+    }
+
+    /// Takes the value of input `name` (None if unconnected or empty).
+    pub fn take(&mut self, name: &str) -> Option<Value> {
+        let i = self
+            .input_names
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| panic!("node asked for undeclared input `{name}`"));
+        self.inputs[i].take()
+    }
+
+    /// Takes input `name`, which must be present.
+    ///
+    /// # Errors
+    /// [`NodeError::MissingInput`].
+    pub fn require(&mut self, name: &str) -> Result<Value, NodeError> {
+        self.take(name)
+            .ok_or_else(|| NodeError::MissingInput(name.into()))
+    }
+
+    /// Sets output `name`.
+    pub fn set(&mut self, name: &str, value: Value) {
+        let i = self
+            .output_names
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| panic!("node wrote undeclared output `{name}`"));
+        self.outputs[i] = Some(value);
+    }
+
+    /// Reads output `name` after evaluation (tests).
+    pub fn output(&self, name: &str) -> Option<&Value> {
+        let i = self.output_names.iter().position(|n| n == name)?;
+        self.outputs[i].as_ref()
+    }
+
+    /// Records a statistic.
+    pub fn stat(&mut self, name: &str, value: f64) {
+        self.stats.push((name.into(), value));
+    }
+}
+
+/// Behaviour of a node instance. Instances live for the whole simulation, so they may keep
+/// state between steps (a solver's hierarchy, a warm-start pressure).
+pub trait Node: Send {
+    /// Runs one substep.
+    ///
+    /// # Errors
+    /// [`NodeError`] with a message; the runner adds node id and frame.
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError>;
+
+    /// Forgets state carried between steps (the editor's reset).
+    fn reset(&mut self) {}
+
+    /// Largest acceleration this node applies (m/s²), for the time-step bound
+    /// (`v_max + sqrt(5·dx·a)`, Bridson). Force nodes override it.
+    fn acceleration_hint(&self) -> f32 {
+        0.0
+    }
+}
+
+/// Typed accessors for [`Value`] inputs, so node code reads `io.particles("particles")?`.
+macro_rules! typed_input {
+    ($fn:ident, $variant:ident, $ty:ty) => {
+        impl NodeIo {
+            /// Takes a required input of this type.
+            ///
+            /// # Errors
+            /// Missing input or wrong type.
+            pub fn $fn(&mut self, name: &str) -> Result<Arc<$ty>, NodeError> {
+                match self.require(name)? {
+                    Value::$variant(v) => Ok(v),
+                    other => Err(NodeError::Failed(format!(
+                        "input `{name}` carries {}, expected {}",
+                        other.kind().name(),
+                        crate::value::DataKind::$variant.name()
+                    ))),
+                }
+            }
+        }
+    };
+}
+typed_input!(particles, Particles, flip_core::Particles);
+typed_input!(velocity, Velocity, crate::value::VelocityField);
+typed_input!(cells, Cells, flip_core::CellGrid);
+typed_input!(level_set, LevelSet, flip_core::Grid3<f32>);
+typed_input!(solids, Solids, flip_core::Solids);
+typed_input!(scalar, Scalar, flip_core::Grid3<f32>);

@@ -1,0 +1,134 @@
+use crate::node::{Node, NodeInit};
+use crate::spec::{NodeSpec, ParamSpec};
+use crate::value::ParamMap;
+use std::collections::HashMap;
+
+/// Builds a node instance from validated parameters.
+pub type NodeFactory = Box<dyn Fn(&NodeInit<'_>) -> Result<Box<dyn Node>, String> + Send + Sync>;
+/// Parameters that depend on other parameters (the solver node's algorithm parameters).
+pub type DynamicParams = Box<dyn Fn(&ParamMap) -> Result<Vec<ParamSpec>, String> + Send + Sync>;
+
+/// A registered node kind: its spec and how to instantiate it.
+pub struct NodeKind {
+    /// Ports and parameters.
+    pub spec: NodeSpec,
+    factory: NodeFactory,
+    dynamic_params: Option<DynamicParams>,
+}
+
+impl NodeKind {
+    /// A kind with a fixed parameter list.
+    pub fn new(spec: NodeSpec, factory: NodeFactory) -> Self {
+        Self {
+            spec,
+            factory,
+            dynamic_params: None,
+        }
+    }
+
+    /// Adds parameters computed from the other parameters' values.
+    pub fn with_dynamic_params(mut self, params: DynamicParams) -> Self {
+        self.dynamic_params = Some(params);
+        self
+    }
+
+    /// All parameters for a node with these values: the fixed ones, then the dynamic ones.
+    ///
+    /// # Errors
+    /// The dynamic part's message (e.g. an unknown solver).
+    pub fn params_for(&self, values: &ParamMap) -> Result<Vec<ParamSpec>, String> {
+        let mut all = self.spec.params.clone();
+        if let Some(dynamic) = &self.dynamic_params {
+            all.extend(dynamic(values)?);
+        }
+        Ok(all)
+    }
+
+    /// Creates an instance.
+    ///
+    /// # Errors
+    /// The factory's message.
+    pub fn instantiate(&self, init: &NodeInit<'_>) -> Result<Box<dyn Node>, String> {
+        (self.factory)(init)
+    }
+}
+
+/// A set of node kinds registered together (Bevy-style plugin group).
+pub trait NodePack {
+    /// Registers the pack's kinds.
+    ///
+    /// # Errors
+    /// A duplicate kind id.
+    fn register(&self, registry: &mut NodeRegistry) -> Result<(), RegistryError>;
+    /// Name for diagnostics.
+    fn name(&self) -> &str {
+        std::any::type_name::<Self>()
+    }
+}
+
+/// A registry refusal.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// Two kinds with one id.
+    #[error("node kind `{0}` is registered twice")]
+    DuplicateId(String),
+}
+
+/// Every node kind known to this session: the single source for the CLI's `nodes` listing, the
+/// editor palette and graph validation.
+pub struct NodeRegistry {
+    kinds: Vec<NodeKind>,
+    index: HashMap<String, usize>,
+}
+
+impl Default for NodeRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NodeRegistry {
+    /// A registry holding only the step-state pair.
+    pub fn new() -> Self {
+        let mut r = Self {
+            kinds: Vec::new(),
+            index: HashMap::new(),
+        };
+        for kind in crate::step::kinds() {
+            r.register(kind).expect("step kinds are registered first");
+        }
+        r
+    }
+
+    /// Adds a kind.
+    ///
+    /// # Errors
+    /// [`RegistryError::DuplicateId`]; nothing is replaced silently.
+    pub fn register(&mut self, kind: NodeKind) -> Result<(), RegistryError> {
+        if self.index.contains_key(&kind.spec.kind) {
+            return Err(RegistryError::DuplicateId(kind.spec.kind.clone()));
+        }
+        self.index.insert(kind.spec.kind.clone(), self.kinds.len());
+        self.kinds.push(kind);
+        Ok(())
+    }
+
+    /// Adds a pack.
+    ///
+    /// # Errors
+    /// A duplicate kind id.
+    pub fn add_pack(&mut self, pack: &dyn NodePack) -> Result<&mut Self, RegistryError> {
+        pack.register(self)?;
+        Ok(self)
+    }
+
+    /// The kind with this id.
+    pub fn get(&self, kind: &str) -> Option<&NodeKind> {
+        self.index.get(kind).map(|&i| &self.kinds[i])
+    }
+
+    /// All kinds in registration order.
+    pub fn kinds(&self) -> impl Iterator<Item = &NodeKind> {
+        self.kinds.iter()
+    }
+}

@@ -1,0 +1,391 @@
+//! Runs a compiled graph step after step: substeps from the CFL rule inside each frame, the
+//! nodes of each dependency level in parallel (rayon), values moved along edges when their last
+//! reader takes them (so `Arc::make_mut` copies only when a value is really shared).
+
+use crate::compile::{compile, ExecPlan};
+use crate::doc::{GraphDoc, Settings};
+use crate::error::{GraphError, RunError};
+use crate::node::{EvalCtx, Node, NodeInit, NodeIo};
+use crate::registry::NodeRegistry;
+use crate::value::Value;
+use flip_core::Particles;
+use rayon::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Accumulated time of one node.
+#[derive(Clone, Debug, Default)]
+pub struct NodeTiming {
+    /// Node id.
+    pub id: String,
+    /// Kind id.
+    pub kind: String,
+    /// Total time in `eval`.
+    pub total: Duration,
+    /// Number of evaluations.
+    pub calls: u64,
+}
+
+/// What one substep did.
+#[derive(Clone, Debug, Default)]
+pub struct StepReport {
+    /// Frame.
+    pub frame: u32,
+    /// Substep within the frame.
+    pub substep: u32,
+    /// Time step (s).
+    pub dt: f32,
+    /// Whether this substep ended the frame.
+    pub frame_end: bool,
+    /// Per node (plan order): time spent.
+    pub node_times: Vec<Duration>,
+    /// Per node (plan order): statistics it reported.
+    pub node_stats: Vec<Vec<(String, f64)>>,
+    /// Particles in the state after the step.
+    pub particles: usize,
+    /// Largest particle speed after the step (m/s).
+    pub max_speed: f32,
+    /// Wall time of the whole substep, scheduler included.
+    pub wall: Duration,
+}
+
+/// A running simulation of one graph.
+pub struct Simulation {
+    plan: ExecPlan,
+    nodes: Vec<Box<dyn Node>>,
+    settings: Arc<Settings>,
+    out_dir: PathBuf,
+    state: Vec<Option<Value>>,
+    timings: Vec<NodeTiming>,
+    time: f64,
+    frame: u32,
+    step: u64,
+}
+
+impl Simulation {
+    /// Validates `doc` and instantiates its nodes.
+    ///
+    /// # Errors
+    /// Every validation problem, or a node that refused its parameters.
+    pub fn new(
+        doc: &GraphDoc,
+        registry: &NodeRegistry,
+        out_dir: &Path,
+    ) -> Result<Self, Vec<GraphError>> {
+        let plan = compile(doc, registry)?;
+        let mut nodes = Vec::with_capacity(plan.nodes.len());
+        let mut errors = Vec::new();
+        for p in &plan.nodes {
+            let kind = registry
+                .get(&p.kind)
+                .expect("compiled plans name registered kinds");
+            let init = NodeInit {
+                id: &p.id,
+                params: &p.params,
+                settings: &plan.settings,
+                out_dir,
+            };
+            match kind.instantiate(&init) {
+                Ok(n) => nodes.push(n),
+                Err(e) => errors.push(GraphError::node(&p.id, None, e)),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let timings = plan
+            .nodes
+            .iter()
+            .map(|p| NodeTiming {
+                id: p.id.clone(),
+                kind: p.kind.clone(),
+                ..Default::default()
+            })
+            .collect();
+        let settings = Arc::new(plan.settings.clone());
+        let mut sim = Self {
+            plan,
+            nodes,
+            settings,
+            out_dir: out_dir.into(),
+            state: vec![],
+            timings,
+            time: 0.0,
+            frame: 0,
+            step: 0,
+        };
+        sim.reset();
+        Ok(sim)
+    }
+
+    /// Back to time 0: empty state, node state forgotten.
+    pub fn reset(&mut self) {
+        self.state = crate::step::STATE_SLOTS
+            .iter()
+            .map(|(name, _, _)| {
+                (*name == "particles").then(|| Value::Particles(Arc::new(Particles::default())))
+            })
+            .collect();
+        for n in &mut self.nodes {
+            n.reset();
+        }
+        for t in &mut self.timings {
+            t.total = Duration::ZERO;
+            t.calls = 0;
+        }
+        self.time = 0.0;
+        self.frame = 0;
+        self.step = 0;
+    }
+
+    /// The compiled plan.
+    pub fn plan(&self) -> &ExecPlan {
+        &self.plan
+    }
+    /// Settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+    /// Frames completed.
+    pub fn frame(&self) -> u32 {
+        self.frame
+    }
+    /// Simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+    /// Accumulated node timings (plan order).
+    pub fn timings(&self) -> &[NodeTiming] {
+        &self.timings
+    }
+
+    /// The particles carried to the next step (shares the buffer; the next step copies it once
+    /// if you keep this `Arc`).
+    pub fn particles(&self) -> Option<Arc<Particles>> {
+        self.state.iter().flatten().find_map(|v| match v {
+            Value::Particles(p) => Some(p.clone()),
+            _ => None,
+        })
+    }
+
+    /// Simulates one frame: substeps of `cfl·dx / v_max` (at least `1/(fps·max_substeps)`, or
+    /// `fixed_dt`) until the frame's time is covered.
+    ///
+    /// # Errors
+    /// A failing node or a blow-up; the frame is abandoned.
+    pub fn advance_frame(&mut self) -> Result<Vec<StepReport>, RunError> {
+        let frame_dt = 1.0 / self.settings.fps;
+        let min_dt = frame_dt / self.settings.max_substeps as f32;
+        let (mut t, mut reports) = (0.0f32, Vec::new());
+        for substep in 0.. {
+            let remaining = frame_dt - t;
+            let mut dt = if self.settings.fixed_dt > 0.0 {
+                self.settings.fixed_dt
+            } else {
+                let v = self.speed_bound();
+                (self.settings.cfl * self.settings.cell_size / v.max(1e-6)).max(min_dt)
+            };
+            // Don't leave a sliver: finish the frame if less than half a step would remain.
+            if dt >= remaining || remaining - dt < 0.5 * dt.min(remaining) {
+                dt = remaining;
+            }
+            let frame_end = dt >= remaining;
+            reports.push(self.substep(dt, substep, frame_end)?);
+            t += dt;
+            if frame_end {
+                break;
+            }
+        }
+        self.frame += 1;
+        Ok(reports)
+    }
+
+    /// Particle speed plus Bridson's `sqrt(5·dx·|a|)` for the largest acceleration a node
+    /// announces (gravity), so the first step from rest is not too long.
+    fn speed_bound(&self) -> f32 {
+        let v = self.particles().map_or(0.0, |p| p.max_speed());
+        let a = self
+            .nodes
+            .iter()
+            .map(|n| n.acceleration_hint())
+            .fold(0.0f32, f32::max);
+        v + (5.0 * self.settings.cell_size * a).sqrt()
+    }
+
+    /// Runs one substep of length `dt`.
+    ///
+    /// # Errors
+    /// A failing node (error or panic, named) or a blow-up.
+    pub fn substep(
+        &mut self,
+        dt: f32,
+        substep: u32,
+        frame_end: bool,
+    ) -> Result<StepReport, RunError> {
+        let start = Instant::now();
+        let ctx = EvalCtx {
+            grid: self.settings.grid_spec(),
+            settings: self.settings.clone(),
+            dt,
+            time: self.time,
+            step: self.step,
+            frame: self.frame,
+            substep,
+            frame_end,
+            out_dir: self.out_dir.clone(),
+        };
+        let n = self.plan.nodes.len();
+        let mut slots: Vec<Vec<Option<Value>>> = self
+            .plan
+            .nodes
+            .iter()
+            .map(|p| vec![None; p.spec.outputs.len()])
+            .collect();
+        let mut left: Vec<Vec<usize>> = self
+            .plan
+            .nodes
+            .iter()
+            .map(|p| p.consumers.clone())
+            .collect();
+        let mut report = StepReport {
+            frame: self.frame,
+            substep,
+            dt,
+            frame_end,
+            node_times: vec![Duration::ZERO; n],
+            node_stats: vec![Vec::new(); n],
+            ..Default::default()
+        };
+        if let Some(si) = self.plan.step_input {
+            slots[si] = std::mem::take(&mut self.state);
+        }
+        for level in self.plan.levels.clone() {
+            self.run_level(&level, &ctx, &mut slots, &mut left, &mut report)?;
+        }
+        self.time += f64::from(dt);
+        self.step += 1;
+        self.check_state(substep)?;
+        if let Some(p) = self.particles() {
+            report.particles = p.len();
+            report.max_speed = p.max_speed();
+        }
+        report.wall = start.elapsed();
+        Ok(report)
+    }
+
+    fn run_level(
+        &mut self,
+        level: &[usize],
+        ctx: &EvalCtx,
+        slots: &mut [Vec<Option<Value>>],
+        left: &mut [Vec<usize>],
+        report: &mut StepReport,
+    ) -> Result<(), RunError> {
+        // Gather inputs: the last reader of a value takes it, earlier readers share it.
+        let mut ios: Vec<(usize, NodeIo)> = Vec::with_capacity(level.len());
+        for &i in level {
+            let p = &self.plan.nodes[i];
+            let inputs = p
+                .spec
+                .inputs
+                .iter()
+                .zip(&p.sources)
+                .map(|(port, src)| {
+                    let v = src.and_then(|(m, o)| {
+                        left[m][o] -= 1;
+                        if left[m][o] == 0 {
+                            slots[m][o].take()
+                        } else {
+                            slots[m][o].clone()
+                        }
+                    });
+                    (port.name.clone(), v)
+                })
+                .collect();
+            let outs: Vec<String> = p.spec.outputs.iter().map(|o| o.name.clone()).collect();
+            ios.push((i, NodeIo::new(inputs, &outs)));
+        }
+        let step_in = self.plan.step_input;
+        let mut work: Vec<(usize, &mut Box<dyn Node>, NodeIo)> = Vec::with_capacity(level.len());
+        let mut ios = ios.into_iter().peekable();
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            if ios.peek().is_some_and(|(j, _)| *j == i) {
+                let (_, io) = ios.next().expect("peeked");
+                work.push((i, node, io));
+            }
+        }
+        let results: Vec<(usize, NodeIo, Duration, Result<(), String>)> = work
+            .into_par_iter()
+            .map(|(i, node, mut io)| {
+                let t = Instant::now();
+                let r = if Some(i) == step_in {
+                    Ok(())
+                } else {
+                    match catch_unwind(AssertUnwindSafe(|| node.eval(ctx, &mut io))) {
+                        Ok(r) => r.map_err(|e| e.to_string()),
+                        Err(payload) => Err(panic_text(payload.as_ref())),
+                    }
+                };
+                (i, io, t.elapsed(), r)
+            })
+            .collect();
+        let mut failure = None;
+        for (i, io, elapsed, r) in results {
+            self.timings[i].total += elapsed;
+            self.timings[i].calls += 1;
+            report.node_times[i] = elapsed;
+            report.node_stats[i] = io.stats;
+            if let Err(message) = r {
+                let p = &self.plan.nodes[i];
+                failure.get_or_insert(RunError::NodeFailed {
+                    node: p.id.clone(),
+                    kind: p.kind.clone(),
+                    frame: self.frame,
+                    message,
+                });
+                continue;
+            }
+            if Some(i) == self.plan.step_output {
+                self.state = io.inputs;
+            } else if Some(i) != step_in {
+                slots[i] = io.outputs;
+            }
+        }
+        failure.map_or(Ok(()), Err)
+    }
+
+    fn check_state(&self, substep: u32) -> Result<(), RunError> {
+        let Some(p) = self.particles() else {
+            return Ok(());
+        };
+        let blow = |message: String| {
+            Err(RunError::BlowUp {
+                frame: self.frame,
+                substep,
+                message,
+            })
+        };
+        if !p.all_finite() {
+            return blow("a particle position or velocity is not finite".into());
+        }
+        let extent = self.settings.grid_spec().extent().max_element();
+        let v = p.max_speed();
+        if v * (1.0 / self.settings.fps) > 100.0 * extent {
+            return blow(format!(
+                "particle speed {v:.3e} m/s crosses the domain 100× per frame"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("panicked: {text}")
+}

@@ -1,0 +1,60 @@
+//! The step-state pair. `step_output`'s inputs at the end of a step come out of `step_input`'s
+//! same-named outputs at the start of the next one; at step 0 `step_input` yields empty
+//! particles and no velocity. The runner moves the values itself; the nodes' `eval` is empty.
+
+use crate::node::{EvalCtx, Node, NodeError, NodeIo};
+use crate::registry::NodeKind;
+use crate::spec::{NodeSpec, PortSpec};
+use crate::value::DataKind;
+
+/// Kind id of the node that yields the previous step's state.
+pub const STEP_INPUT: &str = "step_input";
+/// Kind id of the node that collects the state for the next step.
+pub const STEP_OUTPUT: &str = "step_output";
+
+/// The state slots carried between steps: (name, kind, required at `step_output`).
+pub const STATE_SLOTS: [(&str, DataKind, bool); 2] = [
+    ("particles", DataKind::Particles, true),
+    ("velocity", DataKind::Velocity, false),
+];
+
+struct Passive;
+
+impl Node for Passive {
+    fn eval(&mut self, _: &EvalCtx, _: &mut NodeIo) -> Result<(), NodeError> {
+        Ok(())
+    }
+}
+
+pub(crate) fn kinds() -> Vec<NodeKind> {
+    let port = |(name, kind, required): (&str, DataKind, bool)| {
+        let help = format!("{name} carried between time steps");
+        if required {
+            PortSpec::new(name, kind, &help)
+        } else {
+            PortSpec::optional(name, kind, &help)
+        }
+    };
+    let input = NodeSpec {
+        kind: STEP_INPUT.into(),
+        label: "Step Input".into(),
+        category: "Step".into(),
+        help: "State from the end of the previous time step (empty at the first step).".into(),
+        inputs: vec![],
+        outputs: STATE_SLOTS.into_iter().map(port).collect(),
+        params: vec![],
+    };
+    let output = NodeSpec {
+        kind: STEP_OUTPUT.into(),
+        label: "Step Output".into(),
+        category: "Step".into(),
+        help: "State handed to the next time step.".into(),
+        inputs: STATE_SLOTS.into_iter().map(port).collect(),
+        outputs: vec![],
+        params: vec![],
+    };
+    vec![
+        NodeKind::new(input, Box::new(|_| Ok(Box::new(Passive)))),
+        NodeKind::new(output, Box::new(|_| Ok(Box::new(Passive)))),
+    ]
+}
