@@ -1,1 +1,86 @@
-//! Shared helpers of the end-to-end tests.
+//! Shared helpers of the end-to-end tests: locating the built plugins, loading example
+//! graphs, and running them.
+
+use flip_graph::{GraphDoc, NodeRegistry, Simulation, StepReport};
+use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The folder holding the built libraries (`target/<profile>`), found from the test binary.
+pub fn artifact_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let deps = exe.parent().expect("binary folder");
+    if deps.file_name().is_some_and(|n| n == "deps") {
+        deps.parent().expect("profile folder").into()
+    } else {
+        deps.into()
+    }
+}
+
+/// Path of a test fixture library (`fixture_faulty`, `fixture_wrong_abi`).
+pub fn fixture_lib(name: &str) -> PathBuf {
+    artifact_dir().join(format!(
+        "{}{name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ))
+}
+
+/// Plugins from the default folders, plus the faulty fixture.
+pub fn plugins() -> Arc<PluginSet> {
+    let mut set = PluginSet::load_dirs(&default_plugin_dirs());
+    set.add_file(&fixture_lib("fixture_faulty"));
+    assert!(
+        set.plugins.iter().any(|p| p.id == "pcg"),
+        "the pcg plugin must be built: {:?}",
+        set.refused
+    );
+    Arc::new(set)
+}
+
+/// The registry over [`plugins`].
+pub fn registry() -> NodeRegistry {
+    flip_nodes::builtin_registry(plugins())
+}
+
+/// The repository's `graphs/` folder.
+pub fn graphs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../graphs")
+}
+
+/// Loads `graphs/<name>`.
+pub fn graph(name: &str) -> GraphDoc {
+    GraphDoc::load(&graphs_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A simulation of `doc` writing into a temporary folder (returned to keep it alive).
+pub fn simulation(doc: &GraphDoc, registry: &NodeRegistry) -> (Simulation, tempfile::TempDir) {
+    let out = tempfile::tempdir().expect("temp dir");
+    let sim = Simulation::new(doc, registry, out.path(), &graphs_dir()).unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            e.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    });
+    (sim, out)
+}
+
+/// Reads a statistic reported by node `id` in a step.
+pub fn stat(sim: &Simulation, report: &StepReport, id: &str, name: &str) -> Option<f64> {
+    let i = sim.plan().nodes.iter().position(|n| n.id == id)?;
+    report.node_stats[i]
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+}
+
+/// Sets a node parameter.
+pub fn set(doc: &mut GraphDoc, node: &str, param: &str, value: flip_graph::ParamValue) {
+    doc.node_mut(node)
+        .unwrap_or_else(|| panic!("no node {node}"))
+        .params
+        .insert(param.into(), value);
+}

@@ -80,6 +80,17 @@ impl EdgeDoc {
     }
 }
 
+/// A saved comparison variant: a name and `node.param=value` overrides (see `flipgraph compare`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDoc {
+    /// Variant name.
+    pub name: String,
+    /// Overrides, `node.param=value`.
+    #[serde(default)]
+    pub set: Vec<String>,
+}
+
 /// Editor-only data; the headless runner ignores it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
@@ -103,6 +114,9 @@ pub struct GraphDoc {
     pub nodes: Vec<NodeDoc>,
     /// Edges.
     pub edges: Vec<EdgeDoc>,
+    /// Saved comparison variants (`flipgraph compare GRAPH` runs them when none are given).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantDoc>,
     /// Editor layout.
     #[serde(default)]
     pub layout: Layout,

@@ -31,7 +31,7 @@ pub mod step;
 pub mod value;
 
 pub use compile::{compile, ExecPlan};
-pub use doc::{EdgeDoc, GraphDoc, NodeDoc, Settings, FORMAT_VERSION};
+pub use doc::{EdgeDoc, GraphDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
 pub use error::{GraphError, RunError};
 pub use node::{EvalCtx, Node, NodeError, NodeInit, NodeIo};
 pub use registry::{NodeKind, NodePack, NodeRegistry};

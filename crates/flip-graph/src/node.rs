@@ -14,6 +14,8 @@ pub struct NodeInit<'a> {
     pub settings: &'a Settings,
     /// Folder where output nodes write (the CLI's `--out`).
     pub out_dir: &'a std::path::Path,
+    /// Folder that relative input paths are resolved against (the graph file's folder).
+    pub base_dir: &'a std::path::Path,
 }
 
 /// Per-substep context handed to every node.

@@ -62,10 +62,13 @@ pub struct Simulation {
     time: f64,
     frame: u32,
     step: u64,
+    probes: Vec<(usize, usize)>,
+    probed: Vec<Option<Value>>,
 }
 
 impl Simulation {
-    /// Validates `doc` and instantiates its nodes.
+    /// Validates `doc` and instantiates its nodes. Output nodes write under `out_dir`; relative
+    /// input paths are resolved against `base_dir` (the graph file's folder).
     ///
     /// # Errors
     /// Every validation problem, or a node that refused its parameters.
@@ -73,6 +76,7 @@ impl Simulation {
         doc: &GraphDoc,
         registry: &NodeRegistry,
         out_dir: &Path,
+        base_dir: &Path,
     ) -> Result<Self, Vec<GraphError>> {
         let plan = compile(doc, registry)?;
         let mut nodes = Vec::with_capacity(plan.nodes.len());
@@ -86,6 +90,7 @@ impl Simulation {
                 params: &p.params,
                 settings: &plan.settings,
                 out_dir,
+                base_dir,
             };
             match kind.instantiate(&init) {
                 Ok(n) => nodes.push(n),
@@ -115,6 +120,8 @@ impl Simulation {
             time: 0.0,
             frame: 0,
             step: 0,
+            probes: Vec::new(),
+            probed: Vec::new(),
         };
         sim.reset();
         Ok(sim)
@@ -168,6 +175,26 @@ impl Simulation {
             Value::Particles(p) => Some(p.clone()),
             _ => None,
         })
+    }
+
+    /// Asks for copies (shared `Arc`s) of these `(node id, output port)` values at the end of
+    /// every frame, e.g. the level set for an editor overlay. Unknown names are ignored.
+    /// Probing a value that a later node modifies makes that node copy it once per frame.
+    pub fn set_probes(&mut self, probes: &[(&str, &str)]) {
+        self.probes = probes
+            .iter()
+            .filter_map(|(node, port)| {
+                let i = self.plan.nodes.iter().position(|p| p.id == *node)?;
+                Some((i, self.plan.nodes[i].spec.output(port)?))
+            })
+            .collect();
+        self.probed = vec![None; self.probes.len()];
+    }
+
+    /// The probed values of the last completed frame (order of [`Simulation::set_probes`];
+    /// `None` for names that did not resolve are skipped).
+    pub fn probed(&self) -> &[Option<Value>] {
+        &self.probed
     }
 
     /// Simulates one frame: substeps of `cfl·dx / v_max` (at least `1/(fps·max_substeps)`, or
@@ -346,6 +373,13 @@ impl Simulation {
                     message,
                 });
                 continue;
+            }
+            if ctx.frame_end {
+                for (k, &(pi, po)) in self.probes.iter().enumerate() {
+                    if pi == i {
+                        self.probed[k] = io.outputs[po].clone();
+                    }
+                }
             }
             if Some(i) == self.plan.step_output {
                 self.state = io.inputs;

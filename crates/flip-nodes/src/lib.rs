@@ -1,1 +1,14 @@
-//! placeholder
+//! flipgraph's built-in nodes. Each node is a thin wrapper: it reads its parameters, takes its
+//! inputs, calls a `flip_core` kernel and publishes its outputs (one node per file in
+//! [`nodes`]). The pressure-solve node delegates the linear algebra to a plugin loaded from a
+//! [`flip_plugin::host::PluginSet`].
+#![forbid(unsafe_code)]
+
+/// The node implementations.
+pub mod nodes;
+/// Reading typed parameters from a validated [`flip_graph::ParamMap`].
+pub mod params;
+/// The registry of built-in kinds.
+pub mod registry;
+
+pub use registry::{builtin_registry, BuiltinNodes};

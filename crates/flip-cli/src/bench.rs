@@ -1,0 +1,45 @@
+//! `flipgraph bench …`: whole-step timings on the reference scene, and solver sweeps in the
+//! style of Lai et al.'s tables.
+
+mod step;
+mod sweep;
+
+use crate::session::Session;
+use anyhow::Result;
+use clap::Subcommand;
+use std::path::PathBuf;
+
+pub use sweep::{SweepArgs, SweepKind};
+
+/// Benchmarks.
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Seconds per FLIP step on the reference dam break (PERFORMANCE.md), by node.
+    Step(step::StepArgs),
+    /// Linear solvers: iterations and seconds per pressure solve vs grid size (Lai Tables 1, 5).
+    Solvers(SweepArgs),
+    /// LCP solvers for separating walls vs grid size (Lai Tables 1-6).
+    Lcp(SweepArgs),
+}
+
+/// Runs a benchmark.
+pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
+    match cmd {
+        BenchCommand::Step(a) => step::run(session, &a),
+        BenchCommand::Solvers(a) => sweep::run(session, &a, SweepKind::Linear),
+        BenchCommand::Lcp(a) => sweep::run(session, &a, SweepKind::Lcp),
+    }
+}
+
+/// Peak resident memory of this process (MB), from /proc (Linux).
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// Folder for benchmark CSVs.
+pub fn bench_dir(out: &Option<PathBuf>) -> PathBuf {
+    out.clone().unwrap_or_else(|| PathBuf::from("out/bench"))
+}

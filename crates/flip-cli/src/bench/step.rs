@@ -1,0 +1,146 @@
+//! `flipgraph bench step`: N substeps after a warm-up on the reference dam break; median, min
+//! and max seconds per step by node, particle throughput, pressure iterations, peak memory.
+
+use super::{bench_dir, peak_rss_mb};
+use crate::cmd_run::build;
+use crate::session::Session;
+use crate::summary::RunSummary;
+use anyhow::{anyhow, Result};
+use clap::Args;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Arguments of `bench step`.
+#[derive(Args)]
+pub struct StepArgs {
+    /// Cells per axis.
+    #[arg(long, default_value_t = 64)]
+    pub size: usize,
+    /// 2 or 3 dimensions (2D uses the same scene as a 1 m square).
+    #[arg(long, default_value_t = 3)]
+    pub dim: u32,
+    /// Timed steps.
+    #[arg(long, default_value_t = 10)]
+    pub steps: u32,
+    /// Untimed warm-up steps.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u32,
+    /// Graph (default graphs/bench_dam_break_3d.ron; 2D switches it to nk = 1).
+    #[arg(long)]
+    pub graph: Option<PathBuf>,
+    /// Overrides, e.g. pressure.solver=pcg/mic0-pcg (repeatable).
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// Folder for the CSV (default out/bench).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let med = if v.is_empty() { 0.0 } else { v[v.len() / 2] };
+    (
+        med,
+        v.first().copied().unwrap_or(0.0),
+        v.last().copied().unwrap_or(0.0),
+    )
+}
+
+/// Runs the benchmark.
+pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
+    let graph = a
+        .graph
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("graphs/bench_dam_break_3d.ron"));
+    let grid = if a.dim == 2 {
+        format!("[{0}, {0}, 1]", a.size)
+    } else {
+        format!("[{0}, {0}, {0}]", a.size)
+    };
+    let mut sets = vec![
+        format!("settings.grid={grid}"),
+        format!("settings.cell_size={}", 1.0 / a.size as f64),
+    ];
+    sets.extend(a.sets.iter().cloned());
+    let doc = session.graph(&graph, &sets)?;
+    let out = bench_dir(&a.out);
+    std::fs::create_dir_all(&out)?;
+    let mut sim = build(session, &doc, &graph, &out)?;
+    let dt = if doc.settings.fixed_dt > 0.0 {
+        doc.settings.fixed_dt
+    } else {
+        1.0 / 240.0
+    };
+    for s in 0..a.warmup {
+        sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
+    }
+    let mut summary = RunSummary::new(&sim);
+    let mut per_node: Vec<Vec<f64>> = vec![Vec::new(); sim.plan().nodes.len()];
+    let mut walls = Vec::new();
+    for s in 0..a.steps {
+        let r = sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
+        for (i, t) in r.node_times.iter().enumerate() {
+            per_node[i].push(t.as_secs_f64());
+        }
+        walls.push(r.wall.as_secs_f64());
+        summary.add_frame(std::slice::from_ref(&r));
+    }
+    let (med, min, max) = stats(walls);
+    let np = summary.particles as f64;
+    println!("bench step: {}D {} cells/axis, {} particles, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
+        a.dim, a.size, summary.particles, a.steps, a.warmup, rayon::current_num_threads());
+    println!("step seconds: median {med:.4}  min {min:.4}  max {max:.4}");
+    let mut csv = String::from("node,kind,median_s,min_s,max_s,us_per_particle\n");
+    println!(
+        "{:<18} {:<12} {:>10} {:>10} {:>10} {:>12}",
+        "node", "kind", "median s", "min s", "max s", "µs/particle"
+    );
+    let mut particle_stage = 0.0;
+    let mut node_sum = 0.0;
+    for (i, times) in per_node.into_iter().enumerate() {
+        let (m, lo, hi) = stats(times);
+        node_sum += m;
+        let kind = &summary.kinds[i];
+        if matches!(kind.as_str(), "p2g" | "g2p" | "advect") {
+            particle_stage += m;
+        }
+        if kind.starts_with("step_") {
+            continue;
+        }
+        println!(
+            "{:<18} {:<12} {m:>10.4} {lo:>10.4} {hi:>10.4} {:>12.4}",
+            summary.ids[i],
+            kind,
+            1e6 * m / np.max(1.0)
+        );
+        writeln!(
+            csv,
+            "{},{},{m},{lo},{hi},{}",
+            summary.ids[i],
+            kind,
+            1e6 * m / np.max(1.0)
+        )?;
+    }
+    println!(
+        "particle stages (p2g + g2p + advect): {:.4} µs/particle/step",
+        1e6 * particle_stage / np.max(1.0)
+    );
+    println!(
+        "scheduler overhead: {:.3} ms/step ({:.2}% of the step)",
+        1e3 * (med - node_sum).max(0.0),
+        100.0 * (med - node_sum).max(0.0) / med.max(1e-12)
+    );
+    println!(
+        "pressure: {:.1} iterations mean, {:.4} s mean, residual max {:.2e}",
+        summary.mean(|s| s.iterations),
+        summary.mean(|s| s.solve_ms) / 1e3,
+        summary.max(|s| s.residual)
+    );
+    if let Some(mb) = peak_rss_mb() {
+        println!("peak resident memory: {mb:.0} MB");
+    }
+    let path = out.join(format!("step_{}d_{}.csv", a.dim, a.size));
+    std::fs::write(&path, csv)?;
+    println!("csv: {}", path.display());
+    Ok(())
+}

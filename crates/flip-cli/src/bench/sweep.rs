@@ -1,0 +1,278 @@
+//! Solver sweeps: run the same scene with each algorithm at each size for a few steps and
+//! average iterations and seconds per pressure solve (Lai et al. Tables 1-6 for our solvers).
+
+use super::bench_dir;
+use crate::cmd_run::build;
+use crate::session::Session;
+use crate::summary::RunSummary;
+use anyhow::{anyhow, Result};
+use clap::{Args, ValueEnum};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Which family of solvers to sweep.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SweepKind {
+    /// Standard walls, linear solvers.
+    Linear,
+    /// Separating walls, LCP solvers (plus one standard-wall linear solve for reference).
+    Lcp,
+}
+
+/// Arguments of `bench solvers` / `bench lcp`.
+#[derive(Args)]
+pub struct SweepArgs {
+    /// About a minute: small sizes and few steps.
+    #[arg(long)]
+    pub quick: bool,
+    /// 2D sizes (cells per axis).
+    #[arg(long, value_delimiter = ',')]
+    pub sizes_2d: Option<Vec<usize>>,
+    /// 3D sizes.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes_3d: Option<Vec<usize>>,
+    /// Steps per run (fixed dt = 1/240 s, the first one is not counted).
+    #[arg(long)]
+    pub steps: Option<u32>,
+    /// Only algorithms whose name contains one of these (comma separated).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Option<Vec<String>>,
+    /// Skip larger sizes of an algorithm once one solve took longer than this (s).
+    #[arg(long, default_value_t = 5.0)]
+    pub budget: f64,
+    /// Folder for the CSV (default out/bench).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+struct Row {
+    dim: u32,
+    size: usize,
+    solver: String,
+    iterations: f64,
+    outer: f64,
+    seconds: f64,
+    residual: f64,
+    unconverged: usize,
+    solves: usize,
+}
+
+fn algorithms(
+    session: &Session,
+    kind: SweepKind,
+    only: &Option<Vec<String>>,
+) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = session
+        .plugins
+        .algorithms()
+        .into_iter()
+        .filter_map(|(name, a)| {
+            let keep = match kind {
+                SweepKind::Linear => a.supports_linear() && !a.supports_lcp(),
+                SweepKind::Lcp => a.supports_lcp(),
+            };
+            keep.then_some((
+                name,
+                if kind == SweepKind::Lcp {
+                    "separating"
+                } else {
+                    "standard"
+                },
+            ))
+        })
+        .collect();
+    if kind == SweepKind::Lcp {
+        let names: Vec<String> = session
+            .plugins
+            .algorithms()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        if let Some(best) = ["multigrid/mgpcg", "pcg/mic0-pcg"]
+            .iter()
+            .find(|p| names.iter().any(|n| n == *p))
+        {
+            out.push((best.to_string(), "standard"));
+        }
+    }
+    if let Some(filter) = only {
+        out.retain(|(n, _)| filter.iter().any(|f| n.contains(f.as_str())));
+    }
+    out
+}
+
+fn one_run(
+    session: &Session,
+    graph: &PathBuf,
+    dim: u32,
+    size: usize,
+    solver: &str,
+    boundary: &str,
+    steps: u32,
+) -> Result<RunSummary> {
+    let grid = if dim == 2 {
+        format!("[{size}, {size}, 1]")
+    } else {
+        format!("[{size}, {size}, {size}]")
+    };
+    let sets = vec![
+        format!("settings.grid={grid}"),
+        format!("settings.cell_size={}", 1.0 / size as f64),
+        format!("pressure.solver={solver}"),
+        format!("pressure.boundary={boundary}"),
+    ];
+    let doc = session.graph(graph, &sets)?;
+    let out = std::env::temp_dir().join("flipgraph-bench");
+    let mut sim = build(session, &doc, graph, &out)?;
+    let dt = 1.0 / 240.0;
+    sim.substep(dt, 0, false).map_err(|e| anyhow!("{e}"))?; // first step: emission, not counted
+    let mut summary = RunSummary::new(&sim);
+    for s in 1..steps {
+        let r = sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
+        summary.add_frame(std::slice::from_ref(&r));
+    }
+    Ok(summary)
+}
+
+/// Runs a sweep and prints Lai-style tables.
+pub fn run(session: &Session, a: &SweepArgs, kind: SweepKind) -> Result<()> {
+    let (g2, g3, name) = match kind {
+        SweepKind::Linear => (
+            "graphs/bench_dam_break_2d.ron",
+            "graphs/bench_dam_break_3d.ron",
+            "solvers",
+        ),
+        SweepKind::Lcp => (
+            "graphs/lcp_circle_2d.ron",
+            "graphs/lcp_sphere_3d.ron",
+            "lcp",
+        ),
+    };
+    let sizes2 = a.sizes_2d.clone().unwrap_or(if a.quick {
+        vec![32, 64, 128]
+    } else {
+        vec![32, 64, 128, 256]
+    });
+    let sizes3 = a
+        .sizes_3d
+        .clone()
+        .unwrap_or(if a.quick { vec![32] } else { vec![32, 64, 128] });
+    let steps = a.steps.unwrap_or(if a.quick { 4 } else { 11 });
+    let algs = algorithms(session, kind, &a.only);
+    if algs.is_empty() {
+        return Err(anyhow!(
+            "no matching solver plugins loaded (see `flipgraph plugins`)"
+        ));
+    }
+    let mut rows = Vec::new();
+    for (dim, sizes, graph) in [(2u32, &sizes2, g2), (3, &sizes3, g3)] {
+        let graph = PathBuf::from(graph);
+        for (solver, boundary) in &algs {
+            for &size in sizes.iter() {
+                let label = if kind == SweepKind::Lcp && *boundary == "standard" {
+                    format!("{solver} (no LCP)")
+                } else {
+                    solver.clone()
+                };
+                if rows
+                    .iter()
+                    .any(|r: &Row| r.solver == label && r.dim == dim && r.seconds > a.budget)
+                {
+                    println!("{dim}D {size:>4} {label:<24} skipped (a smaller size exceeded {} s per solve)", a.budget);
+                    continue;
+                }
+                let s = one_run(session, &graph, dim, size, solver, boundary, steps)?;
+                let row = Row {
+                    dim,
+                    size,
+                    solver: label,
+                    iterations: s.mean(|r| r.iterations),
+                    outer: s.mean(|r| r.outer_iterations),
+                    seconds: s.mean(|r| r.solve_ms) / 1e3,
+                    residual: s.max(|r| r.residual),
+                    unconverged: s.solves.iter().filter(|r| !r.converged).count(),
+                    solves: s.solves.len(),
+                };
+                println!("{dim}D {size:>4} {:<24} {:>8.1} it {:>6.2} outer {:>9.4} s/solve  max res {:.1e}  not converged {}/{}",
+                    row.solver, row.iterations, row.outer, row.seconds, row.residual, row.unconverged, row.solves);
+                rows.push(row);
+            }
+        }
+    }
+    print_tables(&rows);
+    let dir = bench_dir(&a.out);
+    std::fs::create_dir_all(&dir)?;
+    let mut csv = String::from("dim,size,solver,avg_iterations,avg_outer_iterations,avg_seconds,max_residual,not_converged,solves\n");
+    for r in &rows {
+        writeln!(
+            csv,
+            "{},{},{},{:.3},{:.3},{:.6},{:.3e},{},{}",
+            r.dim,
+            r.size,
+            r.solver,
+            r.iterations,
+            r.outer,
+            r.seconds,
+            r.residual,
+            r.unconverged,
+            r.solves
+        )?;
+    }
+    let path = dir.join(format!("{name}.csv"));
+    std::fs::write(&path, csv)?;
+    println!(
+        "\ncsv: {} ({steps} steps per run, dt = 1/240 s, first step not counted)",
+        path.display()
+    );
+    Ok(())
+}
+
+fn print_tables(rows: &[Row]) {
+    let mut solvers: Vec<&str> = Vec::new();
+    for r in rows {
+        if !solvers.contains(&r.solver.as_str()) {
+            solvers.push(&r.solver);
+        }
+    }
+    for (title, value) in [
+        ("average iterations per pressure solve", 0),
+        ("average outer iterations", 2),
+        ("average seconds per pressure solve", 1),
+    ] {
+        for dim in [2, 3] {
+            let sizes: Vec<usize> = {
+                let mut s: Vec<usize> = rows
+                    .iter()
+                    .filter(|r| r.dim == dim)
+                    .map(|r| r.size)
+                    .collect();
+                s.dedup();
+                s
+            };
+            if sizes.is_empty() || (value == 2 && rows.iter().all(|r| r.outer == 0.0)) {
+                continue;
+            }
+            println!("\n{dim}D — {title}");
+            print!("{:>6}", "size");
+            for s in &solvers {
+                print!(" {:>16}", s.rsplit('/').next().unwrap_or(s));
+            }
+            println!();
+            for size in sizes {
+                print!("{size:>6}");
+                for s in &solvers {
+                    match rows
+                        .iter()
+                        .find(|r| r.dim == dim && r.size == size && r.solver == *s)
+                    {
+                        Some(r) if value == 0 => print!(" {:>16.1}", r.iterations),
+                        Some(r) if value == 2 => print!(" {:>16.2}", r.outer),
+                        Some(r) => print!(" {:>16.4}", r.seconds),
+                        None => print!(" {:>16}", "-"),
+                    }
+                }
+                println!();
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! `validate`, `plugins`, `nodes`.
+
+use crate::session::{format_errors, Session};
+use anyhow::{anyhow, Result};
+use flip_graph::{compile, ParamKind, ParamSpec};
+use std::path::Path;
+
+/// `flipgraph validate GRAPH`.
+pub fn validate(session: &Session, graph: &Path) -> Result<()> {
+    let doc = session.graph(graph, &[])?;
+    let plan = compile(&doc, &session.registry).map_err(|e| anyhow!(format_errors(&e, graph)))?;
+    println!(
+        "{}: ok — {} nodes in {} parallel levels, {} edges, grid {:?}",
+        graph.display(),
+        plan.nodes.len(),
+        plan.levels.len(),
+        doc.edges.len(),
+        doc.settings.grid
+    );
+    Ok(())
+}
+
+fn describe(p: &ParamSpec) -> String {
+    let kind = match &p.kind {
+        ParamKind::Float { min, max } => format!("float [{min}, {max}]"),
+        ParamKind::Int { min, max } => format!("int [{min}, {max}]"),
+        ParamKind::Bool => "bool".into(),
+        ParamKind::Vec3 => "vec3".into(),
+        ParamKind::Choice(c) => format!("one of {}", c.join("|")),
+        ParamKind::Path => "path".into(),
+        ParamKind::Text => "text".into(),
+    };
+    format!(
+        "{:<16} {:<34} default {:<18} {}",
+        p.name,
+        kind,
+        p.default.display(),
+        p.help
+    )
+}
+
+/// `flipgraph plugins`.
+pub fn plugins(session: &Session) -> Result<()> {
+    let dirs: Vec<String> = session
+        .dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    println!("searched: {}", dirs.join(", "));
+    for p in &session.plugins.plugins {
+        println!(
+            "\n{} — {} {} ({})",
+            p.id,
+            p.name,
+            p.version,
+            p.path.display()
+        );
+        for a in &p.algorithms {
+            let caps = match (a.supports_linear(), a.supports_lcp()) {
+                (true, true) => "linear+LCP",
+                (false, true) => "LCP",
+                _ => "linear",
+            };
+            println!("  {}/{:<14} [{caps}] {}", p.id, a.name, a.label);
+            for q in &a.params {
+                println!(
+                    "      {:<20} default {:<8} [{}, {}] {}",
+                    q.name, q.default, q.min, q.max, q.help
+                );
+            }
+        }
+    }
+    for r in &session.plugins.refused {
+        println!("\nrefused: {r}");
+    }
+    if session.plugins.plugins.is_empty() {
+        return Err(anyhow!(
+            "no solver plugins found; build them with `cargo build --release` or pass --plugin-dir"
+        ));
+    }
+    Ok(())
+}
+
+/// `flipgraph nodes`.
+pub fn nodes(session: &Session) -> Result<()> {
+    for k in session.registry.kinds() {
+        let s = &k.spec;
+        println!("\n{} — {} [{}]\n  {}", s.kind, s.label, s.category, s.help);
+        for i in &s.inputs {
+            let req = if i.required { "" } else { " (optional)" };
+            println!("  in  {:<14} {:<12} {}{req}", i.name, i.kind.name(), i.help);
+        }
+        for o in &s.outputs {
+            println!("  out {:<14} {:<12} {}", o.name, o.kind.name(), o.help);
+        }
+        for p in &s.params {
+            println!("  param {}", describe(p));
+        }
+        if s.kind == "pressure" {
+            println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,145 @@
+//! Accumulates step reports into per-node timings and per-solve records, and prints them.
+
+use flip_graph::{Simulation, StepReport};
+use std::time::Duration;
+
+/// One pressure solve, as reported by a pressure node.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SolveRecord {
+    /// Node id.
+    pub node: String,
+    /// Frame.
+    pub frame: u32,
+    /// Iterations (inner iterations summed for LCP outer methods).
+    pub iterations: f64,
+    /// Outer iterations (policy / penalty).
+    pub outer_iterations: f64,
+    /// Final residual.
+    pub residual: f64,
+    /// Whether the tolerance was met.
+    pub converged: bool,
+    /// Solve time (ms).
+    pub solve_ms: f64,
+    /// Max |∇·u| after projection (1/s).
+    pub max_divergence: f64,
+    /// Fluid cells.
+    pub fluid_cells: f64,
+}
+
+/// Totals over a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    /// Node ids (plan order).
+    pub ids: Vec<String>,
+    /// Node kinds.
+    pub kinds: Vec<String>,
+    /// Time per node.
+    pub node_time: Vec<Duration>,
+    /// Substeps run.
+    pub steps: usize,
+    /// Frames run.
+    pub frames: usize,
+    /// Wall time of all substeps (scheduler included).
+    pub wall: Duration,
+    /// Every pressure solve.
+    pub solves: Vec<SolveRecord>,
+    /// Particles at the end.
+    pub particles: usize,
+}
+
+fn stat(stats: &[(String, f64)], name: &str) -> Option<f64> {
+    stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+}
+
+impl RunSummary {
+    /// An empty summary for `sim`'s nodes.
+    pub fn new(sim: &Simulation) -> Self {
+        let nodes = &sim.plan().nodes;
+        Self {
+            ids: nodes.iter().map(|n| n.id.clone()).collect(),
+            kinds: nodes.iter().map(|n| n.kind.clone()).collect(),
+            node_time: vec![Duration::ZERO; nodes.len()],
+            ..Default::default()
+        }
+    }
+
+    /// Adds one frame's substeps.
+    pub fn add_frame(&mut self, reports: &[StepReport]) {
+        self.frames += 1;
+        for r in reports {
+            self.steps += 1;
+            self.wall += r.wall;
+            self.particles = r.particles;
+            for (i, t) in r.node_times.iter().enumerate() {
+                self.node_time[i] += *t;
+            }
+            for (i, stats) in r.node_stats.iter().enumerate() {
+                let Some(iterations) = stat(stats, "iterations") else {
+                    continue;
+                };
+                self.solves.push(SolveRecord {
+                    node: self.ids[i].clone(),
+                    frame: r.frame,
+                    iterations,
+                    outer_iterations: stat(stats, "outer_iterations").unwrap_or(0.0),
+                    residual: stat(stats, "residual").unwrap_or(f64::NAN),
+                    converged: stat(stats, "converged").unwrap_or(0.0) != 0.0,
+                    solve_ms: stat(stats, "solve_ms").unwrap_or(0.0),
+                    max_divergence: stat(stats, "max_divergence").unwrap_or(f64::NAN),
+                    fluid_cells: stat(stats, "fluid_cells").unwrap_or(0.0),
+                });
+            }
+        }
+    }
+
+    /// Average of `f` over solves (0 if none).
+    pub fn mean(&self, f: impl Fn(&SolveRecord) -> f64) -> f64 {
+        if self.solves.is_empty() {
+            0.0
+        } else {
+            self.solves.iter().map(f).sum::<f64>() / self.solves.len() as f64
+        }
+    }
+
+    /// Maximum of `f` over solves.
+    pub fn max(&self, f: impl Fn(&SolveRecord) -> f64) -> f64 {
+        self.solves.iter().map(f).fold(0.0, f64::max)
+    }
+
+    /// The closing table: time per node, then solver statistics.
+    pub fn print(&self) {
+        let total: f64 = self.node_time.iter().map(Duration::as_secs_f64).sum();
+        let steps = self.steps.max(1) as f64;
+        println!("\n{} frames, {} substeps, {} particles, {:.2} s wall ({:.1} ms/substep; nodes {:.1} ms, scheduler {:.2} ms)",
+            self.frames, self.steps, self.particles, self.wall.as_secs_f64(),
+            1e3 * self.wall.as_secs_f64() / steps, 1e3 * total / steps,
+            1e3 * (self.wall.as_secs_f64() - total).max(0.0) / steps);
+        println!(
+            "{:<18} {:<12} {:>10} {:>12} {:>7}",
+            "node", "kind", "total s", "ms/substep", "share"
+        );
+        let mut order: Vec<usize> = (0..self.ids.len()).collect();
+        order.sort_by(|&a, &b| self.node_time[b].cmp(&self.node_time[a]));
+        for i in order {
+            let t = self.node_time[i].as_secs_f64();
+            if t == 0.0 && self.kinds[i].starts_with("step_") {
+                continue;
+            }
+            println!(
+                "{:<18} {:<12} {:>10.3} {:>12.3} {:>6.1}%",
+                self.ids[i],
+                self.kinds[i],
+                t,
+                1e3 * t / steps,
+                100.0 * t / total.max(1e-12)
+            );
+        }
+        if !self.solves.is_empty() {
+            let unconverged = self.solves.iter().filter(|s| !s.converged).count();
+            println!("\npressure solves: {} | iterations mean {:.1}, max {:.0} | outer mean {:.2} | residual mean {:.2e}, max {:.2e} | not converged {} | max |div| after projection {:.2e} 1/s | solve {:.2} ms mean",
+                self.solves.len(), self.mean(|s| s.iterations), self.max(|s| s.iterations),
+                self.mean(|s| s.outer_iterations), self.mean(|s| s.residual), self.max(|s| s.residual),
+                unconverged, self.max(|s| s.max_divergence), self.mean(|s| s.solve_ms));
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! One file per node kind. Each exposes `kind()` returning its spec and factory.
+
+/// Helpers shared by the node files.
+mod common;
+
+pub mod advect;
+pub mod emitter;
+pub mod export;
+pub mod extrapolate;
+pub mod g2p;
+pub mod gravity;
+pub mod level_set;
+pub mod marker;
+pub mod p2g;
+pub mod pressure;
+pub mod solids;

@@ -1,0 +1,52 @@
+//! Advection: RK2 midpoint through the grid velocity, push-out of solids, clamp to the domain
+//! (Karlsson eq. 24-27).
+use super::common::spec;
+use flip_core::advect::advect;
+use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
+use std::sync::Arc;
+
+struct Advect;
+
+impl Node for Advect {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut particles = io.particles("particles")?;
+        let vel = io.velocity("velocity")?;
+        let solids = io.solids("solids")?;
+        advect(
+            &ctx.grid,
+            Arc::make_mut(&mut particles),
+            &vel.vel,
+            &solids,
+            ctx.dt,
+        );
+        io.set("particles", Value::Particles(particles));
+        Ok(())
+    }
+}
+
+/// The advect node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "advect",
+        "Advect",
+        "Motion",
+        "Moves particles with RK2 (midpoint) through the grid velocity (Karlsson eq. 24-26), \
+         pushes them out of solids (eq. 27, β = 1.5) and keeps them in the domain.",
+        vec![
+            PortSpec::new("particles", DataKind::Particles, "marker particles"),
+            PortSpec::new(
+                "velocity",
+                DataKind::Velocity,
+                "divergence-free grid velocity",
+            ),
+            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+        ],
+        vec![PortSpec::new(
+            "particles",
+            DataKind::Particles,
+            "moved particles",
+        )],
+        vec![],
+    );
+    NodeKind::new(s, Box::new(|_| Ok(Box::new(Advect))))
+}

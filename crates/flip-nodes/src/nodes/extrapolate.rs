@@ -1,0 +1,65 @@
+//! Velocity extrapolation into the air band, only on faces without a valid value
+//! (Karlsson §4.3).
+use super::common::spec;
+use crate::params::Params;
+use flip_core::extrapolate::extrapolate;
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use std::sync::Arc;
+
+struct Extrapolate {
+    layers: usize,
+}
+
+impl Node for Extrapolate {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut field = io.velocity("velocity")?;
+        let phi = io.level_set("level_set")?;
+        let f = Arc::make_mut(&mut field);
+        extrapolate(&ctx.grid, &mut f.vel, &mut f.valid, &phi, self.layers);
+        io.set("velocity", Value::Velocity(field));
+        Ok(())
+    }
+}
+
+/// The extrapolation node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "extrapolate",
+        "Extrapolate Velocity",
+        "Grid",
+        "Extends valid face velocities into faces that got no particle weight, along the \
+         level-set normal (Karlsson §4.3); valid faces are never changed.",
+        vec![
+            PortSpec::new(
+                "velocity",
+                DataKind::Velocity,
+                "grid velocity with valid mask",
+            ),
+            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance"),
+        ],
+        vec![PortSpec::new(
+            "velocity",
+            DataKind::Velocity,
+            "extrapolated velocity",
+        )],
+        vec![ParamSpec::int(
+            "layers",
+            "Layers",
+            "how many faces away from valid ones to fill",
+            4,
+            1,
+            64,
+        )],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let layers = Params(init.params)
+                .usize("layers")
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(Extrapolate { layers }))
+        }),
+    )
+}

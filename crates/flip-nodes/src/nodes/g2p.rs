@@ -1,0 +1,71 @@
+//! Grid to particles: PIC/FLIP blend (Karlsson eq. 22).
+use super::common::spec;
+use crate::params::Params;
+use flip_core::transfer::g2p;
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use std::sync::Arc;
+
+struct G2p {
+    flip_ratio: f32,
+}
+
+impl Node for G2p {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut particles = io.particles("particles")?;
+        let new = io.velocity("velocity")?;
+        let old = io.velocity("velocity_old")?;
+        g2p(
+            &ctx.grid,
+            Arc::make_mut(&mut particles),
+            &new.vel,
+            &old.vel,
+            self.flip_ratio,
+        );
+        io.set("particles", Value::Particles(particles));
+        Ok(())
+    }
+}
+
+/// The G2P node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "g2p",
+        "Grid to Particles",
+        "Transfer",
+        "Updates particle velocities from the grid: (1-r)·PIC + r·FLIP with FLIP ratio r \
+         (Karlsson eq. 22). r = 0 is pure PIC (damped), r = 1 pure FLIP (noisy).",
+        vec![
+            PortSpec::new("particles", DataKind::Particles, "marker particles"),
+            PortSpec::new("velocity", DataKind::Velocity, "projected grid velocity"),
+            PortSpec::new(
+                "velocity_old",
+                DataKind::Velocity,
+                "grid velocity right after P2G",
+            ),
+        ],
+        vec![PortSpec::new(
+            "particles",
+            DataKind::Particles,
+            "particles with new velocities",
+        )],
+        vec![ParamSpec::float(
+            "flip_ratio",
+            "FLIP ratio",
+            "share of FLIP in the PIC/FLIP blend",
+            0.95,
+            0.0,
+            1.0,
+        )],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let flip_ratio = Params(init.params)
+                .f32("flip_ratio")
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(G2p { flip_ratio }))
+        }),
+    )
+}

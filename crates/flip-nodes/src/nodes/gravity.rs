@@ -1,0 +1,67 @@
+//! Gravity: `u += g·dt` on every face (Karlsson eq. 18).
+use super::common::spec;
+use crate::params::Params;
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use glam::Vec3;
+use std::sync::Arc;
+
+struct Gravity {
+    g: Vec3,
+}
+
+impl Node for Gravity {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut field = io.velocity("velocity")?;
+        let f = Arc::make_mut(&mut field);
+        let axes = if ctx.grid.is_2d() { 2 } else { 3 };
+        for (a, comp) in f.vel.axes_mut().into_iter().enumerate().take(axes) {
+            let dv = self.g[a] * ctx.dt;
+            if dv != 0.0 {
+                comp.data.iter_mut().for_each(|u| *u += dv);
+            }
+        }
+        io.set("velocity", Value::Velocity(field));
+        Ok(())
+    }
+
+    fn acceleration_hint(&self) -> f32 {
+        self.g.length()
+    }
+}
+
+/// The gravity node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "gravity",
+        "Gravity",
+        "Forces",
+        "Adds a constant acceleration to the grid velocity (Karlsson eq. 18).",
+        vec![PortSpec::new(
+            "velocity",
+            DataKind::Velocity,
+            "grid velocity",
+        )],
+        vec![PortSpec::new(
+            "velocity",
+            DataKind::Velocity,
+            "accelerated velocity",
+        )],
+        vec![ParamSpec::vec3(
+            "gravity",
+            "Gravity",
+            "acceleration in m/s²",
+            [0.0, -9.81, 0.0],
+        )],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let g = Params(init.params)
+                .vec3("gravity")
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(Gravity { g }))
+        }),
+    )
+}

@@ -1,0 +1,46 @@
+//! Cell marking: solid from the colliders, fluid where a particle is, air elsewhere
+//! (Karlsson Alg. 4).
+use super::common::spec;
+use flip_core::marker::mark_cells;
+use flip_core::{CellGrid, CellKind};
+use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
+use std::sync::Arc;
+
+#[derive(Default)]
+struct Marker {
+    spare: Option<Arc<CellGrid>>,
+}
+
+impl Node for Marker {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let particles = io.particles("particles")?;
+        let solids = io.solids("solids")?;
+        let g = &ctx.grid;
+        let mut cells = match self.spare.take() {
+            Some(c) if Arc::strong_count(&c) == 1 && c.dims() == g.dims() => c,
+            _ => Arc::new(CellGrid::new(g.ni, g.nj, g.nk, CellKind::Air)),
+        };
+        mark_cells(g, &particles, &solids, Arc::make_mut(&mut cells));
+        self.spare = Some(cells.clone());
+        io.set("cells", Value::Cells(cells));
+        Ok(())
+    }
+}
+
+/// The marker node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "marker",
+        "Cell Marker",
+        "Grid",
+        "Classifies cells: solid from colliders, fluid where a particle lies, air elsewhere \
+         (Karlsson Alg. 4).",
+        vec![
+            PortSpec::new("particles", DataKind::Particles, "marker particles"),
+            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+        ],
+        vec![PortSpec::new("cells", DataKind::Cells, "cell kinds")],
+        vec![],
+    );
+    NodeKind::new(s, Box::new(|_| Ok(Box::<Marker>::default())))
+}

@@ -1,0 +1,185 @@
+//! Pressure solve: assembles the pressure system (Karlsson §5.1-5.2: p = 0 in air, Neumann at
+//! solids), hands it to the chosen plugin algorithm, applies the gradient. Warm-starts from
+//! the previous step's pressure; reports iterations, residual, time and the divergence left.
+
+mod params;
+
+use super::common::{failed, spec};
+use crate::params::Params;
+use flip_core::measure::{fluid_cell_count, max_divergence};
+use flip_core::pressure::PressureSystem;
+use flip_core::project::{apply_pressure, assemble, AssembleParams};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use flip_plugin::host::{PluginSet, SolverInstance};
+use flip_plugin::sdk::Problem;
+use std::sync::Arc;
+use std::time::Instant;
+
+struct PressureSolve {
+    solver: SolverInstance,
+    separating: bool,
+    warm_start: bool,
+    system: PressureSystem,
+    previous: Vec<f64>,
+}
+
+impl PressureSolve {
+    fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, String> {
+        let p = Params(init.params);
+        let name = p.text("solver").map_err(|e| e.to_string())?;
+        let (plugin, info) = plugins
+            .find(name)
+            .map_err(|e| params::no_solver_message(&e, plugins))?;
+        let separating = p.text("boundary").map_err(|e| e.to_string())? == "separating";
+        if separating && !info.supports_lcp() {
+            return Err(format!(
+                "solver `{name}` solves linear systems only; separating walls need an \
+                LCP solver ({})",
+                params::lcp_solvers(plugins).join(", ")
+            ));
+        }
+        let values = params::algorithm_values(info, init.params)?;
+        let algorithm = info.name.clone();
+        let solver =
+            SolverInstance::create(plugin, &algorithm, &values).map_err(|e| e.to_string())?;
+        Ok(Self {
+            solver,
+            separating,
+            warm_start: p.bool("warm_start").map_err(|e| e.to_string())?,
+            system: PressureSystem::default(),
+            previous: Vec::new(),
+        })
+    }
+}
+
+impl Node for PressureSolve {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut field = io.velocity("velocity")?;
+        let cells = io.cells("cells")?;
+        let phi = io.level_set("level_set")?;
+        let solids = io.solids("solids")?;
+        let g = &ctx.grid;
+        let ap = AssembleParams {
+            density: ctx.settings.density,
+            dt: ctx.dt,
+            separating: self.separating,
+        };
+        let previous = (self.warm_start && self.previous.len() == g.cell_count())
+            .then_some(&self.previous[..]);
+        assemble(
+            g,
+            &field.vel,
+            &cells,
+            &phi,
+            &solids,
+            &ap,
+            previous,
+            &mut self.system,
+        );
+        let sys = &mut self.system;
+        let mut view = Problem {
+            dims: g.dims(),
+            dimension: g.dimension(),
+            dx: f64::from(g.dx),
+            lcp: self.separating,
+            step: ctx.step,
+            cell_kind: &sys.cell_kind,
+            diag: &sys.diag,
+            off: [&sys.off[0], &sys.off[1], &sys.off[2]],
+            rhs: &sys.rhs,
+            liquid_phi: &sys.liquid_phi,
+            solid_phi: &sys.solid_phi,
+            complementarity: &sys.complementarity,
+            pressure: &mut sys.pressure,
+        };
+        let start = Instant::now();
+        let stats = self.solver.solve(&mut view).map_err(failed)?;
+        let solve_ms = start.elapsed().as_secs_f64() * 1e3;
+        if let Some(c) = sys.pressure.iter().position(|p| !p.is_finite()) {
+            return Err(NodeError::Failed(format!(
+                "solver `{}` returned a non-finite pressure at cell {c}",
+                self.solver.qualified_name()
+            )));
+        }
+        if self.warm_start {
+            self.previous.clone_from(&sys.pressure);
+        }
+        let f = Arc::make_mut(&mut field);
+        apply_pressure(g, sys, &cells, &mut f.vel, &mut f.valid);
+        io.stat("iterations", f64::from(stats.iterations));
+        io.stat("outer_iterations", f64::from(stats.outer_iterations));
+        io.stat("residual", stats.residual);
+        io.stat("initial_residual", stats.initial_residual);
+        io.stat("converged", f64::from(stats.converged));
+        io.stat("solve_ms", solve_ms);
+        io.stat(
+            "max_divergence",
+            f64::from(max_divergence(g, &f.vel, &cells)),
+        );
+        io.stat("fluid_cells", fluid_cell_count(&cells) as f64);
+        io.set("pressure", Value::Scalar(Arc::new(sys.physical_pressure())));
+        io.set("velocity", Value::Velocity(field));
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        self.previous.clear();
+    }
+}
+
+/// The pressure-solve node kind, offering every algorithm in `plugins`.
+pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
+    let names: Vec<String> = plugins.algorithms().into_iter().map(|(n, _)| n).collect();
+    let default = params::default_solver(&names);
+    let choices: Vec<&str> = names.iter().map(String::as_str).collect();
+    let s = spec(
+        "pressure",
+        "Pressure Solve",
+        "Solve",
+        "Makes the velocity divergence-free: assembles the Poisson system (p = 0 in air, \
+         Neumann at solids; Karlsson §5.1-5.2), solves it with a plugin algorithm, subtracts \
+         the pressure gradient. `separating` walls pose the LCP 0 ≤ p ⊥ u·n ≥ 0 (Lai et al.).",
+        vec![
+            PortSpec::new("velocity", DataKind::Velocity, "extrapolated grid velocity"),
+            PortSpec::new("cells", DataKind::Cells, "cell kinds"),
+            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance"),
+            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+        ],
+        vec![
+            PortSpec::new("velocity", DataKind::Velocity, "divergence-free velocity"),
+            PortSpec::new("pressure", DataKind::Scalar, "pressure (Pa)"),
+        ],
+        vec![
+            ParamSpec::choice(
+                "solver",
+                "Solver",
+                "plugin algorithm (plugin/algorithm)",
+                &choices,
+                &default,
+            ),
+            ParamSpec::choice(
+                "boundary",
+                "Solid boundary",
+                "standard: u·n = 0; separating: liquid may leave walls (LCP)",
+                &["standard", "separating"],
+                "standard",
+            ),
+            ParamSpec::bool(
+                "warm_start",
+                "Warm start",
+                "start from the previous step's pressure",
+                true,
+            ),
+        ],
+    );
+    let for_params = plugins.clone();
+    NodeKind::new(
+        s,
+        Box::new(move |init| Ok(Box::new(PressureSolve::new(init, &plugins)?))),
+    )
+    .with_dynamic_params(Box::new(move |values| {
+        params::algorithm_specs(&for_params, values)
+    }))
+}

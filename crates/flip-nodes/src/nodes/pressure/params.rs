@@ -1,0 +1,116 @@
+//! The solver node's algorithm parameters, built from the plugin's schema.
+use flip_graph::{ParamMap, ParamSpec, ParamValue};
+use flip_plugin::host::{AlgorithmInfo, PluginError, PluginSet};
+use flip_plugin::sdk::ParamKind as PluginKind;
+
+/// Preferred default: multigrid-preconditioned CG, then MIC(0)-PCG, then anything.
+pub(super) fn default_solver(names: &[String]) -> String {
+    ["multigrid/mgpcg", "pcg/mic0-pcg"]
+        .iter()
+        .find(|p| names.iter().any(|n| n == *p))
+        .map(|s| s.to_string())
+        .or_else(|| names.first().cloned())
+        .unwrap_or_default()
+}
+
+/// Names of the LCP-capable algorithms.
+pub(super) fn lcp_solvers(plugins: &PluginSet) -> Vec<String> {
+    plugins
+        .algorithms()
+        .into_iter()
+        .filter(|(_, a)| a.supports_lcp())
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// A helpful message when a solver is not found.
+pub(super) fn no_solver_message(e: &PluginError, plugins: &PluginSet) -> String {
+    let have: Vec<String> = plugins.algorithms().into_iter().map(|(n, _)| n).collect();
+    let mut msg = format!(
+        "{e}; available: {}",
+        if have.is_empty() {
+            "none".into()
+        } else {
+            have.join(", ")
+        }
+    );
+    for r in &plugins.refused {
+        msg.push_str(&format!("; refused: {r}"));
+    }
+    msg
+}
+
+/// Parameter specs of the algorithm named by `values["solver"]`.
+pub(super) fn algorithm_specs(
+    plugins: &PluginSet,
+    values: &ParamMap,
+) -> Result<Vec<ParamSpec>, String> {
+    let name = match values.get("solver") {
+        Some(ParamValue::Text(s)) => s.clone(),
+        _ => default_solver(
+            &plugins
+                .algorithms()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect::<Vec<_>>(),
+        ),
+    };
+    if name.is_empty() {
+        return Err(no_solver_message(
+            &PluginError::UnknownAlgorithm("(none)".into()),
+            plugins,
+        ));
+    }
+    let (_, info) = plugins
+        .find(&name)
+        .map_err(|e| no_solver_message(&e, plugins))?;
+    Ok(info
+        .params
+        .iter()
+        .map(|p| match p.kind {
+            PluginKind::Float => {
+                ParamSpec::float(&p.name, &p.label, &p.help, p.default, p.min, p.max)
+            }
+            PluginKind::Int => ParamSpec::int(
+                &p.name,
+                &p.label,
+                &p.help,
+                p.default as i64,
+                p.min as i64,
+                p.max as i64,
+            ),
+            PluginKind::Bool => ParamSpec::bool(&p.name, &p.label, &p.help, p.default != 0.0),
+            PluginKind::Choice => {
+                let labels: Vec<&str> = p.choices.iter().map(String::as_str).collect();
+                let default = labels.get(p.default as usize).copied().unwrap_or_default();
+                ParamSpec::choice(&p.name, &p.label, &p.help, &labels, default)
+            }
+        })
+        .collect())
+}
+
+/// Validated graph values of the algorithm's parameters, encoded for the ABI.
+pub(super) fn algorithm_values(
+    info: &AlgorithmInfo,
+    values: &ParamMap,
+) -> Result<Vec<(String, f64)>, String> {
+    let mut out = Vec::new();
+    for p in &info.params {
+        let Some(v) = values.get(&p.name) else {
+            continue;
+        };
+        let x = match (p.kind, v) {
+            (PluginKind::Choice, ParamValue::Text(s)) => p
+                .choices
+                .iter()
+                .position(|c| c == s)
+                .ok_or_else(|| format!("`{s}` is not a choice of `{}`", p.name))?
+                as f64,
+            (PluginKind::Bool, ParamValue::Bool(b)) => f64::from(u8::from(*b)),
+            (_, ParamValue::Number(x)) => *x,
+            _ => return Err(format!("parameter `{}` has the wrong type", p.name)),
+        };
+        out.push((p.name.clone(), x));
+    }
+    Ok(out)
+}

@@ -1,0 +1,36 @@
+use crate::nodes;
+use flip_graph::registry::RegistryError;
+use flip_graph::{NodePack, NodeRegistry};
+use flip_plugin::host::PluginSet;
+use std::sync::Arc;
+
+/// The built-in node kinds; the pressure-solve node offers the algorithms of `plugins`.
+pub struct BuiltinNodes {
+    /// Loaded solver plugins.
+    pub plugins: Arc<PluginSet>,
+}
+
+impl NodePack for BuiltinNodes {
+    fn register(&self, r: &mut NodeRegistry) -> Result<(), RegistryError> {
+        r.register(nodes::solids::kind())?;
+        r.register(nodes::emitter::kind())?;
+        r.register(nodes::p2g::kind())?;
+        r.register(nodes::gravity::kind())?;
+        r.register(nodes::marker::kind())?;
+        r.register(nodes::level_set::kind())?;
+        r.register(nodes::extrapolate::kind())?;
+        r.register(nodes::pressure::kind(self.plugins.clone()))?;
+        r.register(nodes::g2p::kind())?;
+        r.register(nodes::advect::kind())?;
+        r.register(nodes::export::kind())?;
+        Ok(())
+    }
+}
+
+/// A registry with the step pair and every built-in kind.
+pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
+    let mut r = NodeRegistry::new();
+    r.add_pack(&BuiltinNodes { plugins })
+        .expect("built-in kinds have distinct ids");
+    r
+}
