@@ -219,6 +219,14 @@ fn duplicate_ids_and_bad_edge_syntax_are_refused() {
 #[test]
 fn a_node_that_refuses_its_parameters_is_named() {
     let mut doc = graph("lcp_maze_2d.ron");
+    doc.node_mut("pressure")
+        .unwrap()
+        .params
+        .insert("solver".into(), ParamValue::Text("pcg/mic0-pcg".into()));
+    doc.node_mut("pressure")
+        .unwrap()
+        .params
+        .insert("boundary".into(), ParamValue::Text("standard".into()));
     doc.node_mut("maze")
         .unwrap()
         .params

@@ -17,13 +17,19 @@ pub fn artifact_dir() -> PathBuf {
     }
 }
 
-/// Path of a test fixture library (`fixture_faulty`, `fixture_wrong_abi`).
+/// Path of a test fixture library (`fixture_faulty`, `fixture_wrong_abi`), built as a dependency
+/// of this crate into `target/<profile>/deps`.
 pub fn fixture_lib(name: &str) -> PathBuf {
-    artifact_dir().join(format!(
+    let file = format!(
         "{}{name}{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
-    ))
+    );
+    let dir = artifact_dir();
+    [dir.join(&file), dir.join("deps").join(&file)]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("fixture {file} not built in {}", dir.display()))
 }
 
 /// Plugins from the default folders, plus the faulty fixture.

@@ -97,33 +97,48 @@ fn resolve_params(
         ));
         return None;
     };
-    let params = match kind.params_for(&node.params) {
-        Ok(p) => p,
-        Err(e) => {
-            errors.push(GraphError::node(&node.id, None, e));
-            return None;
-        }
-    };
+    // Fixed parameters first; the dynamic ones depend on their values.
+    let mut params = kind.spec.params.clone();
     let mut resolved = ParamMap::new();
-    for p in &params {
-        let value = node.params.get(&p.name).unwrap_or(&p.default);
+    check_params(&node.id, &params, &node.params, &mut resolved, errors);
+    match kind.params_for(&node.params) {
+        Ok(all) => {
+            let dynamic = all[params.len()..].to_vec();
+            check_params(&node.id, &dynamic, &node.params, &mut resolved, errors);
+            params = all;
+            for name in node.params.keys() {
+                if !params.iter().any(|p| &p.name == name) {
+                    errors.push(GraphError::node(
+                        &node.id,
+                        Some(name),
+                        format!("unknown parameter for `{}`", node.kind),
+                    ));
+                }
+            }
+        }
+        // Says why (e.g. which solver plugins were found or refused).
+        Err(e) => errors.push(GraphError::node(&node.id, None, e)),
+    }
+    // The node keeps its ports even when its parameters are wrong, so edges still check.
+    Some((kind.spec.clone(), resolved))
+}
+
+fn check_params(
+    id: &str,
+    specs: &[crate::spec::ParamSpec],
+    given: &ParamMap,
+    resolved: &mut ParamMap,
+    errors: &mut Vec<GraphError>,
+) {
+    for p in specs {
+        let value = given.get(&p.name).unwrap_or(&p.default);
         match p.check(value) {
             Ok(()) => {
                 resolved.insert(p.name.clone(), value.clone());
             }
-            Err(e) => errors.push(GraphError::node(&node.id, Some(&p.name), e)),
+            Err(e) => errors.push(GraphError::node(id, Some(&p.name), e)),
         }
     }
-    for name in node.params.keys() {
-        if !params.iter().any(|p| &p.name == name) {
-            errors.push(GraphError::node(
-                &node.id,
-                Some(name),
-                format!("unknown parameter for `{}`", node.kind),
-            ));
-        }
-    }
-    Some((kind.spec.clone(), resolved))
 }
 
 fn split_port(end: &str) -> Option<(&str, &str)> {

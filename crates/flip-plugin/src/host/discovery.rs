@@ -29,8 +29,9 @@ pub fn default_plugin_dirs() -> Vec<PathBuf> {
             if let Some(up) = exe_dir.parent() {
                 dirs.push(up.to_path_buf());
             }
+        } else {
+            dirs.push(exe_dir.join("plugins"));
         }
-        dirs.push(exe_dir.join("plugins"));
         dirs.push(exe_dir);
     }
     dirs
@@ -72,7 +73,9 @@ impl PluginSet {
         match LoadedPlugin::load(path) {
             Ok(p) => {
                 if let Some(first) = self.plugins.iter().find(|q| q.id == p.id) {
-                    if first.path.canonicalize().ok() != p.path.canonicalize().ok() {
+                    // Another copy of the same library (e.g. target/release and target/release/deps)
+                    // is skipped; a different library claiming the same id is refused.
+                    if first.path.file_name() != p.path.file_name() {
                         self.refused.push(PluginError::DuplicateId {
                             id: p.id.clone(),
                             first: first.path.clone(),
