@@ -1,1 +1,144 @@
-//! (in progress)
+//! Geometric multigrid for the pressure Poisson problem on the cell-centred grid.
+//!
+//! - Smoother: parallel red-black Gauss-Seidel (Karlsson §5.3, eq. 53-54), f32.
+//! - Transfers: one-sided barycentric interpolation `P` (Lai et al. §4.3) and its transpose,
+//!   scaled, as restriction; coarse sizes `ceil(n/2)`, z never coarsened in 2D.
+//! - Coarse operators: [`Coarsening::Galerkin`] (aggregation product `P₀ᵀ A P₀` of the given
+//!   matrix, valid for any SPD matrix in the stencil arrays) or [`Coarsening::Rediscretise`]
+//!   (unit stencil on open faces); both keep the 5/7-point form and coarsen cell kinds by the
+//!   Chentanez & Müller rule that preserves air bubbles.
+//! - Cycles: V-cycle (Karlsson Alg. 9, Chentanez & Müller Alg. 3), full cycle (Karlsson Alg. 10,
+//!   Chentanez & Müller Alg. 4), iterated by [`MultigridSolver`] as in Karlsson Alg. 8; and
+//!   [`MgPcgSolver`], CG preconditioned by one symmetric V-cycle (McAdams et al. 2010).
+//!
+//! Every solver keeps its hierarchy between solves and rebuilds the coarse levels only when the
+//! matrix changed.
+
+/// Dense Cholesky solve on the coarsest level (handles singular Neumann regions).
+mod coarse;
+/// Construction of coarse levels: Galerkin aggregation and rediscretisation.
+mod coarsen;
+/// V-cycle and full cycle.
+mod cycle;
+/// The grid hierarchy, kept between solves.
+mod hierarchy;
+/// One grid level: padded stencil, vectors, fluid spans.
+mod level;
+/// MGPCG: conjugate gradient preconditioned by a symmetric V-cycle.
+mod mgpcg;
+/// f64 kernels on the fine problem (residual, projection, corrections).
+mod outer;
+/// Red-black Gauss-Seidel smoothing.
+mod smoother;
+/// Stand-alone V-cycle / full-cycle iteration.
+mod solver;
+/// Restriction and prolongation.
+mod transfer;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_scaling;
+
+pub use mgpcg::MgPcgSolver;
+pub use solver::MultigridSolver;
+
+use crate::tolerance::Tolerance;
+
+/// Which cycle the stand-alone solver iterates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cycle {
+    /// V-cycles only (Karlsson Alg. 9).
+    V,
+    /// Full cycles followed by V-cycles (Karlsson Alg. 8 and 10).
+    Full,
+}
+
+/// How coarse-level matrices are built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coarsening {
+    /// Algebraic: `A^H = P₀ᵀ A P₀ / 2^{d+1}` with piecewise-constant `P₀` (Lai et al. §4.3 use
+    /// `A^H = R A P`); the ½ corrects the known factor-2 stiffness of piecewise-constant
+    /// aggregation. Built from the matrix entries, so any SPD matrix in the stencil arrays works
+    /// (penalty terms, scaled or fractional coefficients). On the finest `bubble_levels` a block
+    /// with an air child becomes air (Chentanez & Müller) and its couplings Dirichlet terms;
+    /// Dirichlet terms are rescaled to keep the fine Dirichlet point's distance.
+    Galerkin,
+    /// Geometric: coarse cell kinds by the Chentanez & Müller rule (air if any child is air on
+    /// the finest `bubble_levels`, "preserve air bubbles"), faces weighted by their open
+    /// fraction, unit Laplacian scaled by `(h/H)²`. Assumes the host's unit-scaled matrix.
+    Rediscretise,
+}
+
+/// Parameters shared by [`MultigridSolver`] and [`MgPcgSolver`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MultigridConfig {
+    /// Cycle iterated by [`MultigridSolver`] (ignored by [`MgPcgSolver`]).
+    pub cycle: Cycle,
+    /// `N_sweep`: red-black Gauss-Seidel sweeps before and after each coarse correction.
+    pub n_sweep: usize,
+    /// `N_V-cycle`: V-cycles per round of Karlsson's Alg. 8 (after the full cycles).
+    pub n_vcycle: usize,
+    /// `N_full-cycle`: full cycles per round of Karlsson's Alg. 8 (only with [`Cycle::Full`]).
+    pub n_full_cycle: usize,
+    /// Coarse-operator construction.
+    pub coarsening: Coarsening,
+    /// Coarsen until every axis has at most this many cells (2..=8); solved by Cholesky.
+    pub coarsest_size: usize,
+    /// Number of finest coarse levels on which any air child makes the coarse cell air
+    /// (Chentanez & Müller's "finest C levels", "preserve air bubbles"); deeper levels take the
+    /// majority (rediscretisation) or keep every block holding fluid (Galerkin).
+    pub bubble_levels: usize,
+    /// Stopping rule.
+    pub tolerance: Tolerance,
+    /// Most cycles (or CG iterations) per solve.
+    pub max_iterations: usize,
+}
+
+impl Default for MultigridConfig {
+    fn default() -> Self {
+        Self {
+            cycle: Cycle::V,
+            n_sweep: 2,
+            n_vcycle: 1,
+            n_full_cycle: 1,
+            coarsening: Coarsening::Galerkin,
+            coarsest_size: 4,
+            bubble_levels: usize::MAX,
+            tolerance: Tolerance {
+                rel: 1e-6,
+                abs: 1e-9,
+            },
+            max_iterations: 100,
+        }
+    }
+}
+
+impl MultigridConfig {
+    /// Checks the parameter combination.
+    ///
+    /// # Errors
+    /// A message naming the offending parameter.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.n_sweep == 0 {
+            return Err("n_sweep must be at least 1".into());
+        }
+        let per_round = self.n_vcycle
+            + if self.cycle == Cycle::Full {
+                self.n_full_cycle
+            } else {
+                0
+            };
+        if per_round == 0 {
+            return Err("n_vcycle (+ n_full_cycle for the full cycle) must be at least 1".into());
+        }
+        if !(2..=8).contains(&self.coarsest_size) {
+            return Err("coarsest_size must be in 2..=8".into());
+        }
+        let t = self.tolerance;
+        if !(t.rel >= 0.0 && t.abs >= 0.0 && (t.rel > 0.0 || t.abs > 0.0)) {
+            return Err("tolerances must be non-negative and not both zero".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,96 @@
+//! The level hierarchy, kept in the solver instance between solves (Karlsson Alg. 8, lines 1-7:
+//! restrict the geometry, build `A^m` on every level). Allocation happens when the grid size
+//! changes; coarse levels are rebuilt only when the fine matrix changed.
+
+use super::coarse::CoarseSolver;
+use super::coarsen;
+use super::level::Level;
+use super::transfer;
+use super::{Coarsening, MultigridConfig};
+use crate::neumann::Regions;
+use crate::stencil::Stencil;
+use flip_plugin::sdk::Problem;
+
+/// Whether the barycentric interpolation renormalises the weights it keeps (Lai et al. §4.3).
+const NORMALISE: bool = true;
+
+/// Levels `0` (finest) to `len - 1` (coarsest) and the coarsest-level solver.
+pub(crate) struct Hierarchy {
+    /// The levels, finest first.
+    pub levels: Vec<Level>,
+    /// Exact solver of the coarsest level.
+    pub coarse: CoarseSolver,
+    /// Fluid regions of the fine problem (for the singular-region projection).
+    pub regions: Regions,
+    /// Number of times the coarse levels were (re)built.
+    pub rebuilds: usize,
+    coarsening: Coarsening,
+    coarsest_size: usize,
+    bubble_levels: usize,
+}
+
+impl Hierarchy {
+    /// An empty hierarchy; built on the first [`Hierarchy::update`].
+    pub fn new(config: &MultigridConfig) -> Self {
+        Self {
+            levels: Vec::new(),
+            coarse: CoarseSolver::default(),
+            regions: Regions::default(),
+            rebuilds: 0,
+            coarsening: config.coarsening,
+            coarsest_size: config.coarsest_size,
+            bubble_levels: config.bubble_levels,
+        }
+    }
+
+    /// Dimensions of every level for a fine grid of `dims` cells.
+    fn level_dims(&self, dims: [usize; 3]) -> Vec<([usize; 3], [bool; 3])> {
+        let mut out = vec![(dims, [false; 3])];
+        let mut d = dims;
+        while d.iter().any(|&n| n > self.coarsest_size) {
+            let active = d.map(|n| n > 1);
+            d = d.map(|n| n.div_ceil(2));
+            out.push((d, active));
+        }
+        out
+    }
+
+    /// Brings the hierarchy up to date with `p`'s matrix. Returns whether it was rebuilt.
+    pub fn update(&mut self, p: &Problem<'_>) -> bool {
+        let with_open = self.coarsening == Coarsening::Rediscretise;
+        let fresh = self.levels.first().map(|l| l.dims) != Some(p.dims);
+        if fresh {
+            self.levels = self
+                .level_dims(p.dims)
+                .into_iter()
+                .map(|(d, active)| Level::new(d, active, with_open))
+                .collect();
+        }
+        let changed = coarsen::load_fine(&mut self.levels[0], p) || fresh;
+        if !changed {
+            return false;
+        }
+        self.levels[0].finish();
+        for l in 1..self.levels.len() {
+            let (fine, coarse) = self.levels.split_at_mut(l);
+            let (fine, coarse) = (&mut fine[l - 1], &mut coarse[0]);
+            match self.coarsening {
+                Coarsening::Galerkin => coarsen::galerkin(fine, coarse, l, self.bubble_levels),
+                Coarsening::Rediscretise => {
+                    coarsen::rediscretise(fine, coarse, l, self.bubble_levels)
+                }
+            }
+            transfer::compute_inv_norm(fine, coarse, NORMALISE);
+        }
+        let coarsest = self.levels.last().expect("at least one level");
+        self.coarse.factor(coarsest);
+        self.regions = Regions::find(&Stencil::of(p));
+        self.rebuilds += 1;
+        true
+    }
+
+    /// Number of levels.
+    pub fn depth(&self) -> usize {
+        self.levels.len()
+    }
+}

@@ -1,0 +1,176 @@
+//! Scaling tests (iteration counts flat with grid size), the symmetry of the MGPCG
+//! preconditioner, and the timing table (ignored; run in release).
+
+use super::cycle::vcycle;
+use super::hierarchy::Hierarchy;
+use super::tests::{solver, Algo, ALGOS};
+use super::*;
+use crate::fixtures::{self, Scene};
+use crate::krylov::{Mic0Config, Pcg, PcgConfig};
+use flip_plugin::sdk::PressureSolver;
+use std::time::Instant;
+
+fn iterations(algo: Algo, coarsening: Coarsening, dims: [usize; 3]) -> u32 {
+    let mut p = fixtures::build(Scene::DamBreak, dims, 1);
+    let cfg = MultigridConfig {
+        coarsening,
+        ..Default::default()
+    };
+    let stats = solver(algo, cfg).solve(&mut p.view()).unwrap();
+    assert_eq!(stats.converged, 1, "{algo:?} {dims:?}");
+    stats.iterations
+}
+
+#[test]
+fn iteration_counts_are_flat_with_grid_size() {
+    for coarsening in [Coarsening::Galerkin, Coarsening::Rediscretise] {
+        for algo in ALGOS {
+            let small = iterations(algo, coarsening, [32, 32, 1]);
+            let large = iterations(algo, coarsening, [256, 256, 1]);
+            assert!(
+                2 * large <= 3 * small,
+                "{algo:?} {coarsening:?} 2D: {small} at 32², {large} at 256²"
+            );
+            let small = iterations(algo, coarsening, [16, 16, 16]);
+            let large = iterations(algo, coarsening, [64, 64, 64]);
+            assert!(
+                2 * large <= 3 * small,
+                "{algo:?} {coarsening:?} 3D: {small} at 16³, {large} at 64³"
+            );
+        }
+    }
+}
+
+/// `M⁻¹ u` by one symmetric V-cycle from a zero guess.
+fn apply(h: &mut Hierarchy, u: &[f32]) -> Vec<f32> {
+    let level = &mut h.levels[0];
+    for (c, &v) in u.iter().enumerate() {
+        level.b[c] = if level.coef[c].inv_diag != 0.0 {
+            v
+        } else {
+            0.0
+        };
+    }
+    vcycle(h, 0, 2, true, true);
+    let level = &h.levels[0];
+    (0..level.len()).map(|c| level.x.get(c)).collect()
+}
+
+#[test]
+fn mgpcg_preconditioner_is_symmetric_positive_definite() {
+    for scene in [Scene::TwoPuddles, Scene::AirBubbles, Scene::LcpContainer] {
+        for dims in [[37, 29, 1], [13, 11, 10]] {
+            for coarsening in [Coarsening::Galerkin, Coarsening::Rediscretise] {
+                let mut p = fixtures::build(scene, dims, 1);
+                let cfg = MultigridConfig {
+                    coarsening,
+                    ..Default::default()
+                };
+                let mut h = Hierarchy::new(&cfg);
+                h.update(&p.view());
+                let n = h.levels[0].len();
+                let u: Vec<f32> = (0..n).map(|c| ((c * 7919) % 13) as f32 - 6.0).collect();
+                let v: Vec<f32> = (0..n).map(|c| ((c * 104729) % 17) as f32 - 8.0).collect();
+                let (mu, mv) = (apply(&mut h, &u), apply(&mut h, &v));
+                let unknown = |c: &usize| h.levels[0].coef[*c].inv_diag != 0.0;
+                let dot = |a: &[f32], b: &[f32]| -> f64 {
+                    (0..n)
+                        .filter(unknown)
+                        .map(|c| f64::from(a[c]) * f64::from(b[c]))
+                        .sum()
+                };
+                let (vmu, umv) = (dot(&v, &mu), dot(&u, &mv));
+                let what = format!("{scene:?} {dims:?} {coarsening:?}");
+                assert!(
+                    (vmu - umv).abs() <= 1e-4 * vmu.abs().max(umv.abs()),
+                    "{what}: {vmu} vs {umv}"
+                );
+                assert!(dot(&u, &mu) > 0.0 && dot(&v, &mv) > 0.0, "{what}");
+            }
+        }
+    }
+}
+
+/// Median of `runs` timings of `f` (seconds) and the last value it returned.
+fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..runs {
+        let t = Instant::now();
+        last = Some(f());
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    (times[runs / 2], last.unwrap())
+}
+
+/// Prints iterations and milliseconds per solve on the dam break (rel. tolerance 1e-6):
+/// `cargo test --release -p flip-solvers multigrid_timing_table -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn multigrid_timing_table() {
+    let sizes: [[usize; 3]; 7] = [
+        [32, 32, 1],
+        [64, 64, 1],
+        [128, 128, 1],
+        [256, 256, 1],
+        [32, 32, 32],
+        [64, 64, 64],
+        [128, 128, 128],
+    ];
+    println!("| grid | algorithm | coarsening | iterations | solve ms (hierarchy reused) | first solve ms (incl. setup) |");
+    println!("|---|---|---|---|---|---|");
+    for dims in sizes {
+        let label = if dims[2] == 1 {
+            format!("{}²", dims[0])
+        } else {
+            format!("{}³", dims[0])
+        };
+        let mut p = fixtures::build(Scene::DamBreak, dims, 1);
+        let runs = if dims[0] * dims[1] * dims[2] > 1 << 20 {
+            3
+        } else {
+            5
+        };
+        for coarsening in [Coarsening::Galerkin, Coarsening::Rediscretise] {
+            for algo in ALGOS {
+                let cfg = MultigridConfig {
+                    coarsening,
+                    ..Default::default()
+                };
+                let (first, _) = median(runs, || {
+                    p.pressure.fill(0.0);
+                    solver(algo, cfg).solve(&mut p.view()).unwrap()
+                });
+                let mut s = solver(algo, cfg);
+                s.solve(&mut p.view()).unwrap();
+                let (ms, stats) = median(runs, || {
+                    p.pressure.fill(0.0);
+                    s.solve(&mut p.view()).unwrap()
+                });
+                assert_eq!(stats.converged, 1);
+                println!(
+                    "| {label} | {algo:?} | {coarsening:?} | {} | {:.1} | {:.1} |",
+                    stats.iterations,
+                    ms * 1e3,
+                    first * 1e3
+                );
+            }
+        }
+        let mic_runs = if dims[0] >= 128 && dims[2] > 1 {
+            1
+        } else {
+            runs
+        };
+        let (ms, stats) = median(mic_runs, || {
+            p.pressure.fill(0.0);
+            let mut s = Pcg::mic0(PcgConfig::default(), Mic0Config::default());
+            s.solve(&mut p.view()).unwrap()
+        });
+        println!(
+            "| {label} | MIC(0)-PCG | – | {} | {:.1} | – |",
+            stats.iterations,
+            ms * 1e3
+        );
+    }
+}
