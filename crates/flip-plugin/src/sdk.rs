@@ -13,6 +13,8 @@
 //! flip_plugin::export_plugin!(MyPlugin, "jacobi", "Jacobi iteration");
 //! ```
 
+/// Binary dumps of pressure problems, for replaying real systems in solver development.
+mod dump;
 /// Shims behind the exported C functions (used by the macro only).
 #[doc(hidden)]
 pub mod ffi;
@@ -22,6 +24,7 @@ mod params;
 mod problem;
 
 pub use crate::abi::SolveStats;
+pub use dump::{DumpedProblem, DUMP_MAGIC};
 pub use params::{Algorithm, ParamKind, ParamSchema, Params};
 pub use problem::{Problem, ProblemError};
 

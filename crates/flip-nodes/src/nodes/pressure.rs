@@ -23,6 +23,7 @@ struct PressureSolve {
     warm_start: bool,
     system: PressureSystem,
     previous: Vec<f64>,
+    dump_dir: Option<std::path::PathBuf>,
 }
 
 impl PressureSolve {
@@ -50,6 +51,10 @@ impl PressureSolve {
             warm_start: p.bool("warm_start").map_err(|e| e.to_string())?,
             system: PressureSystem::default(),
             previous: Vec::new(),
+            dump_dir: p
+                .bool("dump_problems")
+                .map_err(|e| e.to_string())?
+                .then(|| init.out_dir.join(format!("{}_problems", init.id))),
         })
     }
 }
@@ -94,6 +99,9 @@ impl Node for PressureSolve {
             complementarity: &sys.complementarity,
             pressure: &mut sys.pressure,
         };
+        if let Some(dir) = &self.dump_dir {
+            dump(dir, ctx.step, &view)?;
+        }
         let start = Instant::now();
         let stats = self.solver.solve(&mut view).map_err(failed)?;
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -127,6 +135,18 @@ impl Node for PressureSolve {
     fn reset(&mut self) {
         self.previous.clear();
     }
+}
+
+/// Writes the problem (before solving) as `<dir>/step_<n>.fgprob` (see `flip_plugin::sdk`'s dump
+/// format), atomically.
+fn dump(dir: &std::path::Path, step: u64, problem: &Problem<'_>) -> Result<(), NodeError> {
+    let path = dir.join(format!("step_{step:06}.fgprob"));
+    let tmp = path.with_extension("tmp");
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::File::create(&tmp))
+        .and_then(|f| problem.write_dump(std::io::BufWriter::new(f)))
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))
 }
 
 /// The pressure-solve node kind, offering every algorithm in `plugins`.
@@ -171,6 +191,12 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "Warm start",
                 "start from the previous step's pressure",
                 true,
+            ),
+            ParamSpec::bool(
+                "dump_problems",
+                "Dump problems",
+                "write every pressure system to <out>/<node>_problems/ for replaying in solver development",
+                false,
             ),
         ],
     );

@@ -1,0 +1,188 @@
+//! A plain binary file format for pressure problems, so solver authors can replay the exact
+//! systems a simulation produced (the pressure node's `dump_problems` parameter writes them).
+//!
+//! Layout (little endian): magic `FGPROB01`, dims `3×u32`, dimension `u32`, dx `f64`, lcp `u32`,
+//! step `u64`, then per cell: cell_kind `u8`, diag `f32`, off_x/off_y/off_z `f32`, rhs `f64`,
+//! liquid_phi `f32`, solid_phi `f32`, complementarity `u8`, pressure (initial guess) `f64` —
+//! each as one contiguous array of `ni·nj·nk` values.
+
+use super::Problem;
+use std::io::Write;
+
+/// File magic.
+pub const DUMP_MAGIC: &[u8; 8] = b"FGPROB01";
+
+/// A problem read back from a dump, owning its arrays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DumpedProblem {
+    /// Cells per axis.
+    pub dims: [usize; 3],
+    /// 2 or 3.
+    pub dimension: usize,
+    /// Cell size.
+    pub dx: f64,
+    /// LCP flag.
+    pub lcp: bool,
+    /// Step index.
+    pub step: u64,
+    /// Cell kinds.
+    pub cell_kind: Vec<u8>,
+    /// Diagonal.
+    pub diag: Vec<f32>,
+    /// Couplings.
+    pub off: [Vec<f32>; 3],
+    /// Right-hand side.
+    pub rhs: Vec<f64>,
+    /// Liquid level set.
+    pub liquid_phi: Vec<f32>,
+    /// Solid level set.
+    pub solid_phi: Vec<f32>,
+    /// Set S.
+    pub complementarity: Vec<u8>,
+    /// Initial guess.
+    pub pressure: Vec<f64>,
+}
+
+impl Problem<'_> {
+    /// Writes this problem in the dump format.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn write_dump(&self, mut w: impl Write) -> std::io::Result<()> {
+        w.write_all(DUMP_MAGIC)?;
+        for d in self.dims {
+            w.write_all(&(d as u32).to_le_bytes())?;
+        }
+        w.write_all(&(self.dimension as u32).to_le_bytes())?;
+        w.write_all(&self.dx.to_le_bytes())?;
+        w.write_all(&u32::from(self.lcp).to_le_bytes())?;
+        w.write_all(&self.step.to_le_bytes())?;
+        w.write_all(self.cell_kind)?;
+        for a in [self.diag, self.off[0], self.off[1], self.off[2]] {
+            a.iter().try_for_each(|v| w.write_all(&v.to_le_bytes()))?;
+        }
+        self.rhs
+            .iter()
+            .try_for_each(|v| w.write_all(&v.to_le_bytes()))?;
+        for a in [self.liquid_phi, self.solid_phi] {
+            a.iter().try_for_each(|v| w.write_all(&v.to_le_bytes()))?;
+        }
+        w.write_all(self.complementarity)?;
+        self.pressure
+            .iter()
+            .try_for_each(|v| w.write_all(&v.to_le_bytes()))
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        if self.0.len() < n {
+            return Err("truncated pressure-problem dump".into());
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+    fn f32s(&mut self, n: usize) -> Result<Vec<f32>, String> {
+        Ok(self
+            .take(4 * n)?
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
+            .collect())
+    }
+    fn f64s(&mut self, n: usize) -> Result<Vec<f64>, String> {
+        Ok(self
+            .take(8 * n)?
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
+            .collect())
+    }
+}
+
+impl DumpedProblem {
+    /// Parses a dump.
+    ///
+    /// # Errors
+    /// A message for a wrong magic or a truncated file.
+    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+        let mut r = Reader(bytes);
+        if r.take(8)? != DUMP_MAGIC {
+            return Err("not a flipgraph pressure-problem dump".into());
+        }
+        let dims = [r.u32()? as usize, r.u32()? as usize, r.u32()? as usize];
+        let dimension = r.u32()? as usize;
+        let dx = r.f64s(1)?[0];
+        let lcp = r.u32()? != 0;
+        let step = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
+        let n = dims.iter().product();
+        Ok(Self {
+            dims,
+            dimension,
+            dx,
+            lcp,
+            step,
+            cell_kind: r.take(n)?.to_vec(),
+            diag: r.f32s(n)?,
+            off: [r.f32s(n)?, r.f32s(n)?, r.f32s(n)?],
+            rhs: r.f64s(n)?,
+            liquid_phi: r.f32s(n)?,
+            solid_phi: r.f32s(n)?,
+            complementarity: r.take(n)?.to_vec(),
+            pressure: r.f64s(n)?,
+        })
+    }
+
+    /// The SDK view of the dumped problem.
+    pub fn view(&mut self) -> Problem<'_> {
+        Problem {
+            dims: self.dims,
+            dimension: self.dimension,
+            dx: self.dx,
+            lcp: self.lcp,
+            step: self.step,
+            cell_kind: &self.cell_kind,
+            diag: &self.diag,
+            off: [&self.off[0], &self.off[1], &self.off[2]],
+            rhs: &self.rhs,
+            liquid_phi: &self.liquid_phi,
+            solid_phi: &self.solid_phi,
+            complementarity: &self.complementarity,
+            pressure: &mut self.pressure,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dump_round_trips() {
+        let mut d = DumpedProblem {
+            dims: [3, 2, 1],
+            dimension: 2,
+            dx: 0.5,
+            lcp: true,
+            step: 7,
+            cell_kind: vec![0, 1, 2, 0, 0, 1],
+            diag: vec![1.0; 6],
+            off: [vec![-1.0; 6], vec![-0.5; 6], vec![0.0; 6]],
+            rhs: (0..6).map(f64::from).collect(),
+            liquid_phi: vec![-0.25; 6],
+            solid_phi: vec![0.75; 6],
+            complementarity: vec![1, 0, 0, 0, 1, 0],
+            pressure: vec![0.125; 6],
+        };
+        let mut bytes = Vec::new();
+        d.view().write_dump(&mut bytes).unwrap();
+        assert_eq!(DumpedProblem::parse(&bytes).unwrap(), d);
+        assert!(DumpedProblem::parse(&bytes[..bytes.len() - 1]).is_err());
+    }
+}
