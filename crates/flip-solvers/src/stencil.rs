@@ -21,8 +21,8 @@ pub struct Stencil<'a> {
 }
 
 impl<'a> Stencil<'a> {
-    /// The matrix of `p`.
-    pub fn of(p: &'a Problem<'_>) -> Self {
+    /// The matrix of `p` (borrows only the matrix arrays, so `p.pressure` stays writable).
+    pub fn of(p: &Problem<'a>) -> Self {
         Self {
             dims: p.dims,
             kind: p.cell_kind,
@@ -96,11 +96,11 @@ impl<'a> Stencil<'a> {
                     } else {
                         0.0
                     };
-                    m = m.max(o.abs());
+                    m = max_nan(m, o.abs());
                 }
                 m
             })
-            .reduce(|| 0.0, f64::max)
+            .reduce(|| 0.0, max_nan)
     }
 }
 
@@ -114,9 +114,19 @@ pub fn dot(a: &[f64], b: &[f64], row: usize) -> f64 {
     partial.iter().sum()
 }
 
-/// `max |a|`.
+/// `max(a, b)` that propagates NaN (so a diverged solve is never reported as converged).
+#[inline]
+pub fn max_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// `max |a|` (NaN if any entry is NaN).
 pub fn norm_inf(a: &[f64]) -> f64 {
-    a.par_iter().map(|v| v.abs()).reduce(|| 0.0, f64::max)
+    a.par_iter().map(|v| v.abs()).reduce(|| 0.0, max_nan)
 }
 
 /// `y += alpha * x`.
