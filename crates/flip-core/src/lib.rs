@@ -6,36 +6,36 @@
 //! with no graph types, no I/O except [`export`], and no logging.
 #![forbid(unsafe_code)]
 
-/// Dense grids and grid geometry.
-pub mod grid;
-/// Staggered (MAC) velocity grids.
-pub mod mac;
-/// Particle storage.
-pub mod particles;
-/// Cell kinds.
-pub mod cells;
-/// Solid geometry.
-pub mod solids;
-/// The assembled pressure system handed to solvers.
-pub mod pressure;
-/// Particle emission (Karlsson Alg. 1).
-pub mod emit;
-/// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22).
-pub mod transfer;
 /// Particle advection (RK2, eq. 24-27) and the CFL time step.
 pub mod advect;
-/// Fluid cell marking (Alg. 4).
-pub mod marker;
-/// Liquid level set from particles, reinitialised by fast sweeping (§4.1-4.2).
-pub mod levelset;
-/// Velocity extrapolation into the air band (§4.3).
-pub mod extrapolate;
-/// Pressure system assembly and the gradient update (§5.1-5.2).
-pub mod project;
-/// Diagnostics: divergence, volume, kinetic energy.
-pub mod measure;
+/// Cell kinds.
+pub mod cells;
+/// Particle emission (Karlsson Alg. 1).
+pub mod emit;
 /// Frame export: binary PLY and PNG previews, written atomically.
 pub mod export;
+/// Velocity extrapolation into the air band (§4.3).
+pub mod extrapolate;
+/// Dense grids and grid geometry.
+pub mod grid;
+/// Liquid level set from particles, reinitialised by fast sweeping (§4.1-4.2).
+pub mod levelset;
+/// Staggered (MAC) velocity grids.
+pub mod mac;
+/// Fluid cell marking (Alg. 4).
+pub mod marker;
+/// Diagnostics: divergence, volume, kinetic energy.
+pub mod measure;
+/// Particle storage.
+pub mod particles;
+/// The assembled pressure system handed to solvers.
+pub mod pressure;
+/// Pressure system assembly and the gradient update (§5.1-5.2).
+pub mod project;
+/// Solid geometry.
+pub mod solids;
+/// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22).
+pub mod transfer;
 
 pub use cells::{CellGrid, CellKind};
 pub use grid::{Grid3, GridSpec};

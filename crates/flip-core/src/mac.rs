@@ -32,7 +32,10 @@ impl MacGrid {
     }
     /// Largest absolute face velocity.
     pub fn max_abs(&self) -> f32 {
-        self.axes().iter().flat_map(|g| g.data.iter()).fold(0.0f32, |m, v| m.max(v.abs()))
+        self.axes()
+            .iter()
+            .flat_map(|g| g.data.iter())
+            .fold(0.0f32, |m, v| m.max(v.abs()))
     }
 }
 

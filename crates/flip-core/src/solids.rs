@@ -73,15 +73,35 @@ impl Shape {
                 q.max(Vec3::ZERO).length() + q.max_element().min(0.0)
             }
             ShapeKind::Sphere { center, radius } => (flat(p) - flat(*center)).length() - radius,
-            ShapeKind::Mask { solid, width, height } => {
+            ShapeKind::Mask {
+                solid,
+                width,
+                height,
+            } => {
                 let e = spec.extent();
-                let px = ((p.x / e.x) * *width as f32).floor().clamp(0.0, *width as f32 - 1.0);
-                let py = ((1.0 - p.y / e.y) * *height as f32).floor().clamp(0.0, *height as f32 - 1.0);
-                if solid[py as usize * width + px as usize] { -0.5 * spec.dx } else { 0.5 * spec.dx }
+                let px = ((p.x / e.x) * *width as f32)
+                    .floor()
+                    .clamp(0.0, *width as f32 - 1.0);
+                let py = ((1.0 - p.y / e.y) * *height as f32)
+                    .floor()
+                    .clamp(0.0, *height as f32 - 1.0);
+                if solid[py as usize * width + px as usize] {
+                    -0.5 * spec.dx
+                } else {
+                    0.5 * spec.dx
+                }
             }
         };
-        let d = if self.shell > 0.0 { d.abs() - 0.5 * self.shell } else { d };
-        if self.inverted { -d } else { d }
+        let d = if self.shell > 0.0 {
+            d.abs() - 0.5 * self.shell
+        } else {
+            d
+        };
+        if self.inverted {
+            -d
+        } else {
+            d
+        }
     }
 }
 
@@ -96,7 +116,10 @@ impl Solids {
                 for i in 0..spec.ni {
                     let p = spec.cell_center(i, j, k);
                     // distance to the inner faces of the wall layer (negative inside the wall)
-                    let mut d = (p.x - wall).min(ext.x - wall - p.x).min(p.y - wall).min(ext.y - wall - p.y);
+                    let mut d = (p.x - wall)
+                        .min(ext.x - wall - p.x)
+                        .min(p.y - wall)
+                        .min(ext.y - wall - p.y);
                     if !spec.is_2d() {
                         d = d.min(p.z - wall).min(ext.z - wall - p.z);
                     }
@@ -119,11 +142,16 @@ impl Solids {
     pub fn distance(&self, p: Vec3) -> f32 {
         let ext = self.spec.extent();
         let wall = self.spec.dx;
-        let mut d = (p.x - wall).min(ext.x - wall - p.x).min(p.y - wall).min(ext.y - wall - p.y);
+        let mut d = (p.x - wall)
+            .min(ext.x - wall - p.x)
+            .min(p.y - wall)
+            .min(ext.y - wall - p.y);
         if !self.spec.is_2d() {
             d = d.min(p.z - wall).min(ext.z - wall - p.z);
         }
-        self.shapes.iter().fold(d, |d, s| d.min(s.distance(p, &self.spec)))
+        self.shapes
+            .iter()
+            .fold(d, |d, s| d.min(s.distance(p, &self.spec)))
     }
 
     /// Outward normal (pointing out of the solid) at `p`, by central differences.
@@ -131,8 +159,11 @@ impl Solids {
         let h = 0.25 * self.spec.dx;
         let dx = self.distance(p + Vec3::X * h) - self.distance(p - Vec3::X * h);
         let dy = self.distance(p + Vec3::Y * h) - self.distance(p - Vec3::Y * h);
-        let dz = if self.spec.is_2d() { 0.0 }
-            else { self.distance(p + Vec3::Z * h) - self.distance(p - Vec3::Z * h) };
+        let dz = if self.spec.is_2d() {
+            0.0
+        } else {
+            self.distance(p + Vec3::Z * h) - self.distance(p - Vec3::Z * h)
+        };
         Vec3::new(dx, dy, dz).normalize_or_zero()
     }
 
