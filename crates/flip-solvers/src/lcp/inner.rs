@@ -1,0 +1,147 @@
+//! Inner linear solvers of policy iteration and the penalty method (Lai §4.1-4.2: ILU-PCG or a
+//! linear multigrid), plus what the outer loops share: the modified linear problems, the
+//! per-cell state kept between steps, and the linear fallback.
+
+use super::check::lcp_residual;
+use crate::direct::DirectSolver;
+use crate::krylov::{Mic0Config, Pcg, PcgConfig};
+use crate::multigrid::{MultigridConfig, MultigridSolver};
+use crate::owned::OwnedProblem;
+use crate::tolerance::Tolerance;
+use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+
+/// The linear solver used for each outer iteration's system (4.2) or (4.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InnerSolver {
+    /// IC(0)-preconditioned CG (Lai et al. use ILU(0)-PCG, identical for SPD matrices).
+    Ic0Pcg,
+    /// MIC(0)-preconditioned CG (Bridson's variant, usually fewer iterations).
+    Mic0Pcg,
+    /// The crate's linear geometric multigrid ([`MultigridSolver`], V-cycles), as PI-MG/PE-MG.
+    Multigrid,
+    /// Sparse Cholesky ([`DirectSolver`]): exact inner solves, for reference solutions.
+    Direct,
+}
+
+impl InnerSolver {
+    /// An instance that stops at the absolute residual `bound` or after `max_iterations`.
+    ///
+    /// # Errors
+    /// [`SolveError::BadValue`] if the linear solver refuses its configuration.
+    pub(crate) fn instantiate(
+        self,
+        bound: f64,
+        max_iterations: usize,
+    ) -> Result<Box<dyn PressureSolver>, SolveError> {
+        let tolerance = Tolerance {
+            rel: 0.0,
+            abs: bound.max(f64::MIN_POSITIVE),
+        };
+        let pcg = PcgConfig {
+            tolerance,
+            max_iterations: max_iterations.min(u32::MAX as usize) as u32,
+        };
+        Ok(match self {
+            Self::Ic0Pcg => Box::new(Pcg::ic0(pcg)),
+            Self::Mic0Pcg => Box::new(Pcg::mic0(pcg, Mic0Config::default())),
+            Self::Multigrid => Box::new(MultigridSolver::new(MultigridConfig {
+                tolerance,
+                max_iterations,
+                ..MultigridConfig::default()
+            })?),
+            Self::Direct => Box::new(DirectSolver::new(crate::direct::DirectConfig { tolerance })),
+        })
+    }
+}
+
+/// Settings shared by the outer loops of policy iteration and the penalty method.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct OuterSettings {
+    /// Stopping rule on the LCP residual.
+    pub tolerance: Tolerance,
+    /// Most inner iterations per linear solve.
+    pub max_iterations: usize,
+    /// Most outer iterations (linear solves).
+    pub max_outer_iterations: usize,
+    /// Inner solves stop at this fraction of the outer residual bound.
+    pub inner_tolerance: f64,
+    /// The linear solver.
+    pub inner: InnerSolver,
+}
+
+/// A copy of `p` as a linear problem (`lcp` off) that a linear solver accepts.
+pub(crate) fn linear_copy(p: &Problem<'_>) -> OwnedProblem {
+    let mut owned = OwnedProblem::from_view(p);
+    owned.lcp = false;
+    owned
+}
+
+/// Whether the LCP rows are active: `lcp` set and some fluid cell in S.
+pub(crate) fn has_lcp_rows(p: &Problem<'_>) -> bool {
+    p.lcp && (0..p.cell_count()).any(|c| p.is_fluid(c) && p.complementarity[c] != 0)
+}
+
+/// The outer bound and a linear inner solver for `p`.
+pub(crate) fn setup(
+    s: &OuterSettings,
+    p: &Problem<'_>,
+) -> Result<(f64, Box<dyn PressureSolver>), SolveError> {
+    let rhs_norm = (0..p.cell_count())
+        .filter(|&c| p.is_fluid(c))
+        .fold(0.0f64, |m, c| m.max(p.rhs[c].abs()));
+    let bound = s.tolerance.bound(rhs_norm);
+    let inner = s
+        .inner
+        .instantiate(bound * s.inner_tolerance, s.max_iterations)?;
+    Ok((bound, inner))
+}
+
+/// Without LCP rows the LCP is the linear problem: one inner solve (one outer iteration).
+pub(crate) fn solve_linear(
+    inner: &mut dyn PressureSolver,
+    p: &mut Problem<'_>,
+    bound: f64,
+) -> Result<SolveStats, SolveError> {
+    let mut owned = linear_copy(p);
+    let st = inner.solve(&mut owned.view())?;
+    p.pressure.copy_from_slice(&owned.pressure);
+    let residual = lcp_residual(p, p.pressure);
+    Ok(SolveStats {
+        iterations: st.iterations,
+        outer_iterations: 1,
+        residual,
+        initial_residual: st.initial_residual,
+        converged: u32::from(residual <= bound),
+    })
+}
+
+/// Per-cell state of an outer loop (policy or penalty set), kept between time steps and reused
+/// while the grid dimensions match.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StepMemory {
+    dims: [usize; 3],
+    /// Per cell: `Some(flag)` where the previous step decided, `None` elsewhere.
+    flags: Vec<Option<bool>>,
+}
+
+impl StepMemory {
+    /// The remembered flag of cell `c`, if the grid matches.
+    pub fn get(&self, dims: [usize; 3], c: usize) -> Option<bool> {
+        if self.dims == dims {
+            self.flags.get(c).copied().flatten()
+        } else {
+            None
+        }
+    }
+
+    /// Remembers `flags` for a grid of `dims`.
+    pub fn set(&mut self, dims: [usize; 3], flags: Vec<Option<bool>>) {
+        self.dims = dims;
+        self.flags = flags;
+    }
+}
+
+/// `(A p − rhs)[c]` for a fluid cell `c` (the complementarity slack `w`).
+pub(crate) fn slack(p: &Problem<'_>, x: &[f64], c: usize) -> f64 {
+    crate::stencil::Stencil::of(p).row_dot(c, x) - p.rhs[c]
+}
