@@ -16,13 +16,13 @@ pub mod stencil;
 
 pub use owned::OwnedProblem;
 pub use stencil::Stencil;
-/// Tolerance rule shared by every solver.
-pub mod tolerance;
 /// Sparse direct (Cholesky) reference solve through faer.
 pub mod direct;
 /// Conjugate gradient with Jacobi, IC(0), MIC(0) and red-black SSOR preconditioners.
 pub mod krylov;
-/// Geometric multigrid (Karlsson §5.3-5.5, Chentanez & Müller), full cycle, MGPCG.
-pub mod multigrid;
 /// LCP solvers for separating walls (Lai et al.): PGS, policy iteration, penalty, FAS-MG, FMG.
 pub mod lcp;
+/// Geometric multigrid (Karlsson §5.3-5.5, Chentanez & Müller), full cycle, MGPCG.
+pub mod multigrid;
+/// Tolerance rule shared by every solver.
+pub mod tolerance;
