@@ -133,3 +133,47 @@ fn same_seed_gives_identical_runs() {
     let (a, b) = (run(), run());
     assert_eq!(a.pos, b.pos, "runs with one seed must be bit-identical");
 }
+
+/// Particles in the upper half within 1.5 cells of the circle's wall, summed over frames
+/// `from..to` of the Lai et al. circle scene.
+fn clinging_to_top(boundary: &str, solver: &str, n: usize, from: u32, to: u32) -> usize {
+    let mut doc = graph("lcp_circle_2d.ron");
+    doc.settings.grid = [n, n, 1];
+    doc.settings.cell_size = 1.0 / n as f32;
+    set(&mut doc, "export", "ply", Bool(false));
+    set(&mut doc, "export", "png", Bool(false));
+    set(&mut doc, "pressure", "boundary", Text(boundary.into()));
+    set(&mut doc, "pressure", "solver", Text(solver.into()));
+    let registry = registry();
+    let (mut sim, _out) = simulation(&doc, &registry);
+    let dx = 1.0 / n as f32;
+    let mut count = 0;
+    for frame in 0..to {
+        sim.advance_frame().expect("frame");
+        if frame >= from {
+            let p = sim.particles().unwrap();
+            count += p
+                .pos
+                .iter()
+                .filter(|x| {
+                    let r = ((x.x - 0.5).powi(2) + (x.y - 0.5).powi(2)).sqrt();
+                    x.y > 0.6 && r > 0.45 - 1.5 * dx
+                })
+                .count();
+        }
+    }
+    count
+}
+
+#[test]
+fn separating_walls_let_liquid_fall_from_the_top_of_the_circle() {
+    let standard = clinging_to_top("standard", "pcg/mic0-pcg", 64, 14, 30);
+    let separating = clinging_to_top("separating", "lcp/fas-mg", 64, 14, 30);
+    eprintln!("particle-frames at the top of the circle: standard {standard}, separating {separating}");
+    assert!(
+        standard > 200,
+        "the slosh reaches the top in standard mode ({standard})"
+    );
+    assert!((separating as f64) < 0.5 * standard as f64,
+        "separating walls: {separating} particle-frames at the top vs {standard} with standard walls");
+}

@@ -47,12 +47,26 @@ fn face_sum(spec: &GridSpec, vel: &MacGrid, cells: &CellGrid, ijk: [usize; 3]) -
 /// Largest `|Σ face differences|` over fluid cells (solved units: `max |∇·u| · dx`), faces to
 /// solid cells counted as 0 velocity.
 pub fn divergence_residual(spec: &GridSpec, vel: &MacGrid, cells: &CellGrid) -> f32 {
+    divergence_violation(spec, vel, cells, None)
+}
+
+/// Like [`divergence_residual`], but cells flagged in `separating` (the LCP set S, same layout
+/// as `cells`) may have positive divergence — liquid leaving the wall — so only a negative
+/// divergence (compression) counts there (Lai et al. eq. 3.6).
+pub fn divergence_violation(
+    spec: &GridSpec,
+    vel: &MacGrid,
+    cells: &CellGrid,
+    separating: Option<&[u8]>,
+) -> f32 {
     assert_eq!(cells.dims(), spec.dims(), "cells on another grid");
     let mut row_max = vec![0.0f32; spec.nj * spec.nk];
     par_for_each_mut([1, spec.nj, spec.nk], &mut row_max, |_, j, k, m| {
         for i in 0..spec.ni {
             if cells[(i, j, k)].is_fluid() {
-                *m = m.max(face_sum(spec, vel, cells, [i, j, k]).abs());
+                let d = face_sum(spec, vel, cells, [i, j, k]);
+                let may_separate = separating.is_some_and(|s| s[cells.index(i, j, k)] != 0);
+                *m = m.max(if may_separate { (-d).max(0.0) } else { d.abs() });
             }
         }
     });

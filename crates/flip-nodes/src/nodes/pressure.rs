@@ -6,7 +6,7 @@ mod params;
 
 use super::common::{failed, spec};
 use crate::params::Params;
-use flip_core::measure::{fluid_cell_count, max_divergence};
+use flip_core::measure::{divergence_violation, fluid_cell_count};
 use flip_core::pressure::PressureSystem;
 use flip_core::project::{apply_pressure, assemble, AssembleParams};
 use flip_graph::{
@@ -122,10 +122,10 @@ impl Node for PressureSolve {
         io.stat("initial_residual", stats.initial_residual);
         io.stat("converged", f64::from(stats.converged));
         io.stat("solve_ms", solve_ms);
-        io.stat(
-            "max_divergence",
-            f64::from(max_divergence(g, &f.vel, &cells)),
-        );
+        // On separating walls (set S) positive divergence is liquid leaving the wall.
+        let s_cells = self.separating.then_some(&sys.complementarity[..]);
+        let violation = divergence_violation(g, &f.vel, &cells, s_cells) / g.dx;
+        io.stat("max_divergence", f64::from(violation));
         io.stat("fluid_cells", fluid_cell_count(&cells) as f64);
         io.set("pressure", Value::Scalar(Arc::new(sys.physical_pressure())));
         io.set("velocity", Value::Velocity(field));
