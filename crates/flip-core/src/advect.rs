@@ -199,6 +199,7 @@ mod tests {
                 },
                 inverted: false,
                 shell: 0.0,
+                subtract: false,
             };
             let solids = Solids::new(spec, vec![sphere]);
             // a field that drives everything towards the sphere centre / the floor

@@ -38,7 +38,8 @@ pub enum ShapeKind {
 }
 
 /// One solid: a shape, optionally inverted (solid outside), optionally hollow (a shell of the
-/// given thickness).
+/// given thickness), either added to the solids before it or carved out of them (`subtract`,
+/// e.g. holes in a hollow shell).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Shape {
     /// The primitive.
@@ -47,6 +48,9 @@ pub struct Shape {
     pub inverted: bool,
     /// If > 0: only a shell of this thickness around the surface is solid.
     pub shell: f32,
+    /// Carve this shape out of the solids listed before it instead of adding it.
+    #[serde(default)]
+    pub subtract: bool,
 }
 
 /// All solids of a scene: the domain walls plus a union of shapes, in a grid of size `spec`.
@@ -61,6 +65,16 @@ pub struct Solids {
 }
 
 impl Shape {
+    /// Combines the signed distance of the solids so far with this shape's (union or carve).
+    #[inline]
+    pub fn combine(&self, so_far: f32, own: f32) -> f32 {
+        if self.subtract {
+            so_far.max(-own)
+        } else {
+            so_far.min(own)
+        }
+    }
+
     /// Signed distance of `p` to this shape (negative inside the solid). `is_2d` ignores z.
     pub fn distance(&self, p: Vec3, spec: &GridSpec) -> f32 {
         let is_2d = spec.is_2d();
@@ -124,7 +138,7 @@ impl Solids {
                         d = d.min(p.z - wall).min(ext.z - wall - p.z);
                     }
                     for s in &shapes {
-                        d = d.min(s.distance(p, &spec));
+                        d = s.combine(d, s.distance(p, &spec));
                     }
                     phi[(i, j, k)] = d;
                 }
@@ -151,7 +165,7 @@ impl Solids {
         }
         self.shapes
             .iter()
-            .fold(d, |d, s| d.min(s.distance(p, &self.spec)))
+            .fold(d, |d, s| s.combine(d, s.distance(p, &self.spec)))
     }
 
     /// Outward normal (pointing out of the solid) at `p`, by central differences.
@@ -171,5 +185,49 @@ impl Solids {
     #[inline]
     pub fn is_solid_cell(&self, i: usize, j: usize, k: usize) -> bool {
         self.phi[(i, j, k)] < 0.0
+    }
+}
+
+#[cfg(test)]
+mod carve_tests {
+    use super::*;
+
+    #[test]
+    fn a_subtracted_box_cuts_a_hole_in_a_hollow_sphere() {
+        let spec = GridSpec::new(32, 32, 32, 1.0 / 32.0);
+        let shell = Shape {
+            kind: ShapeKind::Sphere {
+                center: Vec3::splat(0.5),
+                radius: 0.25,
+            },
+            inverted: false,
+            shell: 0.06,
+            subtract: false,
+        };
+        let hole = Shape {
+            kind: ShapeKind::Box {
+                min: Vec3::new(0.45, 0.6, 0.45),
+                max: Vec3::new(0.55, 0.9, 0.55),
+            },
+            inverted: false,
+            shell: 0.0,
+            subtract: true,
+        };
+        let solids = Solids::new(spec, vec![shell.clone(), hole]);
+        let on_top = Vec3::new(0.5, 0.75, 0.5); // on the shell, inside the hole
+        let on_side = Vec3::new(0.75, 0.5, 0.5); // on the shell, away from the hole
+        assert!(solids.distance(on_top) > 0.0, "the hole is open");
+        assert!(
+            solids.distance(on_side) < 0.0,
+            "the rest of the shell is solid"
+        );
+        assert!(
+            solids.distance(Vec3::splat(0.5)) > 0.0,
+            "the shell is hollow"
+        );
+        assert!(
+            Solids::new(spec, vec![shell]).distance(on_top) < 0.0,
+            "without the hole it is closed"
+        );
     }
 }

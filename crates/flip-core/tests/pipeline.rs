@@ -153,6 +153,7 @@ fn dam_break_2d_with_an_obstacle() {
         },
         inverted: false,
         shell: 0.0,
+        subtract: false,
     };
     run(spec, Solids::new(spec, vec![ball]), 40);
 }

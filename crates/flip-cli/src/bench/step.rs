@@ -25,7 +25,7 @@ pub struct StepArgs {
     /// Untimed warm-up steps.
     #[arg(long, default_value_t = 2)]
     pub warmup: u32,
-    /// Graph (default graphs/bench_dam_break_3d.ron; 2D switches it to nk = 1).
+    /// Graph (default graphs/bench_dam_break_3d.ron, or bench_dam_break_2d.ron with --dim 2).
     #[arg(long)]
     pub graph: Option<PathBuf>,
     /// Overrides, e.g. pressure.solver=pcg/mic0-pcg (repeatable).
@@ -48,10 +48,13 @@ fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
 
 /// Runs the benchmark.
 pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
-    let graph = a
-        .graph
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("graphs/bench_dam_break_3d.ron"));
+    let graph = a.graph.clone().unwrap_or_else(|| {
+        PathBuf::from(if a.dim == 2 {
+            "graphs/bench_dam_break_2d.ron"
+        } else {
+            "graphs/bench_dam_break_3d.ron"
+        })
+    });
     let grid = if a.dim == 2 {
         format!("[{0}, {0}, 1]", a.size)
     } else {

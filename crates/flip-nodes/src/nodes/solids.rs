@@ -56,6 +56,7 @@ impl SolidsNode {
             kind,
             inverted: p.bool("inverted").unwrap_or(false),
             shell: p.f32("shell").unwrap_or(0.0),
+            subtract: p.text("operation").is_ok_and(|o| o == "subtract"),
         });
         Ok(Self {
             shape,
@@ -124,6 +125,13 @@ pub fn kind() -> NodeKind {
             ParamSpec::vec3("center", "Center", "centre (m)", [0.5, 0.5, 0.5]),
             ParamSpec::vec3("size", "Size", "box size (m)", [0.2, 0.2, 0.2]),
             ParamSpec::float("radius", "Radius", "sphere radius (m)", 0.45, 0.0, 1e3),
+            ParamSpec::choice(
+                "operation",
+                "Operation",
+                "add the shape to the solids before it, or carve it out of them (holes)",
+                &["union", "subtract"],
+                "union",
+            ),
             ParamSpec::bool(
                 "inverted",
                 "Inverted",
