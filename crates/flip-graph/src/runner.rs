@@ -54,6 +54,8 @@ pub struct StepReport {
 /// A running simulation of one graph.
 pub struct Simulation {
     plan: ExecPlan,
+    /// The plan's levels, shared so a substep can walk them while mutating `self`.
+    levels: Arc<[Vec<usize>]>,
     nodes: Vec<Box<dyn Node>>,
     settings: Arc<Settings>,
     out_dir: PathBuf,
@@ -111,6 +113,7 @@ impl Simulation {
             .collect();
         let settings = Arc::new(plan.settings.clone());
         let mut sim = Self {
+            levels: plan.levels.clone().into(),
             plan,
             nodes,
             settings,
@@ -288,8 +291,8 @@ impl Simulation {
         if let Some(si) = self.plan.step_input {
             slots[si] = std::mem::take(&mut self.state);
         }
-        for level in self.plan.levels.clone() {
-            self.run_level(&level, &ctx, &mut slots, &mut left, &mut report)?;
+        for level in self.levels.clone().iter() {
+            self.run_level(level, &ctx, &mut slots, &mut left, &mut report)?;
         }
         self.time += f64::from(dt);
         self.step += 1;
