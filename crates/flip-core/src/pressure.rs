@@ -1,33 +1,37 @@
-use crate::grid::{Grid3, GridSpec};
+//! The assembled pressure system of one projection: the plugin SDK's [`OwnedProblem`] (the one
+//! home of the pressure-problem data) plus what the host needs to turn the solution back into
+//! pascals. It dereferences to the problem, so `sys.diag`, `sys.rhs`, `sys.pressure`… read as
+//! fields.
+//!
+//! Scaling: `A` has O(1) entries (`diag` = number of non-solid neighbour faces, `off_* = -1`
+//! between fluid cells) and `rhs = -Σ face velocity differences` (m/s), so the solution is
+//! `p_solved = p · dt / (ρ · dx)`; [`PressureSystem::scale`] holds `ρ·dx/dt`.
 
-/// The assembled pressure system of one projection, owned by the host (see the plugin ABI's
-/// `PressureProblem` for the contract). Arrays are cell-centred, x fastest.
-///
-/// Scaling: `A` has O(1) entries (`diag` = number of non-solid neighbour faces, `off_* = -1`
-/// between fluid cells) and `rhs = -Σ face velocity differences` (m/s), so the solution is
-/// `p_solved = p · dt / (ρ · dx)`; [`PressureSystem::scale`] holds `ρ·dx/dt`.
+use crate::grid::{Grid3, GridSpec};
+pub use flip_plugin::sdk::OwnedProblem;
+
+/// Pressure system of one projection, owned by the host.
 #[derive(Clone, Debug, Default)]
 pub struct PressureSystem {
-    /// Grid geometry.
+    /// Grid geometry (set by `project::assemble`).
     pub spec: Option<GridSpec>,
-    /// `CELL_*` per cell.
-    pub cell_kind: Vec<u8>,
-    /// `A[c][c]`.
-    pub diag: Vec<f32>,
-    /// `A[c][c+x̂]`, `A[c][c+ŷ]`, `A[c][c+ẑ]`.
-    pub off: [Vec<f32>; 3],
-    /// Right-hand side.
-    pub rhs: Vec<f64>,
-    /// Liquid signed distance.
-    pub liquid_phi: Vec<f32>,
-    /// Solid signed distance.
-    pub solid_phi: Vec<f32>,
-    /// Set S (cells that may separate from a solid).
-    pub complementarity: Vec<u8>,
-    /// Solution (in: initial guess).
-    pub pressure: Vec<f64>,
+    /// The problem handed to the solver.
+    pub problem: OwnedProblem,
     /// `ρ·dx/dt`: multiply the solution by this to get pascals.
     pub scale: f64,
+}
+
+impl std::ops::Deref for PressureSystem {
+    type Target = OwnedProblem;
+    fn deref(&self) -> &OwnedProblem {
+        &self.problem
+    }
+}
+
+impl std::ops::DerefMut for PressureSystem {
+    fn deref_mut(&mut self) -> &mut OwnedProblem {
+        &mut self.problem
+    }
 }
 
 impl PressureSystem {

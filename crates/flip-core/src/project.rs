@@ -44,6 +44,11 @@ pub fn assemble(
     assert_eq!(solids.phi.dims(), dims, "solids on another grid");
     sys.spec = Some(*spec);
     sys.scale = params.density as f64 * spec.dx as f64 / params.dt as f64;
+    let sys = &mut sys.problem; // disjoint field borrows below
+    sys.dims = dims;
+    sys.dimension = spec.dimension();
+    sys.dx = f64::from(spec.dx);
+    sys.lcp = params.separating;
     for v in sys.off.iter_mut().chain([&mut sys.diag]) {
         v.resize(n, 0.0);
     }

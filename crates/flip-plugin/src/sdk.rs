@@ -18,13 +18,16 @@ mod dump;
 /// Shims behind the exported C functions (used by the macro only).
 #[doc(hidden)]
 pub mod ffi;
+/// Owned problems.
+mod owned;
 /// Parameter schemas and resolved values.
 mod params;
 /// The safe problem view.
 mod problem;
 
 pub use crate::abi::SolveStats;
-pub use dump::{DumpedProblem, DUMP_MAGIC};
+pub use dump::DUMP_MAGIC;
+pub use owned::OwnedProblem;
 pub use params::{Algorithm, ParamKind, ParamSchema, Params};
 pub use problem::{Problem, ProblemError};
 

@@ -83,22 +83,9 @@ impl Node for PressureSolve {
             previous,
             &mut self.system,
         );
+        self.system.step = ctx.step;
         let sys = &mut self.system;
-        let mut view = Problem {
-            dims: g.dims(),
-            dimension: g.dimension(),
-            dx: f64::from(g.dx),
-            lcp: self.separating,
-            step: ctx.step,
-            cell_kind: &sys.cell_kind,
-            diag: &sys.diag,
-            off: [&sys.off[0], &sys.off[1], &sys.off[2]],
-            rhs: &sys.rhs,
-            liquid_phi: &sys.liquid_phi,
-            solid_phi: &sys.solid_phi,
-            complementarity: &sys.complementarity,
-            pressure: &mut sys.pressure,
-        };
+        let mut view = sys.problem.view();
         if let Some(dir) = &self.dump_dir {
             dump(dir, ctx.step, &view)?;
         }

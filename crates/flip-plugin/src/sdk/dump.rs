@@ -6,42 +6,11 @@
 //! liquid_phi `f32`, solid_phi `f32`, complementarity `u8`, pressure (initial guess) `f64` —
 //! each as one contiguous array of `ni·nj·nk` values.
 
-use super::Problem;
+use super::{OwnedProblem, Problem};
 use std::io::Write;
 
 /// File magic.
 pub const DUMP_MAGIC: &[u8; 8] = b"FGPROB01";
-
-/// A problem read back from a dump, owning its arrays.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DumpedProblem {
-    /// Cells per axis.
-    pub dims: [usize; 3],
-    /// 2 or 3.
-    pub dimension: usize,
-    /// Cell size.
-    pub dx: f64,
-    /// LCP flag.
-    pub lcp: bool,
-    /// Step index.
-    pub step: u64,
-    /// Cell kinds.
-    pub cell_kind: Vec<u8>,
-    /// Diagonal.
-    pub diag: Vec<f32>,
-    /// Couplings.
-    pub off: [Vec<f32>; 3],
-    /// Right-hand side.
-    pub rhs: Vec<f64>,
-    /// Liquid level set.
-    pub liquid_phi: Vec<f32>,
-    /// Solid level set.
-    pub solid_phi: Vec<f32>,
-    /// Set S.
-    pub complementarity: Vec<u8>,
-    /// Initial guess.
-    pub pressure: Vec<f64>,
-}
 
 impl Problem<'_> {
     /// Writes this problem in the dump format.
@@ -106,12 +75,12 @@ impl Reader<'_> {
     }
 }
 
-impl DumpedProblem {
+impl OwnedProblem {
     /// Parses a dump.
     ///
     /// # Errors
     /// A message for a wrong magic or a truncated file.
-    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+    pub fn parse_dump(bytes: &[u8]) -> Result<Self, String> {
         let mut r = Reader(bytes);
         if r.take(8)? != DUMP_MAGIC {
             return Err("not a flipgraph pressure-problem dump".into());
@@ -138,25 +107,6 @@ impl DumpedProblem {
             pressure: r.f64s(n)?,
         })
     }
-
-    /// The SDK view of the dumped problem.
-    pub fn view(&mut self) -> Problem<'_> {
-        Problem {
-            dims: self.dims,
-            dimension: self.dimension,
-            dx: self.dx,
-            lcp: self.lcp,
-            step: self.step,
-            cell_kind: &self.cell_kind,
-            diag: &self.diag,
-            off: [&self.off[0], &self.off[1], &self.off[2]],
-            rhs: &self.rhs,
-            liquid_phi: &self.liquid_phi,
-            solid_phi: &self.solid_phi,
-            complementarity: &self.complementarity,
-            pressure: &mut self.pressure,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -165,7 +115,7 @@ mod tests {
 
     #[test]
     fn dump_round_trips() {
-        let mut d = DumpedProblem {
+        let mut d = OwnedProblem {
             dims: [3, 2, 1],
             dimension: 2,
             dx: 0.5,
@@ -182,7 +132,7 @@ mod tests {
         };
         let mut bytes = Vec::new();
         d.view().write_dump(&mut bytes).unwrap();
-        assert_eq!(DumpedProblem::parse(&bytes).unwrap(), d);
-        assert!(DumpedProblem::parse(&bytes[..bytes.len() - 1]).is_err());
+        assert_eq!(OwnedProblem::parse_dump(&bytes).unwrap(), d);
+        assert!(OwnedProblem::parse_dump(&bytes[..bytes.len() - 1]).is_err());
     }
 }
