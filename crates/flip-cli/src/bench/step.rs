@@ -81,7 +81,8 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut per_node: Vec<Vec<f64>> = vec![Vec::new(); sim.plan().nodes.len()];
     let mut walls = Vec::new();
     for s in 0..a.steps {
-        let r = sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
+        // Substep indices keep counting: index 0 is the start of the run (one-shot emitters).
+        let r = sim.substep(dt, a.warmup + s, false).map_err(|e| anyhow!("{e}"))?;
         for (i, t) in r.node_times.iter().enumerate() {
             per_node[i].push(t.as_secs_f64());
         }
