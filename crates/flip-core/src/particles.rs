@@ -27,6 +27,22 @@ impl Particles {
     pub fn max_speed(&self) -> f32 {
         self.vel.iter().fold(0.0f32, |m, v| m.max(v.length()))
     }
+    /// Largest speed, or `None` if any position or velocity is not finite; one parallel pass.
+    pub fn checked_max_speed(&self) -> Option<f32> {
+        use rayon::prelude::*;
+        self.pos
+            .par_iter()
+            .zip(&self.vel)
+            .map(|(p, v)| {
+                if p.is_finite() && v.is_finite() {
+                    Some(v.length())
+                } else {
+                    None
+                }
+            })
+            .try_reduce(|| 0.0, |a, b| Some(a.max(b)))
+    }
+
     /// Whether every position and velocity is finite.
     pub fn all_finite(&self) -> bool {
         self.pos.iter().chain(&self.vel).all(|v| v.is_finite())

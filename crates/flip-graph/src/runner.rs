@@ -296,11 +296,7 @@ impl Simulation {
         }
         self.time += f64::from(dt);
         self.step += 1;
-        self.check_state(substep)?;
-        if let Some(p) = self.particles() {
-            report.particles = p.len();
-            report.max_speed = p.max_speed();
-        }
+        (report.particles, report.max_speed) = self.check_state(substep)?;
         report.wall = start.elapsed();
         Ok(report)
     }
@@ -346,21 +342,25 @@ impl Simulation {
                 work.push((i, node, io));
             }
         }
-        let results: Vec<(usize, NodeIo, Duration, Result<(), String>)> = work
-            .into_par_iter()
-            .map(|(i, node, mut io)| {
-                let t = Instant::now();
-                let r = if Some(i) == step_in {
-                    Ok(())
-                } else {
-                    match catch_unwind(AssertUnwindSafe(|| node.eval(ctx, &mut io))) {
-                        Ok(r) => r.map_err(|e| e.to_string()),
-                        Err(payload) => Err(panic_text(payload.as_ref())),
-                    }
-                };
-                (i, io, t.elapsed(), r)
-            })
-            .collect();
+        let run = |(i, node, mut io): (usize, &mut Box<dyn Node>, NodeIo)| {
+            let t = Instant::now();
+            let r = if Some(i) == step_in {
+                Ok(())
+            } else {
+                match catch_unwind(AssertUnwindSafe(|| node.eval(ctx, &mut io))) {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(payload) => Err(panic_text(payload.as_ref())),
+                }
+            };
+            (i, io, t.elapsed(), r)
+        };
+        // A lone node runs on this thread (handing it to the pool only adds latency); nodes of
+        // a wider level run in parallel.
+        let results: Vec<(usize, NodeIo, Duration, Result<(), String>)> = if work.len() == 1 {
+            work.into_iter().map(run).collect()
+        } else {
+            work.into_par_iter().map(run).collect()
+        };
         let mut failure = None;
         for (i, io, elapsed, r) in results {
             self.timings[i].total += elapsed;
@@ -393,9 +393,10 @@ impl Simulation {
         failure.map_or(Ok(()), Err)
     }
 
-    fn check_state(&self, substep: u32) -> Result<(), RunError> {
+    /// Refuses a blown-up state; returns the particle count and largest speed.
+    fn check_state(&self, substep: u32) -> Result<(usize, f32), RunError> {
         let Some(p) = self.particles() else {
-            return Ok(());
+            return Ok((0, 0.0));
         };
         let blow = |message: String| {
             Err(RunError::BlowUp {
@@ -404,17 +405,16 @@ impl Simulation {
                 message,
             })
         };
-        if !p.all_finite() {
+        let Some(v) = p.checked_max_speed() else {
             return blow("a particle position or velocity is not finite".into());
-        }
+        };
         let extent = self.settings.grid_spec().extent().max_element();
-        let v = p.max_speed();
         if v * (1.0 / self.settings.fps) > 100.0 * extent {
             return blow(format!(
                 "particle speed {v:.3e} m/s crosses the domain 100× per frame"
             ));
         }
-        Ok(())
+        Ok((p.len(), v))
     }
 }
 
