@@ -246,6 +246,7 @@ fn print_tables(rows: &[Row]) {
                     .filter(|r| r.dim == dim)
                     .map(|r| r.size)
                     .collect();
+                s.sort_unstable();
                 s.dedup();
                 s
             };
