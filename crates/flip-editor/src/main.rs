@@ -1,1 +1,111 @@
-fn main() {}
+//! `flipgraph-editor [GRAPH] [--plugin-dir DIR]…`: the node editor. A separate binary keeps the
+//! headless `flipgraph` CLI free of GUI dependencies.
+#![forbid(unsafe_code)]
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use flip_editor::autorun::AutoRun;
+use flip_editor::viewport::Overlay;
+use flip_editor::{App, Options};
+use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+const USAGE: &str = "\
+usage: flipgraph-editor [GRAPH] [options]
+
+Opens GRAPH (a graphs/*.ron file; default: the built-in 2D dam break).
+
+options:
+  --plugin-dir DIR         extra folder with solver plugins (repeatable; searched before
+                           $FLIPGRAPH_PLUGIN_PATH and the executable's folder)
+  --autoplay               start playing at once
+  --quit-after-frames N    pause after N frames and quit
+  --screenshot PNG         with --quit-after-frames: save a screenshot of the window first
+  --overlay KIND           show an overlay: none | level-set | cells
+  --size WxH               window size in pixels (default 1600x900)
+  -h, --help               this text";
+
+struct Args {
+    graph: Option<PathBuf>,
+    plugin_dirs: Vec<PathBuf>,
+    auto: AutoRun,
+    size: [f32; 2],
+}
+
+fn parse_args() -> Result<Args> {
+    let mut args = Args {
+        graph: None,
+        plugin_dirs: vec![],
+        auto: AutoRun::default(),
+        size: [1600.0, 900.0],
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or_else(|| anyhow!("{a} needs a value"));
+        match a.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            "--plugin-dir" => args.plugin_dirs.push(value()?.into()),
+            "--autoplay" => args.auto.autoplay = true,
+            "--screenshot" => args.auto.screenshot = Some(value()?.into()),
+            "--quit-after-frames" => {
+                let v = value()?;
+                args.auto.quit_after = Some(v.parse().with_context(|| format!("frames: {v}"))?);
+            }
+            "--overlay" => {
+                args.auto.overlay = Some(match value()?.as_str() {
+                    "none" => Overlay::None,
+                    "level-set" | "levelset" => Overlay::LevelSet,
+                    "cells" => Overlay::Cells,
+                    other => bail!("unknown overlay `{other}` (none, level-set, cells)"),
+                })
+            }
+            "--size" => {
+                let v = value()?;
+                let (w, h) = v
+                    .split_once('x')
+                    .ok_or_else(|| anyhow!("--size WxH, got {v}"))?;
+                args.size = [w.parse()?, h.parse()?];
+            }
+            s if s.starts_with('-') => bail!("unknown option {s}\n\n{USAGE}"),
+            _ if args.graph.is_none() => args.graph = Some(a.into()),
+            _ => bail!("more than one graph given\n\n{USAGE}"),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> Result<()> {
+    let args = parse_args()?;
+    let mut dirs = args.plugin_dirs.clone();
+    dirs.extend(default_plugin_dirs());
+    let plugins = Arc::new(PluginSet::load_dirs(&dirs));
+    for r in &plugins.refused {
+        eprintln!("flipgraph-editor: plugin refused: {r}");
+    }
+    let registry = flip_nodes::builtin_registry(plugins.clone());
+    let exit_code = args.auto.exit_code.clone();
+    let opts = Options {
+        graph: args.graph,
+        auto: args.auto,
+    };
+    let native = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size(args.size)
+            .with_title("flipgraph editor"),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "flipgraph editor",
+        native,
+        Box::new(move |cc| Ok(Box::new(App::new(&cc.egui_ctx, plugins, registry, opts)))),
+    )
+    .map_err(|e| anyhow!("cannot start the window: {e}"))?;
+    match exit_code.load(Ordering::Relaxed) {
+        0 => Ok(()),
+        code => std::process::exit(code),
+    }
+}

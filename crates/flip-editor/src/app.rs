@@ -1,0 +1,368 @@
+//! The eframe application: owns the document, the simulation worker and the frame cache, and
+//! lays out the window (top bar, node canvas on the left, viewport and stats on the right).
+
+use crate::autorun::AutoRun;
+use crate::convert::EditorDoc;
+use crate::edit::reaches;
+use crate::files::Pending;
+use crate::frames::FrameData;
+use crate::types::{AllKinds, NodeStatus, Response, UserState};
+use crate::viewport::Camera;
+use crate::worker::{Command, Event, Worker};
+use egui::Context;
+use egui_node_graph2::{InputId, NodeResponse, OutputId};
+use flip_graph::{GraphDoc, NodeRegistry};
+use flip_plugin::host::PluginSet;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The scene opened when no graph is given.
+pub const DEFAULT_SCENE: &str = include_str!("../../../graphs/dam_break_2d.ron");
+/// Edits are applied to the simulation after this much quiet (dragging a value sends many).
+const RELOAD_DELAY: Duration = Duration::from_millis(300);
+
+/// Start-up options from the command line.
+pub struct Options {
+    /// Graph file to open (`None`: the built-in dam break).
+    pub graph: Option<PathBuf>,
+    /// Autoplay / screenshot / quit for scripted runs.
+    pub auto: AutoRun,
+}
+
+/// The editor.
+pub struct App {
+    pub(crate) doc: EditorDoc,
+    pub(crate) user: UserState,
+    pub(crate) plugins: Arc<PluginSet>,
+    /// The open file (`None`: untitled).
+    pub(crate) path: Option<PathBuf>,
+    pub(crate) dirty: bool,
+    pub(crate) worker: Worker,
+    pub(crate) gen: u64,
+    /// Cached frames of the current generation (index = frame number − 1).
+    pub(crate) frames: Vec<Arc<FrameData>>,
+    /// Index of the shown frame.
+    pub(crate) shown: usize,
+    /// Show the newest frame as it arrives.
+    pub(crate) follow: bool,
+    pub(crate) playing: bool,
+    pub(crate) finished: bool,
+    /// Validation errors by node id ("" = not about one node).
+    pub(crate) invalid: HashMap<String, Vec<String>>,
+    /// The run's failure: node and message.
+    pub(crate) failure: Option<(Option<String>, String)>,
+    pub(crate) cam: Camera,
+    /// Run export nodes (write files) in the editor.
+    pub(crate) write_exports: bool,
+    pub(crate) pending_reload: Option<Instant>,
+    pub(crate) modal: Option<Pending>,
+    pub(crate) allow_close: bool,
+    pub(crate) toast: Option<(String, Instant)>,
+    pub(crate) auto: AutoRun,
+    pub(crate) title: String,
+    /// Fit the canvas to the graph on the next frame.
+    pub(crate) fit_view: bool,
+    /// Rearrange the nodes on the next frame.
+    pub(crate) tidy: bool,
+    /// Frames until the freshly loaded layout is checked for overlapping nodes.
+    pub(crate) overlap_check: u8,
+    /// The Open / Save As dialog, while open.
+    pub(crate) path_dialog: Option<crate::path_dialog::PathDialog>,
+}
+
+impl App {
+    /// Builds the editor: starts the worker and loads the initial graph.
+    pub fn new(
+        ctx: &Context,
+        plugins: Arc<PluginSet>,
+        registry: NodeRegistry,
+        opts: Options,
+    ) -> Self {
+        let registry = Arc::new(registry);
+        let wake_ctx = ctx.clone();
+        let worker = Worker::spawn(registry.clone(), move || wake_ctx.request_repaint());
+        let user = UserState::new(registry);
+        let default = GraphDoc::from_ron(DEFAULT_SCENE, "built-in dam_break_2d.ron")
+            .expect("the built-in scene parses");
+        let doc = EditorDoc::new(&default, &user);
+        let mut app = Self {
+            doc,
+            user,
+            plugins,
+            path: None,
+            dirty: false,
+            worker,
+            gen: 0,
+            frames: vec![],
+            shown: 0,
+            follow: true,
+            playing: false,
+            finished: false,
+            invalid: HashMap::new(),
+            failure: None,
+            cam: Camera::default(),
+            write_exports: false,
+            pending_reload: None,
+            modal: None,
+            allow_close: false,
+            toast: None,
+            auto: opts.auto,
+            title: String::new(),
+            fit_view: true,
+            tidy: false,
+            overlap_check: 3,
+            path_dialog: None,
+        };
+        if let Some(o) = app.auto.overlay {
+            app.cam.overlay = o;
+        }
+        match opts.graph {
+            Some(path) => app.open_path(&path),
+            None => app.reload(),
+        }
+        if app.auto.autoplay && !app.auto.active() {
+            app.worker.send(Command::Play);
+        }
+        app
+    }
+
+    /// Shows a short message in the top bar.
+    pub(crate) fn notify(&mut self, msg: impl Into<String>) {
+        self.toast = Some((msg.into(), Instant::now()));
+    }
+
+    /// Marks the document changed in a way the simulation must see (restart after a pause).
+    pub(crate) fn edited(&mut self) {
+        self.dirty = true;
+        self.pending_reload = Some(Instant::now());
+    }
+
+    /// Sends the current graph to the worker (back to frame 0; keeps playing if it was).
+    pub(crate) fn reload(&mut self) {
+        self.pending_reload = None;
+        self.gen += 1;
+        self.frames.clear();
+        self.shown = 0;
+        self.follow = true;
+        self.finished = false;
+        self.failure = None;
+        self.invalid.clear();
+        let out_dir = self.write_exports.then(|| self.user.base_dir.join("out"));
+        self.worker.send(Command::Load {
+            gen: self.gen,
+            doc: Box::new(self.doc.to_doc()),
+            base_dir: self.user.base_dir.clone(),
+            out_dir,
+        });
+        self.refresh_status();
+    }
+
+    /// The frame on screen.
+    pub(crate) fn shown_frame(&self) -> Option<&Arc<FrameData>> {
+        self.frames.get(self.shown)
+    }
+
+    /// Rebuilds the per-node status from the shown frame, validation and the failure.
+    pub(crate) fn refresh_status(&mut self) {
+        let mut status: HashMap<String, NodeStatus> = HashMap::new();
+        if let Some(f) = self.frames.get(self.shown) {
+            status.extend(f.nodes.iter().cloned());
+        }
+        for (node, errs) in &self.invalid {
+            if !node.is_empty() {
+                status
+                    .entry(node.clone())
+                    .or_default()
+                    .errors
+                    .extend(errs.iter().cloned());
+            }
+        }
+        if let Some((Some(node), msg)) = &self.failure {
+            status
+                .entry(node.clone())
+                .or_default()
+                .errors
+                .push(msg.clone());
+        }
+        self.user.status = status;
+    }
+
+    fn poll_worker(&mut self) {
+        let mut changed = false;
+        while let Ok(ev) = self.worker.rx.try_recv() {
+            changed = true;
+            match ev {
+                Event::Loaded { gen } if gen == self.gen => self.invalid.clear(),
+                Event::Invalid { gen, errors } if gen == self.gen => {
+                    self.invalid.clear();
+                    for e in errors {
+                        let key = e.node.clone().unwrap_or_default();
+                        let text = match (&e.node, &e.field) {
+                            (Some(_), Some(f)) => format!("`{f}`: {}", e.message),
+                            (Some(_), None) => e.message.clone(),
+                            (None, _) => e.to_string(),
+                        };
+                        self.invalid.entry(key).or_default().push(text);
+                    }
+                }
+                Event::Frame { gen, data } if gen == self.gen => {
+                    self.frames.push(Arc::from(data));
+                    crate::frames::enforce_budget(
+                        &mut self.frames,
+                        crate::frames::CACHE_BUDGET_BYTES,
+                    );
+                    if self.follow {
+                        self.shown = self.frames.len() - 1;
+                    }
+                }
+                Event::Failed { gen, node, message } if gen == self.gen => {
+                    self.failure = Some((node, message));
+                }
+                Event::Playing {
+                    gen,
+                    playing,
+                    finished,
+                } if gen == self.gen => {
+                    self.playing = playing;
+                    self.finished = finished;
+                }
+                _ => {}
+            }
+        }
+        if changed {
+            self.refresh_status();
+        }
+    }
+
+    /// Draws the node canvas and applies the library's responses.
+    pub(crate) fn canvas(&mut self, ui: &mut egui::Ui) {
+        let before: HashMap<InputId, Vec<OutputId>> =
+            self.doc.state.graph.iter_connection_groups().collect();
+        let zoom = self.doc.state.pan_zoom.zoom;
+        let kinds = AllKinds(self.user.registry.kinds().count());
+        if std::mem::take(&mut self.tidy) {
+            self.tidy_layout(ui.ctx());
+        }
+        let resp = self
+            .doc
+            .state
+            .draw_graph_editor(ui, kinds, &mut self.user, vec![]);
+        self.check_overlap(ui.ctx());
+        self.doc.track_zoom(zoom);
+        for r in resp.node_responses {
+            match r {
+                NodeResponse::ConnectEventEnded { output, input, .. } => {
+                    self.connected(output, input, &before);
+                }
+                NodeResponse::DisconnectEvent { .. } | NodeResponse::DeleteNodeFull { .. } => {
+                    self.edited();
+                }
+                NodeResponse::CreatedNode(n) => {
+                    self.doc.adopt_new_node(n);
+                    self.edited();
+                }
+                NodeResponse::MoveNode { .. } => self.dirty = true,
+                NodeResponse::User(Response::ParamChanged { node, name }) => {
+                    self.doc.state.graph[node].user_data.explicit.insert(name);
+                    self.doc.sync_params(node, &self.user.registry);
+                    self.edited();
+                }
+                NodeResponse::User(Response::Duplicate(node)) => self.duplicate(&[node]),
+                _ => {}
+            }
+        }
+    }
+
+    /// Accepts a new connection unless it closes a cycle (then the input's previous
+    /// connections come back).
+    fn connected(
+        &mut self,
+        output: OutputId,
+        input: InputId,
+        before: &HashMap<InputId, Vec<OutputId>>,
+    ) {
+        let g = &mut self.doc.state.graph;
+        let (from, to) = (g.get_output(output).node, g.get_input(input).node);
+        if reaches(g, to, from) {
+            g.remove_connection(input, output);
+            for o in before.get(&input).into_iter().flatten() {
+                g.add_connection(*o, input, 0);
+            }
+            self.notify(
+                "link refused: it would make a cycle (state crosses steps only through \
+                 step_input/step_output)",
+            );
+            return;
+        }
+        self.edited();
+    }
+
+    /// Duplicates nodes and selects the copies.
+    pub(crate) fn duplicate(&mut self, nodes: &[egui_node_graph2::NodeId]) {
+        let copies: Vec<_> = nodes.iter().map(|n| self.doc.duplicate(*n)).collect();
+        if !copies.is_empty() {
+            self.doc.state.selected_nodes = copies;
+            self.edited();
+        }
+    }
+
+    /// Play or pause.
+    pub(crate) fn toggle_play(&mut self) {
+        if self.pending_reload.is_some() || (self.finished && !self.playing) {
+            self.reload();
+        }
+        let cmd = if self.playing {
+            Command::Pause
+        } else {
+            Command::Play
+        };
+        self.playing = !self.playing;
+        self.follow = true;
+        self.worker.send(cmd);
+    }
+
+    fn update_title(&mut self, ctx: &Context) {
+        let name = self
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or("untitled (built-in dam break)".to_string(), |n| {
+                n.to_string_lossy().into_owned()
+            });
+        let title = format!(
+            "flipgraph editor — {name}{}",
+            if self.dirty { " *" } else { "" }
+        );
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
+    }
+}
+
+impl eframe::App for App {
+    fn update(&mut self, ctx: &Context, _frame: &mut eframe::Frame) {
+        self.poll_worker();
+        if self
+            .pending_reload
+            .is_some_and(|t| t.elapsed() >= RELOAD_DELAY)
+        {
+            self.reload();
+        } else if self.pending_reload.is_some() {
+            ctx.request_repaint_after(RELOAD_DELAY);
+        }
+        self.shortcuts(ctx);
+        self.handle_close(ctx);
+        self.top_bar(ctx);
+        self.side_panel(ctx);
+        egui::CentralPanel::default()
+            .frame(egui::Frame::none())
+            .show(ctx, |ui| self.canvas_panel(ui));
+        self.modal_ui(ctx);
+        self.path_dialog_ui(ctx);
+        self.update_title(ctx);
+        self.auto_step(ctx);
+    }
+}

@@ -1,0 +1,162 @@
+//! Per-node UI around the library's drawing: the id in the title bar, the title colour (red on
+//! error, violet for the step-state boundary), and below the ports the last run time, solver
+//! statistics, errors and a "Duplicate" button.
+
+use crate::types::{DataType, NodeData, NodeStatus, Response, UserState, ValueType};
+use egui::{Color32, RichText, Ui};
+use egui_node_graph2::{Graph, NodeDataTrait, NodeId, NodeResponse, UserResponseTrait};
+use flip_graph::step::STEP_INPUT;
+
+/// Title bar colour of the step-state boundary nodes.
+pub const STEP_COLOR: Color32 = Color32::from_rgb(110, 70, 150);
+/// Title bar colour of a node with an error.
+pub const ERROR_COLOR: Color32 = Color32::from_rgb(170, 40, 40);
+/// Badge colour of a solve that did not converge.
+pub const WARN_COLOR: Color32 = Color32::from_rgb(235, 200, 40);
+
+type G = Graph<NodeData, DataType, ValueType>;
+
+impl NodeDataTrait for NodeData {
+    type Response = Response;
+    type UserState = UserState;
+    type DataType = DataType;
+    type ValueType = ValueType;
+
+    fn top_bar_ui(
+        &self,
+        ui: &mut Ui,
+        _node_id: NodeId,
+        _graph: &G,
+        user_state: &mut UserState,
+    ) -> Vec<NodeResponse<Response, NodeData>> {
+        let id = RichText::new(&self.doc_id).small().weak();
+        ui.label(id)
+            .on_hover_text(format!("node id (kind `{}`)", self.kind));
+        let errors = user_state.status.get(&self.doc_id).map(|s| &s.errors);
+        if let Some(errors) = errors.filter(|e| !e.is_empty()) {
+            let badge = RichText::new("⚠").color(Color32::from_rgb(255, 200, 190));
+            ui.label(badge).on_hover_text(errors.join("\n"));
+        }
+        vec![]
+    }
+
+    fn output_ui(
+        &self,
+        ui: &mut Ui,
+        _node_id: NodeId,
+        _graph: &G,
+        _user_state: &mut UserState,
+        param_name: &str,
+    ) -> Vec<NodeResponse<Response, NodeData>> {
+        // Inside a row: a bare right-to-left layout would centre the label vertically in all
+        // the remaining height.
+        ui.horizontal(|ui| {
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.label(param_name);
+            });
+        });
+        vec![]
+    }
+
+    fn bottom_ui(
+        &self,
+        ui: &mut Ui,
+        node_id: NodeId,
+        _graph: &G,
+        user_state: &mut UserState,
+    ) -> Vec<NodeResponse<Response, NodeData>>
+    where
+        Response: UserResponseTrait,
+    {
+        if self.is_step_boundary() {
+            let note = if self.kind == STEP_INPUT {
+                "⟲ state from the previous time step"
+            } else {
+                "⟳ state for the next time step"
+            };
+            ui.label(
+                RichText::new(note)
+                    .small()
+                    .color(Color32::from_rgb(200, 170, 240)),
+            )
+            .on_hover_text(
+                "Simulation state crosses time steps only through the step_input / \
+                     step_output pair; every edge cycle is an error.",
+            );
+        }
+        if !self.known {
+            ui.colored_label(Color32::LIGHT_RED, format!("unknown kind `{}`", self.kind));
+        }
+        if let Some(status) = user_state.status.get(&self.doc_id) {
+            status_ui(ui, status);
+        }
+        let mut out = vec![];
+        ui.horizontal(|ui| {
+            let r = ui
+                .small_button("Duplicate")
+                .on_hover_text("copy this node (Ctrl+D)");
+            if r.clicked() {
+                out.push(NodeResponse::User(Response::Duplicate(node_id)));
+            }
+            if !self.help.is_empty() {
+                ui.label(RichText::new("(?)").weak())
+                    .on_hover_text(&self.help);
+            }
+        });
+        out
+    }
+
+    fn titlebar_color(
+        &self,
+        _ui: &Ui,
+        _node_id: NodeId,
+        _graph: &G,
+        user_state: &mut UserState,
+    ) -> Option<Color32> {
+        let failed = !self.known
+            || user_state
+                .status
+                .get(&self.doc_id)
+                .is_some_and(|s| !s.errors.is_empty());
+        if failed {
+            Some(ERROR_COLOR)
+        } else if self.is_step_boundary() {
+            Some(STEP_COLOR)
+        } else {
+            None
+        }
+    }
+}
+
+/// Run time, solver statistics and errors of one node.
+fn status_ui(ui: &mut Ui, s: &NodeStatus) {
+    if let Some(ms) = s.time_ms {
+        ui.label(RichText::new(format!("⏱ {ms:.2} ms")).small())
+            .on_hover_text("time in this node during the shown frame (all substeps)");
+    }
+    if let (Some(it), Some(res)) = (s.stat("iterations"), s.stat("residual")) {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(format!("it {it:.0} · res {res:.1e}")).small())
+                .on_hover_text("iterations and residual of the frame's last substep");
+            if s.converged == Some(false) {
+                ui.label(
+                    RichText::new(" not converged ")
+                        .small()
+                        .color(Color32::BLACK)
+                        .background_color(WARN_COLOR),
+                )
+                .on_hover_text("at least one substep's solve stopped before its tolerance");
+            }
+        });
+    }
+    for e in &s.errors {
+        ui.add(
+            egui::Label::new(
+                RichText::new(e)
+                    .small()
+                    .color(Color32::from_rgb(255, 120, 110)),
+            )
+            .wrap(),
+        );
+    }
+}

@@ -1,0 +1,275 @@
+//! The window's panels: top bar (file menu, run controls, frame counter, timeline), the node
+//! canvas with its toolbar, and the right side (viewport over the stats panel).
+
+use crate::app::App;
+use crate::files::Pending;
+use crate::viewport::{self, Overlay};
+use crate::worker::Command;
+use egui::{Context, Key, Modifiers, RichText, Ui};
+use egui_node_graph2::NodeFinder;
+use std::time::Duration;
+
+const RESTART_HELP: &str = "Edits restart the simulation automatically: 0.3 s after the last \
+    change the graph is re-validated and run again from frame 0 (still playing if it was). \
+    Cached frames of the old graph are dropped. Moving nodes does not restart.";
+
+impl App {
+    /// Keyboard shortcuts (ignored while a text field has focus).
+    pub(crate) fn shortcuts(&mut self, ctx: &Context) {
+        if ctx.wants_keyboard_input() {
+            return;
+        }
+        let cmd = |k: Key| ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, k));
+        if cmd(Key::D) {
+            let sel = self.doc.state.selected_nodes.clone();
+            self.duplicate(&sel);
+        }
+        if cmd(Key::S) {
+            self.save();
+        }
+        if cmd(Key::O) {
+            self.request(Pending::Open);
+        }
+        if cmd(Key::N) {
+            self.request(Pending::New);
+        }
+        let del = ctx.input(|i| i.key_pressed(Key::Delete));
+        if del && !self.doc.state.selected_nodes.is_empty() {
+            for n in self.doc.state.selected_nodes.clone() {
+                self.doc.delete(n);
+            }
+            self.edited();
+        }
+        if ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Space)) {
+            self.toggle_play();
+        }
+    }
+
+    /// File menu, run controls, frame counter and timeline.
+    pub(crate) fn top_bar(&mut self, ctx: &Context) {
+        egui::TopBottomPanel::top("top_bar").show(ctx, |ui| {
+            ui.horizontal(|ui| {
+                self.file_menu(ui);
+                ui.separator();
+                self.run_controls(ui);
+                ui.separator();
+                self.timeline(ui);
+            });
+        });
+    }
+
+    fn file_menu(&mut self, ui: &mut Ui) {
+        ui.menu_button("File", |ui| {
+            let item = |ui: &mut Ui, text: &str, keys: &str| {
+                let b = egui::Button::new(text).shortcut_text(keys);
+                let clicked = ui.add(b).clicked();
+                if clicked {
+                    ui.close_menu();
+                }
+                clicked
+            };
+            if item(ui, "New", "Ctrl+N") {
+                self.request(Pending::New);
+            }
+            if item(ui, "Open…", "Ctrl+O") {
+                self.request(Pending::Open);
+            }
+            if item(ui, "Save", "Ctrl+S") {
+                self.save();
+            }
+            if item(ui, "Save As…", "") {
+                self.save_as(None);
+            }
+            ui.separator();
+            if item(ui, "Quit", "") {
+                self.request(Pending::Quit);
+            }
+        });
+    }
+
+    fn run_controls(&mut self, ui: &mut Ui) {
+        let label = if self.playing {
+            "⏸ Pause"
+        } else {
+            "▶ Play"
+        };
+        if ui.button(label).on_hover_text("Space").clicked() {
+            self.toggle_play();
+        }
+        if ui
+            .button("⏭ Step")
+            .on_hover_text("simulate one frame")
+            .clicked()
+        {
+            if self.pending_reload.is_some() {
+                self.reload();
+            }
+            self.follow = true;
+            self.worker.send(Command::Step);
+        }
+        if ui
+            .button("⟲ Reset")
+            .on_hover_text("back to frame 0")
+            .clicked()
+        {
+            self.reload();
+            self.worker.send(Command::Reset);
+        }
+        ui.label(RichText::new("↻ auto-restart").weak())
+            .on_hover_text(RESTART_HELP);
+        let r = ui.checkbox(&mut self.write_exports, "exports");
+        let r = r.on_hover_text(
+            "Run export nodes (PLY/PNG files under <graph folder>/out). Off: export nodes are \
+             left out of editor runs.",
+        );
+        if r.changed() {
+            self.reload();
+        }
+    }
+
+    fn timeline(&mut self, ui: &mut Ui) {
+        let total = self.doc.settings.frames;
+        let n = self.frames.len();
+        let shown = if n == 0 { 0 } else { self.shown + 1 };
+        ui.label(RichText::new(format!("frame {shown:>3} / {total}")).monospace())
+            .on_hover_text(format!("{n} frame(s) cached"));
+        let mut k = shown;
+        let width = (ui.available_width() - 120.0).max(80.0);
+        ui.spacing_mut().slider_width = width;
+        let slider = egui::Slider::new(&mut k, n.min(1)..=n.max(1)).show_value(false);
+        let r = ui
+            .add_enabled(n > 1, slider)
+            .on_hover_text("scrub the cached frames");
+        if r.changed() && k > 0 {
+            self.shown = k - 1;
+            self.follow = self.shown + 1 == n;
+            self.refresh_status();
+        }
+        if self.playing {
+            ui.label(RichText::new("running…").weak());
+        } else if self.finished {
+            ui.label(RichText::new("finished").weak());
+        }
+    }
+
+    /// The last message (saved, refused link, …) floating over the bottom of the canvas.
+    fn toast_ui(&mut self, ui: &Ui) {
+        let Some((msg, at)) = &self.toast else {
+            return;
+        };
+        if at.elapsed() > Duration::from_secs(6) {
+            self.toast = None;
+            return;
+        }
+        let pos = ui.max_rect().left_bottom() + egui::vec2(12.0, -40.0);
+        egui::Area::new(egui::Id::new("toast"))
+            .order(egui::Order::Foreground)
+            .fixed_pos(pos)
+            .show(ui.ctx(), |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.label(
+                        RichText::new(msg.as_str()).color(egui::Color32::from_rgb(240, 200, 120)),
+                    );
+                });
+            });
+        ui.ctx().request_repaint_after(Duration::from_millis(500));
+    }
+
+    /// The node canvas with its toolbar.
+    pub(crate) fn canvas_panel(&mut self, ui: &mut Ui) {
+        ui.horizontal(|ui| {
+            ui.add_space(6.0);
+            if ui
+                .button("➕ Add node")
+                .on_hover_text("or right-click the canvas")
+                .clicked()
+            {
+                let at = ui.max_rect().left_top() + egui::vec2(40.0, 40.0);
+                self.doc.state.node_finder = Some(NodeFinder::new_at(at));
+            }
+            if ui
+                .button("Fit")
+                .on_hover_text("show the whole graph")
+                .clicked()
+            {
+                self.fit_view = true;
+            }
+            let tidy = ui
+                .button("Tidy")
+                .on_hover_text("rearrange the nodes in columns by dependency depth (no overlaps)");
+            if tidy.clicked() {
+                self.tidy = true;
+            }
+            ui.label(
+                RichText::new(
+                    "drag ports to connect · Del deletes · Ctrl+D duplicates · \
+                     Ctrl/middle-drag pans · scroll zooms",
+                )
+                .weak()
+                .small(),
+            );
+        });
+        let rect = ui.available_rect_before_wrap();
+        ui.painter()
+            .rect_filled(rect, 0.0, egui::Color32::from_rgb(28, 28, 32));
+        let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
+        if std::mem::take(&mut self.fit_view) {
+            self.doc.fit(&child);
+        }
+        self.canvas(&mut child);
+        self.toast_ui(ui);
+    }
+
+    /// The viewport over the stats panel.
+    pub(crate) fn side_panel(&mut self, ctx: &Context) {
+        let width = ctx.screen_rect().width() * 0.36;
+        egui::SidePanel::right("view_panel")
+            .default_width(width)
+            .min_width(260.0)
+            .resizable(true)
+            .show(ctx, |ui| {
+                let spec = self.doc.settings.grid_spec();
+                let vmax = self
+                    .frames
+                    .iter()
+                    .map(|f| f.max_speed)
+                    .fold(0.5f32, f32::max);
+                let h = (ui.available_height() * 0.62).max(200.0);
+                let frame = self.frames.get(self.shown).cloned();
+                ui.allocate_ui(egui::vec2(ui.available_width(), h), |ui| {
+                    viewport::show(ui, spec, frame.as_deref(), &mut self.cam, vmax);
+                });
+                self.view_options(ui, spec.is_2d(), vmax);
+                ui.separator();
+                egui::ScrollArea::vertical().show(ui, |ui| self.stats_ui(ui));
+            });
+    }
+
+    fn view_options(&mut self, ui: &mut Ui, is_2d: bool, vmax: f32) {
+        ui.horizontal(|ui| {
+            ui.label("overlay");
+            egui::ComboBox::from_id_salt("overlay")
+                .selected_text(match self.cam.overlay {
+                    Overlay::None => "none",
+                    Overlay::LevelSet => "level set",
+                    Overlay::Cells => "cell kinds",
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.cam.overlay, Overlay::None, "none");
+                    ui.selectable_value(&mut self.cam.overlay, Overlay::LevelSet, "level set");
+                    ui.selectable_value(&mut self.cam.overlay, Overlay::Cells, "cell kinds");
+                });
+            if !is_2d {
+                ui.checkbox(&mut self.cam.perspective, "perspective");
+            }
+            ui.add(egui::Slider::new(&mut self.cam.point_size, 1.0..=6.0).text("px"));
+            viewport::legend(ui, vmax);
+        })
+        .response
+        .on_hover_text(if is_2d {
+            "drag: pan · scroll: zoom · double-click: reset view"
+        } else {
+            "drag: rotate · shift-drag: pan · scroll: zoom · double-click: reset view"
+        });
+    }
+}

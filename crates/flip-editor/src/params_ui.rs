@@ -1,0 +1,254 @@
+//! Parameter widgets: a suitable editor per [`ParamKind`] (drag values with ranges, checkbox,
+//! three drag values for vectors, combo box for choices, text + file picker for paths).
+
+use crate::types::{NodeData, Response, UserState, ValueType};
+use egui::{ComboBox, DragValue, RichText, TextEdit, Ui};
+use egui_node_graph2::{NodeId, WidgetValueTrait};
+use flip_graph::{ParamKind, ParamSpec, ParamValue};
+use std::path::Path;
+
+/// Width of the value part of a parameter row.
+const VALUE_WIDTH: f32 = 96.0;
+
+impl WidgetValueTrait for ValueType {
+    type Response = Response;
+    type UserState = UserState;
+    type NodeData = NodeData;
+
+    fn value_widget(
+        &mut self,
+        param_name: &str,
+        node_id: NodeId,
+        ui: &mut Ui,
+        user_state: &mut UserState,
+        node_data: &NodeData,
+    ) -> Vec<Response> {
+        let ValueType::Param(value) = self else {
+            port_label(ui, param_name, node_data, false);
+            return vec![];
+        };
+        let Some(spec) = node_data.param(param_name) else {
+            // A value the kind does not declare (should not happen: such values live in
+            // `NodeData::extra`).
+            ui.label(format!("{param_name}: {}", value.display()));
+            return vec![];
+        };
+        let changed = param_row(ui, node_id, spec, value, &user_state.base_dir);
+        if changed {
+            vec![Response::ParamChanged {
+                node: node_id,
+                name: param_name.to_string(),
+            }]
+        } else {
+            vec![]
+        }
+    }
+
+    fn value_widget_connected(
+        &mut self,
+        param_name: &str,
+        _node_id: NodeId,
+        ui: &mut Ui,
+        _user_state: &mut UserState,
+        node_data: &NodeData,
+    ) -> Vec<Response> {
+        port_label(ui, param_name, node_data, true);
+        vec![]
+    }
+}
+
+/// An input port's name, with its help as tooltip; optional unconnected ports are dimmed.
+fn port_label(ui: &mut Ui, name: &str, data: &NodeData, connected: bool) {
+    let spec = data.inputs.iter().find(|p| p.name == name);
+    let optional = spec.is_some_and(|p| !p.required);
+    let mut text = RichText::new(name);
+    if optional && !connected {
+        text = text.weak();
+    }
+    let r = ui.label(text);
+    if let Some(p) = spec {
+        let req = if p.required { "required" } else { "optional" };
+        r.on_hover_text(format!("{} ({}, {req})", p.help, p.kind.name()));
+    }
+}
+
+/// One labelled parameter row (vectors and paths get a second line); returns whether the
+/// value changed.
+fn param_row(
+    ui: &mut Ui,
+    node_id: NodeId,
+    spec: &ParamSpec,
+    value: &mut ParamValue,
+    base_dir: &Path,
+) -> bool {
+    let hover = format!("{} (`{}`)", spec.help, spec.name);
+    let mut changed = false;
+    if matches!(spec.kind, ParamKind::Vec3 | ParamKind::Path) {
+        ui.label(spec.label.as_str()).on_hover_text(hover);
+        ui.horizontal(|ui| {
+            changed = value_editor(ui, node_id, spec, value, base_dir);
+        });
+        return changed;
+    }
+    ui.horizontal(|ui| {
+        ui.label(spec.label.as_str()).on_hover_text(hover);
+        if matches!(spec.kind, ParamKind::Choice(_)) {
+            // A combo box in a right-to-left layout grows over the label.
+            changed = value_editor(ui, node_id, spec, value, base_dir);
+            return;
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            changed = value_editor(ui, node_id, spec, value, base_dir);
+        });
+    });
+    changed
+}
+
+/// Drag speed: 1 % of the value per pixel (so tolerances like 1e-6 stay usable), a small part
+/// of the range for zero.
+fn drag_speed(x: f64, min: f64, max: f64) -> f64 {
+    if x != 0.0 && x.is_finite() {
+        return x.abs() * 0.01;
+    }
+    let span = (max - min).abs();
+    if span.is_finite() && span > 0.0 {
+        (span * 1e-4).min(1e-2)
+    } else {
+        1e-3
+    }
+}
+
+/// Short text for a number: scientific for very small or large magnitudes.
+pub fn format_number(x: f64) -> String {
+    let a = x.abs();
+    if x == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e6).contains(&a) {
+        format!("{x:.2e}")
+    } else {
+        let s = format!("{x:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn value_editor(
+    ui: &mut Ui,
+    node_id: NodeId,
+    spec: &ParamSpec,
+    value: &mut ParamValue,
+    base_dir: &Path,
+) -> bool {
+    match (&spec.kind, value) {
+        (ParamKind::Float { min, max }, ParamValue::Number(x)) => {
+            let speed = drag_speed(*x, *min, *max);
+            let drag = DragValue::new(x)
+                .range(*min..=*max)
+                .speed(speed)
+                .custom_formatter(|n, _| format_number(n));
+            ui.add(drag).changed()
+        }
+        (ParamKind::Int { min, max }, ParamValue::Number(x)) => {
+            let mut i = x.round() as i64;
+            let r = ui.add(DragValue::new(&mut i).range(*min..=*max).speed(0.1));
+            if r.changed() {
+                *x = i as f64;
+            }
+            r.changed()
+        }
+        (ParamKind::Bool, ParamValue::Bool(b)) => ui.checkbox(b, "").changed(),
+        (ParamKind::Vec3, ParamValue::Vector(v)) => {
+            // 2-vectors (allowed in files, z = 0) keep their length.
+            let mut changed = false;
+            for c in v.iter_mut() {
+                let r = ui.add(DragValue::new(c).speed(0.01).max_decimals(4));
+                changed |= r.changed();
+            }
+            changed
+        }
+        (ParamKind::Choice(choices), ParamValue::Text(s)) => {
+            choice_editor(ui, node_id, &spec.name, choices, s)
+        }
+        (ParamKind::Path, ParamValue::Text(s)) => path_editor(ui, s, base_dir),
+        (ParamKind::Text, ParamValue::Text(s)) => ui
+            .add(TextEdit::singleline(s).desired_width(VALUE_WIDTH))
+            .changed(),
+        (_, v) => {
+            // Wrong type in the file: show it and offer the default.
+            let reset = ui
+                .button("reset")
+                .on_hover_text("the file's value has the wrong type; use the default");
+            ui.colored_label(egui::Color32::LIGHT_RED, v.display());
+            if reset.clicked() {
+                *v = spec.default.clone();
+                return true;
+            }
+            false
+        }
+    }
+}
+
+fn choice_editor(
+    ui: &mut Ui,
+    node_id: NodeId,
+    name: &str,
+    choices: &[String],
+    s: &mut String,
+) -> bool {
+    let mut changed = false;
+    let shown = if choices.contains(s) {
+        s.clone()
+    } else {
+        format!("{s} (missing)")
+    };
+    ComboBox::from_id_salt((node_id, name))
+        .selected_text(shown)
+        .width(VALUE_WIDTH)
+        .show_ui(ui, |ui| {
+            if choices.is_empty() {
+                ui.label("(none available)");
+            }
+            for c in choices {
+                changed |= ui.selectable_value(s, c.clone(), c.as_str()).changed();
+            }
+        });
+    changed
+}
+
+fn path_editor(ui: &mut Ui, s: &mut String, base_dir: &Path) -> bool {
+    let mut changed = ui
+        .add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0))
+        .changed();
+    if ui
+        .small_button("…")
+        .on_hover_text("choose a file (stored relative to the graph's folder)")
+        .clicked()
+    {
+        if let Some(path) = rfd::FileDialog::new().set_directory(base_dir).pick_file() {
+            let rel = path.strip_prefix(base_dir).unwrap_or(&path);
+            *s = rel.to_string_lossy().into_owned();
+            changed = true;
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{drag_speed, format_number};
+
+    #[test]
+    fn drag_speed_follows_size_or_range() {
+        assert!((drag_speed(0.5, 0.0, 1.0) - 0.005).abs() < 1e-12);
+        assert!((drag_speed(1e-6, 0.0, 1.0) - 1e-8).abs() < 1e-20);
+        assert!((drag_speed(0.0, 0.0, 1.0) - 1e-4).abs() < 1e-12);
+        assert!(drag_speed(0.0, 0.0, 0.0) > 0.0);
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(format_number(1e-6), "1.00e-6");
+        assert_eq!(format_number(0.95), "0.95");
+        assert_eq!(format_number(2000.0), "2000");
+        assert_eq!(format_number(0.0), "0");
+    }
+}

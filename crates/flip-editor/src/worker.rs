@@ -1,0 +1,380 @@
+//! The simulation runs on its own thread; the UI sends [`Command`]s and receives [`Event`]s over
+//! channels, so the window stays responsive however long a frame takes. Every load starts a
+//! new generation; events carry it so the UI can drop frames of a graph it no longer shows.
+
+use crate::frames::{
+    node_statuses, overlays, sample_particles, solve_summary, FrameData, SolidsDraw,
+};
+use flip_core::Solids;
+use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Kind of the export node, left out of editor runs unless exports are switched on.
+pub const EXPORT_KIND: &str = "export";
+
+/// A request to the simulation thread.
+pub enum Command {
+    /// Compile and instantiate a graph (stops playback, back to frame 0).
+    Load {
+        /// Generation of this load.
+        gen: u64,
+        /// The graph.
+        doc: Box<GraphDoc>,
+        /// Folder relative input paths are resolved against.
+        base_dir: PathBuf,
+        /// Output folder, or `None` to leave export nodes out.
+        out_dir: Option<PathBuf>,
+    },
+    /// Run frames until paused, finished or failed.
+    Play,
+    /// Stop after the current frame.
+    Pause,
+    /// Simulate one frame.
+    Step,
+    /// Back to frame 0.
+    Reset,
+}
+
+/// A report from the simulation thread.
+pub enum Event {
+    /// The graph compiled; frames of this generation follow.
+    Loaded {
+        /// Generation.
+        gen: u64,
+    },
+    /// The graph does not validate: every problem, each naming its node where it can.
+    Invalid {
+        /// Generation.
+        gen: u64,
+        /// Problems.
+        errors: Vec<GraphError>,
+    },
+    /// A frame completed.
+    Frame {
+        /// Generation.
+        gen: u64,
+        /// The frame.
+        data: Box<FrameData>,
+    },
+    /// The run stopped on an error (a node failed or the state blew up).
+    Failed {
+        /// Generation.
+        gen: u64,
+        /// The failing node, when one is to blame.
+        node: Option<String>,
+        /// Message.
+        message: String,
+    },
+    /// Playback state changed (`finished`: the graph's frame count was reached).
+    Playing {
+        /// Generation.
+        gen: u64,
+        /// Whether frames are being simulated.
+        playing: bool,
+        /// Whether the last frame of the graph was reached.
+        finished: bool,
+    },
+}
+
+/// The UI's handle on the simulation thread.
+pub struct Worker {
+    tx: Sender<Command>,
+    /// Events from the thread.
+    pub rx: Receiver<Event>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the thread; `wake` is called after every event (repaints the UI).
+    pub fn spawn(registry: Arc<NodeRegistry>, wake: impl Fn() + Send + 'static) -> Self {
+        let (tx, crx) = channel();
+        let (etx, rx) = channel();
+        let handle = std::thread::Builder::new()
+            .name("flipgraph-sim".into())
+            .spawn(move || {
+                let mut t = Thread::new(registry, etx, Box::new(wake));
+                t.run(crx);
+            })
+            .expect("the simulation thread starts");
+        Self {
+            tx,
+            rx,
+            handle: Some(handle),
+        }
+    }
+
+    /// Sends a command (ignored if the thread is gone).
+    pub fn send(&self, cmd: Command) {
+        let _ = self.tx.send(cmd);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread after its current frame.
+        let (tx, _) = channel();
+        drop(std::mem::replace(&mut self.tx, tx));
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
+/// node.
+pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
+    let first = |kind: &str| {
+        doc.nodes
+            .iter()
+            .find(|n| n.kind == kind)
+            .map(|n| n.id.clone())
+    };
+    let mut probes = vec![];
+    if let Some(id) = first("level_set") {
+        probes.push((id, "level_set".to_string()));
+    }
+    if let Some(id) = first("marker") {
+        probes.push((id, "cells".to_string()));
+    }
+    // The end of a solids chain: a solids node whose output feeds no other solids node.
+    let feeds_solids = |id: &str| {
+        doc.edges.iter().any(|e| {
+            e.from.starts_with(&format!("{id}."))
+                && e.to
+                    .split_once('.')
+                    .is_some_and(|(n, _)| doc.node(n).is_some_and(|n| n.kind == "solids"))
+        })
+    };
+    let last = doc
+        .nodes
+        .iter()
+        .filter(|n| n.kind == "solids")
+        .find(|n| !feeds_solids(&n.id));
+    if let Some(n) = last {
+        probes.push((n.id.clone(), "solids".to_string()));
+    }
+    probes
+}
+
+/// The graph without its export nodes (and their edges).
+pub fn without_exports(doc: &GraphDoc) -> GraphDoc {
+    let mut d = doc.clone();
+    let gone: Vec<String> = d
+        .nodes
+        .iter()
+        .filter(|n| n.kind == EXPORT_KIND)
+        .map(|n| n.id.clone())
+        .collect();
+    d.nodes.retain(|n| n.kind != EXPORT_KIND);
+    let touches = |s: &str| {
+        s.split_once('.')
+            .is_some_and(|(n, _)| gone.iter().any(|g| g == n))
+    };
+    d.edges.retain(|e| !touches(&e.from) && !touches(&e.to));
+    d
+}
+
+struct Thread {
+    registry: Arc<NodeRegistry>,
+    tx: Sender<Event>,
+    wake: Box<dyn Fn() + Send>,
+    sim: Option<Simulation>,
+    ids: Vec<String>,
+    gen: u64,
+    playing: bool,
+    /// The user pressed Play (and not Pause/Step/Reset since): resumes after an edit that
+    /// made the graph invalid for a while.
+    want_play: bool,
+    broken: bool,
+    last_solids: Option<(Arc<Solids>, Arc<SolidsDraw>)>,
+}
+
+impl Thread {
+    fn new(registry: Arc<NodeRegistry>, tx: Sender<Event>, wake: Box<dyn Fn() + Send>) -> Self {
+        Self {
+            registry,
+            tx,
+            wake,
+            sim: None,
+            ids: vec![],
+            gen: 0,
+            playing: false,
+            want_play: false,
+            broken: false,
+            last_solids: None,
+        }
+    }
+
+    fn emit(&self, e: Event) {
+        let _ = self.tx.send(e);
+        (self.wake)();
+    }
+
+    fn run(&mut self, rx: Receiver<Command>) {
+        loop {
+            let cmd = if self.playing {
+                match rx.try_recv() {
+                    Ok(c) => Some(c),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            } else {
+                match rx.recv() {
+                    Ok(c) => Some(c),
+                    Err(_) => return,
+                }
+            };
+            match cmd {
+                Some(c) => self.handle(c),
+                None => self.frame(),
+            }
+        }
+    }
+
+    fn set_playing(&mut self, playing: bool, finished: bool) {
+        self.playing = playing;
+        self.emit(Event::Playing {
+            gen: self.gen,
+            playing,
+            finished,
+        });
+    }
+
+    fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Load {
+                gen,
+                doc,
+                base_dir,
+                out_dir,
+            } => self.load(gen, &doc, base_dir, out_dir),
+            Command::Play => {
+                self.want_play = true;
+                let can = self.sim.is_some() && !self.broken;
+                self.set_playing(can, false);
+            }
+            Command::Pause => {
+                self.want_play = false;
+                self.set_playing(false, false);
+            }
+            Command::Step => {
+                self.want_play = false;
+                self.set_playing(false, false);
+                self.frame();
+            }
+            Command::Reset => {
+                self.want_play = false;
+                if let Some(sim) = &mut self.sim {
+                    sim.reset();
+                }
+                self.broken = false;
+                self.set_playing(false, false);
+            }
+        }
+    }
+
+    fn load(&mut self, gen: u64, doc: &GraphDoc, base_dir: PathBuf, out_dir: Option<PathBuf>) {
+        self.gen = gen;
+        self.sim = None;
+        self.broken = false;
+        self.last_solids = None;
+        let (doc, out) = match out_dir {
+            Some(out) => (doc.clone(), out),
+            None => (
+                without_exports(doc),
+                std::env::temp_dir().join("flipgraph-editor"),
+            ),
+        };
+        match Simulation::new(&doc, &self.registry, &out, &base_dir) {
+            Ok(mut sim) => {
+                let probes = probe_list(&doc);
+                let refs: Vec<(&str, &str)> = probes
+                    .iter()
+                    .map(|(a, b)| (a.as_str(), b.as_str()))
+                    .collect();
+                sim.set_probes(&refs);
+                self.ids = sim.plan().nodes.iter().map(|n| n.id.clone()).collect();
+                self.sim = Some(sim);
+                self.emit(Event::Loaded { gen });
+            }
+            Err(errors) => self.emit(Event::Invalid { gen, errors }),
+        }
+        let playing = self.want_play && self.sim.is_some();
+        self.set_playing(playing, false);
+    }
+
+    fn frame(&mut self) {
+        let Some(sim) = self.sim.as_mut().filter(|_| !self.broken) else {
+            self.playing = false;
+            return;
+        };
+        if sim.frame() >= sim.settings().frames {
+            self.want_play = false;
+            self.set_playing(false, true);
+            return;
+        }
+        let start = Instant::now();
+        match sim.advance_frame() {
+            Ok(reports) => {
+                let data = self.frame_data(&reports, start);
+                self.emit(Event::Frame {
+                    gen: self.gen,
+                    data: Box::new(data),
+                });
+            }
+            Err(e) => {
+                self.broken = true;
+                self.want_play = false;
+                let node = match &e {
+                    RunError::NodeFailed { node, .. } => Some(node.clone()),
+                    RunError::BlowUp { .. } => None,
+                };
+                let message = match &e {
+                    RunError::NodeFailed { message, frame, .. } => {
+                        format!("frame {}: {message}", frame + 1)
+                    }
+                    other => other.to_string(),
+                };
+                self.emit(Event::Failed {
+                    gen: self.gen,
+                    node,
+                    message,
+                });
+                self.set_playing(false, false);
+            }
+        }
+    }
+
+    fn frame_data(&mut self, reports: &[flip_graph::StepReport], start: Instant) -> FrameData {
+        let sim = self.sim.as_ref().expect("a frame was just simulated");
+        let (points, speeds, particles, max_speed) = match sim.particles() {
+            Some(p) => {
+                let (pos, sp) = sample_particles(&p);
+                (pos, sp, p.len(), p.max_speed())
+            }
+            None => (vec![], vec![], 0, 0.0),
+        };
+        let o = overlays(sim.probed(), &mut self.last_solids);
+        let (solve_iterations, solve_residual) = solve_summary(reports);
+        FrameData {
+            frame: sim.frame(),
+            time: sim.time(),
+            substeps: reports.len(),
+            wall_ms: start.elapsed().as_secs_f64() * 1e3,
+            particles,
+            max_speed,
+            points,
+            speeds,
+            level_set: o.level_set,
+            cells: o.cells,
+            solids: o.solids,
+            nodes: node_statuses(&self.ids, reports),
+            solve_iterations,
+            solve_residual,
+        }
+    }
+}
