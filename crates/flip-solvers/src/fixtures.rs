@@ -129,13 +129,13 @@ pub fn build(scene: Scene, dims: [usize; 3], seed: u64) -> OwnedProblem {
             continue;
         }
         let mut div = 0.0;
-        for a in 0..axes {
+        for (a, &stride) in strides.iter().enumerate().take(axes) {
             for (dir, sign) in [(0usize, -1.0), (1, 1.0)] {
                 // face between c - s (dir 0) or c + s (dir 1) and c
                 let nb = if dir == 0 {
-                    c.checked_sub(strides[a])
+                    c.checked_sub(stride)
                 } else {
-                    Some(c + strides[a])
+                    Some(c + stride)
                 };
                 let Some(nb) = nb.filter(|&n| n < p.cell_count()) else {
                     continue;

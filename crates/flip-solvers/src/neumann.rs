@@ -37,7 +37,7 @@ impl Regions {
                 count += 1;
                 // Dirichlet term: the diagonal exceeds the sum of fluid couplings.
                 let mut coupled = 0.0f64;
-                for ax in 0..3 {
+                for (ax, &stride) in s.iter().enumerate() {
                     let mut visit = |nb: usize, o: f32| {
                         if o != 0.0 {
                             coupled += (-o) as f64;
@@ -47,9 +47,9 @@ impl Regions {
                             }
                         }
                     };
-                    visit(c + s[ax] * usize::from(a.off[ax][c] != 0.0), a.off[ax][c]);
-                    if c >= s[ax] {
-                        visit(c - s[ax], a.off[ax][c - s[ax]]);
+                    visit(c + stride * usize::from(a.off[ax][c] != 0.0), a.off[ax][c]);
+                    if c >= stride {
+                        visit(c - stride, a.off[ax][c - stride]);
                     }
                 }
                 if (a.diag[c] as f64) > coupled + 1e-6 {

@@ -8,7 +8,7 @@ use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Which family of solvers to sweep.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -103,7 +103,7 @@ fn algorithms(
 
 fn one_run(
     session: &Session,
-    graph: &PathBuf,
+    graph: &Path,
     dim: u32,
     size: usize,
     solver: &str,

@@ -35,7 +35,7 @@ impl Export {
 impl Node for Export {
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let particles = io.particles("particles")?;
-        if !ctx.frame_end || ctx.frame % self.every != 0 {
+        if !ctx.frame_end || !ctx.frame.is_multiple_of(self.every) {
             return Ok(());
         }
         std::fs::create_dir_all(&self.folder).map_err(|e| {
