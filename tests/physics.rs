@@ -169,7 +169,9 @@ fn clinging_to_top(boundary: &str, solver: &str, n: usize, from: u32, to: u32) -
 fn separating_walls_let_liquid_fall_from_the_top_of_the_circle() {
     let standard = clinging_to_top("standard", "pcg/mic0-pcg", 64, 14, 30);
     let separating = clinging_to_top("separating", "lcp/fas-mg", 64, 14, 30);
-    eprintln!("particle-frames at the top of the circle: standard {standard}, separating {separating}");
+    eprintln!(
+        "particle-frames at the top of the circle: standard {standard}, separating {separating}"
+    );
     assert!(
         standard > 200,
         "the slosh reaches the top in standard mode ({standard})"

@@ -10,10 +10,22 @@ use flip_solvers::multigrid::{MgPcgSolver, MultigridConfig, MultigridSolver};
 
 fn solvers() -> Vec<(&'static str, Box<dyn Fn() -> Box<dyn PressureSolver>>)> {
     vec![
-        ("mic0-pcg", Box::new(|| Box::new(Pcg::mic0(PcgConfig::default(), Mic0Config::default())))),
-        ("rbssor-pcg", Box::new(|| Box::new(Pcg::rbssor(PcgConfig::default(), Default::default())))),
-        ("mg-vcycle", Box::new(|| Box::new(MultigridSolver::new(MultigridConfig::default())))),
-        ("mgpcg", Box::new(|| Box::new(MgPcgSolver::new(MultigridConfig::default())))),
+        (
+            "mic0-pcg",
+            Box::new(|| Box::new(Pcg::mic0(PcgConfig::default(), Mic0Config::default()))),
+        ),
+        (
+            "rbssor-pcg",
+            Box::new(|| Box::new(Pcg::rbssor(PcgConfig::default(), Default::default()))),
+        ),
+        (
+            "mg-vcycle",
+            Box::new(|| Box::new(MultigridSolver::new(MultigridConfig::default()))),
+        ),
+        (
+            "mgpcg",
+            Box::new(|| Box::new(MgPcgSolver::new(MultigridConfig::default()))),
+        ),
     ]
 }
 
@@ -22,7 +34,11 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     for dims in [[128, 128, 1], [256, 256, 1], [32, 32, 32], [64, 64, 64]] {
         let problem = build(Scene::DamBreak, dims, 1);
-        let label = if dims[2] == 1 { format!("{}^2", dims[0]) } else { format!("{}^3", dims[0]) };
+        let label = if dims[2] == 1 {
+            format!("{}^2", dims[0])
+        } else {
+            format!("{}^3", dims[0])
+        };
         for (name, make) in solvers() {
             // Set-up (factorisation / hierarchy) happens on the first solve and is reused, as in
             // a simulation whose geometry did not change; each timed solve starts from zero.
