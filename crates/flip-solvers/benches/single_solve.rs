@@ -20,11 +20,20 @@ fn solvers() -> Vec<(&'static str, Box<dyn Fn() -> Box<dyn PressureSolver>>)> {
         ),
         (
             "mg-vcycle",
-            Box::new(|| Box::new(MultigridSolver::new(MultigridConfig::default()))),
+            Box::new(|| {
+                Box::new(
+                    MultigridSolver::new(MultigridConfig::default())
+                        .expect("default config is valid"),
+                )
+            }),
         ),
         (
             "mgpcg",
-            Box::new(|| Box::new(MgPcgSolver::new(MultigridConfig::default()))),
+            Box::new(|| {
+                Box::new(
+                    MgPcgSolver::new(MultigridConfig::default()).expect("default config is valid"),
+                )
+            }),
         ),
     ]
 }
