@@ -8,7 +8,10 @@ use flip_solvers::fixtures::{build, Scene};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig};
 use flip_solvers::multigrid::{MgPcgSolver, MultigridConfig, MultigridSolver};
 
-fn solvers() -> Vec<(&'static str, Box<dyn Fn() -> Box<dyn PressureSolver>>)> {
+/// Builds a fresh solver.
+type Factory = Box<dyn Fn() -> Box<dyn PressureSolver>>;
+
+fn solvers() -> Vec<(&'static str, Factory)> {
     vec![
         (
             "mic0-pcg",
