@@ -3,9 +3,11 @@
 //! frames written before a failure stay on disk, whole.
 
 use flip_graph::{ParamValue::*, RunError, Simulation};
-use flip_plugin::host::{LoadedPlugin, PluginError, PluginSet, SolverInstance};
+use flip_plugin::host::{
+    default_plugin_dirs, LoadedPlugin, PluginError, PluginSet, SolverInstance,
+};
 use flip_solvers_free::tiny_problem;
-use flipgraph_tests::{artifact_dir, fixture_lib, graph, graphs_dir, plugins, registry, set};
+use flipgraph_tests::{fixture_lib, graph, graphs_dir, plugins, registry, set};
 use std::sync::Arc;
 
 /// A 2-cell problem built by hand (no solver crate needed): two fluid cells side by side
@@ -38,7 +40,8 @@ mod flip_solvers_free {
 
 #[test]
 fn a_real_plugin_loads_lists_algorithms_and_solves() {
-    let set = PluginSet::load_dirs(&[artifact_dir()]);
+    // target/<profile>/deps: on a clean checkout `cargo test` builds plugins only there.
+    let set = PluginSet::load_dirs(&default_plugin_dirs());
     let pcg = set
         .plugins
         .iter()
