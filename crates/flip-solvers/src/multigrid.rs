@@ -12,7 +12,19 @@
 //!   [`MgPcgSolver`], CG preconditioned by one symmetric V-cycle (McAdams et al. 2010).
 //!
 //! Every solver keeps its hierarchy between solves and rebuilds the coarse levels only when the
-//! matrix changed.
+//! matrix changed; a rebuild reallocates nothing unless the grid size changed, and every step of
+//! it runs in parallel (in a simulation the matrix changes every step).
+//!
+//! Performance (see `level` for the layout): every level stores its vectors and coefficients
+//! split by colour, so a half-sweep writes one colour's array and reads the other's, rows run in
+//! parallel without `unsafe` and each row is a vectorised loop over the span of its unknowns;
+//! the outer iteration works in the same layout. The host's unit stencil (also with penalty
+//! terms on the diagonal) is detected and its couplings are not read at all. After the black
+//! half-sweep ending the pre-smoothing the black residual vanishes, so only red cells are
+//! computed and restricted, and the prolongation fills only the colour that the first
+//! post-smoothing half-sweep reads. MGPCG keeps its iterate and direction in f64 but its
+//! recurrence residual and `A d` in f32, with residual replacement from the f64 true residual.
+//! 128³ dam break, 2 threads: MGPCG 5 iterations, 0.12 s per solve (MIC(0)-PCG: 87, 3.9 s).
 
 /// Dense Cholesky solve on the coarsest level (handles singular Neumann regions).
 mod coarse;
@@ -22,12 +34,14 @@ mod coarsen;
 mod cycle;
 /// The grid hierarchy, kept between solves.
 mod hierarchy;
-/// One grid level: padded stencil, vectors, fluid spans.
+/// One grid level: natural and colour-split arrays, spans of unknowns, fine kernels.
 mod level;
 /// MGPCG: conjugate gradient preconditioned by a symmetric V-cycle.
 mod mgpcg;
-/// f64 kernels on the fine problem (residual, projection, corrections).
+/// Kernels of the outer iteration on the fine problem (residual, projection, CG updates).
 mod outer;
+/// Connected regions of the fine level and the singular (pure Neumann) ones.
+mod regions;
 /// Red-black Gauss-Seidel smoothing.
 mod smoother;
 /// Stand-alone V-cycle / full-cycle iteration.
@@ -37,6 +51,12 @@ mod transfer;
 
 #[cfg(test)]
 mod tests;
+/// Profiling tools (ignored tests).
+#[cfg(test)]
+mod tests_profile;
+/// Dumped simulation systems: regression tests and replay tools.
+#[cfg(test)]
+mod tests_real;
 #[cfg(test)]
 mod tests_scaling;
 
@@ -75,8 +95,13 @@ pub enum Coarsening {
 pub struct MultigridConfig {
     /// Cycle iterated by [`MultigridSolver`] (ignored by [`MgPcgSolver`]).
     pub cycle: Cycle,
-    /// `N_sweep`: red-black Gauss-Seidel sweeps before and after each coarse correction.
+    /// `N_sweep`: red-black Gauss-Seidel sweeps before and after each coarse correction on the
+    /// finest level.
     pub n_sweep: usize,
+    /// Sweeps before and after each coarse correction on the coarser levels. They cost an
+    /// eighth (3D) or a quarter (2D) of a fine sweep per level and pay for themselves: on
+    /// dumped simulation systems 4 instead of 2 save about one MGPCG iteration in seven.
+    pub n_sweep_coarse: usize,
     /// `N_V-cycle`: V-cycles per round of Karlsson's Alg. 8 (after the full cycles).
     pub n_vcycle: usize,
     /// `N_full-cycle`: full cycles per round of Karlsson's Alg. 8 (only with [`Cycle::Full`]).
@@ -100,6 +125,7 @@ impl Default for MultigridConfig {
         Self {
             cycle: Cycle::V,
             n_sweep: 2,
+            n_sweep_coarse: 4,
             n_vcycle: 1,
             n_full_cycle: 1,
             coarsening: Coarsening::Galerkin,
@@ -120,8 +146,8 @@ impl MultigridConfig {
     /// # Errors
     /// A message naming the offending parameter.
     pub fn validate(&self) -> Result<(), String> {
-        if self.n_sweep == 0 {
-            return Err("n_sweep must be at least 1".into());
+        if self.n_sweep == 0 || self.n_sweep_coarse == 0 {
+            return Err("n_sweep and n_sweep_coarse must be at least 1".into());
         }
         let per_round = self.n_vcycle
             + if self.cycle == Cycle::Full {

@@ -20,8 +20,16 @@ macro_rules! schema {
             ParamSchema::int(
                 "n_sweep",
                 "Sweeps",
-                "N_sweep (Karlsson §5.5): red-black Gauss-Seidel sweeps before and after each coarse-grid correction.",
+                "N_sweep (Karlsson §5.5): red-black Gauss-Seidel sweeps before and after each coarse-grid correction on the finest grid.",
                 2,
+                1,
+                16,
+            ),
+            ParamSchema::int(
+                "n_sweep_coarse",
+                "Coarse sweeps",
+                "Red-black Gauss-Seidel sweeps before and after each coarse-grid correction on the coarser grids (cheap: an eighth of the cells per level in 3D).",
+                4,
                 1,
                 16,
             ),
@@ -120,6 +128,7 @@ impl SolverPlugin for MultigridPlugin {
                 Cycle::V
             },
             n_sweep: count("n_sweep"),
+            n_sweep_coarse: count("n_sweep_coarse"),
             n_vcycle: count("n_vcycle"),
             n_full_cycle: count("n_full_cycle"),
             coarsening,

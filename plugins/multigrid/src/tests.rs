@@ -19,6 +19,7 @@ fn algorithms_expose_their_parameters() {
         let params: Vec<_> = a.params.iter().map(|p| p.name).collect();
         for required in [
             "n_sweep",
+            "n_sweep_coarse",
             "n_vcycle",
             "n_full_cycle",
             "coarsening",

@@ -12,8 +12,10 @@ use crate::stencil::Stencil;
 /// Factorised coarsest-level operator.
 #[derive(Default)]
 pub(crate) struct CoarseSolver {
-    /// Padded indices of the unknowns.
+    /// Natural padded indices of the unknowns.
     cells: Vec<usize>,
+    /// Colour and colour-split index of each unknown.
+    split: Vec<(usize, usize)>,
     /// Region of each unknown.
     region: Vec<u32>,
     /// Per region: singular, and its number of unknowns.
@@ -36,10 +38,12 @@ impl CoarseSolver {
         };
         let regions = Regions::find(&stencil);
         self.cells.clear();
+        self.split.clear();
         self.region.clear();
         for c in 0..level.len() {
-            if level.coef[c].inv_diag != 0.0 {
+            if level.is_unknown(c) {
                 self.cells.push(c);
+                self.split.push(level.split(c));
                 self.region.push(regions.label[c]);
             }
         }
@@ -63,7 +67,7 @@ impl CoarseSolver {
         for (row, &c) in self.cells.iter().enumerate() {
             a[row * n + row] = f64::from(level.diag[c]);
             for ax in 0..3 {
-                let o = f64::from(level.coef[c].off[ax]);
+                let o = f64::from(level.off[c][ax]);
                 if o == 0.0 {
                     continue;
                 }
@@ -91,14 +95,51 @@ impl CoarseSolver {
     }
 
     /// Solves `A x = b` on `level` (reads `level.b`, writes `level.x` on unknowns).
-    pub fn solve(&mut self, level: &Level) {
-        let n = self.cells.len();
-        if n == 0 {
+    pub fn solve(&mut self, level: &mut Level) {
+        if self.cells.is_empty() {
             return;
         }
-        for (w, &c) in self.work.iter_mut().zip(&self.cells) {
-            *w = f64::from(level.b[c]);
+        for (w, &(colour, i)) in self.work.iter_mut().zip(&self.split) {
+            *w = f64::from(level.cs[colour].b[i]);
         }
+        self.substitute();
+        for (&w, &(colour, i)) in self.work.iter().zip(&self.split) {
+            level.cs[colour].x[i] = w as f32;
+        }
+    }
+
+    /// `x += A⁻¹ (b - A x)` on `level` (a coarsest solve from a non-zero guess).
+    pub fn correct(&mut self, level: &mut Level) {
+        if self.cells.is_empty() {
+            return;
+        }
+        for (row, (&c, &(colour, i))) in self.cells.iter().zip(&self.split).enumerate() {
+            let x = |c: usize| {
+                let (colour, i) = level.split(c);
+                f64::from(level.cs[colour].x[i])
+            };
+            let mut r = f64::from(level.cs[colour].b[i]) - f64::from(level.diag[c]) * x(c);
+            for a in 0..3 {
+                let up = c + level.stride[a];
+                if up < level.len() && level.is_unknown(up) {
+                    r -= f64::from(level.off[c][a]) * x(up);
+                }
+                if c >= level.stride[a] && level.is_unknown(c - level.stride[a]) {
+                    r -= f64::from(level.off[c - level.stride[a]][a]) * x(c - level.stride[a]);
+                }
+            }
+            self.work[row] = r;
+        }
+        self.substitute();
+        for (&w, &(colour, i)) in self.work.iter().zip(&self.split) {
+            let x = &mut level.cs[colour].x[i];
+            *x = (f64::from(*x) + w) as f32;
+        }
+    }
+
+    /// `work = A⁻¹ work` (range projection on singular regions before and after).
+    fn substitute(&mut self) {
+        let n = self.cells.len();
         self.remove_mean();
         let l = &self.l;
         let x = &mut self.work;
@@ -111,9 +152,6 @@ impl CoarseSolver {
             x[i] = (x[i] - s) / l[i * n + i];
         }
         self.remove_mean();
-        for (&w, &c) in self.work.iter().zip(&self.cells) {
-            level.x.set(c, w as f32);
-        }
     }
 
     /// Subtracts the mean of `work` on each singular region.

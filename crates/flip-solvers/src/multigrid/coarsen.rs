@@ -2,7 +2,7 @@
 //! rediscretisation. Every coarse cell is computed independently from its children (stencil
 //! arithmetic, rows in parallel): no sparse-matrix product.
 
-use super::level::{Coef, Level};
+use super::level::{cs_rows, pack_row, Level};
 use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 use flip_plugin::sdk::Problem;
 use rayon::prelude::*;
@@ -11,67 +11,117 @@ use rayon::prelude::*;
 /// threshold of `neumann::Regions`).
 const EXCESS_EPS: f64 = 1e-6;
 
-/// Copies the problem's matrix into level 0 (coupling to non-fluid or outside cells dropped),
-/// returning whether anything differs from what the level held.
-pub(crate) fn load_fine(level: &mut Level, p: &Problem<'_>) -> bool {
+/// Copies the problem's matrix into level 0's natural arrays (couplings kept only between two
+/// unknowns, i.e. fluid cells with a positive diagonal; the Dirichlet excess of each diagonal;
+/// `unk`) and, in the same pass, into its colour-split arrays ([`Level::pack`]). Returns
+/// whether anything differs from what the level held, and the level's uniform coupling (see
+/// [`Level::uniform`]), which the caller stores.
+pub(crate) fn load_fine(level: &mut Level, p: &Problem<'_>) -> (bool, Option<f32>) {
     let [ni, nj, nk] = p.dims;
     let pi = level.pdims[0];
-    let s = [1, ni, ni * nj];
-    let dims = p.dims;
-    let fluid = |c: usize| p.cell_kind[c] == CELL_FLUID;
-    let row_of = |pr: usize| level_row(pr, level.pdims[1], level.pz, [nj, nk]);
-    let changed = level
+    let (pkind, pdiag, poff) = (p.cell_kind, p.diag, p.off);
+    let (pj, pz, half) = (level.pdims[1], level.pz, level.half);
+    let row_of = move |pr: usize| level_row(pr, pj, pz, [nj, nk]);
+    let min = level.min_rows();
+    // Pass 1: kinds, diagonals and unknowns (the padded `unk` then answers every neighbour
+    // query of pass 2 without bounds tests: ghosts are not unknowns).
+    let changed_1 = level
         .kind
         .par_chunks_mut(pi)
         .zip(level.diag.par_chunks_mut(pi))
-        .zip(level.excess.par_chunks_mut(pi))
-        .zip(level.coef.par_chunks_mut(pi))
+        .zip(level.unk.par_chunks_mut(pi))
         .enumerate()
-        .map(|(pr, (((kind, diag), excess), coef))| {
+        .with_min_len(min)
+        .map(|(pr, ((kind, diag), unk))| {
             let Some((j, k)) = row_of(pr) else {
                 return false;
             };
+            let base = ni * (j + nj * k);
+            let (pk, pd) = (&pkind[base..base + ni], &pdiag[base..base + ni]);
+            let (kind, diag, unk) = (&mut kind[1..=ni], &mut diag[1..=ni], &mut unk[1..=ni]);
             let mut changed = false;
             for i in 0..ni {
-                let c = i + ni * (j + nj * k);
-                let pos = [i, j, k];
-                let (mut d, mut e, mut off) = (0.0f32, 0.0f32, [0.0f32; 3]);
-                if fluid(c) {
-                    d = p.diag[c];
-                    let mut coupled = 0.0f64;
-                    for a in 0..3 {
-                        if pos[a] + 1 < dims[a] && fluid(c + s[a]) {
-                            off[a] = p.off[a][c];
-                            coupled += (p.off[a][c] as f64).abs();
-                        }
-                        if pos[a] > 0 && fluid(c - s[a]) {
-                            coupled += (p.off[a][c - s[a]] as f64).abs();
-                        }
-                    }
-                    let surplus = d as f64 - coupled;
-                    e = if surplus.abs() <= EXCESS_EPS {
-                        0.0
-                    } else {
-                        surplus as f32
-                    };
-                }
-                let new = Coef {
-                    inv_diag: coef[i + 1].inv_diag,
-                    off,
-                };
-                changed |= kind[i + 1] != p.cell_kind[c] || diag[i + 1] != d || coef[i + 1] != new;
-                kind[i + 1] = p.cell_kind[c];
-                diag[i + 1] = d;
-                excess[i + 1] = e;
-                coef[i + 1] = new;
+                let fluid = pk[i] == CELL_FLUID;
+                let d = if fluid { pd[i] } else { 0.0 };
+                changed |= kind[i] != pk[i] || diag[i] != d;
+                kind[i] = pk[i];
+                diag[i] = d;
+                unk[i] = u8::from(fluid && pd[i] > 0.0);
             }
             changed
         })
         .reduce(|| false, |a, b| a | b);
+    // Pass 2: couplings between unknowns, Dirichlet excess, the uniform coupling, and the
+    // colour-split rows (from the natural row just written, in cache).
+    type RowStat = (bool, bool, f32, f32, usize);
+    let ls = level.stride;
+    let ps = [1, ni, ni * nj];
+    let axes = if nk > 1 { 3 } else { 2 };
+    let unk_all = &level.unk;
+    let (changed_2, any, lo, hi, count) = level
+        .excess
+        .par_chunks_mut(pi)
+        .zip(level.off.par_chunks_mut(pi))
+        .zip(level.diag.par_chunks(pi))
+        .zip(cs_rows(&mut level.cs, &mut level.spans, half))
+        .enumerate()
+        .with_min_len(min)
+        .map(|(pr, (((excess, off), diag), cs))| -> RowStat {
+            let unk = &unk_all[pr * pi..][..pi];
+            let q = (pr % pj + pr / pj) & 1;
+            let mut st: RowStat = (false, false, f32::INFINITY, f32::NEG_INFINITY, 0);
+            if let Some((j, k)) = row_of(pr) {
+                let base = ni * (j + nj * k);
+                for i in 0..ni {
+                    let ip = i + 1;
+                    let mut o = [0.0f32; 3];
+                    let mut e = 0.0f32;
+                    if unk[ip] != 0 {
+                        let (c, lc) = (base + i, pr * pi + ip);
+                        let mut coupled = 0.0f64;
+                        for a in 0..axes {
+                            if unk_all[lc + ls[a]] != 0 {
+                                o[a] = poff[a][c];
+                                coupled += f64::from(o[a].abs());
+                                st.1 = true;
+                                st.2 = st.2.min(o[a]);
+                                st.3 = st.3.max(o[a]);
+                            }
+                            if unk_all[lc - ls[a]] != 0 {
+                                coupled += f64::from(poff[a][c - ps[a]].abs());
+                            }
+                        }
+                        let surplus = f64::from(diag[ip]) - coupled;
+                        e = if surplus.abs() <= EXCESS_EPS {
+                            0.0
+                        } else {
+                            surplus as f32
+                        };
+                    }
+                    st.0 |= off[ip] != o;
+                    excess[ip] = e;
+                    off[ip] = o;
+                }
+            }
+            st.4 = pack_row(q, half, (unk, diag, off), cs);
+            st
+        })
+        .reduce(
+            || (false, false, f32::INFINITY, f32::NEG_INFINITY, 0),
+            |a, b| (a.0 | b.0, a.1 | b.1, a.2.min(b.2), a.3.max(b.3), a.4 + b.4),
+        );
+    level.unknowns = count;
     if !level.open[0].is_empty() {
         fine_open_faces(level);
     }
-    changed
+    let uniform = if !any {
+        Some(0.0)
+    } else if lo == hi {
+        Some(lo)
+    } else {
+        None
+    };
+    (changed_1 || changed_2, uniform)
 }
 
 /// Unpadded `(j, k)` of padded row `pr` for a level with `pj` padded rows per plane.
@@ -174,64 +224,104 @@ pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_le
     let kappa = theta(depth - 1) / theta(depth);
     // A coupling into a dropped block: its Dirichlet point is at least one finer cell further.
     let kappa_c = 1.0 / (1.0 + 0.5f64.powi(depth as i32 + 1));
-    let pi = coarse.pdims[0];
-    let (cdims, fdims) = (coarse.dims, fine.dims);
-    let c_ref = &*coarse;
-    let rows: Vec<_> = (0..coarse.rows())
-        .into_par_iter()
-        .map(|pr| {
-            let mut out = vec![(CELL_SOLID, 0.0f32, 0.0f32, Coef::default()); pi];
-            let Some((cj, ck)) = c_ref.row_jk(pr) else {
-                return out;
+    let (cpi, cpj, cpz) = (coarse.pdims[0], coarse.pdims[1], coarse.pz);
+    let (cdims, fdims, active, cstride) = (coarse.dims, fine.dims, coarse.active, coarse.stride);
+    let fs = fine.stride;
+    let kind = &coarse.kind;
+    let min = coarse.min_rows();
+    coarse
+        .diag
+        .par_chunks_mut(cpi)
+        .zip(coarse.excess.par_chunks_mut(cpi))
+        .zip(coarse.off.par_chunks_mut(cpi))
+        .enumerate()
+        .with_min_len(min)
+        .for_each(|(pr, ((diag, excess), off))| {
+            diag.fill(0.0);
+            excess.fill(0.0);
+            off.fill([0.0; 3]);
+            let (jp, kp) = (pr % cpj, pr / cpj);
+            let (Some(cj), Some(ck)) = (
+                jp.checked_sub(1).filter(|&j| j < cdims[1]),
+                kp.checked_sub(cpz).filter(|&k| k < cdims[2]),
+            ) else {
+                return;
             };
+            // Child rows: (fine natural row start, first along y, last along y, first along
+            // z, last along z).
+            let ys = child_range(cj, active[1], fdims[1]);
+            let zs = child_range(ck, active[2], fdims[2]);
+            let mut rows = [(0usize, [false; 4]); 4];
+            let mut nrows = 0;
+            for j in ys.0..ys.1 {
+                for k in zs.0..zs.1 {
+                    let f0 = fine.at(0, j, k) - 1;
+                    rows[nrows] = (f0, [j == ys.0, j + 1 == ys.1, k == zs.0, k + 1 == zs.1]);
+                    nrows += 1;
+                }
+            }
+            let up = [
+                false,
+                active[1] && cj + 1 < cdims[1],
+                active[2] && ck + 1 < cdims[2],
+            ];
+            let down = [false, active[1] && cj > 0, active[2] && ck > 0];
             for ci in 0..cdims[0] {
-                let pc = pr * pi + ci + 1;
-                out[ci + 1].0 = c_ref.kind[pc];
-                if c_ref.kind[pc] != CELL_FLUID {
+                let pc = pr * cpi + ci + 1;
+                if kind[pc] != CELL_FLUID {
                     continue;
                 }
-                let cc = [ci, cj, ck];
-                let r = [0, 1, 2].map(|a| children(c_ref, fdims, cc[a], a));
+                let xs = child_range(ci, active[0], fdims[0]);
+                let x_up = active[0] && ci + 1 < cdims[0];
+                let x_down = active[0] && ci > 0;
+                let has_up = [x_up, up[1], up[2]];
+                let has_down = [x_down, down[1], down[2]];
+                let fluid_up = [0, 1, 2].map(|a| has_up[a] && kind[pc + cstride[a]] == CELL_FLUID);
+                let fluid_down =
+                    [0, 1, 2].map(|a| has_down[a] && kind[pc - cstride[a]] == CELL_FLUID);
                 let (mut sd, mut se, mut internal, mut conv) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
                 let mut ext = [0.0f64; 3];
-                for k in r[2][0]..r[2][1] {
-                    for j in r[1][0]..r[1][1] {
-                        for i in r[0][0]..r[0][1] {
-                            let f = fine.at(i, j, k);
-                            sd += fine.diag[f] as f64;
-                            se += fine.excess[f] as f64;
-                            let pos = [i, j, k];
-                            for a in 0..3 {
-                                let o = fine.coef[f].off[a] as f64;
-                                if pos[a] + 1 < r[a][1] {
-                                    internal += o;
-                                } else if c_ref.active[a] && cc[a] + 1 < cdims[a] {
-                                    if c_ref.kind[pc + c_ref.stride[a]] == CELL_FLUID {
-                                        ext[a] += o;
-                                    } else {
-                                        conv -= o;
-                                    }
+                for &(f0, [yfirst, ylast, zfirst, zlast]) in &rows[..nrows] {
+                    for i in xs.0..xs.1 {
+                        let f = f0 + i + 1;
+                        sd += f64::from(fine.diag[f]);
+                        se += f64::from(fine.excess[f]);
+                        let o = fine.off[f].map(f64::from);
+                        let last = [i + 1 == xs.1, ylast, zlast];
+                        let first = [i == xs.0, yfirst, zfirst];
+                        for a in 0..3 {
+                            if !last[a] {
+                                internal += o[a];
+                            } else if has_up[a] {
+                                if fluid_up[a] {
+                                    ext[a] += o[a];
+                                } else {
+                                    conv -= o[a];
                                 }
-                                if pos[a] == r[a][0] && c_ref.active[a] && cc[a] > 0 {
-                                    let o = fine.coef[f - fine.stride[a]].off[a] as f64;
-                                    if c_ref.kind[pc - c_ref.stride[a]] != CELL_FLUID {
-                                        conv -= o;
-                                    }
-                                }
+                            }
+                            if first[a] && has_down[a] && !fluid_down[a] {
+                                conv -= f64::from(fine.off[f - fs[a]][a]);
                             }
                         }
                     }
                 }
-                let cell = &mut out[ci + 1];
                 let extra = (kappa - 1.0) * se + (kappa_c - 1.0) * conv;
-                cell.1 = (g * (sd + 2.0 * internal + extra)) as f32;
-                cell.2 = (g * (kappa * se + kappa_c * conv)) as f32;
-                cell.3.off = ext.map(|e| (g * e) as f32);
+                diag[ci + 1] = (g * (sd + 2.0 * internal + extra)) as f32;
+                excess[ci + 1] = (g * (kappa * se + kappa_c * conv)) as f32;
+                off[ci + 1] = ext.map(|e| (g * e) as f32);
             }
-            out
-        })
-        .collect();
-    scatter_rows(coarse, rows);
+        });
+    coarse.compute_unk();
+}
+
+/// Fine coordinates `[lo, hi)` of the children of coarse coordinate `c` along an axis.
+#[inline(always)]
+fn child_range(c: usize, active: bool, fine_n: usize) -> (usize, usize) {
+    if active {
+        (2 * c, (2 * c + 2).min(fine_n))
+    } else {
+        (c, c + 1)
+    }
 }
 
 /// Distance, in cells of level `depth`, from a cell centre next to the free surface to the
@@ -240,15 +330,18 @@ pub(crate) fn theta(depth: usize) -> f64 {
     0.5 + 0.5f64.powi(depth as i32 + 1)
 }
 
-/// Writes per-row `(kind, diag, excess, coef)` results into the level and finishes it.
-fn scatter_rows(level: &mut Level, rows: Vec<Vec<(u8, f32, f32, Coef)>>) {
+/// One coarse cell's `(kind, diag, excess, off)` computed by [`rediscretise`].
+type CellOut = (u8, f32, f32, [f32; 3]);
+
+/// Writes per-row results into the level's natural arrays.
+fn scatter_rows(level: &mut Level, rows: Vec<Vec<CellOut>>) {
     let pi = level.pdims[0];
     level
         .kind
         .par_chunks_mut(pi)
         .zip(level.diag.par_chunks_mut(pi))
         .zip(level.excess.par_chunks_mut(pi))
-        .zip(level.coef.par_chunks_mut(pi))
+        .zip(level.off.par_chunks_mut(pi))
         .zip(rows.par_iter())
         .for_each(|((((kind, diag), excess), coef), row)| {
             for (i, &(k, d, e, cf)) in row.iter().enumerate() {
@@ -258,7 +351,7 @@ fn scatter_rows(level: &mut Level, rows: Vec<Vec<(u8, f32, f32, Coef)>>) {
                 coef[i] = cf;
             }
         });
-    level.finish();
+    level.compute_unk();
 }
 
 /// Rediscretisation (Chentanez & Müller): coarse kinds by the bubble-preserving rule, face
@@ -327,7 +420,7 @@ pub(crate) fn rediscretise(fine: &Level, coarse: &mut Level, depth: usize, bubbl
     let rows: Vec<_> = (0..coarse.rows())
         .into_par_iter()
         .map(|pr| {
-            let mut out = vec![(CELL_SOLID, 0.0f32, 0.0f32, Coef::default()); pi];
+            let mut out = vec![(CELL_SOLID, 0.0f32, 0.0f32, [0.0f32; 3]); pi];
             let Some((cj, ck)) = c_ref.row_jk(pr) else {
                 return out;
             };
@@ -355,7 +448,7 @@ pub(crate) fn rediscretise(fine: &Level, coarse: &mut Level, depth: usize, bubbl
                             CELL_FLUID => {
                                 cell.1 += w;
                                 if up {
-                                    cell.3.off[a] = -w;
+                                    cell.3[a] = -w;
                                 }
                             }
                             CELL_AIR => {

@@ -1,18 +1,15 @@
 //! The level hierarchy, kept in the solver instance between solves (Karlsson Alg. 8, lines 1-7:
 //! restrict the geometry, build `A^m` on every level). Allocation happens when the grid size
-//! changes; coarse levels are rebuilt only when the fine matrix changed.
+//! changes; coarse levels are rebuilt only when the fine matrix changed, every step of the
+//! rebuild runs in parallel.
 
 use super::coarse::CoarseSolver;
 use super::coarsen;
 use super::level::Level;
+use super::regions::Regions;
 use super::transfer;
 use super::{Coarsening, MultigridConfig};
-use crate::neumann::Regions;
-use crate::stencil::Stencil;
 use flip_plugin::sdk::Problem;
-
-/// Whether the barycentric interpolation renormalises the weights it keeps (Lai et al. §4.3).
-const NORMALISE: bool = true;
 
 /// Levels `0` (finest) to `len - 1` (coarsest) and the coarsest-level solver.
 pub(crate) struct Hierarchy {
@@ -20,13 +17,15 @@ pub(crate) struct Hierarchy {
     pub levels: Vec<Level>,
     /// Exact solver of the coarsest level.
     pub coarse: CoarseSolver,
-    /// Fluid regions of the fine problem (for the singular-region projection).
+    /// Singular regions of the fine problem (for the range projection).
     pub regions: Regions,
     /// Number of times the coarse levels were (re)built.
     pub rebuilds: usize,
     coarsening: Coarsening,
     coarsest_size: usize,
     bubble_levels: usize,
+    n_sweep: usize,
+    n_sweep_coarse: usize,
 }
 
 impl Hierarchy {
@@ -40,6 +39,8 @@ impl Hierarchy {
             coarsening: config.coarsening,
             coarsest_size: config.coarsest_size,
             bubble_levels: config.bubble_levels,
+            n_sweep: config.n_sweep,
+            n_sweep_coarse: config.n_sweep_coarse,
         }
     }
 
@@ -66,11 +67,13 @@ impl Hierarchy {
                 .map(|(d, active)| Level::new(d, active, with_open))
                 .collect();
         }
-        let changed = coarsen::load_fine(&mut self.levels[0], p) || fresh;
+        let (changed, uniform) = coarsen::load_fine(&mut self.levels[0], p);
+        let changed = changed || fresh;
         if !changed {
             return false;
         }
-        self.levels[0].finish();
+        self.regions.find(&self.levels[0]);
+        self.levels[0].uniform = uniform;
         for l in 1..self.levels.len() {
             let (fine, coarse) = self.levels.split_at_mut(l);
             let (fine, coarse) = (&mut fine[l - 1], &mut coarse[0]);
@@ -80,11 +83,12 @@ impl Hierarchy {
                     coarsen::rediscretise(fine, coarse, l, self.bubble_levels)
                 }
             }
-            transfer::compute_inv_norm(fine, coarse, NORMALISE);
+            transfer::compute_mask(coarse);
+            transfer::compute_inv_norm(fine, coarse);
+            coarse.pack(None);
         }
         let coarsest = self.levels.last().expect("at least one level");
         self.coarse.factor(coarsest);
-        self.regions = Regions::find(&Stencil::of(p));
         self.rebuilds += 1;
         true
     }
@@ -92,5 +96,14 @@ impl Hierarchy {
     /// Number of levels.
     pub fn depth(&self) -> usize {
         self.levels.len()
+    }
+
+    /// Smoothing sweeps before and after the coarse correction on level `l`.
+    pub fn sweeps(&self, l: usize) -> usize {
+        if l == 0 {
+            self.n_sweep
+        } else {
+            self.n_sweep_coarse
+        }
     }
 }

@@ -4,24 +4,16 @@
 
 use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
-use super::level::Level;
-use super::outer::{self, row_sum};
+use super::outer::{self, Vectors};
 use super::MultigridConfig;
-use crate::stencil::{norm_inf, Stencil};
-use flip_plugin::abi::CELL_FLUID;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
-use rayon::prelude::*;
 
 /// CG preconditioned by a symmetric multigrid V-cycle. `iterations` counts CG iterations.
 /// `config.cycle`, `n_vcycle` and `n_full_cycle` are not used (one V-cycle per application).
 pub struct MgPcgSolver {
     config: MultigridConfig,
     hierarchy: Hierarchy,
-    b: Vec<f64>,
-    r: Vec<f64>,
-    z: Vec<f64>,
-    d: Vec<f64>,
-    q: Vec<f64>,
+    v: Vectors,
 }
 
 impl MgPcgSolver {
@@ -34,11 +26,7 @@ impl MgPcgSolver {
         Ok(Self {
             hierarchy: Hierarchy::new(&config),
             config,
-            b: Vec::new(),
-            r: Vec::new(),
-            z: Vec::new(),
-            d: Vec::new(),
-            q: Vec::new(),
+            v: Vectors::default(),
         })
     }
 
@@ -57,161 +45,85 @@ impl MgPcgSolver {
         self.hierarchy.rebuilds
     }
 
-    /// `z = M⁻¹ r` (one symmetric V-cycle; `level 0.b` already holds `r`); returns `r · z`.
+    /// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle; level 0's `b` already holds
+    /// `r`); returns `r · z`.
     fn precondition(&mut self) -> f64 {
         let h = &mut self.hierarchy;
-        vcycle(h, 0, self.config.n_sweep, true, true);
-        let level = &h.levels[0];
-        let ni = level.dims[0];
-        copy_from_level(level, &mut self.z);
+        vcycle(h, 0, true, true);
         if h.regions.any_singular() {
-            h.regions.remove_mean(&mut self.z);
+            let level = &mut h.levels[0];
+            let mut x = [
+                std::mem::take(&mut level.cs[0].x),
+                std::mem::take(&mut level.cs[1].x),
+            ];
+            h.regions.remove_mean(level, &mut x);
+            let [x0, x1] = x;
+            level.cs[0].x = x0;
+            level.cs[1].x = x1;
         }
-        let (r, z) = (&self.r, &self.z);
-        row_sum(r.len() / ni, |row| {
-            let span = row * ni..(row + 1) * ni;
-            r[span.clone()]
-                .iter()
-                .zip(&z[span])
-                .map(|(a, b)| a * b)
-                .sum()
-        })
+        outer::dot_rz(&h.levels[0], &mut self.v)
     }
 
-    /// CG from the current `p` until the recurrence residual meets `bound` or `budget` runs
-    /// out; returns the iterations used.
-    fn cg(&mut self, a: &Stencil<'_>, p: &mut [f64], bound: f64, budget: usize) -> usize {
-        let ni = a.dims[0];
+    /// CG from the current iterate (level 0's `b` holds its true residual, of max-norm
+    /// `res`) until the recurrence residual meets `bound` or `budget` runs out; returns the
+    /// iterations used. The f32 recurrence residual is replaced by the f64 true residual
+    /// whenever it has fallen by [`REPLACE`] since the last replacement (residual replacement,
+    /// van der Vorst & Ye 2000), which keeps it accurate to f32 round-off of the current
+    /// residual while the search direction carries on.
+    fn cg(&mut self, mut res: f64, bound: f64, budget: usize) -> usize {
+        let mut reference = res;
         let mut rz = self.precondition();
-        self.d.clone_from(&self.z);
+        let mut dq = outer::direction(&self.hierarchy.levels[0], &mut self.v, 0.0);
         for it in 1..=budget {
-            let (d, q) = (&self.d, &mut self.q);
-            let partial: Vec<f64> = q
-                .par_chunks_mut(ni)
-                .enumerate()
-                .map(|(row, out)| {
-                    let mut s = 0.0;
-                    for (i, o) in out.iter_mut().enumerate() {
-                        let c = row * ni + i;
-                        *o = a.row_dot(c, d);
-                        s += d[c] * *o;
-                    }
-                    s
-                })
-                .collect();
-            let dq: f64 = partial.iter().sum();
             if !(dq > 0.0 && rz.is_finite()) {
                 return it - 1;
             }
             let alpha = rz / dq;
-            let res = update(
-                alpha,
-                &self.d,
-                &self.q,
-                p,
-                &mut self.r,
-                &mut self.hierarchy.levels[0],
-            );
+            res = outer::step(&mut self.hierarchy.levels[0], &mut self.v, alpha);
             if res <= bound || it == budget {
                 return it;
+            }
+            if res < REPLACE * reference {
+                res = outer::residual(&mut self.hierarchy.levels[0], &mut self.v);
+                reference = res;
+                if res <= bound {
+                    return it;
+                }
             }
             let rz_new = self.precondition();
             let beta = rz_new / rz;
             rz = rz_new;
-            self.d
-                .par_iter_mut()
-                .zip(self.z.par_iter())
-                .for_each(|(d, z)| *d = z + beta * *d);
+            dq = outer::direction(&self.hierarchy.levels[0], &mut self.v, beta);
         }
         budget
     }
 }
 
-/// `p += α d`, `r -= α q`, `level.b = r` (f32); returns `max |r|`.
-fn update(
-    alpha: f64,
-    d: &[f64],
-    q: &[f64],
-    p: &mut [f64],
-    r: &mut [f64],
-    level: &mut Level,
-) -> f64 {
-    let ni = level.dims[0];
-    let pi = level.pdims[0];
-    let interior: Vec<&mut [f32]> = level
-        .b
-        .chunks_mut(pi)
-        .enumerate()
-        .filter(|(pr, _)| level_interior(*pr, level.pdims, level.pz))
-        .map(|(_, row)| &mut row[1..=ni])
-        .collect();
-    p.par_chunks_mut(ni)
-        .zip(r.par_chunks_mut(ni))
-        .zip(interior.into_par_iter())
-        .enumerate()
-        .map(|(row, ((p, r), b))| {
-            let mut m = 0.0f64;
-            for i in 0..ni {
-                let c = row * ni + i;
-                p[i] += alpha * d[c];
-                r[i] -= alpha * q[c];
-                b[i] = r[i] as f32;
-                m = m.max(r[i].abs());
-            }
-            m
-        })
-        .reduce(|| 0.0, f64::max)
-}
-
-/// Whether padded row `pr` is an interior row.
-fn level_interior(pr: usize, pdims: [usize; 3], pz: usize) -> bool {
-    let (jp, kp) = (pr % pdims[1], pr / pdims[1]);
-    jp >= 1 && jp + 1 < pdims[1] && kp >= pz && kp + pz < pdims[2]
-}
-
-/// `z = level.x` on the unpadded grid.
-fn copy_from_level(level: &Level, z: &mut [f64]) {
-    let [ni, nj, _] = level.dims;
-    z.par_chunks_mut(ni).enumerate().for_each(|(row, out)| {
-        let base = level.at(0, row % nj, row / nj);
-        for (i, v) in out.iter_mut().enumerate() {
-            *v = f64::from(level.x.get(base + i));
-        }
-    });
-}
+/// Factor by which the recurrence residual may fall before it is replaced by the true one.
+const REPLACE: f64 = 1e-3;
 
 impl PressureSolver for MgPcgSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         outer::check(problem)?;
-        self.hierarchy.update(problem);
-        outer::projected_rhs(problem, &self.hierarchy.regions, &mut self.b);
-        outer::clean_guess(problem);
-        let a = outer::stencil(problem);
-        let n = problem.cell_count();
-        for v in [&mut self.r, &mut self.z, &mut self.d, &mut self.q] {
-            v.resize(n, 0.0);
-        }
-        let bound = self.config.tolerance.bound(norm_inf(&self.b));
-        let level = &mut self.hierarchy.levels[0];
-        let mut res = outer::residual_to_level(&a, &self.b, problem.pressure, level);
+        let h = &mut self.hierarchy;
+        h.update(problem);
+        self.v.fit(&h.levels[0], true);
+        let bnorm = outer::load(problem, &h.levels[0], &h.regions, &mut self.v);
+        let bound = self.config.tolerance.bound(bnorm);
+        let mut res = outer::residual(&mut h.levels[0], &mut self.v);
         let initial = res;
         let mut iterations = 0;
         // CG runs on the recurrence residual; restart from the true one if they drifted apart.
         while res > bound && res.is_finite() && iterations < self.config.max_iterations {
-            true_residual(&a, &self.b, problem.pressure, &mut self.r);
-            let used = self.cg(
-                &a,
-                problem.pressure,
-                bound,
-                self.config.max_iterations - iterations,
-            );
+            let used = self.cg(res, bound, self.config.max_iterations - iterations);
             iterations += used.max(1);
-            if self.hierarchy.regions.any_singular() {
-                self.hierarchy.regions.remove_mean(problem.pressure);
+            let h = &mut self.hierarchy;
+            if h.regions.any_singular() {
+                h.regions.remove_mean(&h.levels[0], &mut self.v.p);
             }
-            let level = &mut self.hierarchy.levels[0];
-            res = outer::residual_to_level(&a, &self.b, problem.pressure, level);
+            res = outer::residual(&mut h.levels[0], &mut self.v);
         }
+        outer::store(problem, &self.hierarchy.levels[0], &self.v);
         Ok(SolveStats {
             iterations: iterations as u32,
             outer_iterations: 0,
@@ -220,15 +132,4 @@ impl PressureSolver for MgPcgSolver {
             converged: u32::from(res <= bound),
         })
     }
-}
-
-/// `r = b - A x` on fluid cells (f64).
-fn true_residual(a: &Stencil<'_>, b: &[f64], x: &[f64], r: &mut [f64]) {
-    r.par_iter_mut().enumerate().for_each(|(c, r)| {
-        *r = if a.kind[c] == CELL_FLUID {
-            b[c] - a.row_dot(c, x)
-        } else {
-            0.0
-        };
-    });
 }

@@ -1,8 +1,9 @@
 //! Red-black Gauss-Seidel (Karlsson §5.3, eq. 53-54): cells are coloured by the parity of
-//! `i + j + k`; a half-sweep updates one colour from the other, so the rows of a half-sweep are
-//! independent and run in parallel.
+//! `i + j + k`; a half-sweep updates one colour from the other. With the colour-split layout
+//! (see `level`) a half-sweep writes one colour's `x` while reading the other's, so rows run in
+//! parallel and each row is a vectorised loop over contiguous slices.
 
-use super::level::Level;
+use super::level::{dispatch, ColourView, Level, Neighbours, RowGeom};
 use rayon::prelude::*;
 
 /// Colour updated first by a forward sweep.
@@ -13,17 +14,17 @@ pub(crate) const BLACK: usize = 1;
 /// One half-sweep: `x[c] = (b[c] - Σ A[c][n] x[n]) / A[c][c]` on the cells of `colour` (eq. 54).
 /// With `zero_other`, the other colour is taken as zero (first half-sweep from a zero guess),
 /// so stale values are never read.
-pub(crate) fn half_sweep(level: &Level, colour: usize, zero_other: bool) {
-    let three_d = level.pz == 1;
-    match (three_d, zero_other) {
-        (true, false) => run::<true, false>(level, colour),
-        (false, false) => run::<false, false>(level, colour),
-        (_, true) => run::<false, true>(level, colour),
+pub(crate) fn half_sweep(level: &mut Level, colour: usize, zero_other: bool) {
+    let (three_d, uni) = (level.three_d(), level.uniform.is_some());
+    if zero_other {
+        run::<true, false, false>(level, colour);
+    } else {
+        dispatch!(three_d, uni, run, [false], (level, colour));
     }
 }
 
 /// `n` forward sweeps (red then black). `zero_guess`: `x` is taken as 0 on entry.
-pub(crate) fn smooth_forward(level: &Level, n: usize, zero_guess: bool) {
+pub(crate) fn smooth_forward(level: &mut Level, n: usize, zero_guess: bool) {
     for s in 0..n {
         half_sweep(level, RED, zero_guess && s == 0);
         half_sweep(level, BLACK, false);
@@ -32,55 +33,70 @@ pub(crate) fn smooth_forward(level: &Level, n: usize, zero_guess: bool) {
 
 /// `n` backward sweeps (black then red): the adjoint of [`smooth_forward`], for a symmetric
 /// V-cycle (post-smoothing with the reversed colour order).
-pub(crate) fn smooth_backward(level: &Level, n: usize) {
+pub(crate) fn smooth_backward(level: &mut Level, n: usize) {
     for _ in 0..n {
         half_sweep(level, BLACK, false);
         half_sweep(level, RED, false);
     }
 }
 
-fn run<const THREE_D: bool, const ZERO: bool>(level: &Level, colour: usize) {
-    let rows = level.rows();
-    if level.parallel() {
-        let min_len = (rows / 64).max(1);
-        (0..rows)
-            .into_par_iter()
-            .with_min_len(min_len)
-            .for_each(|pr| row::<THREE_D, ZERO>(level, pr, colour));
+fn run<const ZERO: bool, const THREE_D: bool, const UNI: bool>(level: &mut Level, colour: usize) {
+    let (half, pj) = (level.half, level.pdims[1]);
+    let w = level.uniform.unwrap_or(0.0);
+    let parallel = level.parallel();
+    let min = level.min_rows();
+    let spans = &level.spans[colour];
+    let [c0, c1] = &mut level.cs;
+    let (me, ot) = if colour == 0 { (c0, &*c1) } else { (c1, &*c0) };
+    let x = &mut me.x;
+    let me = ColourView::of(&me.inv_diag, &me.diag, &me.off, &[], &[], &me.b);
+    let ot = ColourView::of(&ot.inv_diag, &ot.diag, &ot.off, &[], &ot.x, &ot.b);
+    let kernel = |pr: usize, row: &mut [f32]| {
+        let (lo, hi) = spans[pr];
+        if lo >= hi {
+            return;
+        }
+        let g = RowGeom {
+            base: pr * half,
+            lo: lo as usize,
+            hi: hi as usize,
+            e: (colour + pr % pj + pr / pj) & 1,
+            sy: half,
+            sz: half * pj,
+        };
+        row_sweep::<ZERO, THREE_D, UNI>(&g, &me, &ot, w, &mut row[g.lo..g.hi]);
+    };
+    if parallel {
+        x.par_chunks_mut(half)
+            .enumerate()
+            .with_min_len(min)
+            .for_each(|(pr, row)| kernel(pr, row));
     } else {
-        (0..rows).for_each(|pr| row::<THREE_D, ZERO>(level, pr, colour));
+        x.chunks_mut(half)
+            .enumerate()
+            .for_each(|(pr, row)| kernel(pr, row));
     }
 }
 
 #[inline(always)]
-fn row<const THREE_D: bool, const ZERO: bool>(level: &Level, pr: usize, colour: usize) {
-    let (lo, hi) = level.spans[pr];
-    if lo >= hi {
+fn row_sweep<const ZERO: bool, const THREE_D: bool, const UNI: bool>(
+    g: &RowGeom,
+    me: &ColourView<'_>,
+    ot: &ColourView<'_>,
+    w: f32,
+    x: &mut [f32],
+) {
+    let n = g.n();
+    let x = &mut x[..n];
+    let (b, inv) = (g.at(me.b, 0), g.at(me.inv_diag, 0));
+    if ZERO {
+        for t in 0..n {
+            x[t] = b[t] * inv[t];
+        }
         return;
     }
-    let pi = level.pdims[0];
-    let (sy, sz) = (level.stride[1], level.stride[2]);
-    let (jp, kp) = (pr % level.pdims[1], pr / level.pdims[1]);
-    let (coef, b, x) = (&level.coef[..], &level.b[..], &level.x);
-    let first = lo as usize + 1;
-    let start = first + ((first + jp + kp + colour) & 1);
-    let base = pr * pi;
-    for ip in (start..hi as usize + 1).step_by(2) {
-        let c = base + ip;
-        let cf = coef[c];
-        if cf.inv_diag == 0.0 {
-            continue;
-        }
-        let mut s = b[c];
-        if !ZERO {
-            s -= cf.off[0] * x.get(c + 1)
-                + coef[c - 1].off[0] * x.get(c - 1)
-                + cf.off[1] * x.get(c + sy)
-                + coef[c - sy].off[1] * x.get(c - sy);
-            if THREE_D {
-                s -= cf.off[2] * x.get(c + sz) + coef[c - sz].off[2] * x.get(c - sz);
-            }
-        }
-        x.set(c, s * cf.inv_diag);
+    let nb = Neighbours::new(g, me.off, ot.off, ot.x, THREE_D, UNI);
+    for t in 0..n {
+        x[t] = (b[t] - nb.sum::<THREE_D, UNI>(w, t)) * inv[t];
     }
 }

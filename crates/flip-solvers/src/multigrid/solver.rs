@@ -2,9 +2,8 @@
 
 use super::cycle::{full_cycle, vcycle};
 use super::hierarchy::Hierarchy;
-use super::outer;
+use super::outer::{self, Vectors};
 use super::{Cycle, MultigridConfig};
-use crate::stencil::norm_inf;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Iterates multigrid cycles until the tolerance: each round runs `n_full_cycle` full cycles
@@ -15,7 +14,7 @@ use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
 pub struct MultigridSolver {
     config: MultigridConfig,
     hierarchy: Hierarchy,
-    b: Vec<f64>,
+    v: Vectors,
 }
 
 impl MultigridSolver {
@@ -28,7 +27,7 @@ impl MultigridSolver {
         Ok(Self {
             hierarchy: Hierarchy::new(&config),
             config,
-            b: Vec::new(),
+            v: Vectors::default(),
         })
     }
 
@@ -47,17 +46,20 @@ impl MultigridSolver {
         self.hierarchy.depth()
     }
 
-    /// Cycle kinds of one round of Alg. 8.
-    fn round(&self) -> Vec<Cycle> {
+    /// Cycle kind of cycle number `n` (Alg. 8: `n_full_cycle` full cycles, then `n_vcycle`
+    /// V-cycles, repeated).
+    fn cycle(&self, n: usize) -> Cycle {
         let c = &self.config;
         let full = if c.cycle == Cycle::Full {
             c.n_full_cycle
         } else {
             0
         };
-        let mut r = vec![Cycle::Full; full];
-        r.resize(full + c.n_vcycle, Cycle::V);
-        r
+        if n % (full + c.n_vcycle) < full {
+            Cycle::Full
+        } else {
+            Cycle::V
+        }
     }
 }
 
@@ -66,29 +68,29 @@ impl PressureSolver for MultigridSolver {
         outer::check(problem)?;
         let h = &mut self.hierarchy;
         h.update(problem);
-        outer::projected_rhs(problem, &h.regions, &mut self.b);
-        outer::clean_guess(problem);
-        let a = outer::stencil(problem);
-        let bound = self.config.tolerance.bound(norm_inf(&self.b));
-        let round = self.round();
-        let n_sweep = self.config.n_sweep;
-        let h = &mut self.hierarchy;
-        let mut res = outer::residual_to_level(&a, &self.b, problem.pressure, &mut h.levels[0]);
+        self.v.fit(&h.levels[0], false);
+        let bnorm = outer::load(problem, &h.levels[0], &h.regions, &mut self.v);
+        let bound = self.config.tolerance.bound(bnorm);
+        let mut res = outer::residual(&mut h.levels[0], &mut self.v);
         let initial = res;
         let mut iterations = 0;
         while res > bound && res.is_finite() && iterations < self.config.max_iterations {
-            match round[iterations % round.len()] {
-                Cycle::Full => full_cycle(h, n_sweep),
-                Cycle::V => vcycle(h, 0, n_sweep, true, false),
+            let kind = self.cycle(iterations);
+            let h = &mut self.hierarchy;
+            match kind {
+                Cycle::Full => full_cycle(h),
+                Cycle::V => vcycle(h, 0, true, false),
             }
-            outer::add_correction(&h.levels[0], problem.pressure);
+            outer::add_correction(&h.levels[0], &mut self.v);
             iterations += 1;
-            res = outer::residual_to_level(&a, &self.b, problem.pressure, &mut h.levels[0]);
+            res = outer::residual(&mut h.levels[0], &mut self.v);
         }
+        let h = &mut self.hierarchy;
         if h.regions.any_singular() {
-            h.regions.remove_mean(problem.pressure);
-            res = outer::residual_to_level(&a, &self.b, problem.pressure, &mut h.levels[0]);
+            h.regions.remove_mean(&h.levels[0], &mut self.v.p);
+            res = outer::residual(&mut h.levels[0], &mut self.v);
         }
+        outer::store(problem, &h.levels[0], &self.v);
         Ok(SolveStats {
             iterations: iterations as u32,
             outer_iterations: 0,

@@ -41,19 +41,21 @@ fn iteration_counts_are_flat_with_grid_size() {
     }
 }
 
-/// `M⁻¹ u` by one symmetric V-cycle from a zero guess.
+/// `M⁻¹ u` by one symmetric V-cycle from a zero guess (`u`, result: natural padded order).
 fn apply(h: &mut Hierarchy, u: &[f32]) -> Vec<f32> {
     let level = &mut h.levels[0];
     for (c, &v) in u.iter().enumerate() {
-        level.b[c] = if level.coef[c].inv_diag != 0.0 {
-            v
-        } else {
-            0.0
-        };
+        let (colour, i) = level.split(c);
+        level.cs[colour].b[i] = if level.is_unknown(c) { v } else { 0.0 };
     }
-    vcycle(h, 0, 2, true, true);
+    vcycle(h, 0, true, true);
     let level = &h.levels[0];
-    (0..level.len()).map(|c| level.x.get(c)).collect()
+    (0..level.len())
+        .map(|c| {
+            let (colour, i) = level.split(c);
+            level.cs[colour].x[i]
+        })
+        .collect()
 }
 
 #[test]
@@ -72,7 +74,7 @@ fn mgpcg_preconditioner_is_symmetric_positive_definite() {
                 let u: Vec<f32> = (0..n).map(|c| ((c * 7919) % 13) as f32 - 6.0).collect();
                 let v: Vec<f32> = (0..n).map(|c| ((c * 104729) % 17) as f32 - 8.0).collect();
                 let (mu, mv) = (apply(&mut h, &u), apply(&mut h, &v));
-                let unknown = |c: &usize| h.levels[0].coef[*c].inv_diag != 0.0;
+                let unknown = |c: &usize| h.levels[0].is_unknown(*c);
                 let dot = |a: &[f32], b: &[f32]| -> f64 {
                     (0..n)
                         .filter(unknown)
