@@ -47,6 +47,9 @@ pub struct StepReport {
     pub particles: usize,
     /// Largest particle speed after the step (m/s).
     pub max_speed: f32,
+    /// Time of the end-of-step state check (largest speed for the CFL step, blow-up test),
+    /// part of `wall`.
+    pub state_check: Duration,
     /// Wall time of the whole substep, scheduler included.
     pub wall: Duration,
 }
@@ -66,6 +69,8 @@ pub struct Simulation {
     step: u64,
     probes: Vec<(usize, usize)>,
     probed: Vec<Option<Value>>,
+    /// Largest particle speed of the current state, from the last state check.
+    state_speed: Option<f32>,
 }
 
 impl Simulation {
@@ -125,6 +130,7 @@ impl Simulation {
             step: 0,
             probes: Vec::new(),
             probed: Vec::new(),
+            state_speed: None,
         };
         sim.reset();
         Ok(sim)
@@ -148,6 +154,7 @@ impl Simulation {
         self.time = 0.0;
         self.frame = 0;
         self.step = 0;
+        self.state_speed = None;
     }
 
     /// The compiled plan.
@@ -235,7 +242,11 @@ impl Simulation {
     /// Particle speed plus Bridson's `sqrt(5·dx·|a|)` for the largest acceleration a node
     /// announces (gravity), so the first step from rest is not too long.
     fn speed_bound(&self) -> f32 {
-        let v = self.particles().map_or(0.0, |p| p.max_speed());
+        let v = self.state_speed.unwrap_or_else(|| {
+            self.particles()
+                .and_then(|p| p.checked_max_speed())
+                .unwrap_or(0.0)
+        });
         let a = self
             .nodes
             .iter()
@@ -296,7 +307,11 @@ impl Simulation {
         }
         self.time += f64::from(dt);
         self.step += 1;
+        let check = Instant::now();
+        self.state_speed = None;
         (report.particles, report.max_speed) = self.check_state(substep)?;
+        self.state_speed = Some(report.max_speed);
+        report.state_check = check.elapsed();
         report.wall = start.elapsed();
         Ok(report)
     }

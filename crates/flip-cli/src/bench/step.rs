@@ -81,6 +81,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut per_node: Vec<Vec<f64>> = vec![Vec::new(); sim.plan().nodes.len()];
     let mut walls = Vec::new();
     let mut overheads = Vec::new();
+    let mut checks = Vec::new();
     let levels = sim.plan().levels.clone();
     for s in 0..a.steps {
         // Substep indices keep counting: index 0 is the start of the run (one-shot emitters).
@@ -91,7 +92,8 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             per_node[i].push(t.as_secs_f64());
         }
         walls.push(r.wall.as_secs_f64());
-        // Scheduler overhead: wall time minus the critical path (slowest node of each level).
+        // Scheduler overhead: wall time minus the critical path (slowest node of each level)
+        // and the state check (a simulation pass of its own, reported on its own line).
         let critical: f64 = levels
             .iter()
             .map(|l| {
@@ -100,7 +102,9 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
                     .fold(0.0, f64::max)
             })
             .sum();
-        overheads.push(r.wall.as_secs_f64() - critical);
+        let check = r.state_check.as_secs_f64();
+        overheads.push(r.wall.as_secs_f64() - critical - check);
+        checks.push(check);
         summary.add_frame(std::slice::from_ref(&r));
     }
     let (med, min, max) = stats(walls);
@@ -141,9 +145,15 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         "particle stages (p2g + g2p + advect): {:.4} µs/particle/step",
         1e6 * particle_stage / np.max(1.0)
     );
+    let (check, _, _) = stats(checks);
+    println!(
+        "state check (largest speed for CFL, blow-up test): {:.3} ms/step ({:.2}% of the step)",
+        1e3 * check,
+        100.0 * check / med.max(1e-12)
+    );
     let (overhead, _, _) = stats(overheads);
     println!(
-        "scheduler overhead (wall minus critical path): {:.3} ms/step ({:.2}% of the step)",
+        "scheduler overhead (wall minus critical path and state check): {:.3} ms/step ({:.2}% of the step)",
         1e3 * overhead,
         100.0 * overhead / med.max(1e-12)
     );
