@@ -6,7 +6,8 @@
 #
 # usage: tests/editor_smoke.sh [OUT.png]
 # env:   FRAMES (20), PROFILE (release | debug), CARGO_TARGET_DIR, EDITOR_BIN (skip the build),
-#        GRAPH (graphs/dam_break_2d.ron), EXTRA_ARGS (e.g. "--overlay level-set")
+#        GRAPH (graphs/dam_break_2d.ron), EXTRA_ARGS (e.g. "--overlay level-set", or "--compare"
+#        with GRAPH=graphs/lcp_circle_2d.ron for the compare mode with its saved variants)
 # needs: xvfb-run (apt-get install -y xvfb xauth libgl1-mesa-dri libegl1), python3
 set -euo pipefail
 

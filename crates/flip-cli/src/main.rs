@@ -4,7 +4,6 @@ mod bench;
 mod cmd_info;
 mod cmd_run;
 mod compare;
-mod overrides;
 mod session;
 mod summary;
 

@@ -1,7 +1,7 @@
 //! Plugins and the node registry of one invocation, and graph loading with overrides.
 
-use crate::overrides::apply_overrides;
 use anyhow::{anyhow, Result};
+use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, GraphError, NodeRegistry};
 use flip_plugin::host::{default_plugin_dirs, PluginSet};
 use std::path::{Path, PathBuf};

@@ -2,6 +2,7 @@
 //! lays out the window (top bar, node canvas on the left, viewport and stats on the right).
 
 use crate::autorun::AutoRun;
+use crate::compare_mode::CompareMode;
 use crate::convert::EditorDoc;
 use crate::edit::reaches;
 use crate::files::Pending;
@@ -70,6 +71,8 @@ pub struct App {
     pub(crate) overlap_check: u8,
     /// The Open / Save As dialog, while open.
     pub(crate) path_dialog: Option<crate::path_dialog::PathDialog>,
+    /// The compare mode (variants side by side).
+    pub(crate) compare: CompareMode,
 }
 
 impl App {
@@ -83,6 +86,8 @@ impl App {
         let registry = Arc::new(registry);
         let wake_ctx = ctx.clone();
         let worker = Worker::spawn(registry.clone(), move || wake_ctx.request_repaint());
+        let wake_ctx = ctx.clone();
+        let compare = CompareMode::new(registry.clone(), move || wake_ctx.request_repaint());
         let user = UserState::new(registry);
         let default = GraphDoc::from_ron(DEFAULT_SCENE, "built-in dam_break_2d.ron")
             .expect("the built-in scene parses");
@@ -114,6 +119,7 @@ impl App {
             tidy: false,
             overlap_check: 3,
             path_dialog: None,
+            compare,
         };
         if let Some(o) = app.auto.overlay {
             app.cam.overlay = o;
@@ -122,8 +128,16 @@ impl App {
             Some(path) => app.open_path(&path),
             None => app.reload(),
         }
+        if app.auto.compare {
+            app.enter_compare();
+            app.start_compare();
+        }
         if app.auto.autoplay && !app.auto.active() {
-            app.worker.send(Command::Play);
+            if app.compare.active {
+                app.compare.toggle_play();
+            } else {
+                app.worker.send(Command::Play);
+            }
         }
         app
     }
@@ -136,6 +150,7 @@ impl App {
     /// Marks the document changed in a way the simulation must see (restart after a pause).
     pub(crate) fn edited(&mut self) {
         self.dirty = true;
+        self.compare.stale = true;
         self.pending_reload = Some(Instant::now());
     }
 
@@ -345,6 +360,7 @@ impl App {
 impl eframe::App for App {
     fn update(&mut self, ctx: &Context, _frame: &mut eframe::Frame) {
         self.poll_worker();
+        self.compare.poll();
         if self
             .pending_reload
             .is_some_and(|t| t.elapsed() >= RELOAD_DELAY)
@@ -356,10 +372,14 @@ impl eframe::App for App {
         self.shortcuts(ctx);
         self.handle_close(ctx);
         self.top_bar(ctx);
-        self.side_panel(ctx);
-        egui::CentralPanel::default()
-            .frame(egui::Frame::none())
-            .show(ctx, |ui| self.canvas_panel(ui));
+        if self.compare.active {
+            self.compare_ui(ctx);
+        } else {
+            self.side_panel(ctx);
+            egui::CentralPanel::default()
+                .frame(egui::Frame::none())
+                .show(ctx, |ui| self.canvas_panel(ui));
+        }
         self.modal_ui(ctx);
         self.path_dialog_ui(ctx);
         self.update_title(ctx);

@@ -1,6 +1,6 @@
-//! Scripted runs (`--autoplay --screenshot out.png --quit-after-frames 20`): play, wait for N
-//! frames, capture the window with `ViewportCommand::Screenshot`, save it as PNG and quit.
-//! Used by `tests/editor_smoke.sh` under Xvfb.
+//! Scripted runs (`--autoplay --screenshot out.png --quit-after-frames 20`, optionally
+//! `--compare`): play, wait for N frames, capture the window with `ViewportCommand::Screenshot`,
+//! save it as PNG and quit. Used by `tests/editor_smoke.sh` under Xvfb.
 
 use crate::app::App;
 use crate::viewport::Overlay;
@@ -35,6 +35,8 @@ pub struct AutoRun {
     pub quit_after: Option<u32>,
     /// Overlay to show.
     pub overlay: Option<Overlay>,
+    /// Open in the compare mode with the graph's saved variants (steps count compare frames).
+    pub compare: bool,
     /// Process exit code: 0, or 2 when the graph was invalid or the run failed.
     pub exit_code: Arc<AtomicI32>,
     stage: Stage,
@@ -72,20 +74,26 @@ impl App {
             return;
         }
         let target = self.auto.quit_after.unwrap_or(1) as usize;
-        let broken = self.failure.is_some() || !self.invalid.is_empty();
+        let (n, finished, broken) = self.auto_progress();
         match self.auto.stage {
             Stage::Running => {
-                let n = self.frames.len();
-                if n >= target || self.finished || broken {
+                if n >= target || finished || broken {
                     if broken {
                         self.auto.exit_code.store(2, Ordering::Relaxed);
-                        eprintln!("flipgraph-editor: {}", self.problem_summary());
+                    }
+                    let problems = self.problem_summary();
+                    if !problems.is_empty() {
+                        eprintln!("flipgraph-editor: {problems}");
                     }
                     self.auto.stage = Stage::Settle(3);
                 } else if self.auto.stepped <= n {
                     // One frame at a time, so the run stops at exactly `target` frames.
                     self.auto.stepped = n + 1;
-                    self.worker.send(crate::worker::Command::Step);
+                    if self.compare.active {
+                        self.compare.step();
+                    } else {
+                        self.worker.send(crate::worker::Command::Step);
+                    }
                 }
             }
             Stage::Settle(0) => {
@@ -122,7 +130,7 @@ impl App {
                 path.display(),
                 image.size[0],
                 image.size[1],
-                self.frames.len()
+                self.auto_progress().0
             ),
             Err(e) => {
                 eprintln!("flipgraph-editor: cannot write {}: {e}", path.display());
@@ -132,8 +140,27 @@ impl App {
         self.auto.stage = Stage::Done;
     }
 
-    /// One line naming what went wrong.
+    /// Frames done, whether the run is over, whether it is broken (run mode: invalid graph or
+    /// failed run; compare mode: every variant failed).
+    fn auto_progress(&self) -> (usize, bool, bool) {
+        let c = &self.compare;
+        if c.active {
+            return (c.done, c.finished, c.all_failed());
+        }
+        let broken = self.failure.is_some() || !self.invalid.is_empty();
+        (self.frames.len(), self.finished, broken)
+    }
+
+    /// One line naming what went wrong (empty: nothing).
     pub(crate) fn problem_summary(&self) -> String {
+        if self.compare.active {
+            let failed = self.compare.variants.iter().filter_map(|v| {
+                let msg = v.start.failure.as_ref()?;
+                Some(format!("variant `{}` failed: {msg}", v.start.name))
+            });
+            let all: Vec<String> = self.compare.problem.iter().cloned().chain(failed).collect();
+            return all.join("; ");
+        }
         if let Some((node, msg)) = &self.failure {
             return match node {
                 Some(n) => format!("node `{n}` failed: {msg}"),

@@ -78,6 +78,7 @@ impl App {
             .and_then(Path::parent)
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         self.doc = EditorDoc::new(doc, &self.user);
+        self.compare.forget(doc);
         self.path = path;
         self.dirty = false;
         self.fit_view = true;

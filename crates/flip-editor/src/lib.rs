@@ -9,6 +9,22 @@
 pub mod app;
 /// Scripted runs: autoplay, screenshot, quit.
 pub mod autorun;
+/// Switching modes and the compare mode's top-bar controls.
+pub mod compare_app;
+/// The compare mode's variant list as edited.
+pub mod compare_drafts;
+/// The compare mode's state: per-variant frame caches, timeline.
+pub mod compare_mode;
+/// The compare mode's variant list panel.
+pub mod compare_panel;
+/// The compare mode's metric curves.
+pub mod compare_plots;
+/// The compare mode's viewports and layout.
+pub mod compare_view;
+/// The compare mode's simulation thread.
+pub mod compare_worker;
+/// Play/Step/Reset, timeline and viewport options (both modes).
+pub mod controls;
 /// `GraphDoc` ⇄ editor state.
 pub mod convert;
 /// Graph edits: duplicate, delete, cycle check, dynamic parameters, fit view.
@@ -21,12 +37,16 @@ pub mod frames;
 pub mod layout;
 /// Node title, status and buttons.
 pub mod node_ui;
+/// Level-set / cell-kind slices and solids to draw.
+pub mod overlays;
 /// Top bar, canvas and side panels.
 pub mod panels;
 /// Parameter widgets.
 pub mod params_ui;
 /// The in-app Open / Save As dialog.
 pub mod path_dialog;
+/// A simulation thread behind channels (run and compare modes).
+pub mod sim_thread;
 /// Stats panel.
 pub mod stats;
 /// User types and library traits.

@@ -19,6 +19,7 @@ Opens GRAPH (a graphs/*.ron file; default: the built-in 2D dam break).
 options:
   --plugin-dir DIR         extra folder with solver plugins (repeatable; searched before
                            $FLIPGRAPH_PLUGIN_PATH and the executable's folder)
+  --compare                open in the compare mode with the graph's saved variants
   --autoplay               start playing at once
   --quit-after-frames N    pause after N frames and quit
   --screenshot PNG         with --quit-after-frames: save a screenshot of the window first
@@ -50,6 +51,7 @@ fn parse_args() -> Result<Args> {
             }
             "--plugin-dir" => args.plugin_dirs.push(value()?.into()),
             "--autoplay" => args.auto.autoplay = true,
+            "--compare" => args.auto.compare = true,
             "--screenshot" => args.auto.screenshot = Some(value()?.into()),
             "--quit-after-frames" => {
                 let v = value()?;

@@ -2,8 +2,9 @@
 //! canvas with its toolbar, and the right side (viewport over the stats panel).
 
 use crate::app::App;
+use crate::controls::{run_buttons, timeline_slider, view_options, RunButton};
 use crate::files::Pending;
-use crate::viewport::{self, Overlay};
+use crate::viewport;
 use crate::worker::Command;
 use egui::{Context, Key, Modifiers, RichText, Ui};
 use egui_node_graph2::NodeFinder;
@@ -20,7 +21,7 @@ impl App {
             return;
         }
         let cmd = |k: Key| ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, k));
-        if cmd(Key::D) {
+        if cmd(Key::D) && !self.compare.active {
             let sel = self.doc.state.selected_nodes.clone();
             self.duplicate(&sel);
         }
@@ -34,14 +35,19 @@ impl App {
             self.request(Pending::New);
         }
         let del = ctx.input(|i| i.key_pressed(Key::Delete));
-        if del && !self.doc.state.selected_nodes.is_empty() {
+        // In compare mode the canvas is hidden: no invisible node edits.
+        if del && !self.compare.active && !self.doc.state.selected_nodes.is_empty() {
             for n in self.doc.state.selected_nodes.clone() {
                 self.doc.delete(n);
             }
             self.edited();
         }
         if ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Space)) {
-            self.toggle_play();
+            if self.compare.active {
+                self.compare_play();
+            } else {
+                self.toggle_play();
+            }
         }
     }
 
@@ -51,9 +57,17 @@ impl App {
             ui.horizontal(|ui| {
                 self.file_menu(ui);
                 ui.separator();
-                self.run_controls(ui);
+                self.mode_switch(ui);
                 ui.separator();
-                self.timeline(ui);
+                if self.compare.active {
+                    self.compare_controls(ui);
+                    ui.separator();
+                    self.compare_timeline(ui);
+                } else {
+                    self.run_controls(ui);
+                    ui.separator();
+                    self.timeline(ui);
+                }
             });
         });
     }
@@ -88,32 +102,20 @@ impl App {
     }
 
     fn run_controls(&mut self, ui: &mut Ui) {
-        let label = if self.playing {
-            "⏸ Pause"
-        } else {
-            "▶ Play"
-        };
-        if ui.button(label).on_hover_text("Space").clicked() {
-            self.toggle_play();
-        }
-        if ui
-            .button("⏭ Step")
-            .on_hover_text("simulate one frame")
-            .clicked()
-        {
-            if self.pending_reload.is_some() {
-                self.reload();
+        match run_buttons(ui, self.playing) {
+            Some(RunButton::PlayPause) => self.toggle_play(),
+            Some(RunButton::Step) => {
+                if self.pending_reload.is_some() {
+                    self.reload();
+                }
+                self.follow = true;
+                self.worker.send(Command::Step);
             }
-            self.follow = true;
-            self.worker.send(Command::Step);
-        }
-        if ui
-            .button("⟲ Reset")
-            .on_hover_text("back to frame 0")
-            .clicked()
-        {
-            self.reload();
-            self.worker.send(Command::Reset);
+            Some(RunButton::Reset) => {
+                self.reload();
+                self.worker.send(Command::Reset);
+            }
+            None => {}
         }
         ui.label(RichText::new("↻ auto-restart").weak())
             .on_hover_text(RESTART_HELP);
@@ -128,20 +130,9 @@ impl App {
     }
 
     fn timeline(&mut self, ui: &mut Ui) {
-        let total = self.doc.settings.frames;
         let n = self.frames.len();
-        let shown = if n == 0 { 0 } else { self.shown + 1 };
-        ui.label(RichText::new(format!("frame {shown:>3} / {total}")).monospace())
-            .on_hover_text(format!("{n} frame(s) cached"));
-        let mut k = shown;
-        let width = (ui.available_width() - 120.0).max(80.0);
-        ui.spacing_mut().slider_width = width;
-        let slider = egui::Slider::new(&mut k, n.min(1)..=n.max(1)).show_value(false);
-        let r = ui
-            .add_enabled(n > 1, slider)
-            .on_hover_text("scrub the cached frames");
-        if r.changed() && k > 0 {
-            self.shown = k - 1;
+        if let Some(k) = timeline_slider(ui, self.shown, n, self.doc.settings.frames) {
+            self.shown = k;
             self.follow = self.shown + 1 == n;
             self.refresh_status();
         }
@@ -239,37 +230,9 @@ impl App {
                 ui.allocate_ui(egui::vec2(ui.available_width(), h), |ui| {
                     viewport::show(ui, spec, frame.as_deref(), &mut self.cam, vmax);
                 });
-                self.view_options(ui, spec.is_2d(), vmax);
+                view_options(ui, &mut self.cam, spec.is_2d(), vmax);
                 ui.separator();
                 egui::ScrollArea::vertical().show(ui, |ui| self.stats_ui(ui));
             });
-    }
-
-    fn view_options(&mut self, ui: &mut Ui, is_2d: bool, vmax: f32) {
-        ui.horizontal(|ui| {
-            ui.label("overlay");
-            egui::ComboBox::from_id_salt("overlay")
-                .selected_text(match self.cam.overlay {
-                    Overlay::None => "none",
-                    Overlay::LevelSet => "level set",
-                    Overlay::Cells => "cell kinds",
-                })
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut self.cam.overlay, Overlay::None, "none");
-                    ui.selectable_value(&mut self.cam.overlay, Overlay::LevelSet, "level set");
-                    ui.selectable_value(&mut self.cam.overlay, Overlay::Cells, "cell kinds");
-                });
-            if !is_2d {
-                ui.checkbox(&mut self.cam.perspective, "perspective");
-            }
-            ui.add(egui::Slider::new(&mut self.cam.point_size, 1.0..=6.0).text("px"));
-            viewport::legend(ui, vmax);
-        })
-        .response
-        .on_hover_text(if is_2d {
-            "drag: pan · scroll: zoom · double-click: reset view"
-        } else {
-            "drag: rotate · shift-drag: pan · scroll: zoom · double-click: reset view"
-        });
     }
 }

@@ -2,15 +2,11 @@
 //! channels, so the window stays responsive however long a frame takes. Every load starts a
 //! new generation; events carry it so the UI can drop frames of a graph it no longer shows.
 
-use crate::frames::{
-    node_statuses, overlays, sample_particles, solve_summary, FrameData, SolidsDraw,
-};
-use flip_core::Solids;
+use crate::frames::{FrameData, SolidsCache};
+use crate::sim_thread::{Emitter, SimLoop, SimThread};
 use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
 use std::path::PathBuf;
-use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Kind of the export node, left out of editor runs unless exports are switched on.
@@ -81,46 +77,14 @@ pub enum Event {
 }
 
 /// The UI's handle on the simulation thread.
-pub struct Worker {
-    tx: Sender<Command>,
-    /// Events from the thread.
-    pub rx: Receiver<Event>,
-    handle: Option<JoinHandle<()>>,
-}
+pub type Worker = SimThread<Command, Event>;
 
-impl Worker {
+impl SimThread<Command, Event> {
     /// Starts the thread; `wake` is called after every event (repaints the UI).
     pub fn spawn(registry: Arc<NodeRegistry>, wake: impl Fn() + Send + 'static) -> Self {
-        let (tx, crx) = channel();
-        let (etx, rx) = channel();
-        let handle = std::thread::Builder::new()
-            .name("flipgraph-sim".into())
-            .spawn(move || {
-                let mut t = Thread::new(registry, etx, Box::new(wake));
-                t.run(crx);
-            })
-            .expect("the simulation thread starts");
-        Self {
-            tx,
-            rx,
-            handle: Some(handle),
-        }
-    }
-
-    /// Sends a command (ignored if the thread is gone).
-    pub fn send(&self, cmd: Command) {
-        let _ = self.tx.send(cmd);
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        // Closing the channel ends the thread after its current frame.
-        let (tx, _) = channel();
-        drop(std::mem::replace(&mut self.tx, tx));
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
+        Self::start("flipgraph-sim", move |tx| {
+            Thread::new(registry, Emitter::new(tx, Box::new(wake)))
+        })
     }
 }
 
@@ -180,8 +144,7 @@ pub fn without_exports(doc: &GraphDoc) -> GraphDoc {
 
 struct Thread {
     registry: Arc<NodeRegistry>,
-    tx: Sender<Event>,
-    wake: Box<dyn Fn() + Send>,
+    events: Emitter<Event>,
     sim: Option<Simulation>,
     ids: Vec<String>,
     gen: u64,
@@ -190,15 +153,14 @@ struct Thread {
     /// made the graph invalid for a while.
     want_play: bool,
     broken: bool,
-    last_solids: Option<(Arc<Solids>, Arc<SolidsDraw>)>,
+    last_solids: SolidsCache,
 }
 
 impl Thread {
-    fn new(registry: Arc<NodeRegistry>, tx: Sender<Event>, wake: Box<dyn Fn() + Send>) -> Self {
+    fn new(registry: Arc<NodeRegistry>, events: Emitter<Event>) -> Self {
         Self {
             registry,
-            tx,
-            wake,
+            events,
             sim: None,
             ids: vec![],
             gen: 0,
@@ -210,29 +172,7 @@ impl Thread {
     }
 
     fn emit(&self, e: Event) {
-        let _ = self.tx.send(e);
-        (self.wake)();
-    }
-
-    fn run(&mut self, rx: Receiver<Command>) {
-        loop {
-            let cmd = if self.playing {
-                match rx.try_recv() {
-                    Ok(c) => Some(c),
-                    Err(TryRecvError::Empty) => None,
-                    Err(TryRecvError::Disconnected) => return,
-                }
-            } else {
-                match rx.recv() {
-                    Ok(c) => Some(c),
-                    Err(_) => return,
-                }
-            };
-            match cmd {
-                Some(c) => self.handle(c),
-                None => self.frame(),
-            }
-        }
+        self.events.emit(e);
     }
 
     fn set_playing(&mut self, playing: bool, finished: bool) {
@@ -244,7 +184,7 @@ impl Thread {
         });
     }
 
-    fn handle(&mut self, cmd: Command) {
+    fn handle_command(&mut self, cmd: Command) {
         match cmd {
             Command::Load {
                 gen,
@@ -264,7 +204,7 @@ impl Thread {
             Command::Step => {
                 self.want_play = false;
                 self.set_playing(false, false);
-                self.frame();
+                self.next_frame();
             }
             Command::Reset => {
                 self.want_play = false;
@@ -307,7 +247,7 @@ impl Thread {
         self.set_playing(playing, false);
     }
 
-    fn frame(&mut self) {
+    fn next_frame(&mut self) {
         let Some(sim) = self.sim.as_mut().filter(|_| !self.broken) else {
             self.playing = false;
             return;
@@ -320,7 +260,9 @@ impl Thread {
         let start = Instant::now();
         match sim.advance_frame() {
             Ok(reports) => {
-                let data = self.frame_data(&reports, start);
+                let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+                let data =
+                    FrameData::capture(sim, &reports, &self.ids, wall_ms, &mut self.last_solids);
                 self.emit(Event::Frame {
                     gen: self.gen,
                     data: Box::new(data),
@@ -348,33 +290,17 @@ impl Thread {
             }
         }
     }
+}
 
-    fn frame_data(&mut self, reports: &[flip_graph::StepReport], start: Instant) -> FrameData {
-        let sim = self.sim.as_ref().expect("a frame was just simulated");
-        let (points, speeds, particles, max_speed) = match sim.particles() {
-            Some(p) => {
-                let (pos, sp) = sample_particles(&p);
-                (pos, sp, p.len(), p.max_speed())
-            }
-            None => (vec![], vec![], 0, 0.0),
-        };
-        let o = overlays(sim.probed(), &mut self.last_solids);
-        let (solve_iterations, solve_residual) = solve_summary(reports);
-        FrameData {
-            frame: sim.frame(),
-            time: sim.time(),
-            substeps: reports.len(),
-            wall_ms: start.elapsed().as_secs_f64() * 1e3,
-            particles,
-            max_speed,
-            points,
-            speeds,
-            level_set: o.level_set,
-            cells: o.cells,
-            solids: o.solids,
-            nodes: node_statuses(&self.ids, reports),
-            solve_iterations,
-            solve_residual,
-        }
+impl SimLoop for Thread {
+    type Command = Command;
+    fn handle(&mut self, cmd: Command) {
+        self.handle_command(cmd);
+    }
+    fn frame(&mut self) {
+        self.next_frame();
+    }
+    fn playing(&self) -> bool {
+        self.playing
     }
 }

@@ -11,6 +11,8 @@
 //! out of `step_input` at the start of the next. Every edge cycle is therefore an error.
 #![forbid(unsafe_code)]
 
+/// Variants of a graph advanced in lockstep, with per-frame metrics.
+pub mod compare;
 /// Validation and the execution plan.
 pub mod compile;
 /// The RON document: nodes, edges, settings, editor layout.
@@ -19,6 +21,8 @@ pub mod doc;
 pub mod error;
 /// The node behaviour trait and its evaluation context.
 pub mod node;
+/// `node.param=value` overrides.
+pub mod overrides;
 /// The registry of node kinds (single source for CLI, editor palette and validation).
 pub mod registry;
 /// Running a plan step after step.

@@ -1,7 +1,7 @@
 //! PNG line plots of the per-frame metrics, one file per metric, one line per variant.
 
-use super::metrics::{FrameMetrics, VariantReport};
 use anyhow::{anyhow, Result};
+use flip_graph::compare::{FrameMetrics, VariantReport};
 use plotters::prelude::*;
 use std::path::Path;
 

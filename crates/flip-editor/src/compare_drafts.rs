@@ -1,0 +1,107 @@
+//! The variant list as the user edits it: names and override lines, the graph's saved
+//! variants as a start, and the checks before a run.
+
+use flip_graph::compare::{valid_name, VariantSpec};
+use flip_graph::{GraphDoc, VariantDoc};
+
+/// A variant as edited: a name and `node.param=value` lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VariantDraft {
+    /// Name.
+    pub name: String,
+    /// Overrides, one per line.
+    pub overrides: Vec<String>,
+}
+
+impl VariantDraft {
+    /// The spec the worker runs (blank lines dropped).
+    pub fn spec(&self) -> VariantSpec {
+        VariantSpec {
+            name: self.name.trim().to_string(),
+            overrides: self
+                .overrides
+                .iter()
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty())
+                .collect(),
+        }
+    }
+
+    /// The value this variant gives `target` (`node.param`), if it sets it.
+    pub fn value_of(&self, target: &str) -> Option<&str> {
+        self.overrides.iter().rev().find_map(|o| {
+            let (t, v) = o.split_once('=')?;
+            (t.trim() == target).then_some(v.trim())
+        })
+    }
+
+    /// Sets `target=value`, replacing the variant's earlier settings of `target`.
+    pub fn set(&mut self, target: &str, value: &str) {
+        self.unset(target);
+        self.overrides.push(format!("{target}={value}"));
+    }
+
+    /// Drops the variant's settings of `target` (the graph's value applies).
+    pub fn unset(&mut self, target: &str) {
+        self.overrides
+            .retain(|o| !matches!(o.split_once('='), Some((t, _)) if t.trim() == target));
+    }
+}
+
+/// Drafts of the graph's saved variants.
+pub fn saved_drafts(doc: &GraphDoc) -> Vec<VariantDraft> {
+    VariantSpec::saved(doc)
+        .into_iter()
+        .map(|s| VariantDraft {
+            name: s.name,
+            overrides: s.overrides,
+        })
+        .collect()
+}
+
+/// Where a new compare list starts: the graph's saved variants, else the graph as it is.
+pub fn initial_drafts(doc: &GraphDoc) -> Vec<VariantDraft> {
+    let saved = saved_drafts(doc);
+    if saved.is_empty() {
+        vec![VariantDraft {
+            name: "graph".into(),
+            overrides: vec![],
+        }]
+    } else {
+        saved
+    }
+}
+
+/// The drafts as saved `variants` of a graph.
+pub fn to_variant_docs(drafts: &[VariantDraft]) -> Vec<VariantDoc> {
+    drafts
+        .iter()
+        .map(|d| {
+            let s = d.spec();
+            VariantDoc {
+                name: s.name,
+                set: s.overrides,
+            }
+        })
+        .collect()
+}
+
+/// What is wrong with the list, if anything (names must be valid and distinct).
+pub fn list_problem(drafts: &[VariantDraft]) -> Option<String> {
+    if drafts.is_empty() {
+        return Some("add a variant".into());
+    }
+    for (i, d) in drafts.iter().enumerate() {
+        let name = d.name.trim();
+        if !valid_name(name) {
+            return Some(format!(
+                "variant {}: name must be letters, digits, - or _",
+                i + 1
+            ));
+        }
+        if drafts[..i].iter().any(|e| e.name.trim() == name) {
+            return Some(format!("two variants are called `{name}`"));
+        }
+    }
+    None
+}

@@ -1,0 +1,88 @@
+//! Controls shared by the run and compare modes: Play/Step/Reset, the timeline slider, and
+//! the viewport options.
+
+use crate::viewport::{self, Camera, Overlay};
+use egui::{RichText, Ui};
+
+/// A run-control button that was pressed.
+pub(crate) enum RunButton {
+    /// ▶ Play / ⏸ Pause.
+    PlayPause,
+    /// ⏭ Step.
+    Step,
+    /// ⟲ Reset.
+    Reset,
+}
+
+/// Play/Pause, Step and Reset buttons (run and compare modes).
+pub(crate) fn run_buttons(ui: &mut Ui, playing: bool) -> Option<RunButton> {
+    let label = if playing { "⏸ Pause" } else { "▶ Play" };
+    let mut pressed = None;
+    if ui.button(label).on_hover_text("Space").clicked() {
+        pressed = Some(RunButton::PlayPause);
+    }
+    if ui
+        .button("⏭ Step")
+        .on_hover_text("simulate one frame")
+        .clicked()
+    {
+        pressed = Some(RunButton::Step);
+    }
+    if ui
+        .button("⟲ Reset")
+        .on_hover_text("back to frame 0")
+        .clicked()
+    {
+        pressed = Some(RunButton::Reset);
+    }
+    pressed
+}
+
+/// "frame k / total" and a slider over the `cached` frames; returns the frame index scrubbed to.
+pub(crate) fn timeline_slider(
+    ui: &mut Ui,
+    shown: usize,
+    cached: usize,
+    total: u32,
+) -> Option<usize> {
+    let shown = if cached == 0 { 0 } else { shown + 1 };
+    ui.label(RichText::new(format!("frame {shown:>3} / {total}")).monospace())
+        .on_hover_text(format!("{cached} frame(s) cached"));
+    let mut k = shown;
+    let width = (ui.available_width() - 120.0).max(80.0);
+    ui.spacing_mut().slider_width = width;
+    let slider = egui::Slider::new(&mut k, cached.min(1)..=cached.max(1)).show_value(false);
+    let r = ui
+        .add_enabled(cached > 1, slider)
+        .on_hover_text("scrub the cached frames");
+    (r.changed() && k > 0).then(|| k - 1)
+}
+
+/// Overlay, perspective, point size and the speed legend under a viewport.
+pub(crate) fn view_options(ui: &mut Ui, cam: &mut Camera, is_2d: bool, vmax: f32) {
+    ui.horizontal(|ui| {
+        ui.label("overlay");
+        egui::ComboBox::from_id_salt("overlay")
+            .selected_text(match cam.overlay {
+                Overlay::None => "none",
+                Overlay::LevelSet => "level set",
+                Overlay::Cells => "cell kinds",
+            })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut cam.overlay, Overlay::None, "none");
+                ui.selectable_value(&mut cam.overlay, Overlay::LevelSet, "level set");
+                ui.selectable_value(&mut cam.overlay, Overlay::Cells, "cell kinds");
+            });
+        if !is_2d {
+            ui.checkbox(&mut cam.perspective, "perspective");
+        }
+        ui.add(egui::Slider::new(&mut cam.point_size, 1.0..=6.0).text("px"));
+        viewport::legend(ui, vmax);
+    })
+    .response
+    .on_hover_text(if is_2d {
+        "drag: pan · scroll: zoom · double-click: reset view"
+    } else {
+        "drag: rotate · shift-drag: pan · scroll: zoom · double-click: reset view"
+    });
+}

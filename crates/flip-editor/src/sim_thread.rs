@@ -1,0 +1,101 @@
+//! A simulation thread behind two channels: the UI sends commands, the thread reports events
+//! and wakes the UI after each. While playing, the thread simulates a frame whenever no command
+//! is waiting. Used by the run mode ([`crate::worker`]) and the compare mode
+//! ([`crate::compare_worker`]).
+
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::thread::JoinHandle;
+
+/// What a simulation thread does with commands and while playing.
+pub(crate) trait SimLoop: Send + 'static {
+    /// The UI's requests.
+    type Command: Send + 'static;
+    /// Handles one request.
+    fn handle(&mut self, cmd: Self::Command);
+    /// Simulates the next frame (called while [`SimLoop::playing`]).
+    fn frame(&mut self);
+    /// Whether frames should be simulated without being asked.
+    fn playing(&self) -> bool;
+}
+
+/// Sends events to the UI and wakes it.
+pub(crate) struct Emitter<E> {
+    tx: Sender<E>,
+    wake: Box<dyn Fn() + Send>,
+}
+
+impl<E> Emitter<E> {
+    pub(crate) fn new(tx: Sender<E>, wake: Box<dyn Fn() + Send>) -> Self {
+        Self { tx, wake }
+    }
+    /// Sends `e` (ignored once the UI is gone) and wakes the UI.
+    pub(crate) fn emit(&self, e: E) {
+        let _ = self.tx.send(e);
+        (self.wake)();
+    }
+}
+
+/// The UI's handle on a simulation thread: commands `C` in, events `E` out.
+pub struct SimThread<C, E> {
+    tx: Sender<C>,
+    /// Events from the thread.
+    pub rx: Receiver<E>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl<C: Send + 'static, E: Send + 'static> SimThread<C, E> {
+    /// Starts a thread named `name` running the loop `make` builds from the event sender.
+    pub(crate) fn start<L: SimLoop<Command = C>>(
+        name: &str,
+        make: impl FnOnce(Sender<E>) -> L + Send + 'static,
+    ) -> Self {
+        let (tx, crx) = channel();
+        let (etx, rx) = channel();
+        let handle = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || run(&mut make(etx), &crx))
+            .expect("the simulation thread starts");
+        Self {
+            tx,
+            rx,
+            handle: Some(handle),
+        }
+    }
+
+    /// Sends a command (ignored if the thread is gone).
+    pub fn send(&self, cmd: C) {
+        let _ = self.tx.send(cmd);
+    }
+}
+
+impl<C, E> Drop for SimThread<C, E> {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread after its current frame.
+        let (tx, _) = channel();
+        drop(std::mem::replace(&mut self.tx, tx));
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn run<L: SimLoop>(sim: &mut L, rx: &Receiver<L::Command>) {
+    loop {
+        let cmd = if sim.playing() {
+            match rx.try_recv() {
+                Ok(c) => Some(c),
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        } else {
+            match rx.recv() {
+                Ok(c) => Some(c),
+                Err(_) => return,
+            }
+        };
+        match cmd {
+            Some(c) => sim.handle(c),
+            None => sim.frame(),
+        }
+    }
+}

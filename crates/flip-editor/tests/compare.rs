@@ -1,0 +1,208 @@
+//! The compare mode without a window: variants of a small dam break advance in lockstep on
+//! the compare thread; a variant identical to the baseline shows no difference on any frame;
+//! a variant with a missing solver or a faulty plugin is reported as failed while the others
+//! complete every frame.
+
+use flip_editor::compare_drafts::{initial_drafts, list_problem, VariantDraft};
+use flip_editor::compare_mode::CompareMode;
+use flip_editor::compare_worker::{CompareCommand, CompareEvent, CompareWorker};
+use flip_graph::compare::VariantSpec;
+use flip_graph::overrides::apply_overrides;
+use flip_graph::{GraphDoc, NodeRegistry};
+use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const FRAMES: u32 = 4;
+
+fn graphs_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../graphs")
+}
+
+/// The default plugins plus the faulty fixture (built into target/<profile>/deps).
+fn registry() -> Arc<NodeRegistry> {
+    let mut set = PluginSet::load_dirs(&default_plugin_dirs());
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let faulty = deps.join(format!(
+        "{}fixture_faulty{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    assert!(set.add_file(&faulty).is_none(), "{}", faulty.display());
+    assert!(
+        set.find("pcg/mic0-pcg").is_ok(),
+        "the pcg plugin must be built: {:?}",
+        set.refused
+    );
+    Arc::new(flip_nodes::builtin_registry(Arc::new(set)))
+}
+
+/// The dam break on a 32² grid.
+fn small_dam_break() -> GraphDoc {
+    let mut doc = GraphDoc::load(&graphs_dir().join("dam_break_2d.ron")).unwrap();
+    apply_overrides(&mut doc, &["settings.grid=32".to_string()]).unwrap();
+    doc
+}
+
+fn variant(text: &str) -> VariantSpec {
+    VariantSpec::parse(text).unwrap()
+}
+
+#[test]
+fn a_variant_identical_to_the_baseline_shows_no_difference() {
+    let w = CompareWorker::spawn(registry(), || {});
+    w.send(CompareCommand::Load {
+        gen: 1,
+        doc: Box::new(small_dam_break()),
+        variants: vec![
+            variant("base:pressure.solver=pcg/mic0-pcg"),
+            variant("same:pressure.solver=pcg/mic0-pcg"),
+            variant("loose:pressure.solver=pcg/mic0-pcg,pressure.rel_tolerance=1e-2"),
+        ],
+        base_dir: graphs_dir(),
+        frames: FRAMES,
+    });
+    w.send(CompareCommand::Play);
+    let start = Instant::now();
+    let mut frames = vec![];
+    while start.elapsed() < Duration::from_secs(120) {
+        match w.rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(CompareEvent::Loaded { variants, .. }) => {
+                assert!(variants.iter().all(|v| v.failure.is_none()));
+            }
+            Ok(CompareEvent::Frame {
+                frame, variants, ..
+            }) => frames.push((frame, variants)),
+            Ok(CompareEvent::VariantFailed { message, .. }) => panic!("{message}"),
+            Ok(CompareEvent::Playing { finished: true, .. }) => break,
+            _ => {}
+        }
+    }
+    let numbers: Vec<u32> = frames.iter().map(|(f, _)| *f).collect();
+    assert_eq!(numbers, [1, 2, 3, 4], "every frame, in order");
+    for (frame, variants) in &frames {
+        let m: Vec<_> = variants
+            .iter()
+            .map(|v| &v.as_ref().expect("no variant fails").metrics)
+            .collect();
+        assert_eq!(
+            m[0].rms_vs_baseline, 0.0,
+            "frame {frame}: baseline vs itself"
+        );
+        assert_eq!(
+            m[1].rms_vs_baseline, 0.0,
+            "frame {frame}: identical variant"
+        );
+        assert_eq!(m[0].iterations, m[1].iterations);
+        assert!(m[0].iterations > 0.0 && m[0].volume > 0.0 && m[0].particles > 0);
+        let data = &variants[1].as_ref().unwrap().data;
+        assert_eq!((data.frame, data.points.len()), (*frame, m[1].particles));
+    }
+    let last = &frames[3].1;
+    let loose = &last[2].as_ref().unwrap().metrics;
+    assert!(
+        loose.rms_vs_baseline > 0.0,
+        "a looser tolerance moves the particles"
+    );
+}
+
+fn wait_finished(c: &mut CompareMode) {
+    let start = Instant::now();
+    while !c.finished && start.elapsed() < Duration::from_secs(120) {
+        if !c.poll() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    assert!(c.finished, "the run did not finish");
+}
+
+#[test]
+fn failing_variants_are_reported_and_the_others_complete() {
+    let mut c = CompareMode::new(registry(), || {});
+    let draft = |name: &str, sets: &[&str]| VariantDraft {
+        name: name.into(),
+        overrides: sets.iter().map(|s| s.to_string()).collect(),
+    };
+    c.drafts = vec![
+        draft("good", &["pressure.solver=pcg/mic0-pcg"]),
+        draft("missing", &["pressure.solver=nope/none"]),
+        draft(
+            "faulty",
+            &["pressure.solver=faulty/nan", "pressure.fail_after=2"],
+        ),
+        draft("typo", &["nosuchnode.x=1"]),
+        draft("also-good", &["pressure.solver=pcg/ic0-pcg"]),
+    ];
+    c.frames = FRAMES;
+    c.load(&small_dam_break(), graphs_dir());
+    c.toggle_play();
+    wait_finished(&mut c);
+    let failure = |i: usize| c.variants[i].start.failure.clone();
+    for good in [0, 4] {
+        assert_eq!(failure(good), None);
+        assert_eq!(c.variants[good].metrics.len(), FRAMES as usize);
+        assert!(c.variants[good].frames.iter().all(Option::is_some));
+    }
+    let missing = failure(1).expect("the missing solver is reported");
+    assert!(missing.contains("nope/none"), "{missing}");
+    let faulty = failure(2).expect("the faulty plugin is reported");
+    assert!(
+        faulty.contains("pressure") && faulty.contains("non-finite"),
+        "{faulty}"
+    );
+    let typo = failure(3).expect("the bad override is reported");
+    assert!(typo.contains("no node `nosuchnode`"), "{typo}");
+    assert!(c.variants[1].metrics.is_empty());
+    assert!(c.variants[2].metrics.len() < FRAMES as usize);
+    assert_eq!(c.done, FRAMES as usize);
+    // Scrubbing shows every variant at the same frame; failed ones show none.
+    c.shown = 0;
+    assert_eq!(c.shown_frame(0).unwrap().frame, 1);
+    assert_eq!(c.shown_frame(4).unwrap().frame, 1);
+    assert!(c.shown_frame(1).is_none());
+    assert!(!c.all_failed());
+}
+
+#[test]
+fn the_saved_variants_start_the_list() {
+    let doc = GraphDoc::load(&graphs_dir().join("lcp_circle_2d.ron")).unwrap();
+    let drafts = initial_drafts(&doc);
+    let names: Vec<&str> = drafts.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["fas-mg", "pi-mg", "standard-mic0", "standard-mgpcg"]
+    );
+    assert_eq!(drafts[1].value_of("pressure.solver"), Some("lcp/pi-mg"));
+    assert_eq!(list_problem(&drafts), None);
+    let mut d = drafts[2].clone();
+    d.set("pressure.solver", "multigrid/mgpcg");
+    assert_eq!(
+        d.overrides,
+        [
+            "pressure.boundary=standard",
+            "pressure.solver=multigrid/mgpcg"
+        ]
+    );
+    d.unset("pressure.boundary");
+    assert_eq!(d.spec().overrides, ["pressure.solver=multigrid/mgpcg"]);
+    let twice = vec![drafts[0].clone(), drafts[0].clone()];
+    assert!(list_problem(&twice).unwrap().contains("two variants"));
+    let none = GraphDoc::load(&graphs_dir().join("dam_break_2d.ron")).unwrap();
+    assert_eq!(initial_drafts(&none).len(), 1, "the graph as it is");
+    // A bad list does not start (and does not pretend to play).
+    let no_plugins = Arc::new(PluginSet::default());
+    let mut c = CompareMode::new(Arc::new(flip_nodes::builtin_registry(no_plugins)), || {});
+    c.drafts = vec![VariantDraft {
+        name: "a b".into(),
+        overrides: vec![],
+    }];
+    c.load(&none, graphs_dir());
+    assert!(c.problem.as_deref().unwrap().contains("name must be"));
+    c.toggle_play();
+    assert!(!c.playing && !c.poll());
+}

@@ -1,0 +1,98 @@
+//! Comparing variants of one graph: the same document and seed under different overrides
+//! (solver algorithms or any parameter), advanced in lockstep frame by frame, with per-frame
+//! metrics. A variant that fails (bad override, invalid graph, failing node) is recorded with
+//! its error; the others go on. Shared by `flipgraph compare` and the editor's compare mode.
+
+mod lockstep;
+mod metrics;
+
+pub use lockstep::{default_jobs, Lockstep, VariantRun};
+pub use metrics::{FrameMetrics, VariantReport};
+
+use crate::doc::GraphDoc;
+
+/// Why a comparison could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A variant name with characters that do not fit a folder or a CSV cell.
+    #[error("variant `{0}`: name must be letters, digits, - or _")]
+    BadName(String),
+    /// Nothing to compare.
+    #[error("no variants to compare")]
+    NoVariants,
+    /// The thread pool for parallel variants.
+    #[error("cannot start the variant threads: {0}")]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// A variant: a name and `node.param=value` overrides of the base graph.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VariantSpec {
+    /// Name (letters, digits, `-`, `_`).
+    pub name: String,
+    /// Overrides, applied in order ([`crate::overrides::apply_override`]).
+    pub overrides: Vec<String>,
+}
+
+/// Whether `name` is a valid variant name.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+}
+
+impl VariantSpec {
+    /// Parses `NAME:node.param=value[,node.param=value...]` (the CLI's `--variant`).
+    ///
+    /// # Errors
+    /// [`CompareError::BadName`].
+    pub fn parse(text: &str) -> Result<Self, CompareError> {
+        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        if !valid_name(name) {
+            return Err(CompareError::BadName(text.into()));
+        }
+        let overrides = rest
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.trim().to_string())
+            .collect();
+        Ok(Self {
+            name: name.into(),
+            overrides,
+        })
+    }
+
+    /// The variants saved in the graph (`variants: [(name: .., set: [..])]`).
+    pub fn saved(doc: &GraphDoc) -> Vec<Self> {
+        doc.variants
+            .iter()
+            .map(|v| Self {
+                name: v.name.clone(),
+                overrides: v.set.clone(),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_parse_like_the_command_line() {
+        let v =
+            VariantSpec::parse("mg:pressure.solver=multigrid/mgpcg, g2p.flip_ratio=0.9").unwrap();
+        assert_eq!(v.name, "mg");
+        assert_eq!(
+            v.overrides,
+            ["pressure.solver=multigrid/mgpcg", "g2p.flip_ratio=0.9"]
+        );
+        assert!(VariantSpec::parse("plain").unwrap().overrides.is_empty());
+        assert!(matches!(
+            VariantSpec::parse("a b:x.y=1"),
+            Err(CompareError::BadName(_))
+        ));
+        assert!(VariantSpec::parse(":x.y=1").is_err());
+    }
+}

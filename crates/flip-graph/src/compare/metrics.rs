@@ -1,0 +1,131 @@
+//! Per-frame metrics of a variant: solver numbers from the frame's step reports, particle
+//! numbers (volume, kinetic energy, RMS distance to the baseline) from its state.
+
+use crate::runner::StepReport;
+use flip_core::{GridSpec, Particles};
+use serde::Serialize;
+
+/// One frame of one variant.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FrameMetrics {
+    /// Frame (1-based).
+    pub frame: u32,
+    /// Substeps.
+    pub substeps: usize,
+    /// Pressure-solve time summed over substeps (ms).
+    pub solve_ms: f64,
+    /// Iterations summed over substeps.
+    pub iterations: f64,
+    /// Largest final residual of the frame.
+    pub residual: f64,
+    /// Largest max |∇·u| after projection (1/s).
+    pub max_divergence: f64,
+    /// Liquid volume at the frame's last solve (fluid cells · dx^d).
+    pub volume: f64,
+    /// Kinetic energy Σ ½|v|² per unit particle mass.
+    pub kinetic_energy: f64,
+    /// RMS particle-position difference to the baseline (m).
+    pub rms_vs_baseline: f64,
+    /// Particles.
+    pub particles: usize,
+}
+
+/// All frames of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VariantReport {
+    /// Variant name.
+    pub name: String,
+    /// Its overrides.
+    pub overrides: Vec<String>,
+    /// Frames completed.
+    pub frames: Vec<FrameMetrics>,
+    /// Why it stopped early, if it did.
+    pub failure: Option<String>,
+}
+
+impl VariantReport {
+    /// An empty report.
+    pub fn new(name: &str, overrides: &[String]) -> Self {
+        Self {
+            name: name.into(),
+            overrides: overrides.to_vec(),
+            frames: Vec::new(),
+            failure: None,
+        }
+    }
+}
+
+fn stat(stats: &[(String, f64)], name: &str) -> Option<f64> {
+    stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+}
+
+impl FrameMetrics {
+    /// Solver metrics from a frame's step reports (summed over every pressure node).
+    pub fn from_steps(frame: u32, steps: &[StepReport]) -> Self {
+        let mut m = Self {
+            frame,
+            substeps: steps.len(),
+            ..Default::default()
+        };
+        for r in steps {
+            for stats in &r.node_stats {
+                let Some(it) = stat(stats, "iterations") else {
+                    continue;
+                };
+                m.iterations += it;
+                m.solve_ms += stat(stats, "solve_ms").unwrap_or(0.0);
+                m.residual = m.residual.max(stat(stats, "residual").unwrap_or(0.0));
+                m.max_divergence = m
+                    .max_divergence
+                    .max(stat(stats, "max_divergence").unwrap_or(0.0));
+                m.volume = stat(stats, "fluid_cells").unwrap_or(0.0);
+            }
+        }
+        m
+    }
+
+    /// Adds the particle-based metrics (call once per frame: it turns the fluid cell count
+    /// into a volume).
+    pub fn finish(&mut self, grid: &GridSpec, p: Option<&Particles>, baseline: Option<&Particles>) {
+        self.volume *= f64::from(grid.dx).powi(grid.dimension() as i32);
+        let Some(p) = p else { return };
+        self.particles = p.len();
+        self.kinetic_energy = flip_core::measure::kinetic_energy(p);
+        if let Some(b) = baseline {
+            let n = p.len().min(b.len());
+            let sum: f64 = p.pos[..n]
+                .iter()
+                .zip(&b.pos[..n])
+                .map(|(a, b)| f64::from(a.distance_squared(*b)))
+                .sum();
+            self.rms_vs_baseline = if n == 0 { 0.0 } else { (sum / n as f64).sqrt() };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec3;
+
+    #[test]
+    fn identical_particles_have_no_distance_and_moved_ones_do() {
+        let grid = GridSpec::new(4, 4, 1, 0.5);
+        let mut a = Particles::default();
+        a.push(Vec3::new(0.1, 0.2, 0.0), Vec3::X);
+        a.push(Vec3::new(0.3, 0.4, 0.0), Vec3::ZERO);
+        let mut m = FrameMetrics {
+            volume: 3.0,
+            ..Default::default()
+        };
+        m.finish(&grid, Some(&a), Some(&a));
+        assert_eq!((m.rms_vs_baseline, m.particles), (0.0, 2));
+        assert_eq!(m.volume, 0.75);
+        assert_eq!(m.kinetic_energy, 0.5);
+        let mut b = a.clone();
+        b.pos[0].x += 0.2;
+        let mut m = FrameMetrics::default();
+        m.finish(&grid, Some(&b), Some(&a));
+        assert!((m.rms_vs_baseline - (0.04f64 / 2.0).sqrt()).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,194 @@
+//! `node.param=value` and `settings.field=value` overrides of a graph document, written the way
+//! graph files write values. The CLI's `--set`, compare variants (CLI and editor) and saved
+//! `variants` all go through here.
+
+use crate::doc::GraphDoc;
+use crate::value::ParamValue;
+
+/// Why an override could not be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    /// No `=`.
+    #[error("`{0}`: expected node.param=value")]
+    NoValue(String),
+    /// No `.` in the target.
+    #[error("`{0}`: expected node.param")]
+    NoParam(String),
+    /// The node is not in the graph.
+    #[error("`{item}`: no node `{node}` in the graph")]
+    UnknownNode {
+        /// The whole override.
+        item: String,
+        /// The node id it names.
+        node: String,
+    },
+    /// `settings.<field>` that does not exist.
+    #[error("unknown setting `{0}`")]
+    UnknownSetting(String),
+    /// A setting given a value of the wrong shape.
+    #[error("`{field}` needs {expected}")]
+    BadSetting {
+        /// The setting (as named in the message).
+        field: String,
+        /// What it takes.
+        expected: &'static str,
+    },
+}
+
+/// Parses a value the way graph files write it: `true`, `0.5`, `[0, -9.81, 0]`; anything
+/// else is text (`mic0-pcg`, `pcg/mic0-pcg`).
+pub fn parse_value(text: &str) -> ParamValue {
+    ron::from_str::<ParamValue>(text.trim())
+        .unwrap_or_else(|_| ParamValue::Text(text.trim().to_string()))
+}
+
+fn number(v: &ParamValue, field: &str) -> Result<f64, OverrideError> {
+    v.as_f64().ok_or_else(|| OverrideError::BadSetting {
+        field: field.into(),
+        expected: "a number",
+    })
+}
+
+fn set_setting(doc: &mut GraphDoc, field: &str, v: &ParamValue) -> Result<(), OverrideError> {
+    let s = &mut doc.settings;
+    match field {
+        "grid" => match v {
+            ParamValue::Vector(g) if g.len() == 3 => {
+                s.grid = [g[0] as usize, g[1] as usize, g[2] as usize]
+            }
+            ParamValue::Number(n) => {
+                // one number: that many cells on every axis of this dimension, cell size 1/n
+                let n = *n as usize;
+                s.grid = if s.grid[2] == 1 { [n, n, 1] } else { [n, n, n] };
+                s.cell_size = 1.0 / n as f32;
+            }
+            _ => {
+                return Err(OverrideError::BadSetting {
+                    field: "settings.grid".into(),
+                    expected: "[ni, nj, nk] or one size",
+                })
+            }
+        },
+        "cell_size" => s.cell_size = number(v, field)? as f32,
+        "fps" => s.fps = number(v, field)? as f32,
+        "frames" => s.frames = number(v, field)? as u32,
+        "cfl" => s.cfl = number(v, field)? as f32,
+        "max_substeps" => s.max_substeps = number(v, field)? as u32,
+        "fixed_dt" => s.fixed_dt = number(v, field)? as f32,
+        "seed" => s.seed = number(v, field)? as u64,
+        "density" => s.density = number(v, field)? as f32,
+        _ => return Err(OverrideError::UnknownSetting(field.into())),
+    }
+    Ok(())
+}
+
+/// Applies one `target=value` override.
+///
+/// # Errors
+/// Malformed text or an unknown node/setting.
+pub fn apply_override(doc: &mut GraphDoc, item: &str) -> Result<(), OverrideError> {
+    let item = item.trim();
+    let (target, value) = item
+        .split_once('=')
+        .ok_or_else(|| OverrideError::NoValue(item.into()))?;
+    let (node, param) = target
+        .trim()
+        .split_once('.')
+        .ok_or_else(|| OverrideError::NoParam(target.into()))?;
+    let v = parse_value(value);
+    if node == "settings" {
+        return set_setting(doc, param, &v);
+    }
+    let n = doc
+        .node_mut(node)
+        .ok_or_else(|| OverrideError::UnknownNode {
+            item: item.into(),
+            node: node.into(),
+        })?;
+    n.params.insert(param.to_string(), v);
+    Ok(())
+}
+
+/// Applies every override in order.
+///
+/// # Errors
+/// The first bad override.
+pub fn apply_overrides(doc: &mut GraphDoc, items: &[String]) -> Result<(), OverrideError> {
+    items.iter().try_for_each(|i| apply_override(doc, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::{NodeDoc, Settings};
+
+    #[test]
+    fn values_parse_like_graph_files() {
+        assert_eq!(parse_value("true"), ParamValue::Bool(true));
+        assert_eq!(parse_value("0.5"), ParamValue::Number(0.5));
+        assert_eq!(parse_value("3"), ParamValue::Number(3.0));
+        assert_eq!(
+            parse_value("[0, -9.81, 0]"),
+            ParamValue::Vector(vec![0.0, -9.81, 0.0])
+        );
+        assert_eq!(
+            parse_value("pcg/mic0-pcg"),
+            ParamValue::Text("pcg/mic0-pcg".into())
+        );
+    }
+
+    fn doc() -> GraphDoc {
+        GraphDoc {
+            format_version: 1,
+            description: String::new(),
+            settings: Settings {
+                grid: [64, 64, 1],
+                cell_size: 1.0 / 64.0,
+                fps: 24.0,
+                frames: 10,
+                cfl: 1.0,
+                max_substeps: 8,
+                fixed_dt: 0.0,
+                seed: 1,
+                density: 1000.0,
+            },
+            nodes: vec![NodeDoc {
+                id: "pressure".into(),
+                kind: "pressure".into(),
+                params: Default::default(),
+            }],
+            edges: vec![],
+            variants: vec![],
+            layout: Default::default(),
+        }
+    }
+
+    #[test]
+    fn overrides_set_params_and_settings() {
+        let mut d = doc();
+        let sets = [
+            "pressure.solver=pcg/mic0-pcg".to_string(),
+            "settings.grid=32".into(),
+        ];
+        apply_overrides(&mut d, &sets).unwrap();
+        assert_eq!(
+            d.node("pressure").unwrap().params["solver"],
+            ParamValue::Text("pcg/mic0-pcg".into())
+        );
+        assert_eq!(
+            (d.settings.grid, d.settings.cell_size),
+            ([32, 32, 1], 1.0 / 32.0)
+        );
+    }
+
+    #[test]
+    fn bad_overrides_say_why() {
+        let mut d = doc();
+        let err = |s: &str| apply_override(&mut d.clone(), s).unwrap_err().to_string();
+        assert_eq!(err("pressure"), "`pressure`: expected node.param=value");
+        assert_eq!(err("x.y=1"), "`x.y=1`: no node `x` in the graph");
+        assert_eq!(err("settings.fps=fast"), "`fps` needs a number");
+        assert_eq!(err("settings.nope=1"), "unknown setting `nope`");
+        assert!(apply_override(&mut d, "solver=1").is_err());
+    }
+}
