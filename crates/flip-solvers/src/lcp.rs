@@ -19,30 +19,50 @@
 //! `max(abs, rel · ‖rhs‖∞)` ([`Tolerance`](crate::tolerance::Tolerance); Lai et al. use an
 //! absolute 10⁻⁶).
 
+/// What solvers keep between solves.
+mod cache;
 /// Residual and complementarity checks.
 mod check;
 /// Coarse levels and their matrices.
 mod coarse;
 /// Sparse rows and multicolouring.
 mod csr;
+/// Fixed-width rows (interpolations).
+mod ell;
 /// FAS multigrid (Alg. 3).
 mod fas;
+/// The finest level of a problem.
+mod fine;
 /// Chentanez & Müller full multigrid baseline.
 mod fmg;
+/// Galerkin products.
+mod galerkin;
+/// The finest level in grid layout.
+mod grid;
+/// Smoothing on the grid layout.
+mod gridsmooth;
 /// Inner linear solvers of policy iteration and the penalty method.
 mod inner;
+/// One level of a hierarchy.
+mod level;
+/// Level matrices split at the diagonal.
+mod matrix;
 /// Penalty method (Alg. 2).
 mod penalty;
 /// Projected Gauss-Seidel.
 mod pgs;
 /// Policy iteration (Alg. 1).
 mod policy;
+/// Connected regions of the fine system.
+mod regions;
 /// Relaxation and residuals on one level.
 mod smooth;
 /// The fine system of a problem.
 mod system;
 /// Interpolation and restriction.
 mod transfer;
+/// The FAS V-cycle.
+mod vcycle;
 
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,14 @@
 //! The multigrid hierarchy: coarse levels, their matrices (Galerkin `A^H = R A^h P` or direct
 //! discretisation, Lai §4.3 / Table 12) and the transfer operators between them.
 
-use super::csr::{inverse, Csr};
+use super::cache::Coarsen;
+use super::csr::Csr;
+use super::ell::Ell;
+use super::galerkin::{self, galerkin, WithDiag};
+use super::level::Scratch;
 use super::system::{Level, NONE};
 use super::transfer::{
-    children, coarse_grid, interpolation, restriction, Boundary, CoarseGrid, CoarseMatrix,
-    Interpolation,
+    children, coarse_grid, interpolation, Boundary, CoarseGrid, CoarseMatrix, Interpolation,
 };
 use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
 
@@ -26,61 +29,149 @@ const COARSEST_UNKNOWNS: usize = 64;
 const MAX_LEVELS: usize = 16;
 
 /// Levels `0` (finest) … `L−1` (coarsest) with `p[l]: level l+1 → l` and `r[l]: l → l+1`.
+/// Kept by the solver between solves; a rebuild reuses every buffer.
 pub(crate) struct Hierarchy {
+    /// How the levels are built.
+    pub opts: MgOptions,
+    /// Whether the finest level is red-black ordered (see [`Coarsen::red_black`]).
+    red_black: bool,
     /// The levels.
     pub levels: Vec<Level>,
     /// Interpolations.
-    pub p: Vec<Csr>,
-    /// Restrictions.
+    pub p: Vec<Ell>,
+    /// Restrictions (`r[0]` empty: see `r0_grid`; apply them with [`Hierarchy::restrict`]).
     pub r: Vec<Csr>,
+    /// The restriction of the finest level, rows in the grid order of level 1 (restricting in
+    /// grid order reads the finest level's vectors far more locally than the colour order) …
+    pub r0_grid: Csr,
+    /// … and the colour order of level 1 (new → grid-order index).
+    pub order1: Vec<u32>,
+    /// Coarse geometry of the level being built.
+    grid: CoarseGrid,
+    /// Restriction (grid-order rows) and coarse matrix (grid order) being built.
+    rt: Csr,
+    ac: Csr,
+    /// Buffers of the Galerkin products.
+    scratch: galerkin::Scratch,
 }
 
 impl Hierarchy {
-    /// Builds the hierarchy below `fine`.
-    pub fn build(fine: Level, opts: MgOptions) -> Self {
-        let mut levels = vec![fine];
-        let (mut p, mut r) = (Vec::new(), Vec::new());
-        // Direct discretisation: coarse couplings scale like h²/H² = ¼ per level relative to the
-        // fine unit-coefficient stencil, consistent with R = Pᵀ/2^d (R A P ≈ A/4 per level).
-        let mut scale = 1.0;
-        loop {
-            let fine = levels.last().expect("non-empty");
-            let active = (0..fine.dimension).all(|a| fine.dims[a] > 2);
-            if fine.len() <= COARSEST_UNKNOWNS || !active || levels.len() >= MAX_LEVELS {
-                break;
-            }
-            let grid = coarse_grid(fine);
-            if grid.cells.is_empty() || grid.cells.len() == fine.len() {
-                break;
-            }
-            let pm = interpolation(fine, &grid, opts.interpolation, opts.boundary);
-            let rm = restriction(&pm, fine.dimension);
-            scale *= 0.25;
-            let a = match opts.coarse {
-                CoarseMatrix::Galerkin => rm.matmul(&fine.a.matmul(&pm)),
-                CoarseMatrix::DirectDiscretisation => direct(fine, &grid, scale),
-            };
-            let (level, order) =
-                Level::assemble(grid.dims, fine.dimension, grid.kind, grid.cells, a, grid.s);
-            let inv = inverse(&order);
-            let rows: Vec<u32> = (0..pm.n_rows() as u32).collect();
-            let cols: Vec<u32> = (0..rm.n_cols as u32).collect();
-            p.push(pm.permute(&rows, &inv));
-            r.push(rm.permute(&order, &cols));
-            levels.push(level);
+    /// An empty hierarchy (filled by [`Coarsen`] through the solver's cache).
+    pub fn new(opts: MgOptions, red_black: bool) -> Self {
+        Self {
+            opts,
+            red_black,
+            levels: vec![Level::default()],
+            p: Vec::new(),
+            r: Vec::new(),
+            r0_grid: Csr::default(),
+            order1: Vec::new(),
+            grid: CoarseGrid::default(),
+            rt: Csr::default(),
+            ac: Csr::default(),
+            scratch: galerkin::Scratch::default(),
         }
-        Self { levels, p, r }
+    }
+
+    /// `y = R x` from level `l` to level `l + 1`.
+    pub fn restrict(&self, l: usize, x: &[f64], y: &mut [f64]) {
+        if l > 0 {
+            return self.r[l].mul(x, y);
+        }
+        let mut grid_order = vec![0.0; y.len()];
+        self.r0_grid.mul(x, &mut grid_order);
+        y.iter_mut()
+            .zip(&self.order1)
+            .for_each(|(y, &k)| *y = grid_order[k as usize]);
     }
 
     /// Restricts a fine vector to every level: `out[0] = v`, `out[l+1] = R out[l]`.
-    pub fn restrict_all(&self, v: Vec<f64>) -> Vec<Vec<f64>> {
-        let mut out = vec![v];
-        for r in &self.r {
-            let mut next = vec![0.0; r.n_rows()];
-            r.mul(out.last().expect("non-empty"), &mut next);
-            out.push(next);
+    pub fn restrict_all(&self, out: &mut [Vec<f64>]) {
+        for l in 0..self.r.len() {
+            let (fine, coarse) = out.split_at_mut(l + 1);
+            self.restrict(l, &fine[l], &mut coarse[0]);
         }
-        out
+    }
+}
+
+impl Coarsen for Hierarchy {
+    fn fine_mut(&mut self) -> &mut Level {
+        &mut self.levels[0]
+    }
+
+    fn red_black(&self) -> bool {
+        self.red_black
+    }
+
+    /// Builds the levels below the fine one.
+    fn coarsen(&mut self, scratch: &mut Scratch) {
+        let opts = self.opts;
+        // Direct discretisation: coarse couplings scale like h²/H² = ¼ per level relative to the
+        // fine unit-coefficient stencil, consistent with R = Pᵀ/2^d (R A P ≈ A/4 per level).
+        let mut scale = 1.0;
+        let mut l = 0;
+        loop {
+            let fine = &self.levels[l];
+            let active = (0..fine.dimension).all(|a| fine.dims[a] > 2);
+            if fine.len() <= COARSEST_UNKNOWNS || !active || l + 1 >= MAX_LEVELS {
+                break;
+            }
+            coarse_grid(fine, &mut self.grid);
+            let grid = &self.grid;
+            if grid.cells.is_empty() || grid.cells.len() == fine.len() {
+                break;
+            }
+            if self.p.len() <= l {
+                self.p.push(Ell::default());
+                self.r.push(Csr::default());
+            }
+            if self.levels.len() <= l + 1 {
+                self.levels.push(Level::default());
+            }
+            let (fines, coarses) = self.levels.split_at_mut(l + 1);
+            let fine = &fines[l];
+            interpolation(
+                fine,
+                grid,
+                opts.interpolation,
+                opts.boundary,
+                &mut self.p[l],
+            );
+            let restrict = 1.0 / (1u32 << fine.dimension) as f64;
+            self.p[l].transpose_into(restrict, &mut self.rt);
+            scale *= 0.25;
+            match opts.coarse {
+                CoarseMatrix::Galerkin => {
+                    let a = WithDiag {
+                        a: &fine.a,
+                        diag: &fine.diag,
+                    };
+                    galerkin(&self.rt, a, &self.p[l], &mut self.scratch, &mut self.ac)
+                }
+                CoarseMatrix::DirectDiscretisation => self.ac = direct(fine, grid, scale),
+            }
+            let dim = fine.dimension;
+            coarses[0].assemble(
+                grid.dims,
+                dim,
+                &grid.kind,
+                &grid.cells,
+                &self.ac,
+                &grid.s,
+                scratch,
+            );
+            self.p[l].map_columns(&scratch.inv);
+            if l == 0 {
+                std::mem::swap(&mut self.rt, &mut self.r0_grid);
+                self.order1.clone_from(&scratch.order);
+            } else {
+                self.rt.permute_into(&scratch.order, None, &mut self.r[l]);
+            }
+            l += 1;
+        }
+        self.levels.truncate(l + 1);
+        self.p.truncate(l);
+        self.r.truncate(l);
     }
 }
 

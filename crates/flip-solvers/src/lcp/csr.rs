@@ -1,12 +1,23 @@
-//! Compressed sparse rows: the fine matrix, interpolation/restriction operators and the Galerkin
-//! products `A^H = R A^h P` of Lai et al. §4.3. Row-parallel products (each row is independent).
+//! Sparse storage of the hierarchy (Lai et al. §4.3): compressed rows for restrictions and
+//! coarse matrices in grid order, fixed-width rows for interpolations, multicolouring and
+//! permutations. Everything is built into reused buffers and in parallel where it pays.
 
+use super::matrix::Rows;
 use rayon::prelude::*;
 
-/// Below this many rows, products run on one thread (rayon's overhead dominates).
-pub(crate) const PAR_ROWS: usize = 4096;
+/// Below this many stored entries a kernel runs on one thread (rayon's overhead dominates).
+pub(crate) const PAR_WORK: usize = 24 * 1024;
 
-/// A sparse matrix in compressed-row form (columns sorted within a row).
+/// Rows per parallel block when building.
+pub(crate) const BLOCK: usize = 512;
+
+/// Whether a pass over `rows` rows of about `per_row` entries each is worth parallelising.
+#[inline]
+pub(crate) fn parallel(rows: usize, per_row: usize) -> bool {
+    rows * per_row.max(1) >= PAR_WORK && rows >= 64
+}
+
+/// A sparse matrix in compressed-row form.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Csr {
     /// Number of columns.
@@ -17,39 +28,45 @@ pub(crate) struct Csr {
     pub col: Vec<u32>,
     /// Values.
     pub val: Vec<f64>,
+    /// Optional codes of the values (`table[code[k]] == val[k]`; empty when unused).
+    pub code: Vec<u16>,
+    /// The value of each code.
+    pub table: Vec<f64>,
 }
 
 impl Csr {
-    /// Builds a matrix from per-row `(column, value)` lists; duplicates are summed, zeros kept.
+    /// Builds a matrix from per-row `(column, value)` lists; duplicates are summed, zeros kept,
+    /// columns sorted (small or rarely built matrices).
     pub fn from_rows(n_cols: usize, rows: Vec<Vec<(u32, f64)>>) -> Self {
-        let mut ptr = Vec::with_capacity(rows.len() + 1);
-        ptr.push(0);
-        let nnz: usize = rows.iter().map(Vec::len).sum();
-        let (mut col, mut val) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+        let mut m = Self {
+            n_cols,
+            ptr: vec![0],
+            ..Self::default()
+        };
         for mut row in rows {
             row.sort_unstable_by_key(|e| e.0);
-            let start = col.len();
+            let start = m.col.len();
             for (c, v) in row {
-                if col.len() > start && *col.last().expect("non-empty") == c {
-                    *val.last_mut().expect("non-empty") += v;
+                if m.col.len() > start && m.col.last() == Some(&c) {
+                    *m.val.last_mut().expect("non-empty") += v;
                 } else {
-                    col.push(c);
-                    val.push(v);
+                    m.col.push(c);
+                    m.val.push(v);
                 }
             }
-            ptr.push(col.len());
+            m.ptr.push(m.col.len());
         }
-        Self {
-            n_cols,
-            ptr,
-            col,
-            val,
-        }
+        m
     }
 
     /// Number of rows.
     pub fn n_rows(&self) -> usize {
         self.ptr.len() - 1
+    }
+
+    /// Mean entries per row.
+    pub fn per_row(&self) -> usize {
+        self.col.len() / self.n_rows().max(1)
     }
 
     /// Columns and values of row `i`.
@@ -68,164 +85,164 @@ impl Csr {
 
     /// `y = M x` (row-parallel).
     pub fn mul(&self, x: &[f64], y: &mut [f64]) {
-        if y.len() < PAR_ROWS {
-            y.iter_mut()
-                .enumerate()
-                .for_each(|(i, o)| *o = self.row_dot(i, x));
+        let f = |(i, o): (usize, &mut f64)| *o = self.row_dot(i, x);
+        if parallel(y.len(), self.per_row()) {
+            y.par_iter_mut().enumerate().with_min_len(256).for_each(f);
         } else {
-            y.par_iter_mut()
-                .enumerate()
-                .for_each(|(i, o)| *o = self.row_dot(i, x));
+            y.iter_mut().enumerate().for_each(f);
         }
     }
 
-    /// `y += M x` (row-parallel).
-    pub fn mul_add(&self, x: &[f64], y: &mut [f64]) {
-        if y.len() < PAR_ROWS {
-            y.iter_mut()
-                .enumerate()
-                .for_each(|(i, o)| *o += self.row_dot(i, x));
-        } else {
-            y.par_iter_mut()
-                .enumerate()
-                .for_each(|(i, o)| *o += self.row_dot(i, x));
+    /// Writes rows `row_old[0], row_old[1], …` of `self` into `out`, mapping every column
+    /// through `map` (parallel over blocks of rows; `out` keeps its allocations).
+    pub fn permute_into(&self, row_old: &[u32], map: Option<&[u32]>, out: &mut Csr) {
+        out.n_cols = self.n_cols;
+        out.ptr.clear();
+        out.ptr.push(0);
+        let mut n = 0;
+        for &r in row_old {
+            n += self.ptr[r as usize + 1] - self.ptr[r as usize];
+            out.ptr.push(n);
         }
-    }
-
-    /// The transpose (sequential counting sort; done once per hierarchy).
-    pub fn transpose(&self) -> Self {
-        let mut count = vec![0usize; self.n_cols + 1];
-        for &c in &self.col {
-            count[c as usize + 1] += 1;
-        }
-        for i in 0..self.n_cols {
-            count[i + 1] += count[i];
-        }
-        let ptr = count.clone();
-        let mut next = count;
-        let (mut col, mut val) = (vec![0u32; self.col.len()], vec![0.0; self.val.len()]);
-        for i in 0..self.n_rows() {
-            let (cs, vs) = self.row(i);
-            for (&c, &v) in cs.iter().zip(vs) {
-                let slot = next[c as usize];
-                col[slot] = i as u32;
-                val[slot] = v;
-                next[c as usize] += 1;
+        out.col.resize(n, 0);
+        out.val.resize(n, 0.0);
+        let coded = !self.code.is_empty();
+        out.code.resize(if coded { n } else { 0 }, 0);
+        out.table.clone_from(&self.table);
+        let fill = |(b, ((cs, vs), ks)): (usize, (Part<'_>, &mut [u16]))| {
+            let mut k = 0;
+            for &r in &row_old[b * BLOCK..((b + 1) * BLOCK).min(row_old.len())] {
+                let rows = self.ptr[r as usize]..self.ptr[r as usize + 1];
+                let (c, v) = (&self.col[rows.clone()], &self.val[rows.clone()]);
+                let m = c.len();
+                match map {
+                    Some(map) => cs[k..k + m]
+                        .iter_mut()
+                        .zip(c)
+                        .for_each(|(o, &j)| *o = map[j as usize]),
+                    None => cs[k..k + m].copy_from_slice(c),
+                }
+                vs[k..k + m].copy_from_slice(v);
+                if coded {
+                    ks[k..k + m].copy_from_slice(&self.code[rows]);
+                }
+                k += m;
             }
-        }
-        Self {
-            n_cols: self.n_rows(),
-            ptr,
-            col,
-            val,
-        }
-    }
-
-    /// `self · other` (row-parallel; each row merges its products by sorting).
-    pub fn matmul(&self, other: &Csr) -> Self {
-        let row = |i: usize| {
-            let (cs, vs) = self.row(i);
-            let mut acc: Vec<(u32, f64)> = Vec::with_capacity(cs.len() * 8);
-            for (&k, &a) in cs.iter().zip(vs) {
-                let (c2, v2) = other.row(k as usize);
-                acc.extend(c2.iter().zip(v2).map(|(&j, &b)| (j, a * b)));
-            }
-            acc
         };
-        let rows: Vec<Vec<(u32, f64)>> = if self.n_rows() < PAR_ROWS {
-            (0..self.n_rows()).map(row).collect()
+        let blocks = split_blocks(&out.ptr, &mut out.col, &mut out.val);
+        let codes = split_codes(&out.ptr, &mut out.code, coded);
+        let work = blocks.into_iter().zip(codes).enumerate();
+        if parallel(row_old.len(), self.per_row()) {
+            work.collect::<Vec<_>>().into_par_iter().for_each(fill);
         } else {
-            (0..self.n_rows()).into_par_iter().map(row).collect()
-        };
-        Self::from_rows(other.n_cols, rows)
-    }
-
-    /// Multiplies every entry by `s`.
-    pub fn scale(&mut self, s: f64) {
-        self.val.iter_mut().for_each(|v| *v *= s);
-    }
-
-    /// Renumbers rows and columns: row `i` of the result is row `row_old[i]` of `self`; column
-    /// `j` becomes `col_new[j]`.
-    pub fn permute(&self, row_old: &[u32], col_new: &[u32]) -> Self {
-        let rows = row_old
-            .iter()
-            .map(|&r| {
-                let (cs, vs) = self.row(r as usize);
-                cs.iter()
-                    .zip(vs)
-                    .map(|(&c, &v)| (col_new[c as usize], v))
-                    .collect()
-            })
-            .collect();
-        Self::from_rows(self.n_cols, rows)
-    }
-
-    /// The diagonal entries (0 where absent).
-    pub fn diagonal(&self) -> Vec<f64> {
-        (0..self.n_rows())
-            .map(|i| {
-                let (cs, vs) = self.row(i);
-                cs.iter()
-                    .position(|&c| c as usize == i)
-                    .map_or(0.0, |p| vs[p])
-            })
-            .collect()
+            work.for_each(fill);
+        }
     }
 }
 
-/// Greedy multicolouring in index order: no two coupled unknowns share a colour, so each colour
-/// class can be relaxed in parallel (red-black on a 5/7-point stencil, a few more colours on
-/// the wider Galerkin stencils). Returns `(order, ranges)`: unknowns sorted by colour and the
-/// range of each colour in that order.
-pub(crate) fn colour_order(a: &Csr) -> (Vec<u32>, Vec<std::ops::Range<usize>>) {
-    let n = a.n_rows();
-    let mut colour = vec![u32::MAX; n];
-    let mut used: Vec<bool> = Vec::new();
-    let mut n_colours = 0usize;
-    for i in 0..n {
-        used.iter_mut().for_each(|u| *u = false);
-        let (cs, _) = a.row(i);
-        for &j in cs {
-            let c = colour[j as usize];
-            if c != u32::MAX {
-                used[c as usize] = true;
-            }
-        }
-        let c = used.iter().position(|u| !u).unwrap_or(used.len());
-        if c == used.len() {
-            used.push(false);
-            n_colours += 1;
-        }
-        colour[i] = c as u32;
+impl Rows for Csr {
+    fn per_row(&self) -> usize {
+        Csr::per_row(self)
     }
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by_key(|&i| (colour[i as usize], i));
-    let mut ranges = Vec::with_capacity(n_colours);
-    let mut start = 0;
-    for c in 0..n_colours as u32 {
-        let len = colour.iter().filter(|&&x| x == c).count();
-        ranges.push(start..start + len);
-        start += len;
+    #[inline]
+    fn for_row(&self, i: usize, mut f: impl FnMut(u32, f64)) {
+        let (c, v) = self.row(i);
+        c.iter().zip(v).for_each(|(&j, &x)| f(j, x));
     }
-    (order, ranges)
 }
 
-/// Inverse of a permutation given as `new → old`.
-pub(crate) fn inverse(order: &[u32]) -> Vec<u32> {
-    let mut inv = vec![0u32; order.len()];
-    for (new, &old) in order.iter().enumerate() {
-        inv[old as usize] = new as u32;
+/// Columns and values of a block of rows, being written.
+pub(crate) type Part<'a> = (&'a mut [u32], &'a mut [f64]);
+
+/// Rows built by one parallel task: entries per row, columns, values and (optionally) codes.
+#[derive(Default)]
+pub(crate) struct Block {
+    pub lens: Vec<u32>,
+    pub cols: Vec<u32>,
+    pub vals: Vec<f64>,
+    pub codes: Vec<u16>,
+}
+
+impl Csr {
+    /// Concatenates blocks of rows (in parallel when large); codes are kept when every block
+    /// has them.
+    pub fn set_from_blocks(&mut self, n_cols: usize, blocks: &[Block]) {
+        self.n_cols = n_cols;
+        self.ptr.clear();
+        self.ptr.push(0);
+        let mut len = 0;
+        for b in blocks {
+            for &l in &b.lens {
+                len += l as usize;
+                self.ptr.push(len);
+            }
+        }
+        self.col.resize(len, 0);
+        self.val.resize(len, 0.0);
+        let coded = len > 0 && blocks.iter().all(|b| b.codes.len() == b.cols.len());
+        self.code.resize(if coded { len } else { 0 }, 0);
+        let rows = self.n_rows();
+        let dst = split_blocks(&self.ptr, &mut self.col, &mut self.val);
+        let codes = split_codes(&self.ptr, &mut self.code, coded);
+        let copy = |(((c, v), k), b): ((Part<'_>, &mut [u16]), &Block)| {
+            c.copy_from_slice(&b.cols);
+            v.copy_from_slice(&b.vals);
+            if !k.is_empty() {
+                k.copy_from_slice(&b.codes);
+            }
+        };
+        if parallel(rows, len / rows.max(1)) {
+            let work: Vec<_> = dst.into_iter().zip(codes).collect();
+            work.into_par_iter().zip(blocks.par_iter()).for_each(copy);
+        } else {
+            dst.into_iter().zip(codes).zip(blocks.iter()).for_each(copy);
+        }
     }
-    inv
+}
+
+/// Splits `col`/`val` into the slices of consecutive blocks of [`BLOCK`] rows of `ptr`.
+pub(crate) fn split_blocks<'a, T, U>(
+    ptr: &[usize],
+    mut col: &'a mut [T],
+    mut val: &'a mut [U],
+) -> Vec<(&'a mut [T], &'a mut [U])> {
+    let n = ptr.len() - 1;
+    let mut out = Vec::with_capacity(n.div_ceil(BLOCK));
+    for b in (0..n).step_by(BLOCK) {
+        let len = ptr[(b + BLOCK).min(n)] - ptr[b];
+        let (c, rest_c) = std::mem::take(&mut col).split_at_mut(len);
+        let (v, rest_v) = std::mem::take(&mut val).split_at_mut(len);
+        out.push((c, v));
+        (col, val) = (rest_c, rest_v);
+    }
+    out
+}
+
+/// [`split_blocks`] for codes (empty slices when there are none).
+fn split_codes<'a>(ptr: &[usize], mut code: &'a mut [u16], coded: bool) -> Vec<&'a mut [u16]> {
+    let n = ptr.len() - 1;
+    (0..n)
+        .step_by(BLOCK)
+        .map(|b| {
+            let len = if coded {
+                ptr[(b + BLOCK).min(n)] - ptr[b]
+            } else {
+                0
+            };
+            let (c, rest) = std::mem::take(&mut code).split_at_mut(len);
+            code = rest;
+            c
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lcp::level::{colour_order, inverse_into};
 
     #[test]
-    fn transpose_matmul_and_colouring_agree_with_dense() {
+    fn permutation_and_colouring() {
         let a = Csr::from_rows(
             3,
             vec![
@@ -234,38 +251,20 @@ mod tests {
                 vec![(1, -1.0), (2, 2.0), (2, 0.5)],
             ],
         );
-        let p = Csr::from_rows(
-            2,
-            vec![vec![(0, 1.0)], vec![(0, 0.5), (1, 0.5)], vec![(1, 1.0)]],
-        );
-        let rap = p.transpose().matmul(&a.matmul(&p));
-        // dense check of P^T A P
-        let dense = |m: &Csr| {
-            let mut d = vec![vec![0.0; m.n_cols]; m.n_rows()];
-            for (i, row) in d.iter_mut().enumerate() {
-                let (c, v) = m.row(i);
-                for (&j, &x) in c.iter().zip(v) {
-                    row[j as usize] += x;
-                }
-            }
-            d
-        };
-        let (da, dp) = (dense(&a), dense(&p));
-        for i in 0..2 {
-            for j in 0..2 {
-                let mut s = 0.0;
-                for k in 0..3 {
-                    for l in 0..3 {
-                        s += dp[k][i] * da[k][l] * dp[l][j];
-                    }
-                }
-                assert!((dense(&rap)[i][j] - s).abs() < 1e-12);
-            }
-        }
-        assert_eq!(a.diagonal(), vec![2.0, 2.0, 2.5]);
-        let (order, ranges) = colour_order(&a);
+        assert_eq!(a.row(2), (&[1u32, 2][..], &[-1.0, 2.5][..]));
+        let (mut order, mut ranges, mut inv) = (Vec::new(), Vec::new(), Vec::new());
+        colour_order(3, &a, &mut order, &mut ranges);
         assert_eq!(order, vec![0, 2, 1]);
         assert_eq!(ranges, vec![0..2, 2..3]);
-        assert_eq!(inverse(&order), vec![0, 2, 1]);
+        inverse_into(&order, &mut inv);
+        assert_eq!(inv, vec![0, 2, 1]);
+        let mut b = Csr::default();
+        a.permute_into(&order, Some(&inv), &mut b);
+        assert_eq!(b.ptr, vec![0, 2, 4, 7]);
+        assert_eq!(b.row(1), (&[2u32, 1][..], &[-1.0, 2.5][..]));
+        let x = [1.0, 2.0, 3.0];
+        let mut y = [0.0; 3];
+        b.mul(&x, &mut y);
+        assert_eq!(y, [2.0 - 3.0, -3.0 + 2.5 * 2.0, -1.0 + 6.0 - 2.0]);
     }
 }

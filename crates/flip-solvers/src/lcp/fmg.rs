@@ -10,11 +10,12 @@
 //! handed to the coarser level is the LCP residual (zero where a cell is held at its bound), so
 //! the linear coarse levels do not try to undo active constraints.
 
+use super::cache::Cached;
 use super::coarse::{Hierarchy, MgOptions};
-use super::fas::{COARSEST_REDUCTION, COARSEST_SWEEPS};
 use super::smooth::{residual, residual_norm, solve_coarsest, sweep};
-use super::system::{Cached, Level, NONE};
+use super::system::{Level, NONE};
 use super::transfer::{Boundary, CoarseMatrix, Interpolation};
+use super::vcycle::{COARSEST_REDUCTION, COARSEST_SWEEPS};
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::tolerance::Tolerance;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
@@ -53,7 +54,7 @@ impl FmgSolver {
     pub fn new(config: FmgConfig) -> Self {
         Self {
             config,
-            cache: Cached::default(),
+            cache: Cached::new(Hierarchy::new(OPTIONS, false)),
         }
     }
 }
@@ -74,7 +75,7 @@ fn coarse_bounds(fine: &Level, coarse: &Level, lo: &[f64], e: &[f64]) -> Vec<f64
         if !fine.s[u] {
             continue;
         }
-        let [i, j, k] = fine.coords(fine.cell[u] as usize);
+        let [i, j, k] = fine.ijk[u].map(|v| v as usize);
         let parent = coarse.index([(i / 2) as isize, (j / 2) as isize, (k / 2) as isize]);
         let c = parent.map_or(NONE, |p| coarse.unknown[p]);
         if c != NONE {
@@ -100,7 +101,7 @@ fn vcycle(h: &Hierarchy, l: usize, e: &mut [f64], t: &[f64], lo: &[f64], n_sweep
     residual(level, t, lo, e, &mut r);
     let coarse = &h.levels[l + 1];
     let mut tc = vec![0.0; coarse.len()];
-    h.r[l].mul(&r, &mut tc);
+    h.restrict(l, &r, &mut tc);
     let loc = coarse_bounds(level, coarse, lo, e);
     let mut d = vec![0.0; coarse.len()]; // p^{l−1} = 0
     vcycle(h, l + 1, &mut d, &tc, &loc, n_sweep);
@@ -121,9 +122,11 @@ fn full_cycle(h: &Hierarchy, rhs: &[f64], p: &mut [f64], n_sweep: usize) {
         .map(|i| if fine.s[i] { -p[i] } else { f64::NEG_INFINITY })
         .collect();
     // r^l = Restrict(r^{l+1}), of the LCP residual (0 where p is held at 0).
-    let mut lcp_r = vec![0.0; n];
-    residual(fine, rhs, &fine.lower(), p, &mut lcp_r);
-    let mut t = h.restrict_all(lcp_r);
+    let mut lower = Vec::new();
+    fine.lower_into(&mut lower);
+    let mut t: Vec<Vec<f64>> = h.levels.iter().map(|l| vec![0.0; l.len()]).collect();
+    residual(fine, rhs, &lower, p, &mut t[0]);
+    h.restrict_all(&mut t);
     t[0] = r;
     let mut lo = vec![lo0];
     for l in 1..h.levels.len() {
@@ -158,16 +161,15 @@ fn full_cycle(h: &Hierarchy, rhs: &[f64], p: &mut [f64], n_sweep: usize) {
 impl PressureSolver for FmgSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         let config = self.config;
-        let (sys, h) = self
-            .cache
-            .get(problem, |level| Hierarchy::build(level, OPTIONS));
+        let (sys, h) = self.cache.get(problem);
         let fine = &h.levels[0];
-        let rhs = sys.rhs(problem);
-        let lo = fine.lower();
+        let (mut rhs, mut lo, mut x0) = (Vec::new(), Vec::new(), Vec::new());
+        sys.rhs_into(problem, &mut rhs);
+        fine.lower_into(&mut lo);
         let bound = config
             .tolerance
             .bound(rhs.iter().fold(0.0, |m, v| m.max(v.abs())));
-        let x0 = sys.gather(problem.pressure);
+        sys.gather_into(problem.pressure, &mut x0);
         let mut x = x0.clone();
         let initial = residual_norm(fine, &rhs, &lo, &x);
         let mut res = initial;

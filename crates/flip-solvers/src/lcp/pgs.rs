@@ -1,8 +1,9 @@
 //! Projected Gauss-Seidel [CPS92] on the fine grid: `p_i ← max(0, GS update)` on S, plain
 //! Gauss-Seidel elsewhere (red-black ordering, each colour in parallel).
 
+use super::cache::Cached;
 use super::smooth::{residual_norm, sweep};
-use super::system::{Cached, Level};
+use super::system::Level;
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::tolerance::Tolerance;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
@@ -31,6 +32,10 @@ pub struct PgsSolver {
     /// Parameters.
     pub config: PgsConfig,
     cache: Cached<Level>,
+    /// Right-hand side, bounds and iterate, kept between solves.
+    rhs: Vec<f64>,
+    lo: Vec<f64>,
+    x: Vec<f64>,
 }
 
 impl PgsSolver {
@@ -39,6 +44,9 @@ impl PgsSolver {
         Self {
             config,
             cache: Cached::default(),
+            rhs: Vec::new(),
+            lo: Vec::new(),
+            x: Vec::new(),
         }
     }
 }
@@ -46,23 +54,24 @@ impl PgsSolver {
 impl PressureSolver for PgsSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         let config = self.config;
-        let (sys, level) = self.cache.get(problem, |level| level);
-        let rhs = sys.rhs(problem);
-        let lo = level.lower();
+        let (sys, level) = self.cache.get(problem);
+        let (rhs, lo, x) = (&mut self.rhs, &mut self.lo, &mut self.x);
+        sys.rhs_into(problem, rhs);
+        level.lower_into(lo);
         let bound = config
             .tolerance
             .bound(rhs.iter().fold(0.0, |m, v| m.max(v.abs())));
-        let mut x = sys.gather(problem.pressure);
-        let initial = residual_norm(level, &rhs, &lo, &x);
+        sys.gather_into(problem.pressure, x);
+        let initial = residual_norm(level, rhs, lo, x);
         let mut res = initial;
         let mut it = 0;
         while res > bound && it < config.max_iterations {
-            sweep(level, &rhs, &lo, &mut x);
+            sweep(level, rhs, lo, x);
             it += 1;
-            res = residual_norm(level, &rhs, &lo, &x);
+            res = residual_norm(level, rhs, lo, x);
         }
-        sys.remove_mean(&mut x);
-        sys.scatter(&x, problem.pressure);
+        sys.remove_mean(x);
+        sys.scatter(x, problem.pressure);
         Ok(stats(it, 0, initial, res, bound))
     }
 }

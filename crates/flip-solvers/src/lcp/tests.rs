@@ -2,6 +2,7 @@
 
 mod accuracy;
 mod behaviour;
+mod profile;
 
 use super::*;
 use crate::direct::solve_reference;

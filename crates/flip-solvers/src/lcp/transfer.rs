@@ -1,8 +1,8 @@
 //! Grid transfers of Lai et al. §4.3: cell-centred coarsening, the interpolation `P`
-//! (compact barycentric, bi/trilinear or piecewise constant; Fig. 4.1/4.2), one-sided
-//! weights at solid boundaries, and restriction `R = Pᵀ / 2^d` (¼ in 2D, ⅛ in 3D).
+//! (compact barycentric, bi/trilinear or piecewise constant; Fig. 4.1/4.2) and one-sided
+//! weights at solid boundaries; the restriction is `R = Pᵀ / 2^d` (¼ in 2D, ⅛ in 3D).
 
-use super::csr::Csr;
+use super::ell::Ell;
 use super::system::{Level, NONE};
 use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
@@ -40,7 +40,9 @@ pub enum CoarseMatrix {
     DirectDiscretisation,
 }
 
-/// Coarse grid geometry: dims, cell kinds, unknowns (grid order) and their S flags.
+/// Coarse grid geometry: dims, cell kinds, unknowns (grid order) and their S flags (buffers
+/// reused from one build to the next).
+#[derive(Default)]
 pub(crate) struct CoarseGrid {
     /// Cells per axis.
     pub dims: [usize; 3],
@@ -52,6 +54,8 @@ pub(crate) struct CoarseGrid {
     pub index: Vec<u32>,
     /// In S^H: some child is in S^h.
     pub s: Vec<bool>,
+    /// Per coarse cell: some child is in S^h.
+    s_cell: Vec<bool>,
 }
 
 /// Children of coarse cell `c` (inside the fine grid).
@@ -70,8 +74,8 @@ pub(crate) fn children(fine: &Level, c: [usize; 3]) -> impl Iterator<Item = usiz
     })
 }
 
-/// Coarsens `fine` by 2 per axis (cell-centred).
-pub(crate) fn coarse_grid(fine: &Level) -> CoarseGrid {
+/// Coarsens `fine` by 2 per axis (cell-centred) into `grid`.
+pub(crate) fn coarse_grid(fine: &Level, grid: &mut CoarseGrid) {
     let d = fine.dims;
     let dims = [
         d[0].div_ceil(2),
@@ -83,41 +87,50 @@ pub(crate) fn coarse_grid(fine: &Level) -> CoarseGrid {
         },
     ];
     let n = dims[0] * dims[1] * dims[2];
-    let mut kind = vec![CELL_SOLID; n];
-    let mut s_flag = vec![false; n];
-    for (c, k) in kind.iter_mut().enumerate() {
-        let cc = [
-            c % dims[0],
-            (c / dims[0]) % dims[1],
-            c / (dims[0] * dims[1]),
-        ];
-        for f in children(fine, cc) {
-            match fine.kind[f] {
-                CELL_FLUID => {
-                    *k = CELL_FLUID;
-                    let u = fine.unknown[f];
-                    s_flag[c] |= u != NONE && fine.s[u as usize];
+    grid.dims = dims;
+    grid.kind.resize(n, CELL_SOLID);
+    grid.s_cell.resize(n, false);
+    let f = fine.dims;
+    let nk = if fine.dimension == 3 { 2 } else { 1 };
+    let row = |(row, (ks, ss)): (usize, (&mut [u8], &mut [bool]))| {
+        let (cj, ck) = (row % dims[1], row / dims[1]);
+        for (ci, (k, s)) in ks.iter_mut().zip(ss.iter_mut()).enumerate() {
+            (*k, *s) = (CELL_SOLID, false);
+            for fk in (nk * ck..nk * ck + nk).filter(|&v| v < f[2]) {
+                for fj in (2 * cj..2 * cj + 2).filter(|&v| v < f[1]) {
+                    for fi in (2 * ci..2 * ci + 2).filter(|&v| v < f[0]) {
+                        let c = fi + f[0] * (fj + f[1] * fk);
+                        match fine.kind[c] {
+                            CELL_FLUID => {
+                                *k = CELL_FLUID;
+                                let u = fine.unknown[c];
+                                *s |= u != NONE && fine.s[u as usize];
+                            }
+                            CELL_AIR if *k == CELL_SOLID => *k = CELL_AIR,
+                            _ => {}
+                        }
+                    }
                 }
-                CELL_AIR if *k == CELL_SOLID => *k = CELL_AIR,
-                _ => {}
             }
         }
+    };
+    grid.kind
+        .par_chunks_mut(dims[0])
+        .zip(grid.s_cell.par_chunks_mut(dims[0]))
+        .enumerate()
+        .with_min_len(64)
+        .for_each(row);
+    grid.cells.clear();
+    grid.cells
+        .extend((0..n as u32).filter(|&c| grid.kind[c as usize] == CELL_FLUID));
+    grid.index.clear();
+    grid.index.resize(n, NONE);
+    for (u, &c) in grid.cells.iter().enumerate() {
+        grid.index[c as usize] = u as u32;
     }
-    let cells: Vec<u32> = (0..n as u32)
-        .filter(|&c| kind[c as usize] == CELL_FLUID)
-        .collect();
-    let mut index = vec![NONE; n];
-    for (u, &c) in cells.iter().enumerate() {
-        index[c as usize] = u as u32;
-    }
-    let s = cells.iter().map(|&c| s_flag[c as usize]).collect();
-    CoarseGrid {
-        dims,
-        kind,
-        cells,
-        index,
-        s,
-    }
+    grid.s.clear();
+    grid.s
+        .extend(grid.cells.iter().map(|&c| grid.s_cell[c as usize]));
 }
 
 /// Weight of the coarse point at offset `o` (bit per axis: moved one coarse cell towards the
@@ -139,23 +152,45 @@ fn weight(interp: Interpolation, dimension: usize, o: usize) -> f64 {
 }
 
 /// The interpolation `P` (rows: fine unknowns; columns: coarse unknowns in `grid.cells`
-/// order). One-sided weights drop coarse points separated from the fine point by a solid cell
-/// (a solid fine cell in the box between them) and, for [`Boundary::OneSided`], renormalise
-/// the rest; coarse points without a fluid child are Dirichlet (value 0) and are dropped after
-/// normalisation.
+/// order), written into `out`. One-sided weights drop coarse points separated from the fine
+/// point by a solid cell (a solid fine cell in the box between them) and, for
+/// [`Boundary::OneSided`], renormalise the rest; coarse points without a fluid child are
+/// Dirichlet (value 0) and are dropped after normalisation. Columns sorted within a row.
 pub(crate) fn interpolation(
     fine: &Level,
     grid: &CoarseGrid,
     interp: Interpolation,
     boundary: Boundary,
-) -> Csr {
+    out: &mut Ell,
+) {
     let dim = fine.dimension;
-    let row = |u: usize| -> Vec<(u32, f64)> {
-        let f = fine.coords(fine.cell[u] as usize);
+    let width = 1usize << dim;
+    // Weight of offset `o` when the offsets in `mask` are kept: code `o << width | mask`.
+    let total = |mask: usize| -> f64 {
+        (0..width)
+            .filter(|&o| mask >> o & 1 == 1)
+            .map(|o| weight(interp, dim, o))
+            .sum()
+    };
+    let norm = |total: f64| {
+        if boundary == Boundary::OneSided && total > 0.0 {
+            1.0 / total
+        } else {
+            1.0
+        }
+    };
+    out.table.clear();
+    out.table.extend((0..width << width).map(|code| {
+        let (o, mask) = (code >> width, code & ((1 << width) - 1));
+        weight(interp, dim, o) * norm(total(mask))
+    }));
+    let row = |u: usize, cs: &mut [u32], vs: &mut [f64], ks: &mut [u16]| -> u8 {
+        let f = fine.ijk[u].map(|v| v as usize);
         let parent = [f[0] / 2, f[1] / 2, f[2] / 2];
         let side: [isize; 3] = std::array::from_fn(|a| if f[a] & 1 == 0 { -1 } else { 1 });
-        let mut pts: Vec<(Option<usize>, f64)> = Vec::with_capacity(8);
-        for o in 0..(1usize << dim) {
+        let mut pts = [(NONE, 0.0f64, 0usize); 8];
+        let (mut n, mut mask) = (0, 0);
+        for o in 0..width {
             let w = weight(interp, dim, o);
             if w == 0.0 {
                 continue;
@@ -177,26 +212,35 @@ pub(crate) fn interpolation(
             }
             let ci = coarse[0] as usize
                 + grid.dims[0] * (coarse[1] as usize + grid.dims[1] * coarse[2] as usize);
-            let idx = grid.index[ci];
-            pts.push(((idx != NONE).then_some(idx as usize), w));
+            pts[n] = (grid.index[ci], w, o);
+            n += 1;
+            mask |= 1 << o;
         }
-        let total: f64 = pts.iter().map(|p| p.1).sum();
-        let norm = if boundary == Boundary::OneSided && total > 0.0 {
-            1.0 / total
-        } else {
-            1.0
-        };
-        pts.into_iter()
-            .filter_map(|(idx, w)| idx.map(|i| (i as u32, w * norm)))
-            .collect()
+        let total: f64 = pts[..n].iter().map(|p| p.1).sum();
+        let norm = norm(total);
+        let kept = &mut pts[..n];
+        kept.sort_unstable_by_key(|p| p.0);
+        let mut len = 0;
+        for &(idx, w, o) in kept.iter().filter(|p| p.0 != NONE) {
+            cs[len] = idx;
+            vs[len] = w * norm;
+            ks[len] = (o << width | mask) as u16;
+            len += 1;
+        }
+        cs[len..].fill(0);
+        vs[len..].fill(0.0);
+        ks[len..].fill(0);
+        len as u8
     };
-    let rows: Vec<Vec<(u32, f64)>> = (0..fine.len()).into_par_iter().map(row).collect();
-    Csr::from_rows(grid.cells.len(), rows)
-}
-
-/// Restriction `R = Pᵀ / 2^d` (Lai §4.3: the scaled transpose preserves symmetry).
-pub(crate) fn restriction(p: &Csr, dimension: usize) -> Csr {
-    let mut r = p.transpose();
-    r.scale(1.0 / (1u32 << dimension) as f64);
-    r
+    out.reset(fine.len(), width, grid.cells.len());
+    let rows = out
+        .col
+        .par_chunks_mut(width)
+        .zip(out.val.par_chunks_mut(width))
+        .zip(out.code.par_chunks_mut(width))
+        .zip(out.len.par_iter_mut())
+        .enumerate()
+        .with_min_len(1024);
+    rows.for_each(|(u, (((cs, vs), ks), len))| *len = row(u, cs, vs, ks));
+    debug_assert!((0..out.col.len()).all(|k| out.table[out.code[k] as usize] == out.val[k]));
 }
