@@ -26,7 +26,7 @@ fn solver(name: &str) -> Box<dyn PressureSolver> {
         ..PolicyConfig::default()
     };
     let pe = |inner| PenaltyConfig {
-        inner,
+        outer: pi(inner),
         ..PenaltyConfig::default()
     };
     match name {

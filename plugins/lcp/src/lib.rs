@@ -254,16 +254,9 @@ impl SolverPlugin for LcpPlugin {
             inner_tolerance: params.float("inner_tolerance"),
             inner,
         };
-        let penalty = |inner| {
-            let p = policy(inner);
-            PenaltyConfig {
-                tolerance,
-                max_iterations,
-                max_outer_iterations: p.max_outer_iterations,
-                inner_tolerance: p.inner_tolerance,
-                inner,
-                penalty_factor: params.float("penalty_factor"),
-            }
+        let penalty = |inner| PenaltyConfig {
+            outer: policy(inner),
+            penalty_factor: params.float("penalty_factor"),
         };
         Ok(match algorithm.name {
             "pgs" => Box::new(PgsSolver::new(PgsConfig {

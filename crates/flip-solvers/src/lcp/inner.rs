@@ -3,6 +3,7 @@
 //! per-cell state kept between steps, and the linear fallback.
 
 use super::check::lcp_residual;
+use super::PolicyConfig;
 use crate::direct::DirectSolver;
 use crate::krylov::{Mic0Config, Pcg, PcgConfig};
 use crate::multigrid::{MultigridConfig, MultigridSolver};
@@ -54,21 +55,6 @@ impl InnerSolver {
     }
 }
 
-/// Settings shared by the outer loops of policy iteration and the penalty method.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct OuterSettings {
-    /// Stopping rule on the LCP residual.
-    pub tolerance: Tolerance,
-    /// Most inner iterations per linear solve.
-    pub max_iterations: usize,
-    /// Most outer iterations (linear solves).
-    pub max_outer_iterations: usize,
-    /// Inner solves stop at this fraction of the outer residual bound.
-    pub inner_tolerance: f64,
-    /// The linear solver.
-    pub inner: InnerSolver,
-}
-
 /// A copy of `p` as a linear problem (`lcp` off) that a linear solver accepts.
 pub(crate) fn linear_copy(p: &Problem<'_>) -> OwnedProblem {
     let mut owned = OwnedProblem::from_view(p);
@@ -83,7 +69,7 @@ pub(crate) fn has_lcp_rows(p: &Problem<'_>) -> bool {
 
 /// The outer bound and a linear inner solver for `p`.
 pub(crate) fn setup(
-    s: &OuterSettings,
+    s: &PolicyConfig,
     p: &Problem<'_>,
 ) -> Result<(f64, Box<dyn PressureSolver>), SolveError> {
     let rhs_norm = (0..p.cell_count())

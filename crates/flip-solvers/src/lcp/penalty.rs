@@ -5,26 +5,17 @@
 //! solves and residuals are parallel.
 
 use super::check::lcp_residual;
-use super::inner::{
-    has_lcp_rows, linear_copy, setup, solve_linear, InnerSolver, OuterSettings, StepMemory,
-};
-use super::{stats, DEFAULT_TOLERANCE};
-use crate::tolerance::Tolerance;
+use super::inner::{has_lcp_rows, linear_copy, setup, solve_linear, StepMemory};
+use super::stats;
+use super::PolicyConfig;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Parameters of [`PenaltyMethod`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PenaltyConfig {
-    /// Stopping rule on the LCP residual.
-    pub tolerance: Tolerance,
-    /// Most inner iterations per linear solve.
-    pub max_iterations: usize,
-    /// Most outer iterations (penalty updates).
-    pub max_outer_iterations: usize,
-    /// Inner solves stop at this fraction of the outer residual bound.
-    pub inner_tolerance: f64,
-    /// The linear solver for (4.5).
-    pub inner: InnerSolver,
+    /// The outer loop and its inner linear solves, as for policy iteration (the linear
+    /// solver is the one of eq. 4.5; `max_outer_iterations` counts penalty updates).
+    pub outer: PolicyConfig,
     /// `ρ = penalty_factor / bound` with `bound` the outer residual bound (Lai: 10³).
     pub penalty_factor: f64,
 }
@@ -32,11 +23,7 @@ pub struct PenaltyConfig {
 impl Default for PenaltyConfig {
     fn default() -> Self {
         Self {
-            tolerance: DEFAULT_TOLERANCE,
-            max_iterations: 10_000,
-            max_outer_iterations: 50,
-            inner_tolerance: 0.1,
-            inner: InnerSolver::Ic0Pcg,
+            outer: PolicyConfig::default(),
             penalty_factor: 1e3,
         }
     }
@@ -63,14 +50,7 @@ impl PenaltyMethod {
 impl PressureSolver for PenaltyMethod {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         let c = self.config;
-        let settings = OuterSettings {
-            tolerance: c.tolerance,
-            max_iterations: c.max_iterations,
-            max_outer_iterations: c.max_outer_iterations,
-            inner_tolerance: c.inner_tolerance,
-            inner: c.inner,
-        };
-        let (bound, mut inner) = setup(&settings, problem)?;
+        let (bound, mut inner) = setup(&c.outer, problem)?;
         if !has_lcp_rows(problem) {
             return solve_linear(inner.as_mut(), problem, bound);
         }
@@ -95,7 +75,7 @@ impl PressureSolver for PenaltyMethod {
             .collect();
         let base = linear_copy(problem);
         let (mut iterations, mut outer) = (0usize, 0usize);
-        while res > bound && outer < c.max_outer_iterations {
+        while res > bound && outer < c.outer.max_outer_iterations {
             // Line 3: solve (A + ρ Π(p^k)) p^{k+1} = rhs (eq. 4.5).
             let mut sys = base.clone();
             sys.pressure.copy_from_slice(&x);

@@ -8,7 +8,7 @@
 
 use super::check::lcp_residual;
 use super::inner::{
-    has_lcp_rows, linear_copy, setup, slack, solve_linear, InnerSolver, OuterSettings, StepMemory,
+    has_lcp_rows, linear_copy, setup, slack, solve_linear, InnerSolver, StepMemory,
 };
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::owned::OwnedProblem;
@@ -85,14 +85,7 @@ fn policy(p: &Problem<'_>, x: &[f64], c: usize) -> bool {
 impl PressureSolver for PolicyIteration {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         let c = self.config;
-        let settings = OuterSettings {
-            tolerance: c.tolerance,
-            max_iterations: c.max_iterations,
-            max_outer_iterations: c.max_outer_iterations,
-            inner_tolerance: c.inner_tolerance,
-            inner: c.inner,
-        };
-        let (bound, mut inner) = setup(&settings, problem)?;
+        let (bound, mut inner) = setup(&c, problem)?;
         if !has_lcp_rows(problem) {
             return solve_linear(inner.as_mut(), problem, bound);
         }

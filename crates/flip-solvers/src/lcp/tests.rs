@@ -31,8 +31,11 @@ fn all_solvers(tol: f64) -> Vec<(&'static str, Box<dyn PressureSolver>)> {
     };
     let pe = |inner| {
         Box::new(PenaltyMethod::new(PenaltyConfig {
-            tolerance: t,
-            inner,
+            outer: PolicyConfig {
+                tolerance: t,
+                inner,
+                ..PolicyConfig::default()
+            },
             ..PenaltyConfig::default()
         })) as Box<dyn PressureSolver>
     };

@@ -133,7 +133,10 @@ fn the_previous_policy_and_penalty_set_warm_start_the_next_solve() {
                 ..PolicyConfig::default()
             })),
             Box::new(PenaltyMethod::new(PenaltyConfig {
-                inner,
+                outer: PolicyConfig {
+                    inner,
+                    ..PolicyConfig::default()
+                },
                 ..PenaltyConfig::default()
             })),
         ];
