@@ -45,18 +45,30 @@ pub fn swatch(ui: &mut Ui, color: Color32) {
     ui.painter().circle_filled(rect.center(), 5.0, color);
 }
 
-/// The six plots in a grid of three columns filling the space left; returns the frame
-/// (1-based) clicked on, if any.
+/// The legend: each variant's colour and name, in one row above the plots.
+fn legend(ui: &mut Ui, variants: &[VariantView]) {
+    ui.horizontal_wrapped(|ui| {
+        for (i, v) in variants.iter().enumerate() {
+            swatch(ui, variant_color(i));
+            ui.label(RichText::new(&v.start.name).small());
+            ui.add_space(8.0);
+        }
+    });
+}
+
+/// The legend and the six plots in a grid of three columns filling the space left; returns
+/// the frame (1-based) clicked on, if any.
 pub fn metric_plots(ui: &mut Ui, variants: &[VariantView], shown: u32, frames: u32) -> Option<u32> {
+    if variants.iter().all(|v| v.metrics.is_empty()) {
+        ui.label(RichText::new("the curves appear as frames arrive").weak());
+        return None;
+    }
+    legend(ui, variants);
     let columns = 3;
     let gap = ui.spacing().item_spacing;
     let width = (ui.available_width() - gap.x * (columns as f32 - 1.0)) / columns as f32;
     let rows = CURVES.len().div_ceil(columns) as f32;
     let height = ((ui.available_height() - rows * (gap.y + 18.0)) / rows).max(80.0);
-    if variants.iter().all(|v| v.metrics.is_empty()) {
-        ui.label(RichText::new("the curves appear as frames arrive").weak());
-        return None;
-    }
     let mut clicked = None;
     egui::Grid::new("compare_plots")
         .num_columns(columns)

@@ -82,11 +82,12 @@ pub enum Coarsening {
     /// aggregation. Built from the matrix entries, so any SPD matrix in the stencil arrays works
     /// (penalty terms, scaled or fractional coefficients). On the finest `bubble_levels` a block
     /// with an air child becomes air (Chentanez & Müller) and its couplings Dirichlet terms;
-    /// Dirichlet terms are rescaled to keep the fine Dirichlet point's distance.
+    /// every Dirichlet term keeps the distance to the fine Dirichlet point behind it.
     Galerkin,
     /// Geometric: coarse cell kinds by the Chentanez & Müller rule (air if any child is air on
     /// the finest `bubble_levels`, "preserve air bubbles"), faces weighted by their open
-    /// fraction, unit Laplacian scaled by `(h/H)²`. Assumes the host's unit-scaled matrix.
+    /// fraction, unit Laplacian scaled by `(h/H)²`, faces to air as Dirichlet terms at the
+    /// distance of the fine Dirichlet points. Assumes the host's unit-scaled matrix.
     Rediscretise,
 }
 

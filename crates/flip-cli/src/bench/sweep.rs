@@ -37,7 +37,8 @@ pub struct SweepArgs {
     /// Only algorithms whose name contains one of these (comma separated).
     #[arg(long, value_delimiter = ',')]
     pub only: Option<Vec<String>>,
-    /// Skip larger sizes of an algorithm once one solve took longer than this (s).
+    /// Skip a size of an algorithm when a smaller size, scaled by the cell count, predicts a
+    /// solve longer than this (s).
     #[arg(long, default_value_t = 5.0)]
     pub budget: f64,
     /// Folder for the CSV (default out/bench).
@@ -174,11 +175,14 @@ pub fn run(session: &Session, a: &SweepArgs, kind: SweepKind) -> Result<()> {
                 } else {
                     solver.clone()
                 };
-                if rows
+                // At least linear growth in the cell count from the largest size run so far.
+                let predicted = rows
                     .iter()
-                    .any(|r: &Row| r.solver == label && r.dim == dim && r.seconds > a.budget)
-                {
-                    println!("{dim}D {size:>4} {label:<24} skipped (a smaller size exceeded {} s per solve)", a.budget);
+                    .filter(|r: &&Row| r.solver == label && r.dim == dim && r.size < size)
+                    .map(|r| r.seconds * (size as f64 / r.size as f64).powi(dim as i32))
+                    .fold(0.0, f64::max);
+                if predicted > a.budget {
+                    println!("{dim}D {size:>4} {label:<24} skipped (a smaller size predicts over {} s per solve)", a.budget);
                     continue;
                 }
                 let s = one_run(session, &graph, dim, size, solver, boundary, steps)?;

@@ -76,6 +76,10 @@ pub(crate) struct Level {
     pub diag: Vec<f32>,
     /// `A[c][c] - Σ |couplings|`: the Dirichlet part of the diagonal (0 on Neumann cells).
     pub excess: Vec<f32>,
+    /// Face weight behind `excess`: the Dirichlet terms are `Σ w / t` over faces of weight `w`
+    /// to a Dirichlet point `t` cells away, and this is `Σ w`, so `dweight / excess` is their
+    /// mean distance (Galerkin coarsening carries it down the levels).
+    pub dweight: Vec<f32>,
     /// Couplings `A[c][c+x̂]`, `A[c][c+ŷ]`, `A[c][c+ẑ]`, natural; nonzero only between two
     /// unknowns.
     pub off: Vec<[f32; 3]>,
@@ -141,6 +145,7 @@ impl Level {
             kind: vec![CELL_SOLID; n],
             diag: vec![0.0; n],
             excess: vec![0.0; n],
+            dweight: vec![0.0; n],
             off: vec![[0.0; 3]; n],
             unk: vec![0; n],
             open: [
