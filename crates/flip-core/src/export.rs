@@ -5,8 +5,10 @@ use crate::particles::Particles;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+mod density_png;
 mod png;
 
+pub use density_png::write_density_png;
 pub use png::write_png;
 
 /// Why an export failed.

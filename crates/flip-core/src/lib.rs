@@ -32,6 +32,8 @@ pub mod particles;
 pub mod pressure;
 /// Pressure system assembly and the gradient update (§5.1-5.2).
 pub mod project;
+/// Eulerian smoke (Wave §2): semi-Lagrangian advection, buoyancy, vorticity confinement.
+pub mod smoke;
 /// Solid geometry.
 pub mod solids;
 /// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22).

@@ -136,18 +136,29 @@ pub trait Node: Send {
     }
 }
 
-/// Typed accessors for [`Value`] inputs, so node code reads `io.particles("particles")?`.
+/// Typed accessors for [`Value`] inputs, so node code reads `io.particles("particles")?` (and
+/// `io.particles_opt(..)?` for an optional input).
 macro_rules! typed_input {
-    ($fn:ident, $variant:ident, $ty:ty) => {
+    ($fn:ident, $opt:ident, $variant:ident, $ty:ty) => {
         impl NodeIo {
             /// Takes a required input of this type.
             ///
             /// # Errors
             /// Missing input or wrong type.
             pub fn $fn(&mut self, name: &str) -> Result<Arc<$ty>, NodeError> {
-                match self.require(name)? {
-                    Value::$variant(v) => Ok(v),
-                    other => Err(NodeError::Failed(format!(
+                self.$opt(name)?
+                    .ok_or_else(|| NodeError::MissingInput(name.into()))
+            }
+
+            /// Takes an optional input of this type (`None` when unconnected or empty).
+            ///
+            /// # Errors
+            /// Wrong type.
+            pub fn $opt(&mut self, name: &str) -> Result<Option<Arc<$ty>>, NodeError> {
+                match self.take(name) {
+                    None => Ok(None),
+                    Some(Value::$variant(v)) => Ok(Some(v)),
+                    Some(other) => Err(NodeError::Failed(format!(
                         "input `{name}` carries {}, expected {}",
                         other.kind().name(),
                         crate::value::DataKind::$variant.name()
@@ -157,9 +168,14 @@ macro_rules! typed_input {
         }
     };
 }
-typed_input!(particles, Particles, flip_core::Particles);
-typed_input!(velocity, Velocity, crate::value::VelocityField);
-typed_input!(cells, Cells, flip_core::CellGrid);
-typed_input!(level_set, LevelSet, flip_core::Grid3<f32>);
-typed_input!(solids, Solids, flip_core::Solids);
-typed_input!(scalar, Scalar, flip_core::Grid3<f32>);
+typed_input!(particles, particles_opt, Particles, flip_core::Particles);
+typed_input!(
+    velocity,
+    velocity_opt,
+    Velocity,
+    crate::value::VelocityField
+);
+typed_input!(cells, cells_opt, Cells, flip_core::CellGrid);
+typed_input!(level_set, level_set_opt, LevelSet, flip_core::Grid3<f32>);
+typed_input!(solids, solids_opt, Solids, flip_core::Solids);
+typed_input!(scalar, scalar_opt, Scalar, flip_core::Grid3<f32>);

@@ -45,7 +45,8 @@ pub struct StepReport {
     pub node_stats: Vec<Vec<(String, f64)>>,
     /// Particles in the state after the step.
     pub particles: usize,
-    /// Largest particle speed after the step (m/s).
+    /// Largest speed carried to the next step (m/s): of the particles, and of the grid
+    /// velocity when the state carries one (smoke).
     pub max_speed: f32,
     /// Time of the end-of-step state check (largest speed for the CFL step, blow-up test),
     /// part of `wall`.
@@ -408,11 +409,9 @@ impl Simulation {
         failure.map_or(Ok(()), Err)
     }
 
-    /// Refuses a blown-up state; returns the particle count and largest speed.
+    /// Refuses a blown-up state; returns the particle count and the largest carried speed
+    /// (particles and, for smoke, the grid velocity).
     fn check_state(&self, substep: u32) -> Result<(usize, f32), RunError> {
-        let Some(p) = self.particles() else {
-            return Ok((0, 0.0));
-        };
         let blow = |message: String| {
             Err(RunError::BlowUp {
                 frame: self.frame,
@@ -420,16 +419,44 @@ impl Simulation {
                 message,
             })
         };
-        let Some(v) = p.checked_max_speed() else {
-            return blow("a particle position or velocity is not finite".into());
-        };
+        let (mut count, mut speed) = (0, 0.0f32);
+        for v in self.state.iter().flatten() {
+            match v {
+                Value::Particles(p) => {
+                    let Some(s) = p.checked_max_speed() else {
+                        return blow("a particle position or velocity is not finite".into());
+                    };
+                    (count, speed) = (p.len(), speed.max(s));
+                }
+                Value::Velocity(f) => {
+                    let faces = f.vel.axes().into_iter().flat_map(|g| g.data.iter());
+                    let max = faces.fold(0.0f32, |m, &x| {
+                        if x.is_finite() {
+                            m.max(x.abs())
+                        } else {
+                            f32::INFINITY
+                        }
+                    });
+                    if !max.is_finite() {
+                        return blow("the carried grid velocity is not finite".into());
+                    }
+                    speed = speed.max(max);
+                }
+                Value::Scalar(g) if !g.data.iter().all(|x| x.is_finite()) => {
+                    return blow(
+                        "a carried scalar field (density or temperature) is not finite".into(),
+                    );
+                }
+                _ => {}
+            }
+        }
         let extent = self.settings.grid_spec().extent().max_element();
-        if v * (1.0 / self.settings.fps) > 100.0 * extent {
+        if speed * (1.0 / self.settings.fps) > 100.0 * extent {
             return blow(format!(
-                "particle speed {v:.3e} m/s crosses the domain 100× per frame"
+                "speed {speed:.3e} m/s crosses the domain 100× per frame"
             ));
         }
-        Ok((p.len(), v))
+        Ok((count, speed))
     }
 }
 

@@ -4,13 +4,18 @@
 mod common;
 
 pub mod advect;
+pub mod advect_grid;
+pub mod buoyancy;
 pub mod emitter;
 pub mod export;
 pub mod extrapolate;
 pub mod g2p;
+pub mod gas_domain;
 pub mod gravity;
 pub mod level_set;
 pub mod marker;
 pub mod p2g;
 pub mod pressure;
+pub mod smoke_source;
 pub mod solids;
+pub mod vorticity;

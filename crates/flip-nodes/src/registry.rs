@@ -22,6 +22,11 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::pressure::kind(self.plugins.clone()))?;
         r.register(nodes::g2p::kind())?;
         r.register(nodes::advect::kind())?;
+        r.register(nodes::smoke_source::kind())?;
+        r.register(nodes::advect_grid::kind())?;
+        r.register(nodes::buoyancy::kind())?;
+        r.register(nodes::vorticity::kind())?;
+        r.register(nodes::gas_domain::kind())?;
         r.register(nodes::export::kind())?;
         Ok(())
     }

@@ -10,7 +10,7 @@ use image::{ImageFormat, Rgb, RgbImage};
 use rayon::prelude::*;
 use std::path::Path;
 
-const BACKGROUND: [u8; 3] = [18, 18, 24];
+pub(crate) const BACKGROUND: [u8; 3] = [18, 18, 24];
 const SOLID: [u8; 3] = [110, 110, 115];
 
 /// Viridis at 9 evenly spaced stops.
@@ -51,7 +51,11 @@ pub fn write_png(
     solids: &Solids,
     width: u32,
 ) -> Result<(), ExportError> {
-    let img = render(spec, particles, solids, width);
+    save(path, &render(spec, particles, solids, width))
+}
+
+/// Writes `img` to `path` as PNG, atomically.
+pub(crate) fn save(path: &Path, img: &RgbImage) -> Result<(), ExportError> {
     let err_path = path.to_path_buf();
     write_atomic(
         path,
@@ -117,7 +121,7 @@ pub(crate) fn render(
 
 /// Grey for solid cells: in 2D solid or not; in 3D by the solid fraction of the column's
 /// interior cells (the front and back walls excluded), side walls fully grey.
-fn draw_solids(spec: &GridSpec, solids: &Solids, img: &mut RgbImage, scale: f32) {
+pub(crate) fn draw_solids(spec: &GridSpec, solids: &Solids, img: &mut RgbImage, scale: f32) {
     let e = spec.extent();
     let (k0, k1) = if spec.nk > 2 {
         (1, spec.nk - 1)

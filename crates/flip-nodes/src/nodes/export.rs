@@ -1,8 +1,9 @@
-//! Export: at the end of each frame, particles as binary PLY and a PNG preview, written
-//! atomically (temp file + rename) so an interrupted run never leaves a torn frame.
+//! Export: at the end of each frame, particles as binary PLY and a PNG preview (smoke: a PNG
+//! of the density), written atomically (temp file + rename) so an interrupted run never
+//! leaves a torn frame.
 use super::common::{failed, spec};
 use crate::params::Params;
-use flip_core::export::{write_ply, write_png};
+use flip_core::export::{write_density_png, write_ply, write_png};
 use flip_core::Solids;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
@@ -34,7 +35,18 @@ impl Export {
 
 impl Node for Export {
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
-        let particles = io.particles("particles")?;
+        let particles = io.particles_opt("particles")?;
+        let density = io.scalar_opt("density")?;
+        if particles.is_none() && density.is_none() {
+            return Err(NodeError::MissingInput("particles or density".into()));
+        }
+        if let Some(d) = density.as_deref().filter(|d| d.dims() != ctx.grid.dims()) {
+            return Err(NodeError::Failed(format!(
+                "input `density` has {:?} cells, the grid {:?}",
+                d.dims(),
+                ctx.grid.dims()
+            )));
+        }
         if !ctx.frame_end || !ctx.frame.is_multiple_of(self.every) {
             return Ok(());
         }
@@ -42,9 +54,9 @@ impl Node for Export {
             NodeError::Failed(format!("cannot create {}: {e}", self.folder.display()))
         })?;
         let stem = format!("{}{:04}", self.prefix, ctx.frame + 1);
-        if self.ply {
+        if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
             let path = self.folder.join(format!("{stem}.ply"));
-            write_ply(&path, &particles).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            write_ply(&path, particles).map_err(|e| failed(format!("{}: {e}", path.display())))?;
         }
         if self.png {
             let solids = match io.take("solids") {
@@ -52,8 +64,12 @@ impl Node for Export {
                 _ => std::sync::Arc::new(Solids::walls(ctx.grid)),
             };
             let path = self.folder.join(format!("{stem}.png"));
-            write_png(&path, &ctx.grid, &particles, &solids, self.width)
-                .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            match (&particles, &density) {
+                (Some(p), _) => write_png(&path, &ctx.grid, p, &solids, self.width),
+                (None, Some(d)) => write_density_png(&path, &ctx.grid, d, &solids, self.width),
+                (None, None) => unreachable!("checked above"),
+            }
+            .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         }
         io.stat("frames_written", 1.0);
         Ok(())
@@ -67,9 +83,11 @@ pub fn kind() -> NodeKind {
         "Export",
         "Output",
         "Writes each frame's particles as binary PLY (Blender, Houdini, ParaView) and a PNG \
-         preview coloured by speed (3D: orthographic view along z), atomically.",
+         preview coloured by speed (3D: orthographic view along z), or for smoke a PNG of the \
+         density (3D: opacity along z); atomically.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "particles to write"),
+            PortSpec::optional("particles", DataKind::Particles, "particles to write"),
+            PortSpec::optional("density", DataKind::Scalar, "smoke density (PNG only)"),
             PortSpec::optional("solids", DataKind::Solids, "drawn grey in the preview"),
         ],
         vec![],

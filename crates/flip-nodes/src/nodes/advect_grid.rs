@@ -1,0 +1,68 @@
+//! Grid advection (Wave §2.1.1 and §2.2): semi-Lagrangian transport of the velocity by itself
+//! and of the smoke's density and temperature by the same (pre-advection) velocity, RK2
+//! characteristics traced back from faces and cell centres.
+use super::common::spec;
+use flip_core::smoke::{advect_scalar, advect_velocity};
+use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
+use std::sync::Arc;
+
+struct AdvectGrid;
+
+impl Node for AdvectGrid {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let field = io.velocity("velocity")?;
+        let g = &ctx.grid;
+        for name in ["density", "temperature"] {
+            if let Some(s) = io.scalar_opt(name)? {
+                if s.dims() != g.dims() {
+                    return Err(NodeError::Failed(format!(
+                        "input `{name}` has {:?} cells, the grid {:?}",
+                        s.dims(),
+                        g.dims()
+                    )));
+                }
+                let moved = advect_scalar(g, &s, &field.vel, ctx.dt);
+                io.set(name, Value::Scalar(Arc::new(moved)));
+            }
+        }
+        let mut out = (*field).clone();
+        out.vel = advect_velocity(g, &field.vel, ctx.dt);
+        io.set("velocity", Value::Velocity(Arc::new(out)));
+        Ok(())
+    }
+}
+
+/// The grid advection node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "advect_grid",
+        "Advect Grid",
+        "Smoke",
+        "Semi-Lagrangian advection on the grid (Wave §2.1.1, §2.2): the velocity by itself and \
+         the optional density and temperature by the same velocity, RK2 characteristics.",
+        vec![
+            PortSpec::new(
+                "velocity",
+                DataKind::Velocity,
+                "divergence-free grid velocity",
+            ),
+            PortSpec::optional("density", DataKind::Scalar, "smoke density"),
+            PortSpec::optional("temperature", DataKind::Scalar, "temperature"),
+        ],
+        vec![
+            PortSpec::new("velocity", DataKind::Velocity, "advected velocity"),
+            PortSpec::new(
+                "density",
+                DataKind::Scalar,
+                "advected density (if connected)",
+            ),
+            PortSpec::new(
+                "temperature",
+                DataKind::Scalar,
+                "advected temperature (if connected)",
+            ),
+        ],
+        vec![],
+    );
+    NodeKind::new(s, Box::new(|_| Ok(Box::new(AdvectGrid))))
+}

@@ -1,0 +1,110 @@
+//! Buoyancy (Wave §2.1.2, Bridson's signs for y up): `v += dt·(−α·s + β·(T − T_amb))` on the
+//! y-faces, from the smoke density `s` and temperature `T` of the face's two cells.
+use super::common::spec;
+use crate::params::Params;
+use flip_core::smoke::add_buoyancy;
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use std::sync::Arc;
+
+struct Buoyancy {
+    alpha: f32,
+    beta: f32,
+    ambient: f32,
+}
+
+impl Node for Buoyancy {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut field = io.velocity("velocity")?;
+        let density = io.scalar("density")?;
+        let temperature = io.scalar_opt("temperature")?;
+        let g = &ctx.grid;
+        let mismatch = |name: &str, d: [usize; 3]| {
+            NodeError::Failed(format!(
+                "input `{name}` has {d:?} cells, the grid {:?}",
+                g.dims()
+            ))
+        };
+        if density.dims() != g.dims() {
+            return Err(mismatch("density", density.dims()));
+        }
+        if let Some(t) = temperature.as_deref().filter(|t| t.dims() != g.dims()) {
+            return Err(mismatch("temperature", t.dims()));
+        }
+        let f = Arc::make_mut(&mut field);
+        let coefficients = (self.alpha, self.beta, self.ambient);
+        add_buoyancy(
+            &mut f.vel,
+            &density,
+            temperature.as_deref(),
+            coefficients,
+            ctx.dt,
+        );
+        io.set("velocity", Value::Velocity(field));
+        Ok(())
+    }
+}
+
+/// The buoyancy node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "buoyancy",
+        "Buoyancy",
+        "Smoke",
+        "Smoke's weight and lift (Wave §2.1.2): v += dt·(−α·density + β·(T − T_ambient)) on the \
+         vertical faces; y is up.",
+        vec![
+            PortSpec::new("velocity", DataKind::Velocity, "grid velocity"),
+            PortSpec::new("density", DataKind::Scalar, "smoke density"),
+            PortSpec::optional(
+                "temperature",
+                DataKind::Scalar,
+                "temperature (none: ambient)",
+            ),
+        ],
+        vec![PortSpec::new(
+            "velocity",
+            DataKind::Velocity,
+            "velocity with buoyancy",
+        )],
+        vec![
+            ParamSpec::float(
+                "alpha",
+                "Density weight α",
+                "sinking per unit density (m/s²)",
+                0.1,
+                0.0,
+                1e3,
+            ),
+            ParamSpec::float(
+                "beta",
+                "Lift β",
+                "rise per unit temperature above ambient (m/s²)",
+                2.0,
+                0.0,
+                1e3,
+            ),
+            ParamSpec::float(
+                "ambient",
+                "Ambient temperature",
+                "temperature of still air",
+                0.0,
+                -1e4,
+                1e4,
+            ),
+        ],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let p = Params(init.params);
+            let read = |n: &str| p.f32(n).map_err(|e| e.to_string());
+            Ok(Box::new(Buoyancy {
+                alpha: read("alpha")?,
+                beta: read("beta")?,
+                ambient: read("ambient")?,
+            }))
+        }),
+    )
+}

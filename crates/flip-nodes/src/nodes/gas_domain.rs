@@ -1,0 +1,94 @@
+//! Gas domain: the cell kinds and level set that make the pressure node project a gas (smoke)
+//! filling every open cell instead of a liquid under a free surface.
+use super::common::spec;
+use crate::params::Params;
+use flip_core::smoke::domain_cells;
+use flip_core::{CellKind, Grid3};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use std::sync::Arc;
+
+struct GasDomain {
+    open_top: bool,
+    /// The last solids and what was built from them.
+    cache: Option<(Arc<flip_core::Solids>, Value, Value)>,
+}
+
+impl Node for GasDomain {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let solids = io.solids("solids")?;
+        let fresh = !matches!(&self.cache, Some((s, _, _)) if Arc::ptr_eq(s, &solids));
+        if fresh {
+            let g = &ctx.grid;
+            let cells = domain_cells(g, &solids, self.open_top);
+            let half = 0.5 * g.dx;
+            let phi = Grid3 {
+                ni: cells.ni,
+                nj: cells.nj,
+                nk: cells.nk,
+                data: cells
+                    .data
+                    .iter()
+                    .map(|c| if *c == CellKind::Fluid { -half } else { half })
+                    .collect(),
+            };
+            let (cells, phi) = (
+                Value::Cells(Arc::new(cells)),
+                Value::LevelSet(Arc::new(phi)),
+            );
+            self.cache = Some((solids, cells, phi));
+        }
+        let (_, cells, phi) = self.cache.as_ref().expect("built above");
+        io.set("cells", cells.clone());
+        io.set("level_set", phi.clone());
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        self.cache = None;
+    }
+}
+
+/// The gas domain node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "gas_domain",
+        "Gas Domain",
+        "Smoke",
+        "Marks every open cell as fluid, for projecting smoke's velocity (Wave §2.1.3). With \
+         `open_top` the open cells of the top row are air (pressure 0): carve the top wall with \
+         a subtracting solid box to let smoke leave.",
+        vec![PortSpec::new(
+            "solids",
+            DataKind::Solids,
+            "walls and colliders",
+        )],
+        vec![
+            PortSpec::new("cells", DataKind::Cells, "cell kinds for the pressure node"),
+            PortSpec::new(
+                "level_set",
+                DataKind::LevelSet,
+                "level set for the pressure node",
+            ),
+        ],
+        vec![ParamSpec::bool(
+            "open_top",
+            "Open top",
+            "the top row is an open (pressure 0) boundary",
+            false,
+        )],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let open_top = Params(init.params)
+                .bool("open_top")
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(GasDomain {
+                open_top,
+                cache: None,
+            }))
+        }),
+    )
+}

@@ -1,0 +1,160 @@
+//! Smoke source (Wave §2.1, "update sources"): each step raises density and temperature to
+//! the source's values inside a box and may push the velocity there. Without a velocity input
+//! (the first step) it starts the flow at rest.
+use super::common::spec;
+use crate::params::Params;
+use flip_core::smoke::{fill_box, set_velocity_box};
+use flip_core::Grid3;
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, VelocityField,
+};
+use glam::Vec3;
+use std::sync::Arc;
+
+struct SmokeSource {
+    lo: Vec3,
+    hi: Vec3,
+    density: f32,
+    temperature: f32,
+    velocity: Vec3,
+}
+
+/// Input `name` or a zero field on the grid.
+fn scalar_or_zero(
+    io: &mut NodeIo,
+    name: &str,
+    ctx: &EvalCtx,
+) -> Result<Arc<Grid3<f32>>, NodeError> {
+    let g = &ctx.grid;
+    Ok(io
+        .scalar_opt(name)?
+        .unwrap_or_else(|| Arc::new(Grid3::new(g.ni, g.nj, g.nk, 0.0))))
+}
+
+impl Node for SmokeSource {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let g = &ctx.grid;
+        let mut vel = io
+            .velocity_opt("velocity")?
+            .unwrap_or_else(|| Arc::new(VelocityField::zeros(g)));
+        let mut density = scalar_or_zero(io, "density", ctx)?;
+        let mut temperature = scalar_or_zero(io, "temperature", ctx)?;
+        for (name, field) in [("density", &density), ("temperature", &temperature)] {
+            if field.dims() != g.dims() {
+                return Err(NodeError::Failed(format!(
+                    "input `{name}` has {:?} cells, the grid {:?}",
+                    field.dims(),
+                    g.dims()
+                )));
+            }
+        }
+        fill_box(
+            g,
+            Arc::make_mut(&mut density),
+            self.lo,
+            self.hi,
+            self.density,
+        );
+        fill_box(
+            g,
+            Arc::make_mut(&mut temperature),
+            self.lo,
+            self.hi,
+            self.temperature,
+        );
+        if self.velocity != Vec3::ZERO {
+            let f = Arc::make_mut(&mut vel);
+            set_velocity_box(g, &mut f.vel, self.lo, self.hi, self.velocity);
+        }
+        io.set("velocity", Value::Velocity(vel));
+        io.set("density", Value::Scalar(density));
+        io.set("temperature", Value::Scalar(temperature));
+        Ok(())
+    }
+}
+
+/// The smoke source node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "smoke_source",
+        "Smoke Source",
+        "Smoke",
+        "Emits smoke: raises density and temperature to the source's values inside a box every \
+         step and optionally imposes a velocity there (Wave §2.1). Starts a flow at rest when \
+         no velocity comes in.",
+        vec![
+            PortSpec::optional(
+                "velocity",
+                DataKind::Velocity,
+                "grid velocity (none: at rest)",
+            ),
+            PortSpec::optional(
+                "density",
+                DataKind::Scalar,
+                "smoke density (none: clear air)",
+            ),
+            PortSpec::optional("temperature", DataKind::Scalar, "temperature above ambient"),
+        ],
+        vec![
+            PortSpec::new(
+                "velocity",
+                DataKind::Velocity,
+                "velocity with the source's push",
+            ),
+            PortSpec::new("density", DataKind::Scalar, "density with the source"),
+            PortSpec::new(
+                "temperature",
+                DataKind::Scalar,
+                "temperature with the source",
+            ),
+        ],
+        vec![
+            ParamSpec::vec3(
+                "center",
+                "Center",
+                "source box centre (m)",
+                [0.5, 0.15, 0.5],
+            ),
+            ParamSpec::vec3("size", "Size", "source box size (m)", [0.2, 0.08, 0.2]),
+            ParamSpec::float(
+                "density",
+                "Density",
+                "smoke density inside the box",
+                1.0,
+                0.0,
+                1e3,
+            ),
+            ParamSpec::float(
+                "temperature",
+                "Temperature",
+                "temperature inside the box, in the buoyancy node's units",
+                1.0,
+                -1e4,
+                1e4,
+            ),
+            ParamSpec::vec3(
+                "velocity",
+                "Velocity",
+                "velocity imposed inside the box every step (m/s); zero leaves the flow alone",
+                [0.0, 0.0, 0.0],
+            ),
+        ],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let build = || -> Result<SmokeSource, NodeError> {
+                let p = Params(init.params);
+                let (center, size) = (p.vec3("center")?, p.vec3("size")?);
+                Ok(SmokeSource {
+                    lo: center - 0.5 * size,
+                    hi: center + 0.5 * size,
+                    density: p.f32("density")?,
+                    temperature: p.f32("temperature")?,
+                    velocity: p.vec3("velocity")?,
+                })
+            };
+            Ok(Box::new(build().map_err(|e| e.to_string())?))
+        }),
+    )
+}

@@ -1,0 +1,61 @@
+//! Vorticity confinement (Wave §2.1.2, Fedkiw et al. 2001): puts back the small swirls that
+//! semi-Lagrangian advection smooths away, `f = ε·dx·(N × ω)`.
+use super::common::spec;
+use crate::params::Params;
+use flip_core::smoke::vorticity_confinement;
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use std::sync::Arc;
+
+struct Vorticity {
+    epsilon: f32,
+}
+
+impl Node for Vorticity {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut field = io.velocity("velocity")?;
+        let f = Arc::make_mut(&mut field);
+        vorticity_confinement(&ctx.grid, &mut f.vel, self.epsilon, ctx.dt);
+        io.set("velocity", Value::Velocity(field));
+        Ok(())
+    }
+}
+
+/// The vorticity confinement node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "vorticity",
+        "Vorticity Confinement",
+        "Smoke",
+        "Adds ε·dx·(N × ω) to the velocity, N the unit gradient of |ω| (Wave §2.1.2): livelier \
+         smoke that keeps its small vortices.",
+        vec![PortSpec::new(
+            "velocity",
+            DataKind::Velocity,
+            "grid velocity",
+        )],
+        vec![PortSpec::new(
+            "velocity",
+            DataKind::Velocity,
+            "velocity with confinement",
+        )],
+        vec![ParamSpec::float(
+            "epsilon",
+            "Strength ε",
+            "confinement strength (0 = off)",
+            0.3,
+            0.0,
+            100.0,
+        )],
+    );
+    NodeKind::new(
+        s,
+        Box::new(|init| {
+            let epsilon = Params(init.params)
+                .f32("epsilon")
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(Vorticity { epsilon }))
+        }),
+    )
+}
