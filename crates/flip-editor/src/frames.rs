@@ -37,6 +37,8 @@ pub struct FrameData {
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice (0 fluid, 1 air, 2 solid), if the graph has a marker node.
     pub cells: Option<Slice<u8>>,
+    /// Smoke density slice, if the graph carries a density between steps.
+    pub density: Option<Slice<f32>>,
     /// Solids to draw.
     pub solids: Option<Arc<SolidsDraw>>,
     /// Per node (plan order): id and status.
@@ -77,6 +79,7 @@ impl FrameData {
             speeds,
             level_set: o.level_set,
             cells: o.cells,
+            density: o.density,
             solids: o.solids,
             nodes: node_statuses(ids, steps),
             solve_iterations,
@@ -170,6 +173,7 @@ mod tests {
             speeds: vec![0.0; points],
             level_set: None,
             cells: None,
+            density: None,
             solids: None,
             nodes: vec![],
             solve_iterations: 0.0,

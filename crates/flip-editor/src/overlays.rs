@@ -1,5 +1,6 @@
-//! Grid data drawn over or next to the particles: middle z-slices of the level set and cell
-//! kinds, and the solid cells worth drawing, extracted from a simulation's probed values.
+//! Grid data drawn over or next to the particles: middle z-slices of the level set, cell kinds
+//! and smoke density, and the solid cells worth drawing, extracted from a simulation's probed
+//! values.
 
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, Solids};
 use flip_graph::Value;
@@ -110,6 +111,8 @@ pub struct Overlays {
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice.
     pub cells: Option<Slice<u8>>,
+    /// Smoke density slice.
+    pub density: Option<Slice<f32>>,
     /// Solids to draw.
     pub solids: Option<Arc<SolidsDraw>>,
 }
@@ -122,6 +125,7 @@ pub fn overlays(probed: &[Option<Value>], last_solids: &mut SolidsCache) -> Over
         match v {
             Value::LevelSet(g) => o.level_set = Some(Slice::middle(g)),
             Value::Cells(c) => o.cells = Some(cell_slice(c)),
+            Value::Scalar(d) => o.density = Some(Slice::middle(d)),
             Value::Solids(s) => {
                 let same = last_solids.as_ref().is_some_and(|(a, _)| Arc::ptr_eq(a, s));
                 if !same {

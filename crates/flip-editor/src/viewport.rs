@@ -145,6 +145,12 @@ fn level_set_color(d_cells: f32) -> Option<Color32> {
     (t > 0.0).then(|| Color32::from_rgba_unmultiplied(245, 150, 40, (120.0 * t) as u8))
 }
 
+/// Smoke: white, as opaque as the density (1 and above opaque).
+fn density_color(s: f32) -> Option<Color32> {
+    let a = (s.clamp(0.0, 1.0) * 235.0) as u8;
+    (a > 2).then(|| Color32::from_rgba_unmultiplied(235, 235, 240, a))
+}
+
 fn cell_color(kind: u8) -> Option<Color32> {
     match kind {
         0 => Some(Color32::from_rgba_unmultiplied(40, 110, 240, 110)),
@@ -230,6 +236,9 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             font,
             Color32::GRAY,
         );
+    }
+    if let Some(d) = &f.density {
+        painter.add(Shape::mesh(slice_mesh(&pr, d, density_color)));
     }
     let overlay = match cam.overlay {
         Overlay::LevelSet => f.level_set.as_ref().map(|s| {

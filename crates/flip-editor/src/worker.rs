@@ -89,7 +89,7 @@ impl SimThread<Command, Event> {
 }
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
-/// node.
+/// node, and of the smoke density carried to the next step.
 pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     let first = |kind: &str| {
         doc.nodes
@@ -120,6 +120,13 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
         .find(|n| !feeds_solids(&n.id));
     if let Some(n) = last {
         probes.push((n.id.clone(), "solids".to_string()));
+    }
+    if let Some(out) = first(flip_graph::step::STEP_OUTPUT) {
+        let to = format!("{out}.density");
+        let from = doc.edges.iter().find(|e| e.to == to);
+        if let Some((node, port)) = from.and_then(|e| e.from.split_once('.')) {
+            probes.push((node.to_string(), port.to_string()));
+        }
     }
     probes
 }
