@@ -2,11 +2,11 @@
 //! scenes as the smoke's opacity along z (`1 − exp(−4·Σ s·dx / depth)`, so a column of
 //! density 1 is nearly opaque).
 
-use super::png::{draw_solids, save, BACKGROUND};
+use super::png::{canvas, save};
 use super::ExportError;
 use crate::grid::{Grid3, GridSpec};
 use crate::solids::Solids;
-use image::{Rgb, RgbImage};
+use image::RgbImage;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -46,12 +46,8 @@ pub(crate) fn render_density(
     solids: &Solids,
     width: u32,
 ) -> RgbImage {
-    let width = width.max(1);
+    let (mut img, scale) = canvas(spec, solids, width);
     let e = spec.extent();
-    let height = ((width as f32 * e.y / e.x).round() as u32).max(1);
-    let scale = width as f32 / e.x;
-    let mut img = RgbImage::from_pixel(width, height, Rgb(BACKGROUND));
-    draw_solids(spec, solids, &mut img, scale);
     let alpha = opacity(spec, density);
     for (x, y, px) in img.enumerate_pixels_mut() {
         let (fx, fy) = ((x as f32 + 0.5) / scale, e.y - (y as f32 + 0.5) / scale);
@@ -88,7 +84,7 @@ mod tests {
             assert_eq!(img.dimensions(), (64, 64));
             let centre = img.get_pixel(32, 32).0;
             assert!(centre.iter().all(|&c| c > 200), "{centre:?}");
-            assert_eq!(img.get_pixel(12, 12).0, BACKGROUND);
+            assert_eq!(img.get_pixel(12, 12).0, super::super::png::BACKGROUND);
         }
     }
 }

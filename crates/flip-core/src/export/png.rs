@@ -73,6 +73,18 @@ pub(crate) fn save(path: &Path, img: &RgbImage) -> Result<(), ExportError> {
     )
 }
 
+/// A `width`-pixel-wide image of the domain (height from its aspect ratio) with the solids
+/// drawn, and its scale in pixels per metre.
+pub(crate) fn canvas(spec: &GridSpec, solids: &Solids, width: u32) -> (RgbImage, f32) {
+    let width = width.max(1);
+    let e = spec.extent();
+    let height = ((width as f32 * e.y / e.x).round() as u32).max(1);
+    let scale = width as f32 / e.x;
+    let mut img = RgbImage::from_pixel(width, height, Rgb(BACKGROUND));
+    draw_solids(spec, solids, &mut img, scale);
+    (img, scale)
+}
+
 /// Renders the preview image.
 pub(crate) fn render(
     spec: &GridSpec,
@@ -80,12 +92,9 @@ pub(crate) fn render(
     solids: &Solids,
     width: u32,
 ) -> RgbImage {
-    let width = width.max(1);
+    let (mut img, scale) = canvas(spec, solids, width);
+    let (width, height) = img.dimensions();
     let e = spec.extent();
-    let height = ((width as f32 * e.y / e.x).round() as u32).max(1);
-    let scale = width as f32 / e.x; // pixels per metre
-    let mut img = RgbImage::from_pixel(width, height, Rgb(BACKGROUND));
-    draw_solids(spec, solids, &mut img, scale);
     let max_speed = particles.max_speed().max(1e-6);
     let radius = (0.3 * spec.dx * scale).clamp(0.5, 4.0);
     let r_px = radius.ceil() as i64;
@@ -121,7 +130,7 @@ pub(crate) fn render(
 
 /// Grey for solid cells: in 2D solid or not; in 3D by the solid fraction of the column's
 /// interior cells (the front and back walls excluded), side walls fully grey.
-pub(crate) fn draw_solids(spec: &GridSpec, solids: &Solids, img: &mut RgbImage, scale: f32) {
+fn draw_solids(spec: &GridSpec, solids: &Solids, img: &mut RgbImage, scale: f32) {
     let e = spec.extent();
     let (k0, k1) = if spec.nk > 2 {
         (1, spec.nk - 1)
