@@ -48,6 +48,13 @@ impl GridSpec {
     pub fn cell_center(&self, i: usize, j: usize, k: usize) -> glam::Vec3 {
         (glam::Vec3::new(i as f32, j as f32, k as f32) + 0.5) * self.dx
     }
+    /// Centre of face `(i, j, k)` of the `axis` component of a MAC grid (the face below cell
+    /// `(i, j, k)` along `axis`).
+    pub fn face_center(&self, axis: usize, i: usize, j: usize, k: usize) -> glam::Vec3 {
+        let mut p = self.cell_center(i, j, k);
+        p[axis] -= 0.5 * self.dx;
+        p
+    }
     /// Cell containing `p`, clamped into the grid.
     pub fn cell_of(&self, p: glam::Vec3) -> [usize; 3] {
         let f = p / self.dx;

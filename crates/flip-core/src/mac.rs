@@ -30,6 +30,11 @@ impl MacGrid {
     pub fn axes_mut(&mut self) -> [&mut Grid3<f32>; 3] {
         [&mut self.u, &mut self.v, &mut self.w]
     }
+    /// Largest absolute face velocity, or `None` if any face is not finite (the blow-up test).
+    pub fn checked_max_abs(&self) -> Option<f32> {
+        let mut faces = self.axes().into_iter().flat_map(|g| g.data.iter());
+        faces.try_fold(0.0f32, |m, &x| x.is_finite().then(|| m.max(x.abs())))
+    }
     /// Largest absolute face velocity.
     pub fn max_abs(&self) -> f32 {
         self.axes()
@@ -67,5 +72,20 @@ impl MacMask {
     /// The three components, mutable.
     pub fn axes_mut(&mut self) -> [&mut Grid3<u8>; 3] {
         [&mut self.u, &mut self.v, &mut self.w]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_max_abs_finds_the_fastest_face_and_refuses_nan() {
+        let spec = GridSpec::new(4, 4, 1, 0.25);
+        let mut m = MacGrid::zeros(&spec);
+        m.v[(1, 2, 0)] = -3.0;
+        assert_eq!(m.checked_max_abs(), Some(3.0));
+        m.u[(0, 0, 0)] = f32::NAN;
+        assert_eq!(m.checked_max_abs(), None);
     }
 }

@@ -47,14 +47,12 @@ fn backtrace(lattice: &Lattice, vel: &MacGrid, x: Vec3, dt: f32, extent: Vec3) -
 pub fn advect_velocity(spec: &GridSpec, vel: &MacGrid, dt: f32) -> MacGrid {
     assert!(matches_spec(spec, vel), "velocity grid does not match spec");
     let lattice = Lattice::new(spec);
-    let (dx, extent) = (spec.dx, spec.extent());
+    let extent = spec.extent();
     let mut out = vel.clone();
     let axes = spec.dimension();
     for (a, comp) in out.axes_mut().into_iter().enumerate().take(axes) {
         par_for_each_mut(comp.dims(), &mut comp.data, |i, j, k, u| {
-            let mut x = Vec3::new(i as f32 + 0.5, j as f32 + 0.5, k as f32 + 0.5) * dx;
-            x[a] -= 0.5 * dx;
-            let start = backtrace(&lattice, vel, x, dt, extent);
+            let start = backtrace(&lattice, vel, spec.face_center(a, i, j, k), dt, extent);
             *u = lattice.sample(vel, start)[a];
         });
     }
@@ -190,18 +188,18 @@ pub fn vorticity_confinement(spec: &GridSpec, vel: &mut MacGrid, epsilon: f32, d
     }
 }
 
+/// Whether `p` lies in the box `[lo, hi]` (z ignored in 2D).
+fn in_box(p: Vec3, lo: Vec3, hi: Vec3, is_2d: bool) -> bool {
+    let axes = if is_2d { 2 } else { 3 };
+    (0..axes).all(|a| p[a] >= lo[a] && p[a] <= hi[a])
+}
+
 /// Raises `field` to at least `value` in the cells whose centre lies in the box `[lo, hi]`
 /// (a source that keeps emitting without piling up).
 pub fn fill_box(spec: &GridSpec, field: &mut Grid3<f32>, lo: Vec3, hi: Vec3, value: f32) {
     let is_2d = spec.is_2d();
     par_for_each_mut(field.dims(), &mut field.data, |i, j, k, s| {
-        let c = spec.cell_center(i, j, k);
-        let inside = c.x >= lo.x
-            && c.x <= hi.x
-            && c.y >= lo.y
-            && c.y <= hi.y
-            && (is_2d || (c.z >= lo.z && c.z <= hi.z));
-        if inside {
+        if in_box(spec.cell_center(i, j, k), lo, hi, is_2d) {
             *s = s.max(value);
         }
     });
@@ -209,17 +207,10 @@ pub fn fill_box(spec: &GridSpec, field: &mut Grid3<f32>, lo: Vec3, hi: Vec3, val
 
 /// Sets the faces inside the box `[lo, hi]` (face centres) to `velocity` (a source's push).
 pub fn set_velocity_box(spec: &GridSpec, vel: &mut MacGrid, lo: Vec3, hi: Vec3, velocity: Vec3) {
-    let (dx, axes, is_2d) = (spec.dx, spec.dimension(), spec.is_2d());
+    let (axes, is_2d) = (spec.dimension(), spec.is_2d());
     for (a, comp) in vel.axes_mut().into_iter().enumerate().take(axes) {
         par_for_each_mut(comp.dims(), &mut comp.data, |i, j, k, u| {
-            let mut x = Vec3::new(i as f32 + 0.5, j as f32 + 0.5, k as f32 + 0.5) * dx;
-            x[a] -= 0.5 * dx;
-            let inside = x.x >= lo.x
-                && x.x <= hi.x
-                && x.y >= lo.y
-                && x.y <= hi.y
-                && (is_2d || (x.z >= lo.z && x.z <= hi.z));
-            if inside {
+            if in_box(spec.face_center(a, i, j, k), lo, hi, is_2d) {
                 *u = velocity[a];
             }
         });

@@ -429,18 +429,10 @@ impl Simulation {
                     (count, speed) = (p.len(), speed.max(s));
                 }
                 Value::Velocity(f) => {
-                    let faces = f.vel.axes().into_iter().flat_map(|g| g.data.iter());
-                    let max = faces.fold(0.0f32, |m, &x| {
-                        if x.is_finite() {
-                            m.max(x.abs())
-                        } else {
-                            f32::INFINITY
-                        }
-                    });
-                    if !max.is_finite() {
+                    let Some(s) = f.vel.checked_max_abs() else {
                         return blow("the carried grid velocity is not finite".into());
-                    }
-                    speed = speed.max(max);
+                    };
+                    speed = speed.max(s);
                 }
                 Value::Scalar(g) if !g.data.iter().all(|x| x.is_finite()) => {
                     return blow(

@@ -1,7 +1,7 @@
 //! Grid advection (Wave §2.1.1 and §2.2): semi-Lagrangian transport of the velocity by itself
 //! and of the smoke's density and temperature by the same (pre-advection) velocity, RK2
 //! characteristics traced back from faces and cell centres.
-use super::common::spec;
+use super::common::{check_grid, spec};
 use flip_core::smoke::{advect_scalar, advect_velocity};
 use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
 use std::sync::Arc;
@@ -14,13 +14,7 @@ impl Node for AdvectGrid {
         let g = &ctx.grid;
         for name in ["density", "temperature"] {
             if let Some(s) = io.scalar_opt(name)? {
-                if s.dims() != g.dims() {
-                    return Err(NodeError::Failed(format!(
-                        "input `{name}` has {:?} cells, the grid {:?}",
-                        s.dims(),
-                        g.dims()
-                    )));
-                }
+                check_grid(name, &s, g)?;
                 let moved = advect_scalar(g, &s, &field.vel, ctx.dt);
                 io.set(name, Value::Scalar(Arc::new(moved)));
             }

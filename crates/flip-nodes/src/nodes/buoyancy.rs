@@ -1,6 +1,6 @@
 //! Buoyancy (Wave §2.1.2, Bridson's signs for y up): `v += dt·(−α·s + β·(T − T_amb))` on the
 //! y-faces, from the smoke density `s` and temperature `T` of the face's two cells.
-use super::common::spec;
+use super::common::{check_grid, spec};
 use crate::params::Params;
 use flip_core::smoke::add_buoyancy;
 use flip_graph::{
@@ -20,17 +20,9 @@ impl Node for Buoyancy {
         let density = io.scalar("density")?;
         let temperature = io.scalar_opt("temperature")?;
         let g = &ctx.grid;
-        let mismatch = |name: &str, d: [usize; 3]| {
-            NodeError::Failed(format!(
-                "input `{name}` has {d:?} cells, the grid {:?}",
-                g.dims()
-            ))
-        };
-        if density.dims() != g.dims() {
-            return Err(mismatch("density", density.dims()));
-        }
-        if let Some(t) = temperature.as_deref().filter(|t| t.dims() != g.dims()) {
-            return Err(mismatch("temperature", t.dims()));
+        check_grid("density", &density, g)?;
+        if let Some(t) = &temperature {
+            check_grid("temperature", t, g)?;
         }
         let f = Arc::make_mut(&mut field);
         let coefficients = (self.alpha, self.beta, self.ambient);

@@ -25,3 +25,19 @@ pub(crate) fn spec(
 pub(crate) fn failed(e: impl std::fmt::Display) -> flip_graph::NodeError {
     flip_graph::NodeError::Failed(e.to_string())
 }
+
+/// Refuses a cell field of input `name` that is not on the simulation grid.
+pub(crate) fn check_grid(
+    name: &str,
+    field: &flip_core::Grid3<f32>,
+    grid: &flip_core::GridSpec,
+) -> Result<(), flip_graph::NodeError> {
+    if field.dims() == grid.dims() {
+        return Ok(());
+    }
+    Err(flip_graph::NodeError::Failed(format!(
+        "input `{name}` has {:?} cells, the grid {:?}",
+        field.dims(),
+        grid.dims()
+    )))
+}

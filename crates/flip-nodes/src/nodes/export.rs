@@ -1,7 +1,7 @@
 //! Export: at the end of each frame, particles as binary PLY and a PNG preview (smoke: a PNG
 //! of the density), written atomically (temp file + rename) so an interrupted run never
 //! leaves a torn frame.
-use super::common::{failed, spec};
+use super::common::{check_grid, failed, spec};
 use crate::params::Params;
 use flip_core::export::{write_density_png, write_ply, write_png};
 use flip_core::Solids;
@@ -40,12 +40,8 @@ impl Node for Export {
         if particles.is_none() && density.is_none() {
             return Err(NodeError::MissingInput("particles or density".into()));
         }
-        if let Some(d) = density.as_deref().filter(|d| d.dims() != ctx.grid.dims()) {
-            return Err(NodeError::Failed(format!(
-                "input `density` has {:?} cells, the grid {:?}",
-                d.dims(),
-                ctx.grid.dims()
-            )));
+        if let Some(d) = &density {
+            check_grid("density", d, &ctx.grid)?;
         }
         if !ctx.frame_end || !ctx.frame.is_multiple_of(self.every) {
             return Ok(());

@@ -1,7 +1,7 @@
 //! Smoke source (Wave §2.1, "update sources"): each step raises density and temperature to
 //! the source's values inside a box and may push the velocity there. Without a velocity input
 //! (the first step) it starts the flow at rest.
-use super::common::spec;
+use super::common::{check_grid, spec};
 use crate::params::Params;
 use flip_core::smoke::{fill_box, set_velocity_box};
 use flip_core::Grid3;
@@ -39,15 +39,8 @@ impl Node for SmokeSource {
             .unwrap_or_else(|| Arc::new(VelocityField::zeros(g)));
         let mut density = scalar_or_zero(io, "density", ctx)?;
         let mut temperature = scalar_or_zero(io, "temperature", ctx)?;
-        for (name, field) in [("density", &density), ("temperature", &temperature)] {
-            if field.dims() != g.dims() {
-                return Err(NodeError::Failed(format!(
-                    "input `{name}` has {:?} cells, the grid {:?}",
-                    field.dims(),
-                    g.dims()
-                )));
-            }
-        }
+        check_grid("density", &density, g)?;
+        check_grid("temperature", &temperature, g)?;
         fill_box(
             g,
             Arc::make_mut(&mut density),

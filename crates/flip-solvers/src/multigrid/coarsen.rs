@@ -232,10 +232,6 @@ pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_le
     coarse_kinds(fine, coarse, depth <= bubble_levels, false);
     let n_act = coarse.active.iter().filter(|&&a| a).count();
     let g = 1.0 / f64::from(1u32 << (n_act + 1));
-    let (dist, beyond) = (
-        |f| dirichlet_distance(fine, f),
-        |n, s| distance_beyond(fine, n, s),
-    );
     let (cpi, cpj, cpz) = (coarse.pdims[0], coarse.pdims[1], coarse.pz);
     let (cdims, fdims, active, cstride) = (coarse.dims, fine.dims, coarse.active, coarse.stride);
     let fs = fine.stride;
@@ -312,7 +308,7 @@ pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_le
                             dirichlet(
                                 f64::from(fine.excess[f]),
                                 f64::from(fine.dweight[f]),
-                                dist(f),
+                                dirichlet_distance(fine, f),
                             );
                         }
                         let o = fine.off[f].map(f64::from);
@@ -328,14 +324,18 @@ pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_le
                                     dirichlet(
                                         -o[a],
                                         -o[a],
-                                        1.0 + beyond(f + fs[a], fs[a] as isize),
+                                        1.0 + distance_beyond(fine, f + fs[a], fs[a] as isize),
                                     );
                                 }
                             }
                             if first[a] && has_down[a] && !fluid_down[a] {
                                 let o = f64::from(fine.off[f - fs[a]][a]);
                                 if o != 0.0 {
-                                    dirichlet(-o, -o, 1.0 + beyond(f - fs[a], -(fs[a] as isize)));
+                                    dirichlet(
+                                        -o,
+                                        -o,
+                                        1.0 + distance_beyond(fine, f - fs[a], -(fs[a] as isize)),
+                                    );
                                 }
                             }
                         }

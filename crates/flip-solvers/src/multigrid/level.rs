@@ -78,7 +78,7 @@ pub(crate) struct Level {
     pub excess: Vec<f32>,
     /// Face weight behind `excess`: the Dirichlet terms are `Σ w / t` over faces of weight `w`
     /// to a Dirichlet point `t` cells away, and this is `Σ w`, so `dweight / excess` is their
-    /// mean distance (Galerkin coarsening carries it down the levels).
+    /// mean distance (both coarsenings carry it down the levels).
     pub dweight: Vec<f32>,
     /// Couplings `A[c][c+x̂]`, `A[c][c+ŷ]`, `A[c][c+ẑ]`, natural; nonzero only between two
     /// unknowns.

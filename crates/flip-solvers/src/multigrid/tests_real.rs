@@ -41,8 +41,8 @@ fn dump(bytes: &[u8]) -> OwnedProblem {
     p
 }
 
-/// Most iterations to the default tolerance (rel. 1e-6) on the dumps, per algorithm and
-/// coarsening; measured (both coarsenings): V 11, full 7, MGPCG 7 (before coarse levels kept
+/// Most iterations to the default tolerance (rel. 1e-6) on the dumps, per algorithm (the same
+/// for both coarsenings); measured: V 11, full 7, MGPCG 7 (before coarse levels kept
 /// the fine Dirichlet distances: Galerkin 16 / 9 / 7, rediscretised 22 / 12 / 9).
 fn bound(algo: Algo) -> u32 {
     match algo {
