@@ -4,7 +4,7 @@
 
 use crate::frames::{FrameData, SolidsCache};
 use crate::sim_thread::{Emitter, SimLoop, SimThread};
-use crate::worker::{probe_list, without_exports};
+use crate::worker::{set_overlay_probes, without_exports};
 use flip_core::GridSpec;
 use flip_graph::compare::{default_jobs, FrameMetrics, Lockstep, VariantSpec};
 use flip_graph::{GraphDoc, NodeRegistry, Simulation};
@@ -147,12 +147,7 @@ fn build_variant(
         let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
         all.join("; ")
     })?;
-    let probes = probe_list(&doc);
-    let refs: Vec<(&str, &str)> = probes
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    sim.set_probes(&refs);
+    set_overlay_probes(&mut sim, &doc);
     Ok(sim)
 }
 

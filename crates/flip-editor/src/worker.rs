@@ -88,6 +88,16 @@ impl SimThread<Command, Event> {
     }
 }
 
+/// Asks `sim` for the values the overlays draw (see [`probe_list`]).
+pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc) {
+    let probes = probe_list(doc);
+    let refs: Vec<(&str, &str)> = probes
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    sim.set_probes(&refs);
+}
+
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
 /// node, and of the smoke density carried to the next step.
 pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
@@ -238,12 +248,7 @@ impl Thread {
         };
         match Simulation::new(&doc, &self.registry, &out, &base_dir) {
             Ok(mut sim) => {
-                let probes = probe_list(&doc);
-                let refs: Vec<(&str, &str)> = probes
-                    .iter()
-                    .map(|(a, b)| (a.as_str(), b.as_str()))
-                    .collect();
-                sim.set_probes(&refs);
+                set_overlay_probes(&mut sim, &doc);
                 self.ids = sim.plan().nodes.iter().map(|n| n.id.clone()).collect();
                 self.sim = Some(sim);
                 self.emit(Event::Loaded { gen });
