@@ -18,7 +18,7 @@
 use std::ffi::{c_char, c_void};
 
 /// Version of this ABI. The host refuses plugins built for another version.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 /// The API a plugin table implements (cf. OpenFX `pluginApi`).
 pub const PRESSURE_SOLVER_API: &[u8] = b"flipgraph.pressure_solver\0";
 /// Name of the one exported entry symbol.
@@ -182,6 +182,13 @@ pub struct PressureProblem {
     pub solid_phi: *const f32,
     /// Per-cell flag: this fluid cell touches a solid and may separate from it (set S of Lai).
     pub complementarity: *const u8,
+    /// Open fraction in `[0, 1]` of the face between cell `c` and `c + x̂` (1 = no solid in the
+    /// face, 0 = closed by a solid; Batty, Bertails & Bridson 2007), per cell.
+    pub face_open_x: *const f32,
+    /// Open fraction of the face between `c` and `c + ŷ`, per cell.
+    pub face_open_y: *const f32,
+    /// Open fraction of the face between `c` and `c + ẑ`, per cell (all zero in 2D).
+    pub face_open_z: *const f32,
     /// In: initial guess (previous step's pressure). Out: the solution. Per cell.
     pub pressure: *mut f64,
 }

@@ -24,6 +24,8 @@ mod owned;
 mod params;
 /// The safe problem view.
 mod problem;
+/// Face fractions and the ghost-fluid coefficients: the stencil rule shared by host and solvers.
+pub mod stencil;
 
 pub use crate::abi::SolveStats;
 pub use dump::DUMP_MAGIC;

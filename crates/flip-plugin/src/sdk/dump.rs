@@ -1,16 +1,20 @@
 //! A plain binary file format for pressure problems, so solver authors can replay the exact
 //! systems a simulation produced (the pressure node's `dump_problems` parameter writes them).
 //!
-//! Layout (little endian): magic `FGPROB01`, dims `3×u32`, dimension `u32`, dx `f64`, lcp `u32`,
+//! Layout (little endian): magic `FGPROB02`, dims `3×u32`, dimension `u32`, dx `f64`, lcp `u32`,
 //! step `u64`, then per cell: cell_kind `u8`, diag `f32`, off_x/off_y/off_z `f32`, rhs `f64`,
-//! liquid_phi `f32`, solid_phi `f32`, complementarity `u8`, pressure (initial guess) `f64` —
-//! each as one contiguous array of `ni·nj·nk` values.
+//! liquid_phi `f32`, solid_phi `f32`, complementarity `u8`, face_open_x/y/z `f32`, pressure
+//! (initial guess) `f64` — each as one contiguous array of `ni·nj·nk` values. Version-1 files
+//! (`FGPROB01`, voxelized, no face fractions) are read too: their faces are opened and closed
+//! from the cell kinds.
 
 use super::{OwnedProblem, Problem};
 use std::io::Write;
 
 /// File magic.
-pub const DUMP_MAGIC: &[u8; 8] = b"FGPROB01";
+pub const DUMP_MAGIC: &[u8; 8] = b"FGPROB02";
+/// Magic of the voxelized version-1 dumps.
+const DUMP_MAGIC_V1: &[u8; 8] = b"FGPROB01";
 
 impl Problem<'_> {
     /// Writes this problem in the dump format.
@@ -37,6 +41,9 @@ impl Problem<'_> {
             a.iter().try_for_each(|v| w.write_all(&v.to_le_bytes()))?;
         }
         w.write_all(self.complementarity)?;
+        for a in self.face_open {
+            a.iter().try_for_each(|v| w.write_all(&v.to_le_bytes()))?;
+        }
         self.pressure
             .iter()
             .try_for_each(|v| w.write_all(&v.to_le_bytes()))
@@ -82,16 +89,18 @@ impl OwnedProblem {
     /// A message for a wrong magic or a truncated file.
     pub fn parse_dump(bytes: &[u8]) -> Result<Self, String> {
         let mut r = Reader(bytes);
-        if r.take(8)? != DUMP_MAGIC {
-            return Err("not a flipgraph pressure-problem dump".into());
-        }
+        let v1 = match r.take(8)? {
+            m if m == DUMP_MAGIC => false,
+            m if m == DUMP_MAGIC_V1 => true,
+            _ => return Err("not a flipgraph pressure-problem dump".into()),
+        };
         let dims = [r.u32()? as usize, r.u32()? as usize, r.u32()? as usize];
         let dimension = r.u32()? as usize;
         let dx = r.f64s(1)?[0];
         let lcp = r.u32()? != 0;
         let step = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
         let n = dims.iter().product();
-        Ok(Self {
+        let mut p = Self {
             dims,
             dimension,
             dx,
@@ -104,8 +113,16 @@ impl OwnedProblem {
             liquid_phi: r.f32s(n)?,
             solid_phi: r.f32s(n)?,
             complementarity: r.take(n)?.to_vec(),
-            pressure: r.f64s(n)?,
-        })
+            face_open: Default::default(),
+            pressure: Vec::new(),
+        };
+        if v1 {
+            p.open_faces_from_kinds();
+        } else {
+            p.face_open = [r.f32s(n)?, r.f32s(n)?, r.f32s(n)?];
+        }
+        p.pressure = r.f64s(n)?;
+        Ok(p)
     }
 }
 
@@ -128,6 +145,7 @@ mod tests {
             liquid_phi: vec![-0.25; 6],
             solid_phi: vec![0.75; 6],
             complementarity: vec![1, 0, 0, 0, 1, 0],
+            face_open: [vec![0.5; 6], vec![1.0; 6], vec![0.0; 6]],
             pressure: vec![0.125; 6],
         };
         let mut bytes = Vec::new();

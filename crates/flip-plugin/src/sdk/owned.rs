@@ -2,7 +2,7 @@
 //! benchmarks build, and what a dump file holds. [`OwnedProblem::view`] lends it as a
 //! [`Problem`].
 
-use super::Problem;
+use super::{stencil, Problem};
 use crate::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 
 /// Owned arrays of a pressure problem (meaning of every field: `abi::PressureProblem`).
@@ -32,6 +32,8 @@ pub struct OwnedProblem {
     pub solid_phi: Vec<f32>,
     /// Set S.
     pub complementarity: Vec<u8>,
+    /// Open fraction of the face to the +x, +y, +z neighbour.
+    pub face_open: [Vec<f32>; 3],
     /// Solution / initial guess.
     pub pressure: Vec<f64>,
 }
@@ -51,6 +53,7 @@ impl OwnedProblem {
             liquid_phi: vec![0.0; n],
             solid_phi: vec![1.0; n],
             complementarity: vec![0; n],
+            face_open: [vec![1.0; n], vec![1.0; n], vec![1.0; n]],
             pressure: vec![0.0; n],
             ..Self::default()
         }
@@ -66,9 +69,42 @@ impl OwnedProblem {
         i + self.dims[0] * (j + self.dims[1] * k)
     }
 
-    /// Builds the unit-coefficient 5/7-point matrix from `cell_kind` (air = Dirichlet, solid
-    /// and outside the grid = Neumann), as the host assembles it. Leaves `rhs` alone.
+    /// Closes every face to a solid cell or to the outside of the grid and opens every other
+    /// face (the voxelized boundary), so [`Self::assemble_matrix`] gives the unit stencil.
+    pub fn open_faces_from_kinds(&mut self) {
+        let [ni, nj, nk] = self.dims;
+        let strides = [1, ni, ni * nj];
+        for a in 0..3 {
+            self.face_open[a].resize(self.cell_kind.len(), 0.0);
+            for c in 0..self.cell_kind.len() {
+                let pos = [c % ni, (c / ni) % nj, c / (ni * nj)];
+                let inside = a < self.dimension && pos[a] + 1 < [ni, nj, nk][a];
+                let open = inside
+                    && self.cell_kind[c] != CELL_SOLID
+                    && self.cell_kind[c + strides[a]] != CELL_SOLID;
+                self.face_open[a][c] = if open { 1.0 } else { 0.0 };
+            }
+        }
+    }
+
+    /// Builds the voxelized unit-coefficient 5/7-point matrix from `cell_kind` (air =
+    /// Dirichlet at the air cell centre, solid and outside the grid = Neumann), with
+    /// `face_open` set to match. Leaves `rhs` alone.
     pub fn assemble_matrix(&mut self) {
+        self.open_faces_from_kinds();
+        self.assemble_weighted(false);
+    }
+
+    /// Builds the variational ghost-fluid matrix from `cell_kind`, `face_open` and `liquid_phi`
+    /// by the shared stencil rule ([`super::stencil`]). Leaves `rhs` alone.
+    pub fn assemble_variational(&mut self) {
+        self.assemble_weighted(true);
+    }
+
+    /// A face of open fraction `w` between two fluid cells couples them by `-w`; a face to an
+    /// air cell adds `w/θ` to the diagonal (`w` without `ghost_fluid`); faces to solids add
+    /// nothing.
+    fn assemble_weighted(&mut self, ghost_fluid: bool) {
         let [ni, nj, nk] = self.dims;
         let strides = [1, ni, ni * nj];
         for c in 0..self.cell_count() {
@@ -87,15 +123,20 @@ impl OwnedProblem {
                         continue;
                     }
                     let nb = (c as isize + dir * strides[a] as isize) as usize;
+                    let w = self.face_open[a][if dir == 1 { c } else { nb }];
                     match self.cell_kind[nb] {
                         CELL_SOLID => {}
                         CELL_FLUID => {
-                            self.diag[c] += 1.0;
+                            self.diag[c] += w;
                             if dir == 1 {
-                                self.off[a][c] = -1.0;
+                                self.off[a][c] = -w;
                             }
                         }
-                        _ => self.diag[c] += 1.0,
+                        _ if ghost_fluid => {
+                            let (pi, po) = (self.liquid_phi[c], self.liquid_phi[nb]);
+                            self.diag[c] += stencil::dirichlet_weight(w, pi, po);
+                        }
+                        _ => self.diag[c] += w,
                     }
                 }
             }
@@ -117,6 +158,7 @@ impl OwnedProblem {
             liquid_phi: &self.liquid_phi,
             solid_phi: &self.solid_phi,
             complementarity: &self.complementarity,
+            face_open: [&self.face_open[0], &self.face_open[1], &self.face_open[2]],
             pressure: &mut self.pressure,
         }
     }
@@ -136,6 +178,7 @@ impl OwnedProblem {
             liquid_phi: p.liquid_phi.to_vec(),
             solid_phi: p.solid_phi.to_vec(),
             complementarity: p.complementarity.to_vec(),
+            face_open: p.face_open.map(<[f32]>::to_vec),
             pressure: p.pressure.to_vec(),
         }
     }

@@ -41,6 +41,8 @@ pub struct Problem<'a> {
     pub solid_phi: &'a [f32],
     /// Set S of Lai et al.: cells that may separate from a solid.
     pub complementarity: &'a [u8],
+    /// Open fraction of the face between `c` and `c + â` per axis (`abi::PressureProblem`).
+    pub face_open: [&'a [f32]; 3],
     /// Initial guess in, solution out.
     pub pressure: &'a mut [f64],
 }
@@ -75,7 +77,7 @@ impl<'a> Problem<'a> {
             let d = self.dims.map(|d| d as u32);
             return Err(ProblemError::Dims(d, self.dimension as u32));
         }
-        let lens: [(&'static str, usize); 10] = [
+        let lens: [(&'static str, usize); 13] = [
             ("cell_kind", self.cell_kind.len()),
             ("diag", self.diag.len()),
             ("off_x", self.off[0].len()),
@@ -85,6 +87,9 @@ impl<'a> Problem<'a> {
             ("liquid_phi", self.liquid_phi.len()),
             ("solid_phi", self.solid_phi.len()),
             ("complementarity", self.complementarity.len()),
+            ("face_open_x", self.face_open[0].len()),
+            ("face_open_y", self.face_open[1].len()),
+            ("face_open_z", self.face_open[2].len()),
             ("pressure", self.pressure.len()),
         ];
         for (name, len) in lens {
@@ -113,6 +118,9 @@ impl<'a> Problem<'a> {
             liquid_phi: self.liquid_phi.as_ptr(),
             solid_phi: self.solid_phi.as_ptr(),
             complementarity: self.complementarity.as_ptr(),
+            face_open_x: self.face_open[0].as_ptr(),
+            face_open_y: self.face_open[1].as_ptr(),
+            face_open_z: self.face_open[2].as_ptr(),
             pressure: self.pressure.as_mut_ptr(),
         }
     }
@@ -163,6 +171,7 @@ impl<'a> Problem<'a> {
             liquid_phi: slice!(liquid_phi),
             solid_phi: slice!(solid_phi),
             complementarity: slice!(complementarity),
+            face_open: [slice!(face_open_x), slice!(face_open_y), slice!(face_open_z)],
             // SAFETY: non-null, writable and unaliased for 'a (caller's contract).
             pressure: unsafe { std::slice::from_raw_parts_mut(raw.pressure, n) },
         })
