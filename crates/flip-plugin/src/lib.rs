@@ -1,9 +1,11 @@
 //! The pressure-solver plugin contract of flipgraph.
 //!
 //! - [`abi`]: `#[repr(C)]` types and constants only; this is the versioned C ABI.
-//! - [`sdk`]: the safe side for plugin authors: the [`sdk::PressureSolver`] trait, a safe
-//!   [`sdk::Problem`] view of the handed-over system, and [`export_plugin!`].
-//! - [`host`] (feature `host`): loads plugin libraries with `libloading` and checks them.
+//! - [`sdk`]: the safe side for plugin authors: the [`sdk::PressureSolver`] trait, safe
+//!   [`sdk::Problem`] / [`sdk::CsrProblem`] views of the handed-over system, the host services
+//!   ([`sdk::services`]) and [`export_plugin!`].
+//! - [`host`] (feature `host`): finds, probes, loads and checks plugin libraries.
+//! - [`text`]: sanitising plugin text for display; the id alphabet.
 
 /// The C ABI: types, status codes and the entry symbol.
 pub mod abi;
@@ -12,5 +14,8 @@ pub mod abi;
 pub mod host;
 /// Safe plugin-author SDK.
 pub mod sdk;
+/// Sanitising text for display; id rules.
+pub mod text;
 
 pub use abi::ABI_VERSION;
+pub use text::sanitize;

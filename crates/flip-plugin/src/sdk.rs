@@ -4,15 +4,19 @@
 //! ```ignore
 //! struct MyPlugin;
 //! impl flip_plugin::sdk::SolverPlugin for MyPlugin {
-//!     const ID: &'static str = "jacobi";
-//!     const NAME: &'static str = "Jacobi iteration";
-//!     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
 //!     const ALGORITHMS: &'static [Algorithm] = &[/* … */];
 //!     fn create(algorithm: &Algorithm, params: &Params) -> Result<Box<dyn PressureSolver>, SolveError> { … }
 //! }
 //! flip_plugin::export_plugin!(MyPlugin, "jacobi", "Jacobi iteration");
 //! ```
+//!
+//! Long loops poll [`cancelled`] (the host's cancel flag, installed by the SDK for the duration
+//! of each call) and stop early; the SDK then reports `STATUS_CANCELLED` to the host.
 
+/// Checks of a returned pressure: the residual the host recomputes.
+pub mod check;
+/// The general sparse (CSR) problem kind.
+mod csr;
 /// Binary dumps of pressure problems, for replaying real systems in solver development.
 mod dump;
 /// Shims behind the exported C functions (used by the macro only).
@@ -24,14 +28,21 @@ mod owned;
 mod params;
 /// The safe problem view.
 mod problem;
+/// Host services (cancel flag, logging, progress) as safe calls.
+pub mod services;
+/// The envelope of saved solver state.
+mod state;
 /// Face fractions and the ghost-fluid coefficients: the stencil rule shared by host and solvers.
 pub mod stencil;
 
 pub use crate::abi::SolveStats;
+pub use csr::{CsrError, CsrProblem, OwnedCsr};
 pub use dump::DUMP_MAGIC;
 pub use owned::OwnedProblem;
 pub use params::{Algorithm, ParamKind, ParamSchema, Params};
 pub use problem::{Problem, ProblemError};
+pub use services::{cancelled, services, LogLevel, Services};
+pub use state::{StateReader, StateWriter};
 
 /// Why a solve or an instance creation failed.
 #[derive(Debug, thiserror::Error)]
@@ -42,22 +53,65 @@ pub enum SolveError {
     /// A parameter or problem field is invalid.
     #[error("bad value: {0}")]
     BadValue(String),
+    /// The host asked the solve to stop ([`cancelled`]).
+    #[error("cancelled: {0}")]
+    Cancelled(String),
     /// Anything else.
     #[error("{0}")]
     Failed(String),
 }
 
 /// One solver instance, created per pressure-solve node. It may keep state between solves
-/// (a multigrid hierarchy, the previous policy of a policy iteration).
+/// (a multigrid hierarchy, the previous policy of a policy iteration); then it overrides
+/// [`PressureSolver::reset`] and, for bit-identical resumed runs, the state methods.
 pub trait PressureSolver: Send {
-    /// Solves `problem` in place (`problem.pressure` holds the initial guess on entry).
+    /// Solves a structured problem in place (`problem.pressure` holds the initial guess).
     ///
     /// # Errors
     /// Non-convergence is *not* an error: return stats with `converged = 0`.
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError>;
+
+    /// Solves a general sparse problem in place. Only called for algorithms whose capabilities
+    /// include `CAP_CSR`.
+    ///
+    /// # Errors
+    /// By default [`SolveError::Unsupported`].
+    fn solve_csr(&mut self, problem: &mut CsrProblem<'_>) -> Result<SolveStats, SolveError> {
+        let _ = problem;
+        Err(SolveError::Unsupported(
+            "this algorithm takes structured problems only".into(),
+        ))
+    }
+
+    /// Forgets everything learned from earlier solves, so the next solve equals a fresh
+    /// instance's bit for bit. The default does nothing: right for solvers that keep nothing
+    /// that changes results.
+    fn reset(&mut self) {}
+
+    /// The state a resumed run needs to continue bit for bit (opaque to the host). The default
+    /// is empty: nothing learned changes results.
+    fn save_state(&self, out: &mut StateWriter) {
+        let _ = out;
+    }
+
+    /// Replaces everything learned by a state from [`PressureSolver::save_state`] of the same
+    /// algorithm. The default accepts only the empty state, and resets.
+    ///
+    /// # Errors
+    /// [`SolveError::BadValue`] for a state this solver cannot read.
+    fn load_state(&mut self, state: &mut StateReader<'_>) -> Result<(), SolveError> {
+        if !state.is_empty() {
+            return Err(SolveError::BadValue(format!(
+                "this solver keeps no state, got {} bytes",
+                state.remaining()
+            )));
+        }
+        self.reset();
+        Ok(())
+    }
 }
 
-/// A plugin: its identity, its algorithms and a factory for instances.
+/// A plugin: its algorithms and a factory for instances.
 pub trait SolverPlugin {
     /// The algorithms offered, with their parameter schemas.
     const ALGORITHMS: &'static [Algorithm];
@@ -73,35 +127,33 @@ pub trait SolverPlugin {
 
 /// Exports a [`SolverPlugin`] as a flipgraph plugin library (the one entry symbol).
 ///
-/// `export_plugin!(Type, "id", "Human name");` in the root of a `cdylib` crate.
+/// `export_plugin!(Type, "id", "Human name");` in the root of a `cdylib` crate. The table
+/// offers every entry, state included.
 #[macro_export]
 macro_rules! export_plugin {
     ($plugin:ty, $id:literal, $name:literal) => {
         static FLIPGRAPH_DESCRIPTIONS: ::std::sync::OnceLock<$crate::sdk::ffi::CDescriptions> =
             ::std::sync::OnceLock::new();
 
-        extern "C" fn flipgraph_describe(index: u32, out: *mut $crate::abi::AlgorithmDesc) -> i32 {
-            $crate::sdk::ffi::describe::<$plugin>(&FLIPGRAPH_DESCRIPTIONS, index, out)
+        unsafe extern "C" fn flipgraph_describe(
+            index: u32,
+            out: *mut $crate::abi::AlgorithmDesc,
+        ) -> i32 {
+            // SAFETY: called by the host under the ABI's contract.
+            unsafe { $crate::sdk::ffi::describe::<$plugin>(&FLIPGRAPH_DESCRIPTIONS, index, out) }
         }
-        extern "C" fn flipgraph_create(
+        unsafe extern "C" fn flipgraph_create(
             index: u32,
             params: *const $crate::abi::ParamValue,
             count: u32,
+            services: *const $crate::abi::HostServices,
             instance: *mut *mut ::std::ffi::c_void,
             error: *mut $crate::abi::ErrorBuf,
         ) -> i32 {
-            $crate::sdk::ffi::create::<$plugin>(index, params, count, instance, error)
-        }
-        extern "C" fn flipgraph_solve(
-            instance: *mut ::std::ffi::c_void,
-            problem: *const $crate::abi::PressureProblem,
-            stats: *mut $crate::abi::SolveStats,
-            error: *mut $crate::abi::ErrorBuf,
-        ) -> i32 {
-            $crate::sdk::ffi::solve(instance, problem, stats, error)
-        }
-        extern "C" fn flipgraph_destroy(instance: *mut ::std::ffi::c_void) {
-            $crate::sdk::ffi::destroy(instance)
+            // SAFETY: called by the host under the ABI's contract.
+            unsafe {
+                $crate::sdk::ffi::create::<$plugin>(index, params, count, services, instance, error)
+            }
         }
 
         static FLIPGRAPH_TABLE: $crate::abi::PluginTable = $crate::abi::PluginTable {
@@ -115,10 +167,14 @@ macro_rules! export_plugin {
                     as *const ::std::ffi::c_char,
             },
             algorithm_count: <$plugin as $crate::sdk::SolverPlugin>::ALGORITHMS.len() as u32,
-            describe: flipgraph_describe,
-            create: flipgraph_create,
-            solve: flipgraph_solve,
-            destroy: flipgraph_destroy,
+            describe: Some(flipgraph_describe),
+            create: Some(flipgraph_create),
+            solve: Some($crate::sdk::ffi::solve),
+            destroy: Some($crate::sdk::ffi::destroy),
+            reset: Some($crate::sdk::ffi::reset),
+            state_size: Some($crate::sdk::ffi::state_size),
+            save_state: Some($crate::sdk::ffi::save_state),
+            load_state: Some($crate::sdk::ffi::load_state),
         };
 
         /// The flipgraph plugin entry point.

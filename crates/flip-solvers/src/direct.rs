@@ -304,6 +304,10 @@ impl PressureSolver for DirectSolver {
             converged: u32::from(residual <= bound),
         })
     }
+
+    fn reset(&mut self) {
+        *self = Self::new(self.config);
+    }
 }
 
 /// Solves the linear problem exactly (sparse Cholesky) and returns the pressure on the grid

@@ -24,5 +24,7 @@ pub mod krylov;
 pub mod lcp;
 /// Geometric multigrid (Karlsson §5.3-5.5, Chentanez & Müller), full cycle, MGPCG.
 pub mod multigrid;
+/// Solvers of the general sparse (CSR) problem kind: CG (Jacobi, IC(0)) and faer Cholesky/LU.
+pub mod sparse;
 /// Tolerance rule shared by every solver.
 pub mod tolerance;

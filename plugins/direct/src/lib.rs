@@ -2,9 +2,10 @@
 //! reference for the iterative solvers. Practical up to a few hundred thousand unknowns.
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::CAP_LINEAR;
+use flip_plugin::abi::{CAP_CSR, CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::direct::{DirectConfig, DirectSolver};
+use flip_solvers::sparse::{CsrDirect, WithCsr};
 use flip_solvers::tolerance::Tolerance;
 
 /// Parameters of `cholesky` (tolerances only decide the reported `converged` flag).
@@ -39,8 +40,10 @@ impl SolverPlugin for DirectPlugin {
                rounding; pure-Neumann regions are pinned at one cell and returned with zero mean. \
                The symbolic factorisation is reused while the fluid pattern is unchanged. Memory \
                and time grow quickly with the grid (fill ~ n^1.5 in 2D, n^2 in 3D): use it as a \
-               reference up to a few hundred thousand unknowns.",
-        capabilities: CAP_LINEAR,
+               reference up to a few hundred thousand unknowns. Also takes general sparse (CSR) \
+               problems: Cholesky when the matrix is symmetric, LU with partial pivoting \
+               otherwise.",
+        capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
         params: PARAMS,
     }];
 
@@ -58,7 +61,11 @@ impl SolverPlugin for DirectPlugin {
             rel: params.float("rel_tolerance"),
             abs: params.float("abs_tolerance"),
         };
-        Ok(Box::new(DirectSolver::new(DirectConfig { tolerance })))
+        let config = DirectConfig { tolerance };
+        Ok(Box::new(WithCsr {
+            structured: DirectSolver::new(config),
+            csr: CsrDirect::new(config),
+        }))
     }
 }
 

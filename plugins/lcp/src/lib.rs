@@ -4,7 +4,7 @@
 //! Müller full-multigrid baselines. The numerics live in [`flip_solvers::lcp`]; this crate only
 //! describes the algorithms and their parameters.
 
-use flip_plugin::abi::{CAP_LCP, CAP_LINEAR};
+use flip_plugin::abi::{CAP_LCP, CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::lcp::{
     Boundary, CoarseMatrix, FasConfig, FasMgSolver, FmgConfig, FmgSolver, InnerSolver,
@@ -176,7 +176,7 @@ const FMG_PARAMS: &[ParamSchema] = &[
     ),
 ];
 
-const CAPS: u32 = CAP_LCP | CAP_LINEAR;
+const CAPS: u32 = CAP_LCP | CAP_LINEAR | CAP_STRUCTURED;
 
 /// The plugin type.
 pub struct LcpPlugin;

@@ -12,7 +12,7 @@ fn describes_the_seven_algorithms_with_valid_schemas() {
     let names: Vec<&str> = LcpPlugin::ALGORITHMS.iter().map(|a| a.name).collect();
     assert_eq!(names, NAMES);
     for alg in LcpPlugin::ALGORITHMS {
-        assert_eq!(alg.capabilities, CAP_LCP | CAP_LINEAR, "{}", alg.name);
+        assert_eq!(alg.capabilities, CAPS, "{}", alg.name);
         assert!(!alg.help.is_empty() && !alg.label.is_empty());
         for p in alg.params {
             assert!(

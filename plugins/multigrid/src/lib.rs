@@ -5,7 +5,7 @@
 //! - `mgpcg`: CG preconditioned by one symmetric V-cycle (McAdams, Sifakis & Teran 2010).
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::CAP_LINEAR;
+use flip_plugin::abi::{CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::multigrid::{Coarsening, Cycle, MgPcgSolver, MultigridConfig, MultigridSolver};
 use flip_solvers::tolerance::Tolerance;
@@ -93,21 +93,21 @@ impl SolverPlugin for MultigridPlugin {
             name: "mg-vcycle",
             label: "Multigrid V-cycle",
             help: "Geometric multigrid iterated as V-cycles until the tolerance (Karlsson 2014, §5.3-5.5, Alg. 8-9): parallel red-black Gauss-Seidel smoothing, barycentric one-sided transfers and aggregated Galerkin coarse operators (Lai, Batty & Wan), air bubbles kept on coarse levels (Chentanez & Müller 2011). Iteration counts stay flat as the grid is refined.",
-            capabilities: CAP_LINEAR,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED,
             params: schema!(1, 0),
         },
         Algorithm {
             name: "mg-fullcycle",
             label: "Multigrid full cycle",
             help: "Geometric multigrid iterated as full cycles (Karlsson 2014, Alg. 10; Chentanez & Müller 2011, Alg. 4): the residual is restricted to the coarsest grid, solved there, and each finer level starts from the interpolated coarse solution with one V-cycle. Each round runs n_full_cycle full cycles then n_vcycle V-cycles (Alg. 8).",
-            capabilities: CAP_LINEAR,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED,
             params: schema!(0, 1),
         },
         Algorithm {
             name: "mgpcg",
             label: "Multigrid-preconditioned CG",
             help: "Conjugate gradient preconditioned by one symmetric multigrid V-cycle (McAdams, Sifakis & Teran 2010): zero initial guess, forward red-black pre-smoothing, backward post-smoothing, exact coarsest solve. The most robust and usually the fastest of the three; n_vcycle and n_full_cycle are not used.",
-            capabilities: CAP_LINEAR,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED,
             params: schema!(1, 0),
         },
     ];

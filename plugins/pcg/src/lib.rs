@@ -2,9 +2,10 @@
 //! wrappers around `flip_solvers::krylov`.
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::CAP_LINEAR;
+use flip_plugin::abi::{CAP_CSR, CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig, SsorConfig};
+use flip_solvers::sparse::{CsrPcg, CsrPreconditioner, WithCsr};
 use flip_solvers::tolerance::Tolerance;
 
 /// Tolerances and iteration budget, shared by every algorithm.
@@ -49,8 +50,9 @@ impl SolverPlugin for PcgPlugin {
             name: "cg",
             label: "Conjugate gradient",
             help: "Unpreconditioned conjugate gradient (Hestenes & Stiefel 1952). Fully parallel, \
-                   but its iteration count doubles with every doubling of the resolution.",
-            capabilities: CAP_LINEAR,
+                   but its iteration count doubles with every doubling of the resolution. Also \
+                   takes general sparse (CSR) problems with a symmetric matrix.",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
             params: common_params!(),
         },
         Algorithm {
@@ -58,8 +60,9 @@ impl SolverPlugin for PcgPlugin {
             label: "Jacobi PCG",
             help: "Conjugate gradient preconditioned by the matrix diagonal (Jacobi; Saad, \
                    Iterative Methods for Sparse Linear Systems, §10.2). Fully parallel; on \
-                   unit-coefficient pressure systems it is barely better than plain CG.",
-            capabilities: CAP_LINEAR,
+                   unit-coefficient pressure systems it is barely better than plain CG. Also \
+                   takes general sparse (CSR) problems with a symmetric matrix.",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
             params: common_params!(),
         },
         Algorithm {
@@ -68,8 +71,10 @@ impl SolverPlugin for PcgPlugin {
             help: "Conjugate gradient preconditioned by the zero-fill incomplete Cholesky factor \
                    (Meijerink & van der Vorst 1977), as in Bridson, Fluid Simulation for Computer \
                    Graphics, §5.4. The factorisation and triangular solves are sequential (one \
-                   thread); the factor is kept while the matrix is unchanged.",
-            capabilities: CAP_LINEAR,
+                   thread); the factor is kept while the matrix is unchanged. Also takes general \
+                   sparse (CSR) problems with a symmetric matrix (IC(0) on the matrix's lower \
+                   pattern).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
             params: common_params!(),
         },
         Algorithm {
@@ -81,7 +86,7 @@ impl SolverPlugin for PcgPlugin {
                    Iterations grow about 1.5x per doubling of the resolution instead of 2x. \
                    Sequential preconditioner (one thread); the factor is kept while the matrix \
                    is unchanged.",
-            capabilities: CAP_LINEAR,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED,
             params: common_params!(
                 ParamSchema::float(
                     "tau",
@@ -108,7 +113,7 @@ impl SolverPlugin for PcgPlugin {
                    order (Saad, Iterative Methods for Sparse Linear Systems, §10.2 and §12.4): \
                    red, black, black, red sweeps, each fully parallel. Weaker than MIC(0) per \
                    iteration but uses every core.",
-            capabilities: CAP_LINEAR,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED,
             params: common_params!(ParamSchema::float(
                 "omega",
                 "Relaxation (omega)",
@@ -132,9 +137,9 @@ impl SolverPlugin for PcgPlugin {
             max_iterations: params.int("max_iterations") as u32,
         };
         Ok(match algorithm.name {
-            "cg" => Box::new(Pcg::cg(config)),
-            "jacobi-pcg" => Box::new(Pcg::jacobi(config)),
-            "ic0-pcg" => Box::new(Pcg::ic0(config)),
+            "cg" => with_csr(Pcg::cg(config), config, CsrPreconditioner::Identity),
+            "jacobi-pcg" => with_csr(Pcg::jacobi(config), config, CsrPreconditioner::Jacobi),
+            "ic0-pcg" => with_csr(Pcg::ic0(config), config, CsrPreconditioner::Ic0),
             "mic0-pcg" => Box::new(Pcg::mic0(
                 config,
                 Mic0Config {
@@ -151,6 +156,18 @@ impl SolverPlugin for PcgPlugin {
             other => return Err(SolveError::BadValue(format!("unknown algorithm `{other}`"))),
         })
     }
+}
+
+/// A structured solver that also takes CSR problems (by [`CsrPcg`] with `precond`).
+fn with_csr<S: PressureSolver + 'static>(
+    structured: S,
+    config: PcgConfig,
+    precond: CsrPreconditioner,
+) -> Box<dyn PressureSolver> {
+    Box::new(WithCsr {
+        structured,
+        csr: CsrPcg::new(config, precond),
+    })
 }
 
 flip_plugin::export_plugin!(PcgPlugin, "pcg", "Preconditioned conjugate gradient");

@@ -1,30 +1,77 @@
+//! A live solver instance: creation, solves with limits and result checks, reset and state.
+
+mod watchdog;
+
+use super::services::{CallContext, CancelToken, LogLine};
 use super::{LoadedPlugin, PluginError};
 use crate::abi::{self, ErrorBuf, ParamValue, SolveStats};
-use crate::sdk::Problem;
+use crate::sdk::{check, CsrProblem, Problem};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+pub use watchdog::HANG_EXIT_CODE;
 
 const ERROR_CAPACITY: usize = 1024;
+
+/// Limits of every solve of an instance.
+#[derive(Clone, Debug, Default)]
+pub struct SolveLimits {
+    /// Wall-clock limit per solve: past it the plugin is told to stop (through the cancel
+    /// service) and the solve fails with [`PluginError::TimeLimit`]. A plugin that ignores the
+    /// cancel service and is still running at twice the limit (plus a second) cannot be stopped
+    /// inside this process: the host prints why on stderr and exits with [`HANG_EXIT_CODE`]
+    /// (frames already written stay intact).
+    pub time_limit: Option<Duration>,
+    /// Cancellation by the user (SIGINT, the editor's Stop).
+    pub cancel: Option<CancelToken>,
+}
+
+/// A problem of either kind.
+pub enum ProblemRef<'p, 'a> {
+    /// The structured stencil.
+    Structured(&'p mut Problem<'a>),
+    /// A general sparse matrix.
+    Csr(&'p mut CsrProblem<'a>),
+}
 
 /// A live solver instance of a plugin algorithm. Destroyed on drop.
 pub struct SolverInstance {
     plugin: Arc<LoadedPlugin>,
     algorithm: String,
+    capabilities: u32,
     handle: *mut c_void,
     poisoned: bool,
+    limits: SolveLimits,
+    logs: Vec<LogLine>,
+    progress: f64,
 }
 
-// SAFETY: an instance is used by one thread at a time (`&mut self` on `solve`); the ABI requires
-// plugin instances to be movable between threads.
+// SAFETY: an instance is used by one thread at a time (`&mut self` on every call); the ABI
+// requires plugin instances to be movable between threads (see `abi`'s thread-safety section).
 unsafe impl Send for SolverInstance {}
 
+/// The sanitised message in an error buffer.
 fn message(buf: &[u8]) -> String {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let text = String::from_utf8_lossy(&buf[..end]).into_owned();
+    let text = crate::sanitize(&String::from_utf8_lossy(&buf[..end])).into_owned();
     if text.is_empty() {
         "no message".into()
     } else {
         text
+    }
+}
+
+/// A caller-owned error buffer and its C description.
+struct Buf(Vec<u8>);
+impl Buf {
+    fn new() -> Self {
+        Self(vec![0u8; ERROR_CAPACITY])
+    }
+    fn raw(&mut self) -> ErrorBuf {
+        ErrorBuf {
+            data: self.0.as_mut_ptr().cast::<c_char>(),
+            capacity: self.0.len(),
+        }
     }
 }
 
@@ -53,20 +100,19 @@ impl SolverInstance {
                 value: *v,
             })
             .collect();
-        let mut handle = std::ptr::null_mut();
-        let mut buf = vec![0u8; ERROR_CAPACITY];
-        let mut err = ErrorBuf {
-            data: buf.as_mut_ptr().cast::<c_char>(),
-            capacity: buf.len(),
-        };
-        // SAFETY: the table was checked at load; `values` and `names` outlive the call.
+        let (mut handle, mut buf) = (std::ptr::null_mut(), Buf::new());
+        let ctx = CallContext::new(None, None);
+        let services = ctx.services();
+        let create = plugin.table().create.expect("checked at load");
+        // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
         let status = unsafe {
-            ((*plugin.table).create)(
+            create(
                 info.index,
                 values.as_ptr(),
                 values.len() as u32,
+                &services,
                 &mut handle,
-                &mut err,
+                &mut buf.raw(),
             )
         };
         if status != abi::STATUS_OK || handle.is_null() {
@@ -74,14 +120,18 @@ impl SolverInstance {
                 plugin: plugin.id.clone(),
                 algorithm: algorithm.into(),
                 status,
-                message: message(&buf),
+                message: message(&buf.0),
             });
         }
         Ok(Self {
+            capabilities: info.capabilities,
             plugin,
             algorithm: algorithm.into(),
             handle,
             poisoned: false,
+            limits: SolveLimits::default(),
+            logs: ctx.take_logs(),
+            progress: 0.0,
         })
     }
 
@@ -90,52 +140,271 @@ impl SolverInstance {
         format!("{}/{}", self.plugin.id, self.algorithm)
     }
 
-    /// Solves `problem` in place.
-    ///
-    /// # Errors
-    /// [`PluginError::Call`] with the plugin's message. After a panic inside the plugin the
-    /// instance refuses further calls.
-    pub fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, PluginError> {
-        let fail = |status, message: String| PluginError::Call {
+    /// Sets the limits of the following solves.
+    pub fn set_limits(&mut self, limits: SolveLimits) {
+        self.limits = limits;
+    }
+
+    /// The fraction done the plugin last reported through the progress service.
+    pub fn last_progress(&self) -> f64 {
+        self.progress
+    }
+
+    /// What the plugin logged during the last call (sanitised).
+    pub fn take_logs(&mut self) -> Vec<LogLine> {
+        std::mem::take(&mut self.logs)
+    }
+
+    fn fail(&self, status: i32, message: String) -> PluginError {
+        PluginError::Call {
             plugin: self.plugin.id.clone(),
             algorithm: self.algorithm.clone(),
             status,
             message,
-        };
+        }
+    }
+
+    fn wrong(&self, message: String) -> PluginError {
+        PluginError::WrongResult {
+            plugin: self.plugin.id.clone(),
+            algorithm: self.algorithm.clone(),
+            message,
+        }
+    }
+
+    fn usable(&self) -> Result<(), PluginError> {
         if self.poisoned {
-            return Err(fail(
+            return Err(self.fail(
                 abi::STATUS_PANIC,
                 "instance unusable after an earlier panic".into(),
             ));
         }
-        problem
-            .validate()
-            .map_err(|e| fail(abi::STATUS_BAD_VALUE, e.to_string()))?;
-        let raw = problem.to_abi();
-        let mut stats = SolveStats::default();
-        let mut buf = vec![0u8; ERROR_CAPACITY];
-        let mut err = ErrorBuf {
-            data: buf.as_mut_ptr().cast::<c_char>(),
-            capacity: buf.len(),
+        Ok(())
+    }
+
+    /// Solves a structured problem in place, then checks the result.
+    ///
+    /// # Errors
+    /// [`PluginError::UnsupportedKind`], [`PluginError::Call`] with the plugin's message,
+    /// [`PluginError::TimeLimit`], [`PluginError::Cancelled`] or [`PluginError::WrongResult`].
+    /// After a panic inside the plugin the instance refuses further calls.
+    pub fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, PluginError> {
+        self.solve_any(ProblemRef::Structured(problem))
+    }
+
+    /// Solves a sparse problem in place, then checks the result.
+    ///
+    /// # Errors
+    /// As [`SolverInstance::solve`].
+    pub fn solve_csr(&mut self, problem: &mut CsrProblem<'_>) -> Result<SolveStats, PluginError> {
+        self.solve_any(ProblemRef::Csr(problem))
+    }
+
+    /// Solves a problem of either kind in place, then checks the result.
+    ///
+    /// # Errors
+    /// As [`SolverInstance::solve`].
+    pub fn solve_any(&mut self, problem: ProblemRef<'_, '_>) -> Result<SolveStats, PluginError> {
+        self.usable()?;
+        let (cap, kind_name) = match &problem {
+            ProblemRef::Structured(_) => (abi::CAP_STRUCTURED, "structured"),
+            ProblemRef::Csr(_) => (abi::CAP_CSR, "CSR (sparse)"),
         };
-        // SAFETY: `raw` borrows `problem`'s validated arrays for the duration of the call.
-        let status =
-            unsafe { ((*self.plugin.table).solve)(self.handle, &raw, &mut stats, &mut err) };
+        if self.capabilities & cap == 0 {
+            return Err(PluginError::UnsupportedKind {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+                kind: kind_name,
+            });
+        }
+        let bad = |e: String| self.fail(abi::STATUS_BAD_VALUE, e);
+        match problem {
+            ProblemRef::Structured(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let raw = p.to_abi();
+                let stats =
+                    self.call_solve(abi::PROBLEM_STRUCTURED, std::ptr::from_ref(&raw).cast())?;
+                self.check(check::structured(p), &stats)?;
+                Ok(stats)
+            }
+            ProblemRef::Csr(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let raw = p.to_abi();
+                let stats = self.call_solve(abi::PROBLEM_CSR, std::ptr::from_ref(&raw).cast())?;
+                self.check(check::csr(p), &stats)?;
+                Ok(stats)
+            }
+        }
+    }
+
+    /// Calls the plugin's `solve` under the limits.
+    fn call_solve(&mut self, kind: u32, problem: *const c_void) -> Result<SolveStats, PluginError> {
+        let start = Instant::now();
+        let limit = self.limits.time_limit;
+        let ctx = CallContext::new(self.limits.cancel.clone(), limit.map(|l| start + l));
+        let services = ctx.services();
+        let (mut stats, mut buf) = (SolveStats::default(), Buf::new());
+        let solve = self.plugin.table().solve.expect("checked at load");
+        let guard = limit.map(|l| watchdog::Watchdog::start(self.qualified_name(), l));
+        // SAFETY: `problem` borrows validated arrays for the duration of the call; `services`
+        // points at `ctx`, alive until after the call.
+        let status = unsafe {
+            solve(
+                self.handle,
+                kind,
+                problem,
+                &services,
+                &mut stats,
+                &mut buf.raw(),
+            )
+        };
+        drop(guard);
+        self.logs = ctx.take_logs();
+        self.progress = ctx.progress();
+        if status == abi::STATUS_PANIC {
+            self.poisoned = true;
+        }
+        let timed_out = ctx.timed_out.load(std::sync::atomic::Ordering::Relaxed);
+        match (status, timed_out, ctx.user_cancelled()) {
+            (abi::STATUS_OK, _, _) => Ok(stats),
+            (abi::STATUS_CANCELLED, true, _) => Err(PluginError::TimeLimit {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+                limit: limit.unwrap_or_default(),
+            }),
+            (abi::STATUS_CANCELLED, _, true) => Err(PluginError::Cancelled {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+            }),
+            (s, _, _) => Err(self.fail(s, message(&buf.0))),
+        }
+    }
+
+    /// Refuses a result that is not finite, contradicts the reported residual, or diverged.
+    fn check(&self, r: check::Residual, s: &SolveStats) -> Result<(), PluginError> {
+        if !r.finite {
+            return Err(self.wrong("non-finite pressure (NaN or infinity) in the solution".into()));
+        }
+        let claimed = s.residual;
+        let allowed = 2.0 * claimed + 1e-10 * r.scale + f64::MIN_POSITIVE;
+        if !(r.max <= allowed) {
+            let conv = if s.converged != 0 {
+                " and convergence"
+            } else {
+                ""
+            };
+            return Err(self.wrong(format!(
+                "it reports residual {claimed:.3e}{conv}, but the residual of the pressure it returned is {:.3e}",
+                r.max
+            )));
+        }
+        let reference = r.rhs_norm.max(s.initial_residual);
+        if r.max > 1e-6 && r.max > 1e6 * reference {
+            return Err(self.wrong(format!(
+                "the solve diverged: residual {:.3e} against a right-hand side of max-norm {:.3e}",
+                r.max, r.rhs_norm
+            )));
+        }
+        Ok(())
+    }
+
+    /// A status-only call (`reset`, `load_state`): maps a failure to an error.
+    fn status(&mut self, status: i32, buf: &Buf) -> Result<(), PluginError> {
         if status == abi::STATUS_PANIC {
             self.poisoned = true;
         }
         if status != abi::STATUS_OK {
-            return Err(fail(status, message(&buf)));
+            return Err(self.fail(status, message(&buf.0)));
         }
-        Ok(stats)
+        Ok(())
+    }
+
+    /// Makes the instance forget everything learned from earlier solves.
+    ///
+    /// # Errors
+    /// [`PluginError::Call`] with the plugin's message.
+    pub fn reset(&mut self) -> Result<(), PluginError> {
+        self.usable()?;
+        let mut buf = Buf::new();
+        let reset = self.plugin.table().reset.expect("checked at load");
+        // SAFETY: `handle` is live; `buf` outlives the call.
+        let status = unsafe { reset(self.handle, &mut buf.raw()) };
+        self.status(status, &buf)
+    }
+
+    /// The instance's saved state, or `None` when the plugin has no state support (a resumed
+    /// run then re-creates the instance).
+    ///
+    /// # Errors
+    /// [`PluginError::Call`] with the plugin's message, or a size the plugin misreported.
+    pub fn save_state(&mut self) -> Result<Option<Vec<u8>>, PluginError> {
+        self.usable()?;
+        let t = self.plugin.table();
+        let (Some(size_fn), Some(save_fn)) = (t.state_size, t.save_state) else {
+            return Ok(None);
+        };
+        let (mut size, mut buf) = (0u64, Buf::new());
+        // SAFETY: `handle` is live; out-pointers are valid.
+        let status = unsafe { size_fn(self.handle, &mut size, &mut buf.raw()) };
+        self.status(status, &buf)?;
+        let size = usize::try_from(size).ok().filter(|&s| s <= 1 << 32);
+        let Some(size) = size else {
+            return Err(self.fail(abi::STATUS_BAD_VALUE, "state size over 4 GiB".into()));
+        };
+        let (mut data, mut written) = (vec![0u8; size], 0u64);
+        // SAFETY: `data` is writable for `size` bytes.
+        let status = unsafe {
+            save_fn(
+                self.handle,
+                data.as_mut_ptr(),
+                size as u64,
+                &mut written,
+                &mut buf.raw(),
+            )
+        };
+        self.status(status, &buf)?;
+        if written > size as u64 {
+            return Err(self.fail(
+                abi::STATUS_BAD_VALUE,
+                format!("claims {written} bytes written into {size}"),
+            ));
+        }
+        data.truncate(written as usize);
+        Ok(Some(data))
+    }
+
+    /// Replaces the instance's learned state by `state` from [`SolverInstance::save_state`].
+    ///
+    /// # Errors
+    /// [`PluginError::Call`]: no state support, or a state the plugin refuses.
+    pub fn load_state(&mut self, state: &[u8]) -> Result<(), PluginError> {
+        self.usable()?;
+        let Some(load) = self.plugin.table().load_state else {
+            return Err(self.fail(
+                abi::STATUS_UNSUPPORTED,
+                "the plugin cannot load saved state".into(),
+            ));
+        };
+        let mut buf = Buf::new();
+        // SAFETY: `state` is readable for its length during the call.
+        let status = unsafe {
+            load(
+                self.handle,
+                state.as_ptr(),
+                state.len() as u64,
+                &mut buf.raw(),
+            )
+        };
+        self.status(status, &buf)
     }
 }
 
 impl Drop for SolverInstance {
     fn drop(&mut self) {
         if !self.poisoned {
+            let destroy = self.plugin.table().destroy.expect("checked at load");
             // SAFETY: `handle` came from this plugin's `create` and is destroyed once.
-            unsafe { ((*self.plugin.table).destroy)(self.handle) };
+            unsafe { destroy(self.handle) };
         }
     }
 }

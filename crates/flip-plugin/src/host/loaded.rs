@@ -1,12 +1,11 @@
-use super::PluginError;
-use crate::abi::{self, AlgorithmDesc, PluginTable};
+use super::{elf, validate, PluginError};
+use crate::abi::{self, PluginTable};
 use crate::sdk::ParamKind;
 use libloading::Library;
-use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Parameter schema read from a plugin (owned copy).
+/// Parameter schema read from a plugin (owned, validated, sanitised copy).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamInfo {
     /// snake_case name.
@@ -55,6 +54,14 @@ impl AlgorithmInfo {
     pub fn supports_linear(&self) -> bool {
         self.capabilities & abi::CAP_LINEAR != 0
     }
+    /// Whether it accepts structured (grid stencil) problems.
+    pub fn accepts_structured(&self) -> bool {
+        self.capabilities & abi::CAP_STRUCTURED != 0
+    }
+    /// Whether it accepts general sparse (CSR) problems.
+    pub fn accepts_csr(&self) -> bool {
+        self.capabilities & abi::CAP_CSR != 0
+    }
 }
 
 /// A plugin library that passed every check.
@@ -62,19 +69,26 @@ pub struct LoadedPlugin {
     pub(super) table: *const PluginTable,
     /// Where it was loaded from.
     pub path: PathBuf,
-    /// Plugin id.
+    /// SHA-256 of the file, lowercase hex: the plugin's identity.
+    pub sha256: String,
+    /// Whether it came from a bundled folder (next to the executable).
+    pub bundled: bool,
+    /// Plugin id, `[a-z0-9_-]{1,32}`.
     pub id: String,
-    /// Human name.
+    /// Human name (sanitised).
     pub name: String,
-    /// Version string.
+    /// Version string (sanitised).
     pub version: String,
     /// Algorithms offered.
     pub algorithms: Vec<AlgorithmInfo>,
+    /// Whether the plugin can save and load instance state.
+    pub has_state: bool,
     pub(super) _library: Arc<Library>,
 }
 
 // SAFETY: the table is immutable static data of the library, which `library` keeps loaded; the
-// plugin's functions are required by the ABI to be callable from any thread.
+// ABI requires the table's functions to be callable from any thread (see `abi`'s thread-safety
+// section).
 unsafe impl Send for LoadedPlugin {}
 // SAFETY: as above; nothing here is mutated after loading.
 unsafe impl Sync for LoadedPlugin {}
@@ -89,40 +103,34 @@ impl std::fmt::Debug for LoadedPlugin {
     }
 }
 
-/// Reads a plugin-owned C string, refusing null and non-UTF-8.
-///
-/// # Safety
-/// `p` is null or a valid NUL-terminated string that outlives the call.
-unsafe fn text(p: *const c_char, what: &str, path: &Path) -> Result<String, PluginError> {
-    if p.is_null() {
-        return Err(PluginError::Malformed {
-            path: path.into(),
-            reason: format!("{what} is null"),
-        });
-    }
-    // SAFETY: non-null and NUL-terminated (caller's contract).
-    unsafe { CStr::from_ptr(p) }
-        .to_str()
-        .map(str::to_owned)
-        .map_err(|_| PluginError::Malformed {
-            path: path.into(),
-            reason: format!("{what} is not UTF-8"),
-        })
-}
-
 impl LoadedPlugin {
-    /// Opens `path` and checks that it is a plugin for this host's ABI.
+    /// Checks `path` as a file, opens it in this process and checks that it is a plugin for
+    /// this host's ABI. Discovery ([`super::PluginSet`]) probes it in a child process first.
     ///
     /// # Errors
-    /// [`PluginError::Open`], [`PluginError::MissingEntry`], [`PluginError::AbiMismatch`] or
-    /// [`PluginError::Malformed`], each naming the file.
+    /// [`PluginError::NotALibrary`], [`PluginError::Open`], [`PluginError::MissingEntry`],
+    /// [`PluginError::AbiMismatch`] or [`PluginError::Malformed`], each naming the file.
     pub fn load(path: &Path) -> Result<Self, PluginError> {
-        // SAFETY: loading runs the library's initialisers; plugin libraries are Rust cdylibs
-        // without global constructors of their own. This is the trust boundary of plugins.
+        let not_lib = |reason| PluginError::NotALibrary {
+            path: path.into(),
+            reason,
+        };
+        elf::check_file(path).map_err(not_lib)?;
+        let sha256 = super::probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?;
+        // SAFETY: loading runs the library's initialisers. This is the trust boundary of
+        // plugins; discovery probes new libraries in a child process before this.
         let library = unsafe { Library::new(path) }.map_err(|source| PluginError::Open {
             path: path.into(),
             source,
         })?;
+        Self::from_library(library, path, sha256)
+    }
+
+    fn from_library(library: Library, path: &Path, sha256: String) -> Result<Self, PluginError> {
+        let malformed = |reason: String| PluginError::Malformed {
+            path: path.into(),
+            reason,
+        };
         // SAFETY: the symbol's type is fixed by the ABI (`abi::EntryFn`).
         let entry: abi::EntryFn = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }
             .map(|s| *s)
@@ -130,10 +138,7 @@ impl LoadedPlugin {
         // SAFETY: calling the entry point is the ABI's first step; it takes no arguments.
         let table = unsafe { entry() };
         if table.is_null() {
-            return Err(PluginError::Malformed {
-                path: path.into(),
-                reason: "null table".into(),
-            });
+            return Err(malformed("the entry point returned a null table".into()));
         }
         // SAFETY: the header is the first field of every table version; read it alone first.
         let header = unsafe { &(*table).header };
@@ -146,38 +151,38 @@ impl LoadedPlugin {
         }
         let expected_size = std::mem::size_of::<PluginTable>() as u32;
         if header.table_size != expected_size {
-            return Err(PluginError::Malformed {
-                path: path.into(),
-                reason: format!("table size {} != {expected_size}", header.table_size),
-            });
+            return Err(malformed(format!(
+                "table size {} != {expected_size}",
+                header.table_size
+            )));
         }
-        // SAFETY: header strings are 'static in the plugin; ABI version and size matched.
-        let (api, id, name, version) = unsafe {
-            (
-                text(header.api, "api", path)?,
-                text(header.id, "id", path)?,
-                text(header.name, "name", path)?,
-                text(header.version, "version", path)?,
-            )
-        };
-        let wanted =
-            std::str::from_utf8(&abi::PRESSURE_SOLVER_API[..abi::PRESSURE_SOLVER_API.len() - 1])
-                .expect("constant is ASCII");
+        // SAFETY: version and size matched: the table has this ABI's layout.
+        let t = unsafe { &*table };
+        validate::check_entries(t).map_err(malformed)?;
+        let (api, id, name, version) = header_texts(header).map_err(malformed)?;
+        let wanted = "flipgraph.pressure_solver";
         if api != wanted {
-            return Err(PluginError::Malformed {
-                path: path.into(),
-                reason: format!("implements API `{api}`, expected `{wanted}`"),
-            });
+            return Err(malformed(format!(
+                "implements API `{api}`, expected `{wanted}`"
+            )));
         }
-        // SAFETY: the table layout matched (version and size).
-        let algorithms = unsafe { read_algorithms(&*table, &id, path)? };
+        if !crate::text::is_valid_id(&id) {
+            return Err(malformed(format!(
+                "plugin id `{id}` is not an id of [a-z0-9_-]{{1,32}}"
+            )));
+        }
+        // SAFETY: the table was checked above.
+        let algorithms = unsafe { validate::algorithms(t, &id) }.map_err(malformed)?;
         Ok(Self {
             table,
             path: path.into(),
+            sha256,
+            bundled: false,
             id,
             name,
             version,
             algorithms,
+            has_state: t.state_size.is_some(),
             _library: Arc::new(library),
         })
     }
@@ -186,75 +191,24 @@ impl LoadedPlugin {
     pub fn algorithm(&self, name: &str) -> Option<&AlgorithmInfo> {
         self.algorithms.iter().find(|a| a.name == name)
     }
+
+    /// The checked table.
+    pub(super) fn table(&self) -> &PluginTable {
+        // SAFETY: checked at load; the library stays loaded while `self` lives.
+        unsafe { &*self.table }
+    }
 }
 
-/// # Safety
-/// `table` is a checked table of the current ABI.
-unsafe fn read_algorithms(
-    table: &PluginTable,
-    id: &str,
-    path: &Path,
-) -> Result<Vec<AlgorithmInfo>, PluginError> {
-    let mut out = Vec::new();
-    for index in 0..table.algorithm_count {
-        let mut desc = std::mem::MaybeUninit::<AlgorithmDesc>::uninit();
-        // SAFETY: `describe` fills the struct on STATUS_OK (ABI contract).
-        let status = unsafe { (table.describe)(index, desc.as_mut_ptr()) };
-        if status != abi::STATUS_OK {
-            return Err(PluginError::Malformed {
-                path: path.into(),
-                reason: format!("describe({index}) returned status {status}"),
-            });
-        }
-        // SAFETY: initialised on STATUS_OK.
-        let desc = unsafe { desc.assume_init() };
-        let mut params = Vec::new();
-        for p in 0..desc.param_count as usize {
-            // SAFETY: `params` holds `param_count` entries (ABI contract).
-            let pd = unsafe { &*desc.params.add(p) };
-            let mut choices = Vec::new();
-            for c in 0..pd.choice_count as usize {
-                // SAFETY: `choices` holds `choice_count` string pointers.
-                choices.push(unsafe { text(*pd.choices.add(c), "choice", path)? });
-            }
-            let kind = match pd.kind {
-                abi::PARAM_FLOAT => ParamKind::Float,
-                abi::PARAM_INT => ParamKind::Int,
-                abi::PARAM_BOOL => ParamKind::Bool,
-                abi::PARAM_CHOICE => ParamKind::Choice,
-                k => {
-                    return Err(PluginError::Malformed {
-                        path: path.into(),
-                        reason: format!("unknown parameter kind {k}"),
-                    })
-                }
-            };
-            // SAFETY: description strings are 'static in the plugin.
-            params.push(unsafe {
-                ParamInfo {
-                    name: text(pd.name, "parameter name", path)?,
-                    label: text(pd.label, "parameter label", path)?,
-                    help: text(pd.help, "parameter help", path)?,
-                    kind,
-                    default: pd.default,
-                    min: pd.min,
-                    max: pd.max,
-                    choices,
-                }
-            });
-        }
-        // SAFETY: as above.
-        out.push(unsafe {
-            AlgorithmInfo {
-                plugin: id.to_owned(),
-                index,
-                name: text(desc.name, "algorithm name", path)?,
-                label: text(desc.label, "algorithm label", path)?,
-                help: text(desc.help, "algorithm help", path)?,
-                capabilities: desc.capabilities,
-                params,
-            }
-        });
-    }
-    Ok(out)
+/// `(api, id, name, version)` of a header of this ABI.
+fn header_texts(h: &abi::PluginHeader) -> Result<(String, String, String, String), String> {
+    let read = |p, cap, what: &str| {
+        // SAFETY: header strings are the plugin's statics; reads are bounded.
+        unsafe { validate::read_text(p, cap) }.map_err(|e| format!("header {what} {e}"))
+    };
+    Ok((
+        read(h.api, abi::MAX_TEXT_LEN, "api")?,
+        read(h.id, abi::MAX_ID_LEN, "id")?,
+        read(h.name, abi::MAX_TEXT_LEN, "name")?,
+        read(h.version, abi::MAX_TEXT_LEN, "version")?,
+    ))
 }

@@ -128,6 +128,10 @@ impl<P: Preconditioner> Pcg<P> {
             self.p.copy_from_slice(&self.z);
             let mut breakdown = false;
             while iterations < max {
+                if flip_plugin::sdk::cancelled() {
+                    breakdown = true; // stop: the host asked (the SDK reports the cancel)
+                    break;
+                }
                 // q = A p, α = ρ / pᵀ q.
                 let pq = apply_dot(a, &self.p, &mut self.q, &mut self.partials);
                 if !(pq > 0.0 && rho.is_finite()) {
@@ -175,5 +179,9 @@ impl<P: Preconditioner> PressureSolver for Pcg<P> {
         let a = stencil_of(problem);
         check_rhs(&a, problem.rhs)?;
         Ok(self.solve_system(&a, problem.rhs, problem.pressure))
+    }
+
+    fn reset(&mut self) {
+        self.matrix_hash = None; // regions and preconditioner are rebuilt on the next solve
     }
 }

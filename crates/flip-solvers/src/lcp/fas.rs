@@ -178,7 +178,7 @@ impl PressureSolver for FasMgSolver {
         let mut res = initial;
         let mut cycles = 0;
         // Line 14: iterate V-cycle(p, 0) until the residual meets the tolerance.
-        while res > bound && cycles < config.max_iterations {
+        while res > bound && cycles < config.max_iterations && !flip_plugin::sdk::cancelled() {
             cycle.vcycle(work, 0);
             cycles += 1;
             let w = &mut work[0];
@@ -199,5 +199,9 @@ impl PressureSolver for FasMgSolver {
         sys.remove_mean(&mut self.x);
         sys.scatter(&self.x, problem.pressure);
         Ok(stats(cycles, 0, initial, res, bound))
+    }
+
+    fn reset(&mut self) {
+        *self = Self::new(self.config);
     }
 }

@@ -174,7 +174,7 @@ impl PressureSolver for FmgSolver {
         let initial = residual_norm(fine, &rhs, &lo, &x);
         let mut res = initial;
         let mut cycles = 0;
-        while res > bound && cycles < config.max_iterations {
+        while res > bound && cycles < config.max_iterations && !flip_plugin::sdk::cancelled() {
             full_cycle(h, &rhs, &mut x, config.n_sweep.max(1));
             cycles += 1;
             res = residual_norm(fine, &rhs, &lo, &x);
@@ -187,5 +187,8 @@ impl PressureSolver for FmgSolver {
         sys.remove_mean(&mut x);
         sys.scatter(&x, problem.pressure);
         Ok(stats(cycles, 0, initial, res, bound))
+    }
+    fn reset(&mut self) {
+        *self = Self::new(self.config);
     }
 }

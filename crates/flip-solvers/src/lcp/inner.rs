@@ -9,7 +9,7 @@ use crate::krylov::{Mic0Config, Pcg, PcgConfig};
 use crate::multigrid::{MultigridConfig, MultigridSolver};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
 
 /// The linear solver used for each outer iteration's system (4.2) or (4.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +124,40 @@ impl StepMemory {
     pub fn set(&mut self, dims: [usize; 3], flags: Vec<Option<bool>>) {
         self.dims = dims;
         self.flags = flags;
+    }
+
+    /// Writes the memory as saved solver state: dims, then one byte per cell (0 undecided,
+    /// 1 false, 2 true).
+    pub fn save(&self, out: &mut StateWriter) {
+        self.dims.iter().for_each(|&d| out.u64(d as u64));
+        let codes: Vec<u8> = self
+            .flags
+            .iter()
+            .map(|f| f.map_or(0, |b| 1 + u8::from(b)))
+            .collect();
+        out.bytes(&codes);
+    }
+
+    /// Reads what [`StepMemory::save`] wrote.
+    pub fn load(r: &mut StateReader<'_>) -> Result<Self, SolveError> {
+        let mut dims = [0usize; 3];
+        for d in &mut dims {
+            *d = usize::try_from(r.u64()?).map_err(|_| SolveError::BadValue("bad dims".into()))?;
+        }
+        let flags = r.bytes()?.iter().map(|&c| match c {
+            0 => Ok(None),
+            1 | 2 => Ok(Some(c == 2)),
+            _ => Err(SolveError::BadValue(format!("bad policy code {c}"))),
+        });
+        let flags = flags.collect::<Result<Vec<_>, _>>()?;
+        let cells = dims.iter().product::<usize>();
+        if !flags.is_empty() && flags.len() != cells {
+            return Err(SolveError::BadValue(format!(
+                "{} flags for {cells} cells",
+                flags.len()
+            )));
+        }
+        Ok(Self { dims, flags })
     }
 }
 

@@ -8,7 +8,7 @@ use super::check::lcp_residual;
 use super::inner::{has_lcp_rows, linear_copy, setup, solve_linear, StepMemory};
 use super::stats;
 use super::PolicyConfig;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
 
 /// Parameters of [`PenaltyMethod`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,7 +75,8 @@ impl PressureSolver for PenaltyMethod {
             .collect();
         let base = linear_copy(problem);
         let (mut iterations, mut outer) = (0usize, 0usize);
-        while res > bound && outer < c.outer.max_outer_iterations {
+        while res > bound && outer < c.outer.max_outer_iterations && !flip_plugin::sdk::cancelled()
+        {
             // Line 3: solve (A + ρ Π(p^k)) p^{k+1} = rhs (eq. 4.5).
             let mut sys = base.clone();
             sys.pressure.copy_from_slice(&x);
@@ -105,5 +106,18 @@ impl PressureSolver for PenaltyMethod {
         self.memory.set(dims, flags);
         problem.pressure.copy_from_slice(&x);
         Ok(stats(iterations, outer, initial, res, bound))
+    }
+
+    fn reset(&mut self) {
+        self.memory = StepMemory::default();
+    }
+
+    fn save_state(&self, out: &mut StateWriter) {
+        self.memory.save(out);
+    }
+
+    fn load_state(&mut self, state: &mut StateReader<'_>) -> Result<(), SolveError> {
+        self.memory = StepMemory::load(state)?;
+        Ok(())
     }
 }

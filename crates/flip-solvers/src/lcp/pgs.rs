@@ -65,7 +65,7 @@ impl PressureSolver for PgsSolver {
         let initial = residual_norm(level, rhs, lo, x);
         let mut res = initial;
         let mut it = 0;
-        while res > bound && it < config.max_iterations {
+        while res > bound && it < config.max_iterations && !flip_plugin::sdk::cancelled() {
             sweep(level, rhs, lo, x);
             it += 1;
             res = residual_norm(level, rhs, lo, x);
@@ -73,5 +73,8 @@ impl PressureSolver for PgsSolver {
         sys.remove_mean(x);
         sys.scatter(x, problem.pressure);
         Ok(stats(it, 0, initial, res, bound))
+    }
+    fn reset(&mut self) {
+        *self = Self::new(self.config);
     }
 }

@@ -14,7 +14,7 @@ use super::{stats, DEFAULT_TOLERANCE};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
 use flip_plugin::abi::CELL_AIR;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
 
 /// Parameters of [`PolicyIteration`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -107,7 +107,7 @@ impl PressureSolver for PolicyIteration {
             .collect();
         let base = linear_copy(problem);
         let (mut iterations, mut outer) = (0usize, 0usize);
-        while res > bound && outer < c.max_outer_iterations {
+        while res > bound && outer < c.max_outer_iterations && !flip_plugin::sdk::cancelled() {
             // Line 4: solve (4.2) = the problem with the λ = 0 cells as air.
             let mut sys = base.clone();
             sys.pressure.copy_from_slice(&x);
@@ -141,5 +141,18 @@ impl PressureSolver for PolicyIteration {
         self.memory.set(dims, flags);
         problem.pressure.copy_from_slice(&x);
         Ok(stats(iterations, outer, initial, res, bound))
+    }
+
+    fn reset(&mut self) {
+        self.memory = StepMemory::default();
+    }
+
+    fn save_state(&self, out: &mut StateWriter) {
+        self.memory.save(out);
+    }
+
+    fn load_state(&mut self, state: &mut StateReader<'_>) -> Result<(), SolveError> {
+        self.memory = StepMemory::load(state)?;
+        Ok(())
     }
 }

@@ -75,7 +75,7 @@ impl MgPcgSolver {
         let mut rz = self.precondition();
         let mut dq = outer::direction(&self.hierarchy.levels[0], &mut self.v, 0.0);
         for it in 1..=budget {
-            if !(dq > 0.0 && rz.is_finite()) {
+            if !(dq > 0.0 && rz.is_finite()) || flip_plugin::sdk::cancelled() {
                 return it - 1;
             }
             let alpha = rz / dq;
@@ -115,6 +115,9 @@ impl PressureSolver for MgPcgSolver {
         let mut iterations = 0;
         // CG runs on the recurrence residual; restart from the true one if they drifted apart.
         while res > bound && res.is_finite() && iterations < self.config.max_iterations {
+            if flip_plugin::sdk::cancelled() {
+                break;
+            }
             let used = self.cg(res, bound, self.config.max_iterations - iterations);
             iterations += used.max(1);
             let h = &mut self.hierarchy;
@@ -131,5 +134,10 @@ impl PressureSolver for MgPcgSolver {
             initial_residual: initial,
             converged: u32::from(res <= bound),
         })
+    }
+
+    fn reset(&mut self) {
+        self.hierarchy = Hierarchy::new(&self.config);
+        self.v = Vectors::default();
     }
 }

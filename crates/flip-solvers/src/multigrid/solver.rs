@@ -75,6 +75,9 @@ impl PressureSolver for MultigridSolver {
         let initial = res;
         let mut iterations = 0;
         while res > bound && res.is_finite() && iterations < self.config.max_iterations {
+            if flip_plugin::sdk::cancelled() {
+                break;
+            }
             let kind = self.cycle(iterations);
             let h = &mut self.hierarchy;
             match kind {
@@ -98,5 +101,10 @@ impl PressureSolver for MultigridSolver {
             initial_residual: initial,
             converged: u32::from(res <= bound),
         })
+    }
+
+    fn reset(&mut self) {
+        self.hierarchy = Hierarchy::new(&self.config);
+        self.v = Vectors::default();
     }
 }

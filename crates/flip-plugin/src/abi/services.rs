@@ -1,0 +1,69 @@
+//! Host services: what the host offers a plugin during a call (cf. OpenFX's host and suites).
+//!
+//! The table is size-prefixed and versioned. Rules for extending it without breaking plugins:
+//! - New entries are only ever *appended*; `size` grows and [`HOST_SERVICES_VERSION`] is bumped.
+//!   Existing entries never move or change meaning, so this does not change [`super::ABI_VERSION`].
+//! - A plugin reads an entry only when the entry lies within `size` (the SDK checks this), so a
+//!   plugin built against a newer table runs on an older host (the entry is absent), and an old
+//!   plugin ignores entries it does not know.
+//! - Every callback may be null (the service is not offered); the SDK then falls back (no
+//!   logging, never cancelled, no progress).
+//! - Larger facilities come as *suites*, fetched by name and version through `fetch_suite`
+//!   (cf. OpenFX `fetchSuite`); a null result means "not offered". Reserved names:
+//!   [`SUITE_DISTRIBUTED`] and [`SUITE_DEVICE`] (below). Today's host offers neither.
+
+use std::ffi::{c_char, c_void};
+
+/// Version of [`HostServices`] this crate was built with.
+pub const HOST_SERVICES_VERSION: u32 = 1;
+
+/// Log level: an error the user must see.
+pub const LOG_ERROR: u32 = 0;
+/// Log level: something suspicious (e.g. a fallback taken).
+pub const LOG_WARNING: u32 = 1;
+/// Log level: progress of interest to the user.
+pub const LOG_INFO: u32 = 2;
+/// Log level: detail for solver developers.
+pub const LOG_DEBUG: u32 = 3;
+
+/// Reserved suite name: distributed memory (MPI). Version 1 is to hold `rank`, `size`,
+/// `halo_exchange(field, layers)` of a cell field over the ranks' subdomains, and
+/// `all_reduce_sum` / `all_reduce_max` of `f64` arrays, so a solver runs distributed without
+/// linking MPI itself. Not offered yet: `fetch_suite` returns null.
+pub const SUITE_DISTRIBUTED: &[u8] = b"flipgraph.distributed\0";
+/// Reserved suite name: accelerator devices (GPUs). Version 1 is to hold device enumeration,
+/// device buffers of the problem's arrays and a stream to enqueue work on. Not offered yet.
+pub const SUITE_DEVICE: &[u8] = b"flipgraph.device\0";
+
+/// `log(context, level, message)`: a NUL-terminated UTF-8 message at a `LOG_*` level. The host
+/// escapes control characters, caps the length (1 KiB) and the number of messages per call.
+pub type LogFn = unsafe extern "C" fn(context: *mut c_void, level: u32, message: *const c_char);
+/// `cancelled(context)`: non-zero when the solve should stop as soon as possible (user stop,
+/// SIGINT, or the node's time limit passed). Cheap: poll it once per iteration.
+pub type CancelledFn = unsafe extern "C" fn(context: *mut c_void) -> u32;
+/// `progress(context, fraction, message)`: estimated fraction done in `[0, 1]` and an optional
+/// (nullable) short message.
+pub type ProgressFn =
+    unsafe extern "C" fn(context: *mut c_void, fraction: f64, message: *const c_char);
+/// `fetch_suite(context, name, version)`: a suite table of that name and version, or null.
+pub type FetchSuiteFn =
+    unsafe extern "C" fn(context: *mut c_void, name: *const c_char, version: u32) -> *const c_void;
+
+/// Services the host passes to `create` and `solve`, valid for the duration of that call.
+#[repr(C)]
+pub struct HostServices {
+    /// `size_of::<HostServices>()` in the host: entries beyond it are absent.
+    pub size: u32,
+    /// [`HOST_SERVICES_VERSION`] of the host.
+    pub version: u32,
+    /// Opaque host pointer passed back to every callback.
+    pub context: *mut c_void,
+    /// Logging (nullable).
+    pub log: Option<LogFn>,
+    /// Cancellation flag (nullable: never cancelled).
+    pub cancelled: Option<CancelledFn>,
+    /// Progress reporting (nullable).
+    pub progress: Option<ProgressFn>,
+    /// Suite lookup by name and version (nullable: no suites).
+    pub fetch_suite: Option<FetchSuiteFn>,
+}

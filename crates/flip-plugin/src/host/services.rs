@@ -1,0 +1,168 @@
+//! The host's side of [`abi::HostServices`]: one [`CallContext`] per plugin call, holding the
+//! cancel token, the deadline of the node's time limit, and what the plugin logged.
+
+use super::validate::read_text;
+use crate::abi::{self, HostServices};
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Most log lines kept per call; later ones are counted and dropped.
+const MAX_LOG_LINES: usize = 64;
+/// Longest log line kept, in bytes.
+const MAX_LOG_LEN: usize = 1024;
+
+/// A cancel flag shared by whoever may stop a run (SIGINT handler, the editor's Stop) and the
+/// solves that poll it through the host services.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A token that is not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Asks everything watching this token to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    /// Whether [`CancelToken::cancel`] was called since the last [`CancelToken::clear`].
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+    /// Back to "not cancelled" (the editor after a Stop, before the next Play).
+    pub fn clear(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A line a plugin logged during a call (sanitised).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// `abi::LOG_*`.
+    pub level: u32,
+    /// The text.
+    pub text: String,
+}
+
+/// What the services of one call refer to. Boxed by the caller so its address is stable.
+#[derive(Debug, Default)]
+pub(super) struct CallContext {
+    cancel: Option<CancelToken>,
+    deadline: Option<Instant>,
+    pub timed_out: AtomicBool,
+    logs: Mutex<Vec<LogLine>>,
+    dropped: AtomicUsize,
+    progress: AtomicU64,
+}
+
+impl CallContext {
+    /// A context for one call.
+    pub fn new(cancel: Option<CancelToken>, deadline: Option<Instant>) -> Self {
+        Self {
+            cancel,
+            deadline,
+            ..Self::default()
+        }
+    }
+
+    /// The C table pointing at `self` (valid while `self` is alive and unmoved).
+    pub fn services(&self) -> HostServices {
+        HostServices {
+            size: std::mem::size_of::<HostServices>() as u32,
+            version: abi::HOST_SERVICES_VERSION,
+            context: std::ptr::from_ref(self).cast_mut().cast(),
+            log: Some(log),
+            cancelled: Some(cancelled),
+            progress: Some(progress),
+            fetch_suite: Some(fetch_suite),
+        }
+    }
+
+    /// Whether the call was asked to stop by the token (not by the deadline).
+    pub fn user_cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
+    }
+
+    /// Whether the call should stop now; remembers a passed deadline.
+    fn should_stop(&self) -> bool {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.timed_out.store(true, Ordering::Relaxed);
+            return true;
+        }
+        self.user_cancelled()
+    }
+
+    /// The lines logged so far, plus a note of dropped ones.
+    pub fn take_logs(&self) -> Vec<LogLine> {
+        let mut lines = self
+            .logs
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default();
+        let dropped = self.dropped.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            lines.push(LogLine {
+                level: abi::LOG_WARNING,
+                text: format!("({dropped} more log lines dropped)"),
+            });
+        }
+        lines
+    }
+
+    /// The last progress the plugin reported, in `[0, 1]`.
+    pub fn progress(&self) -> f64 {
+        f64::from_bits(self.progress.load(Ordering::Relaxed))
+    }
+}
+
+/// # Safety
+/// `context` is the `CallContext` of a live call (the host passes it in every table).
+unsafe fn context<'a>(context: *mut c_void) -> Option<&'a CallContext> {
+    // SAFETY: the caller's contract; null is tolerated.
+    (!context.is_null()).then(|| unsafe { &*context.cast::<CallContext>() })
+}
+
+unsafe extern "C" fn log(ctx: *mut c_void, level: u32, message: *const c_char) {
+    // SAFETY: the plugin passes back the context it was given.
+    let Some(ctx) = (unsafe { context(ctx) }) else {
+        return;
+    };
+    let Ok(mut lines) = ctx.logs.lock() else {
+        return;
+    };
+    if lines.len() >= MAX_LOG_LINES {
+        ctx.dropped.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    // SAFETY: a NUL-terminated string of the plugin's, read at most MAX_LOG_LEN + 1 bytes.
+    let text = unsafe { read_text(message, MAX_LOG_LEN) }
+        .unwrap_or_else(|e| format!("(unreadable log line: {e})"));
+    lines.push(LogLine {
+        level: level.min(abi::LOG_DEBUG),
+        text,
+    });
+}
+
+unsafe extern "C" fn cancelled(ctx: *mut c_void) -> u32 {
+    // SAFETY: the plugin passes back the context it was given.
+    unsafe { context(ctx) }.map_or(0, |c| u32::from(c.should_stop()))
+}
+
+unsafe extern "C" fn progress(ctx: *mut c_void, fraction: f64, _message: *const c_char) {
+    // SAFETY: the plugin passes back the context it was given.
+    if let Some(c) = unsafe { context(ctx) } {
+        let f = if fraction.is_finite() {
+            fraction.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        c.progress.store(f.to_bits(), Ordering::Relaxed);
+    }
+}
+
+unsafe extern "C" fn fetch_suite(_: *mut c_void, _: *const c_char, _: u32) -> *const c_void {
+    // No suite is offered yet (see `abi::SUITE_DISTRIBUTED`, `abi::SUITE_DEVICE`).
+    std::ptr::null()
+}

@@ -1,0 +1,205 @@
+//! The instance entries of the table: `solve`, `reset`, the state calls and `destroy`.
+
+use super::{guarded, Instance};
+use crate::abi::{self, ErrorBuf, HostServices, SolveStats};
+use crate::sdk::services::{cancelled, with_services};
+use crate::sdk::{state, CsrProblem, Problem, SolveError, StateReader, StateWriter};
+use std::ffi::c_void;
+
+/// The instance behind a handle, or an error for a null one.
+///
+/// # Safety
+/// `instance` is null or came from `create` and is not used concurrently.
+unsafe fn instance<'a>(instance: *mut c_void) -> Result<&'a mut Instance, SolveError> {
+    if instance.is_null() {
+        return Err(SolveError::BadValue("null instance".into()));
+    }
+    // SAFETY: the caller's contract.
+    Ok(unsafe { &mut *instance.cast::<Instance>() })
+}
+
+/// Dispatches a problem of `kind` to the solver, refusing kinds the algorithm does not list.
+///
+/// # Safety
+/// `problem` points to a problem of `kind` whose arrays are valid for the call.
+unsafe fn dispatch(
+    inst: &mut Instance,
+    kind: u32,
+    problem: *const c_void,
+) -> Result<SolveStats, SolveError> {
+    if problem.is_null() {
+        return Err(SolveError::BadValue("null problem".into()));
+    }
+    let caps = inst.algorithm.capabilities;
+    let bad = |e: &dyn std::fmt::Display| SolveError::BadValue(e.to_string());
+    match kind {
+        abi::PROBLEM_STRUCTURED if caps & abi::CAP_STRUCTURED != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::PressureProblem>() };
+            // SAFETY: as above: the arrays are valid for the call.
+            let mut view = unsafe { Problem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve(&mut view)
+        }
+        abi::PROBLEM_CSR if caps & abi::CAP_CSR != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::CsrProblem>() };
+            // SAFETY: as above.
+            let mut view = unsafe { CsrProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve_csr(&mut view)
+        }
+        _ => Err(SolveError::Unsupported(format!(
+            "algorithm `{}` does not accept problem kind {kind}",
+            inst.algorithm.name
+        ))),
+    }
+}
+
+/// Body of `solve`.
+///
+/// # Safety
+/// The ABI's `solve` contract.
+pub unsafe extern "C" fn solve(
+    instance_ptr: *mut c_void,
+    kind: u32,
+    problem: *const c_void,
+    services: *const HostServices,
+    stats: *mut SolveStats,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        with_services(services, || {
+            // SAFETY: the caller's contract.
+            let inst = unsafe { instance(instance_ptr)? };
+            // SAFETY: as above.
+            let s = unsafe { dispatch(inst, kind, problem)? };
+            if cancelled() {
+                return Err(SolveError::Cancelled(format!(
+                    "stopped after {} iterations at residual {:.3e}",
+                    s.iterations, s.residual
+                )));
+            }
+            if !stats.is_null() {
+                // SAFETY: non-null, writable (the caller's contract).
+                unsafe { stats.write(s) };
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Body of `reset`.
+///
+/// # Safety
+/// The ABI's `reset` contract.
+pub unsafe extern "C" fn reset(instance_ptr: *mut c_void, error: *mut ErrorBuf) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        inst.pending_state = None;
+        inst.solver.reset();
+        Ok(())
+    })
+}
+
+fn sealed_state(inst: &Instance) -> Vec<u8> {
+    let mut w = StateWriter::default();
+    inst.solver.save_state(&mut w);
+    state::seal(inst.algorithm.name, w.as_slice())
+}
+
+/// Body of `state_size`.
+///
+/// # Safety
+/// The ABI's `state_size` contract.
+pub unsafe extern "C" fn state_size(
+    instance_ptr: *mut c_void,
+    size: *mut u64,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        if size.is_null() {
+            return Err(SolveError::BadValue("null size pointer".into()));
+        }
+        let sealed = sealed_state(inst);
+        // SAFETY: non-null, writable.
+        unsafe { size.write(sealed.len() as u64) };
+        inst.pending_state = Some(sealed);
+        Ok(())
+    })
+}
+
+/// Body of `save_state`.
+///
+/// # Safety
+/// The ABI's `save_state` contract: `data` writable for `capacity` bytes.
+pub unsafe extern "C" fn save_state(
+    instance_ptr: *mut c_void,
+    data: *mut u8,
+    capacity: u64,
+    written: *mut u64,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        let sealed = match inst.pending_state.take() {
+            Some(s) => s,
+            None => sealed_state(inst),
+        };
+        if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
+            return Err(SolveError::BadValue(format!(
+                "state needs {} bytes, buffer holds {capacity}",
+                sealed.len()
+            )));
+        }
+        // SAFETY: `data` is writable for `capacity >= sealed.len()` bytes; `written` non-null.
+        unsafe {
+            std::ptr::copy_nonoverlapping(sealed.as_ptr(), data, sealed.len());
+            written.write(sealed.len() as u64);
+        }
+        Ok(())
+    })
+}
+
+/// Body of `load_state`.
+///
+/// # Safety
+/// The ABI's `load_state` contract: `data` readable for `len` bytes.
+pub unsafe extern "C" fn load_state(
+    instance_ptr: *mut c_void,
+    data: *const u8,
+    len: u64,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        let bytes: &[u8] = if len == 0 {
+            &[]
+        } else if data.is_null() {
+            return Err(SolveError::BadValue("null state buffer".into()));
+        } else {
+            // SAFETY: readable for `len` bytes (the caller's contract).
+            unsafe { std::slice::from_raw_parts(data, len as usize) }
+        };
+        let payload = state::open(inst.algorithm.name, bytes)?;
+        inst.pending_state = None;
+        inst.solver.load_state(&mut StateReader::new(payload))
+    })
+}
+
+/// Body of `destroy`.
+///
+/// # Safety
+/// `instance_ptr` came from `create` and is destroyed once.
+pub unsafe extern "C" fn destroy(instance_ptr: *mut c_void) {
+    if instance_ptr.is_null() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: from `Box::into_raw` in `create`, destroyed once (the caller's contract).
+        drop(unsafe { Box::from_raw(instance_ptr.cast::<Instance>()) });
+    });
+}

@@ -1,0 +1,71 @@
+//! Solvers of the general sparse problem kind (`flip_plugin::sdk::CsrProblem`): conjugate
+//! gradient with Jacobi or IC(0) preconditioning (symmetric matrices only: CG needs `A = Aᵀ`
+//! positive (semi-)definite), and a sparse direct solve (faer: Cholesky for symmetric matrices,
+//! LU with partial pivoting otherwise). Pure-Neumann components are handled as for structured
+//! problems: the right-hand side is projected and the solution returned with zero mean.
+//!
+//! [`WithCsr`] joins a structured solver and a CSR solver into one instance, so an algorithm
+//! can accept both kinds.
+
+/// CG with Jacobi or IC(0) on CSR matrices.
+mod cg;
+/// faer sparse Cholesky / LU on CSR matrices.
+mod direct;
+#[cfg(test)]
+mod tests;
+
+pub use cg::{CsrPcg, CsrPreconditioner};
+pub use direct::CsrDirect;
+
+use flip_plugin::sdk::{
+    CsrProblem, PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter,
+};
+
+/// A structured solver `S` and a CSR solver `C` as one instance: structured problems go to
+/// `S`, sparse ones to `C`; reset reaches both; the state is `S`'s (the CSR solvers keep none).
+pub struct WithCsr<S, C> {
+    /// The structured solver.
+    pub structured: S,
+    /// The CSR solver.
+    pub csr: C,
+}
+
+impl<S: PressureSolver, C: PressureSolver> PressureSolver for WithCsr<S, C> {
+    fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
+        self.structured.solve(problem)
+    }
+    fn solve_csr(&mut self, problem: &mut CsrProblem<'_>) -> Result<SolveStats, SolveError> {
+        self.csr.solve_csr(problem)
+    }
+    fn reset(&mut self) {
+        self.structured.reset();
+        self.csr.reset();
+    }
+    fn save_state(&self, out: &mut StateWriter) {
+        self.structured.save_state(out);
+    }
+    fn load_state(&mut self, state: &mut StateReader<'_>) -> Result<(), SolveError> {
+        self.csr.reset();
+        self.structured.load_state(state)
+    }
+}
+
+/// Refuses LCP rows: these solvers solve linear systems.
+fn linear_only(p: &CsrProblem<'_>, what: &str) -> Result<(), SolveError> {
+    if (0..p.rows()).any(|r| p.is_complementarity(r)) {
+        return Err(SolveError::Unsupported(format!(
+            "{what} solves linear systems only"
+        )));
+    }
+    Ok(())
+}
+
+/// `r = b − A x`; returns `‖r‖∞`.
+fn residual(p: &CsrProblem<'_>, b: &[f64], x: &[f64], r: &mut [f64]) -> f64 {
+    let mut max = 0.0f64;
+    for (i, ri) in r.iter_mut().enumerate() {
+        *ri = b[i] - p.row(i).map(|(c, v)| v * x[c]).sum::<f64>();
+        max = crate::stencil::max_nan(max, ri.abs());
+    }
+    max
+}

@@ -1,0 +1,211 @@
+//! Preconditioned conjugate gradient on a CSR matrix (Saad, *Iterative Methods for Sparse
+//! Linear Systems*, Alg. 9.1), with the diagonal (Jacobi, §10.2) or the zero-fill incomplete
+//! Cholesky factor IC(0) (§10.3; Meijerink & van der Vorst 1977) as preconditioner.
+//! Sequential: the matrices it is meant for (tall-cell grids, reordered or converted systems)
+//! are references and comparisons, not the hot path of the grid solvers.
+
+use super::{linear_only, residual};
+use crate::krylov::PcgConfig;
+use crate::stencil::max_nan;
+use flip_plugin::sdk::check::{csr_regions, Regions};
+use flip_plugin::sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
+
+/// The preconditioner of [`CsrPcg`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CsrPreconditioner {
+    /// None (plain CG).
+    Identity,
+    /// `M = diag(A)`.
+    Jacobi,
+    /// `M = L Lᵀ` with `L` on the lower pattern of `A`.
+    Ic0,
+}
+
+/// CG on CSR problems. Keeps nothing between solves that changes results.
+pub struct CsrPcg {
+    config: PcgConfig,
+    precond: CsrPreconditioner,
+    /// IC(0): per row, the positions of its strictly-lower entries and its diagonal, and the
+    /// factor's values at the matrix's entry positions.
+    l: Vec<f64>,
+}
+
+impl CsrPcg {
+    /// A solver with `config` and `precond`.
+    pub fn new(config: PcgConfig, precond: CsrPreconditioner) -> Self {
+        Self {
+            config,
+            precond,
+            l: Vec::new(),
+        }
+    }
+
+    /// IC(0) of `p` into `self.l` (entries of the lower triangle; others unused). A pivot that
+    /// is not positive (a singular component's last row) falls back to the matrix diagonal.
+    fn factor(&mut self, p: &CsrProblem<'_>) {
+        self.l.clear();
+        self.l.resize(p.values.len(), 0.0);
+        for i in 0..p.rows() {
+            let (a, b) = (p.row_ptr[i] as usize, p.row_ptr[i + 1] as usize);
+            for e in a..b {
+                let k = p.col_idx[e] as usize;
+                if k > i {
+                    break;
+                }
+                // Σ_{j<k} L_ij L_kj over the common lower pattern of rows i and k.
+                let mut sum = 0.0;
+                let (ka, kb) = (p.row_ptr[k] as usize, p.row_ptr[k + 1] as usize);
+                let (mut x, mut y) = (a, ka);
+                while x < e && y < kb && (p.col_idx[y] as usize) < k {
+                    match p.col_idx[x].cmp(&p.col_idx[y]) {
+                        std::cmp::Ordering::Less => x += 1,
+                        std::cmp::Ordering::Greater => y += 1,
+                        std::cmp::Ordering::Equal => {
+                            sum += self.l[x] * self.l[y];
+                            x += 1;
+                            y += 1;
+                        }
+                    }
+                }
+                if k < i {
+                    let dk = self.l[diag_pos(p, k)];
+                    self.l[e] = (p.values[e] - sum) / dk;
+                } else {
+                    let pivot = p.values[e] - sum;
+                    let safe = if pivot > 1e-12 * p.values[e].abs() {
+                        pivot
+                    } else {
+                        p.values[e].abs().max(1e-300)
+                    };
+                    self.l[e] = safe.sqrt();
+                }
+            }
+        }
+    }
+
+    /// `z = M⁻¹ r`.
+    fn apply(&self, p: &CsrProblem<'_>, r: &[f64], z: &mut [f64]) {
+        let n = p.rows();
+        match self.precond {
+            CsrPreconditioner::Identity => z.copy_from_slice(r),
+            CsrPreconditioner::Jacobi => {
+                for i in 0..n {
+                    let d = p.values[diag_pos(p, i)];
+                    z[i] = if d > 0.0 { r[i] / d } else { r[i] };
+                }
+            }
+            CsrPreconditioner::Ic0 => {
+                // L y = r (forward), then Lᵀ z = y (backward, column-oriented).
+                for i in 0..n {
+                    let mut s = r[i];
+                    for (e, (c, _)) in entries(p, i) {
+                        if c < i {
+                            s -= self.l[e] * z[c];
+                        }
+                    }
+                    z[i] = s / self.l[diag_pos(p, i)];
+                }
+                for i in (0..n).rev() {
+                    z[i] /= self.l[diag_pos(p, i)];
+                    let zi = z[i];
+                    for (e, (c, _)) in entries(p, i) {
+                        if c < i {
+                            z[c] -= self.l[e] * zi;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Position of row `i`'s diagonal entry (present: checked by `CsrProblem::validate`).
+fn diag_pos(p: &CsrProblem<'_>, i: usize) -> usize {
+    let (a, b) = (p.row_ptr[i] as usize, p.row_ptr[i + 1] as usize);
+    a + p.col_idx[a..b].binary_search(&(i as u32)).unwrap_or(0)
+}
+
+/// `(position, (column, value))` of row `i`'s entries.
+fn entries<'p>(
+    p: &'p CsrProblem<'_>,
+    i: usize,
+) -> impl Iterator<Item = (usize, (usize, f64))> + 'p {
+    (p.row_ptr[i] as usize..p.row_ptr[i + 1] as usize)
+        .map(|e| (e, (p.col_idx[e] as usize, p.values[e])))
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl PressureSolver for CsrPcg {
+    fn solve(&mut self, _: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
+        Err(SolveError::Unsupported(
+            "this solver takes CSR problems".into(),
+        ))
+    }
+
+    fn solve_csr(&mut self, p: &mut CsrProblem<'_>) -> Result<SolveStats, SolveError> {
+        linear_only(p, "conjugate gradient")?;
+        if !p.symmetric {
+            return Err(SolveError::Unsupported(
+                "conjugate gradient needs a symmetric matrix (use the direct solver's LU for general ones)".into(),
+            ));
+        }
+        let n = p.rows();
+        let regions: Regions = csr_regions(p);
+        let mut b = p.rhs.to_vec();
+        regions.remove_mean(&mut b);
+        let mut x = p.pressure.to_vec();
+        if x.iter().any(|v| !v.is_finite()) {
+            x.iter_mut().for_each(|v| *v = 0.0);
+        }
+        regions.remove_mean(&mut x);
+        if self.precond == CsrPreconditioner::Ic0 {
+            self.factor(p);
+        }
+        let bound = self
+            .config
+            .tolerance
+            .bound(b.iter().fold(0.0, |m, v| max_nan(m, v.abs())));
+        let (mut r, mut z, mut d, mut q) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let initial = residual(p, &b, &x, &mut r);
+        let (mut res, mut it) = (initial, 0u32);
+        self.apply(p, &r, &mut z);
+        d.copy_from_slice(&z);
+        let mut rz = dot(&r, &z);
+        while res > bound && it < self.config.max_iterations && !cancelled() {
+            for (i, qi) in q.iter_mut().enumerate() {
+                *qi = p.row(i).map(|(c, v)| v * d[c]).sum();
+            }
+            let dq = dot(&d, &q);
+            if !(dq > 0.0 && rz.is_finite()) {
+                break;
+            }
+            let alpha = rz / dq;
+            res = 0.0;
+            for i in 0..n {
+                x[i] += alpha * d[i];
+                r[i] -= alpha * q[i];
+                res = max_nan(res, r[i].abs());
+            }
+            it += 1;
+            self.apply(p, &r, &mut z);
+            let rz_new = dot(&r, &z);
+            for i in 0..n {
+                d[i] = z[i] + rz_new / rz * d[i];
+            }
+            rz = rz_new;
+        }
+        regions.remove_mean(&mut x);
+        let res = residual(p, &b, &x, &mut r);
+        p.pressure.copy_from_slice(&x);
+        Ok(SolveStats {
+            iterations: it,
+            outer_iterations: 0,
+            residual: res,
+            initial_residual: initial,
+            converged: u32::from(res <= bound),
+        })
+    }
+}
