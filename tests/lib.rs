@@ -26,9 +26,12 @@ pub fn fixture_lib(name: &str) -> PathBuf {
         std::env::consts::DLL_SUFFIX
     );
     let dir = artifact_dir();
+    // `cargo build` also copies it to target/<profile>, where it may be stale: take the newest.
     [dir.join(&file), dir.join("deps").join(&file)]
         .into_iter()
-        .find(|p| p.exists())
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
         .unwrap_or_else(|| panic!("fixture {file} not built in {}", dir.display()))
 }
 
@@ -89,4 +92,28 @@ pub fn set(doc: &mut GraphDoc, node: &str, param: &str, value: flip_graph::Param
         .unwrap_or_else(|| panic!("no node {node}"))
         .params
         .insert(param.into(), value);
+}
+
+/// Writes a copy of the hostile fixture with its mode marker patched to `mode`, named
+/// `libflipgraph_<name>.so` in `dir` (see `tests/fixtures/hostile`).
+pub fn hostile_copy(dir: &Path, mode: &str, name: &str) -> PathBuf {
+    let mut bytes = std::fs::read(fixture_lib("fixture_hostile")).expect("fixture built");
+    let mut marker = [0u8; 32];
+    marker[..9].copy_from_slice(b"FGMODE:ok");
+    let at = bytes
+        .windows(32)
+        .position(|w| w == marker)
+        .expect("the mode marker is in the library");
+    let mut patched = [0u8; 32];
+    let text = format!("FGMODE:{mode}");
+    assert!(text.len() < 32, "mode name too long");
+    patched[..text.len()].copy_from_slice(text.as_bytes());
+    bytes[at..at + 32].copy_from_slice(&patched);
+    let path = dir.join(format!(
+        "{}flipgraph_{name}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    std::fs::write(&path, bytes).expect("writable temp dir");
+    path
 }

@@ -6,36 +6,17 @@ use flip_graph::{ParamValue::*, RunError, Simulation};
 use flip_plugin::host::{
     default_plugin_dirs, LoadedPlugin, PluginError, PluginSet, SolverInstance,
 };
-use flip_solvers_free::tiny_problem;
+use flip_plugin::sdk::OwnedProblem;
 use flipgraph_tests::{fixture_lib, graph, graphs_dir, plugins, registry, set};
 use std::sync::Arc;
 
-/// A 2-cell problem built by hand (no solver crate needed): two fluid cells side by side
-/// between air, so `A = [[2, -1], [-1, 2]]`.
-mod flip_solvers_free {
-    pub struct Tiny {
-        pub kind: Vec<u8>,
-        pub diag: Vec<f32>,
-        pub offx: Vec<f32>,
-        pub zero: Vec<f32>,
-        pub rhs: Vec<f64>,
-        pub phi: Vec<f32>,
-        pub flags: Vec<u8>,
-        pub p: Vec<f64>,
-    }
-    pub fn tiny_problem() -> Tiny {
-        // cells: air, fluid, fluid, air (4×1×1)
-        Tiny {
-            kind: vec![1, 0, 0, 1],
-            diag: vec![0.0, 2.0, 2.0, 0.0],
-            offx: vec![0.0, -1.0, 0.0, 0.0],
-            zero: vec![0.0; 4],
-            rhs: vec![0.0, 1.0, 2.0, 0.0],
-            phi: vec![0.5, -0.5, -0.5, 0.5],
-            flags: vec![0; 4],
-            p: vec![0.0; 4],
-        }
-    }
+/// A 2-cell problem: two fluid cells side by side between air, so `A = [[2, -1], [-1, 2]]`.
+fn tiny_problem() -> OwnedProblem {
+    let mut p = OwnedProblem::empty([4, 1, 1], 1.0);
+    p.cell_kind = vec![1, 0, 0, 1];
+    p.assemble_matrix();
+    p.rhs = vec![0.0, 1.0, 2.0, 0.0];
+    p
 }
 
 #[test]
@@ -53,28 +34,14 @@ fn a_real_plugin_loads_lists_algorithms_and_solves() {
     let mut solver =
         SolverInstance::create(pcg, "mic0-pcg", &[("rel_tolerance".into(), 1e-12)]).unwrap();
     let mut t = tiny_problem();
-    let mut view = flip_plugin::sdk::Problem {
-        dims: [4, 1, 1],
-        dimension: 2,
-        dx: 1.0,
-        lcp: false,
-        step: 0,
-        cell_kind: &t.kind,
-        diag: &t.diag,
-        off: [&t.offx, &t.zero, &t.zero],
-        rhs: &t.rhs,
-        liquid_phi: &t.phi,
-        solid_phi: &t.phi,
-        complementarity: &t.flags,
-        pressure: &mut t.p,
-    };
+    let mut view = t.view();
     let stats = solver.solve(&mut view).unwrap();
     assert_eq!(stats.converged, 1);
     // [[2,-1],[-1,2]] p = [1,2] → p = [4/3, 5/3]
     assert!(
-        (t.p[1] - 4.0 / 3.0).abs() < 1e-9 && (t.p[2] - 5.0 / 3.0).abs() < 1e-9,
+        (t.pressure[1] - 4.0 / 3.0).abs() < 1e-9 && (t.pressure[2] - 5.0 / 3.0).abs() < 1e-9,
         "{:?}",
-        t.p
+        t.pressure
     );
 }
 
@@ -106,12 +73,14 @@ fn a_plugin_for_another_abi_version_is_refused() {
     match &err {
         PluginError::AbiMismatch {
             found, expected, ..
-        } => assert_eq!((*found, *expected), (999, flip_plugin::ABI_VERSION)),
+        } => assert_eq!((*found, *expected), (1, flip_plugin::ABI_VERSION)),
         other => panic!("expected an ABI mismatch, got {other}"),
     }
+    let msg = err.to_string();
     assert!(
-        err.to_string().contains("fixture_wrong_abi") && err.to_string().contains("rebuild"),
-        "{err}"
+        msg.contains("fixture_wrong_abi")
+            && msg.contains("built for ABI 1; rebuild it against flipgraph's ABI 2"),
+        "{msg}"
     );
 }
 
@@ -200,4 +169,73 @@ fn missing_solver_is_refused_with_the_available_ones() {
         "{errors:#?}"
     );
     assert!(plugins().plugins.len() >= 2);
+}
+
+/// A run of the dam break whose pressure node uses the hostile fixture's `algorithm` after
+/// `fail_after` honest solves.
+fn hostile_run(algorithm: &str, fail_after: f64) -> (Result<(), RunError>, tempfile::TempDir) {
+    let lib = tempfile::tempdir().unwrap();
+    let mut plugins = PluginSet::load_dirs(&default_plugin_dirs());
+    let copy = flipgraph_tests::hostile_copy(lib.path(), "ok", "hostile");
+    assert!(plugins.add_file(&copy).is_none());
+    let registry = flip_nodes::builtin_registry(Arc::new(plugins));
+    let mut doc = graph("dam_break_2d.ron");
+    doc.settings.grid = [24, 24, 1];
+    doc.settings.cell_size = 1.0 / 24.0;
+    let solver = Text(format!("hostile/{algorithm}"));
+    set(&mut doc, "pressure", "solver", solver);
+    set(&mut doc, "pressure", "fail_after", Number(fail_after));
+    let out = tempfile::tempdir().unwrap();
+    let mut sim = Simulation::new(&doc, &registry, out.path(), &graphs_dir()).expect("valid");
+    let result = (0..10).try_for_each(|_| sim.advance_frame().map(|_| ()));
+    (result, out)
+}
+
+fn node_failure(result: Result<(), RunError>) -> (String, u32) {
+    match result {
+        Err(RunError::NodeFailed {
+            node,
+            message,
+            frame,
+            ..
+        }) => {
+            assert_eq!(node, "pressure");
+            assert!(!message.chars().any(char::is_control), "{message:?}");
+            (message, frame)
+        }
+        other => panic!("expected a node failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_solve_that_lies_about_convergence_is_refused_naming_plugin_and_algorithm() {
+    let (result, out) = hostile_run("claims-converged", 6.0);
+    let (message, frame) = node_failure(result);
+    assert!(
+        message.contains("plugin `hostile` algorithm `claims-converged` returned a wrong result")
+            && message.contains("reports residual 0.000e0 and convergence"),
+        "{message}"
+    );
+    assert!(frame >= 1, "honest solves wrote frames first");
+    assert!(out.path().join("frames/frame_0001.ply").exists());
+    let (result, _out) = hostile_run("absurd", 0.0);
+    let (message, _) = node_failure(result);
+    assert!(
+        message.contains("`absurd` returned a wrong result"),
+        "{message}"
+    );
+}
+
+#[test]
+fn plugin_messages_and_logs_are_escaped() {
+    let (result, _out) = hostile_run("escape-error", 0.0);
+    let (message, _) = node_failure(result);
+    assert!(
+        message.contains("\\e[31mforged\\nerror: everything is fine"),
+        "{message}"
+    );
+    assert!(
+        message.contains("plugin log: about to fail\\e[2J\\nerror: forged log"),
+        "{message}"
+    );
 }

@@ -91,4 +91,10 @@ pub enum RunError {
         /// What was detected.
         message: String,
     },
+    /// The run was asked to stop ([`crate::Simulation::cancel_flag`]).
+    #[error("frame {frame}: stopped on request")]
+    Cancelled {
+        /// Frame that was abandoned.
+        frame: u32,
+    },
 }

@@ -2,6 +2,7 @@ use crate::doc::Settings;
 use crate::value::{ParamMap, Value};
 use flip_core::GridSpec;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What a node needs to know when it is created.
@@ -39,6 +40,9 @@ pub struct EvalCtx {
     pub frame_end: bool,
     /// Output folder.
     pub out_dir: PathBuf,
+    /// Set when the run is asked to stop (SIGINT, the editor's Stop): long work (pressure
+    /// solves) polls it and stops early.
+    pub cancel: Arc<AtomicBool>,
 }
 
 /// Why a node failed.

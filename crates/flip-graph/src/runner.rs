@@ -12,6 +12,7 @@ use flip_core::Particles;
 use rayon::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -72,6 +73,8 @@ pub struct Simulation {
     probed: Vec<Option<Value>>,
     /// Largest particle speed of the current state, from the last state check.
     state_speed: Option<f32>,
+    /// Stop request, polled between substeps and by long node work.
+    cancel: Arc<AtomicBool>,
 }
 
 impl Simulation {
@@ -132,6 +135,7 @@ impl Simulation {
             probes: Vec::new(),
             probed: Vec::new(),
             state_speed: None,
+            cancel: Arc::default(),
         };
         sim.reset();
         Ok(sim)
@@ -156,6 +160,13 @@ impl Simulation {
         self.frame = 0;
         self.step = 0;
         self.state_speed = None;
+    }
+
+    /// The stop flag of this run: set it (from any thread) to end the current substep early
+    /// with [`RunError::Cancelled`]; running pressure solves see it through the plugin cancel
+    /// service. Clear it before running again.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
     }
 
     /// The compiled plan.
@@ -267,6 +278,9 @@ impl Simulation {
         frame_end: bool,
     ) -> Result<StepReport, RunError> {
         let start = Instant::now();
+        if self.cancel.load(Ordering::Relaxed) {
+            return Err(RunError::Cancelled { frame: self.frame });
+        }
         let ctx = EvalCtx {
             grid: self.settings.grid_spec(),
             settings: self.settings.clone(),
@@ -277,6 +291,7 @@ impl Simulation {
             substep,
             frame_end,
             out_dir: self.out_dir.clone(),
+            cancel: self.cancel.clone(),
         };
         let n = self.plan.nodes.len();
         let mut slots: Vec<Vec<Option<Value>>> = self
@@ -304,7 +319,8 @@ impl Simulation {
             slots[si] = std::mem::take(&mut self.state);
         }
         for level in self.levels.clone().iter() {
-            self.run_level(level, &ctx, &mut slots, &mut left, &mut report)?;
+            self.run_level(level, &ctx, &mut slots, &mut left, &mut report)
+                .map_err(|e| self.cancelled_or(e))?;
         }
         self.time += f64::from(dt);
         self.step += 1;
@@ -449,6 +465,17 @@ impl Simulation {
             ));
         }
         Ok((count, speed))
+    }
+}
+
+impl Simulation {
+    /// A node failure caused by a stop request reads as the stop.
+    fn cancelled_or(&self, e: RunError) -> RunError {
+        if self.cancel.load(Ordering::Relaxed) {
+            RunError::Cancelled { frame: self.frame }
+        } else {
+            e
+        }
     }
 }
 

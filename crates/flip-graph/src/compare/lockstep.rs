@@ -59,6 +59,7 @@ impl VariantRun {
                     RunError::BlowUp {
                         substep, message, ..
                     } => format!("simulation blew up at substep {substep}: {message}"),
+                    RunError::Cancelled { .. } => "stopped on request".into(),
                 };
                 self.report.failure = Some(format!("frame {frame}: {why}"));
                 self.sim = None;

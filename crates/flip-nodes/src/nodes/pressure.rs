@@ -12,7 +12,7 @@ use flip_core::project::{apply_pressure, assemble, AssembleParams};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
-use flip_plugin::host::{PluginSet, SolverInstance};
+use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
 use flip_plugin::sdk::Problem;
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +24,9 @@ struct PressureSolve {
     system: PressureSystem,
     previous: Vec<f64>,
     dump_dir: Option<std::path::PathBuf>,
+    time_limit: Option<std::time::Duration>,
+    /// A failed plugin reset, reported by the next evaluation.
+    reset_error: Option<String>,
 }
 
 impl PressureSolve {
@@ -34,6 +37,12 @@ impl PressureSolve {
             .find(name)
             .map_err(|e| params::no_solver_message(&e, plugins))?;
         let separating = p.text("boundary").map_err(|e| e.to_string())? == "separating";
+        if !info.accepts_structured() {
+            return Err(format!(
+                "solver `{name}` takes only general sparse (CSR) problems; the pressure node \
+                poses structured grid problems"
+            ));
+        }
         if separating && !info.supports_lcp() {
             return Err(format!(
                 "solver `{name}` solves linear systems only; separating walls need an \
@@ -51,6 +60,8 @@ impl PressureSolve {
             warm_start: p.bool("warm_start").map_err(|e| e.to_string())?,
             system: PressureSystem::default(),
             previous: Vec::new(),
+            time_limit: params::time_limit(&p)?,
+            reset_error: None,
             dump_dir: p
                 .bool("dump_problems")
                 .map_err(|e| e.to_string())?
@@ -84,20 +95,28 @@ impl Node for PressureSolve {
             &mut self.system,
         );
         self.system.step = ctx.step;
+        if self.system.face_open[0].len() != self.system.cell_kind.len() {
+            // A voxelized assembly leaves the face fractions unset: they follow from the kinds.
+            self.system.problem.open_faces_from_kinds();
+        }
         let sys = &mut self.system;
         let mut view = sys.problem.view();
         if let Some(dir) = &self.dump_dir {
             dump(dir, ctx.step, &view)?;
         }
-        let start = Instant::now();
-        let stats = self.solver.solve(&mut view).map_err(failed)?;
-        let solve_ms = start.elapsed().as_secs_f64() * 1e3;
-        if let Some(c) = sys.pressure.iter().position(|p| !p.is_finite()) {
-            return Err(NodeError::Failed(format!(
-                "solver `{}` returned a non-finite pressure at cell {c}",
-                self.solver.qualified_name()
-            )));
+        if let Some(e) = self.reset_error.take() {
+            return Err(failed(format!("resetting the solver failed: {e}")));
         }
+        self.solver.set_limits(SolveLimits {
+            time_limit: self.time_limit,
+            cancel: Some(ctx.cancel.clone().into()),
+        });
+        let start = Instant::now();
+        let stats = self
+            .solver
+            .solve(&mut view)
+            .map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         if self.warm_start {
             self.previous.clone_from(&sys.pressure);
         }
@@ -121,6 +140,9 @@ impl Node for PressureSolve {
 
     fn reset(&mut self) {
         self.previous.clear();
+        // The plugin forgets what it learned too (policies, hierarchies), so a run after a
+        // reset equals a fresh run.
+        self.reset_error = self.solver.reset().err().map(|e| e.to_string());
     }
 }
 
@@ -178,6 +200,14 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "Warm start",
                 "start from the previous step's pressure",
                 true,
+            ),
+            ParamSpec::float(
+                "time_limit",
+                "Time limit (s)",
+                "wall-clock limit per solve, 0 = none: past it the solver is told to stop and the node fails",
+                0.0,
+                0.0,
+                1e6,
             ),
             ParamSpec::bool(
                 "dump_problems",

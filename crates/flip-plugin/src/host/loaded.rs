@@ -115,8 +115,16 @@ impl LoadedPlugin {
             path: path.into(),
             reason,
         };
-        elf::check_file(path).map_err(not_lib)?;
-        let sha256 = super::probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?;
+        // A bare name (`libm.so.6`) is resolved by the system loader: nothing to check here.
+        let bare = path.components().count() == 1 && !path.exists();
+        if !bare {
+            elf::check_file(path).map_err(not_lib)?;
+        }
+        let sha256 = if bare {
+            String::new()
+        } else {
+            super::probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?
+        };
         // SAFETY: loading runs the library's initialisers. This is the trust boundary of
         // plugins; discovery probes new libraries in a child process before this.
         let library = unsafe { Library::new(path) }.map_err(|source| PluginError::Open {

@@ -18,6 +18,13 @@ const MAX_LOG_LEN: usize = 1024;
 #[derive(Clone, Debug, Default)]
 pub struct CancelToken(Arc<AtomicBool>);
 
+impl From<Arc<AtomicBool>> for CancelToken {
+    /// A token over an existing flag (e.g. `flip_graph::Simulation::cancel_flag`).
+    fn from(flag: Arc<AtomicBool>) -> Self {
+        Self(flag)
+    }
+}
+
 impl CancelToken {
     /// A token that is not cancelled.
     pub fn new() -> Self {

@@ -1,7 +1,26 @@
 //! The solver node's algorithm parameters, built from the plugin's schema.
 use flip_graph::{ParamMap, ParamSpec, ParamValue};
-use flip_plugin::host::{AlgorithmInfo, PluginError, PluginSet};
+use flip_plugin::host::{AlgorithmInfo, LogLine, PluginError, PluginSet};
 use flip_plugin::sdk::ParamKind as PluginKind;
+use std::time::Duration;
+
+/// The `time_limit` parameter (seconds, 0 = none).
+pub(super) fn time_limit(p: &crate::params::Params<'_>) -> Result<Option<Duration>, String> {
+    let secs = f64::from(p.f32("time_limit").map_err(|e| e.to_string())?);
+    Ok((secs > 0.0).then(|| Duration::from_secs_f64(secs)))
+}
+
+/// A plugin error followed by the warnings and errors the plugin logged during the call.
+pub(super) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
+    let mut msg = e.to_string();
+    for l in logs
+        .iter()
+        .filter(|l| l.level <= flip_plugin::abi::LOG_WARNING)
+    {
+        msg.push_str(&format!("; plugin log: {}", l.text));
+    }
+    msg
+}
 
 /// Preferred default: multigrid-preconditioned CG, then MIC(0)-PCG, then anything.
 pub(super) fn default_solver(names: &[String]) -> String {

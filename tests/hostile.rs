@@ -1,0 +1,204 @@
+//! Hostile plugin libraries (issue 17): each malformed table, crashing or hanging library,
+//! FIFO, truncated copy and impersonation is refused or reported with its reason, naming the
+//! file, while the bundled plugins still load.
+
+use flip_plugin::host::probe::ProbeCommand;
+use flip_plugin::host::{bundled_plugin_dirs, LoadOptions, PluginError, PluginSet};
+use flipgraph_tests::hostile_copy;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn probe() -> ProbeCommand {
+    ProbeCommand {
+        program: env!("CARGO_BIN_EXE_flipgraph-probe").into(),
+        args: Vec::new(),
+        timeout: Duration::from_secs(3),
+    }
+}
+
+fn options(user: &Path, cache: &Path) -> LoadOptions {
+    LoadOptions {
+        bundled_dirs: bundled_plugin_dirs(),
+        user_dirs: vec![user.to_path_buf()],
+        probe: Some(probe()),
+        cache_dir: Some(cache.to_path_buf()),
+        ..LoadOptions::default()
+    }
+}
+
+/// Loads the bundled plugins plus `user`; checks the bundled ones are there.
+fn load(user: &Path, cache: &Path) -> PluginSet {
+    let set = PluginSet::load(&options(user, cache));
+    for id in ["pcg", "multigrid", "direct", "lcp"] {
+        assert!(
+            set.plugins.iter().any(|p| p.id == id),
+            "{id} missing: {:?}",
+            set.refused
+        );
+    }
+    set
+}
+
+fn refusal_of(set: &PluginSet, file: &Path) -> String {
+    let name = file.display().to_string();
+    let found: Vec<String> = set
+        .refused
+        .iter()
+        .map(ToString::to_string)
+        .filter(|m| m.contains(&name))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one refusal naming {name}: {:?}",
+        set.refused
+    );
+    let msg = found.into_iter().next().unwrap();
+    assert!(
+        !msg.chars().any(char::is_control),
+        "control characters in {msg:?}"
+    );
+    msg
+}
+
+#[test]
+fn malformed_tables_and_crashing_libraries_are_refused_with_their_reason() {
+    let cases = [
+        ("null-describe", "required entry `describe` is null"),
+        ("null-solve", "required entry `solve` is null"),
+        (
+            "huge-count",
+            "algorithm_count 4294967295 exceeds the limit of 256",
+        ),
+        (
+            "lazy-describe",
+            "describe(0) returned OK but wrote no description",
+        ),
+        ("null-params", "params is null but param_count is 1"),
+        ("bad-range", "range [3, 1] is empty"),
+        ("nan-default", "default NaN is not finite"),
+        ("bad-choice", "default 5 is not finite within [0, 1]"),
+        ("reserved-name", "`solver`: reserved by the pressure node"),
+        ("empty-id", "plugin id `` is not an id"),
+        ("slash-id", "plugin id `pcg/cg` is not an id"),
+        ("partial-state", "must be all present or all null"),
+        ("ctor-segv", "killed by signal 11 (SIGSEGV)"),
+        ("ctor-exit", "exited with status 0 before answering"),
+        ("ctor-hang", "did not finish within 3.0 s"),
+        ("entry-panic", "killed by signal 6 (SIGABRT)"),
+    ];
+    let cache = tempfile::tempdir().unwrap();
+    for (mode, reason) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let file = hostile_copy(dir.path(), mode, mode.replace('-', "_").as_str());
+        let set = load(dir.path(), cache.path());
+        assert!(
+            !set.plugins.iter().any(|p| p.path == file),
+            "{mode} was loaded"
+        );
+        let msg = refusal_of(&set, &file);
+        assert!(msg.contains(reason), "{mode}: {msg}");
+    }
+    // Crash verdicts are cached by content hash: the second look does not start a child.
+    let dir = tempfile::tempdir().unwrap();
+    let file = hostile_copy(dir.path(), "ctor-segv", "again");
+    let start = Instant::now();
+    let msg = refusal_of(&PluginSet::load(&options(dir.path(), cache.path())), &file);
+    assert!(msg.contains("(cached verdict)"), "{msg}");
+    eprintln!("load with a cached crash verdict: {:?}", start.elapsed());
+}
+
+#[test]
+fn plugin_text_is_sanitised_when_read() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "escape-text", "escape");
+    let set = load(dir.path(), cache.path());
+    let p = set
+        .plugins
+        .iter()
+        .find(|p| p.id == "hostile")
+        .expect("loads: names may be any text");
+    assert_eq!(p.name, "Evil\\e[2J\\nerror: forged line");
+    assert_eq!(p.algorithms[0].label, "Label\\e]0;pwned\\u{7} \\e[2J");
+}
+
+#[test]
+fn fifos_and_truncated_copies_are_refused_without_hanging() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let fifo = dir.path().join("libflipgraph_fifo.so");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let real = bundled("pcg");
+    let bytes = std::fs::read(&real).unwrap();
+    let cut = dir.path().join("libflipgraph_cut.so");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let set = load(dir.path(), cache.path());
+    assert!(refusal_of(&set, &fifo).contains("not a regular file"));
+    assert!(refusal_of(&set, &cut).contains("truncated"));
+}
+
+/// The file the bundled plugin `id` is loaded from.
+fn bundled(id: &str) -> PathBuf {
+    let set = PluginSet::load_dirs(&bundled_plugin_dirs());
+    let p = set
+        .plugins
+        .iter()
+        .find(|p| p.id == id)
+        .expect("bundled plugin built");
+    p.path.clone()
+}
+
+#[test]
+fn shadowing_a_bundled_plugin_is_never_silent() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Same file name as the bundled pcg, other content.
+    let same_name = hostile_copy(dir.path(), "ok", "pcg");
+    let set = load(dir.path(), cache.path());
+    let msg = refusal_of(&set, &same_name);
+    assert!(
+        msg.contains("shadows the bundled") && msg.contains(&bundled("pcg").display().to_string()),
+        "{msg}"
+    );
+    // Same id, other content and file name: a patched copy of the real plugin.
+    let dir2 = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(bundled("pcg")).unwrap();
+    let at = bytes
+        .windows(12)
+        .position(|w| w == b"Precondition")
+        .expect("name string");
+    bytes[at] = b'p';
+    let impostor = dir2.path().join("libflipgraph_mypcg.so");
+    std::fs::write(&impostor, bytes).unwrap();
+    let set = load(dir2.path(), cache.path());
+    let msg = refusal_of(&set, &impostor);
+    assert!(
+        matches!(set.refused.last(), Some(PluginError::Shadowed { id, .. }) if id == "pcg"),
+        "{msg}"
+    );
+    // An identical copy is the same plugin: skipped quietly.
+    let dir3 = tempfile::tempdir().unwrap();
+    let copy = dir3.path().join("libflipgraph_pcg.so");
+    std::fs::copy(bundled("pcg"), &copy).unwrap();
+    let quiet = load(dir3.path(), cache.path());
+    assert!(!quiet
+        .refused
+        .iter()
+        .any(|e| e.to_string().contains(&copy.display().to_string())));
+    // With the explicit flag the user's plugin wins, and a warning names both files.
+    let set = PluginSet::load(&LoadOptions {
+        allow_override: true,
+        ..options(dir2.path(), cache.path())
+    });
+    let pcg = set.plugins.iter().find(|p| p.id == "pcg").unwrap();
+    assert_eq!(pcg.path, impostor);
+    assert!(
+        set.warnings
+            .iter()
+            .any(|w| w.contains("overrides the bundled") && w.contains("libflipgraph_mypcg")),
+        "{:?}",
+        set.warnings
+    );
+}
