@@ -44,24 +44,36 @@ pub fn plugins(session: &Session) -> Result<()> {
     let dirs: Vec<String> = session
         .dirs
         .iter()
-        .map(|d| d.display().to_string())
+        .map(|d| flip_plugin::text::path(d))
         .collect();
     println!("searched: {}", dirs.join(", "));
     for p in &session.plugins.plugins {
         println!(
-            "\n{} — {} {} ({})",
+            "\n{} — {} {} ({}{}, sha256 {}, {})",
             p.id,
             p.name,
             p.version,
-            p.path.display()
+            if p.bundled { "bundled: " } else { "" },
+            flip_plugin::text::path(&p.path),
+            &p.sha256[..p.sha256.len().min(16)],
+            if p.has_state {
+                "saves state"
+            } else {
+                "no saved state: resumed runs re-create its solvers"
+            }
         );
         for a in &p.algorithms {
-            let caps = match (a.supports_linear(), a.supports_lcp()) {
+            let problem = match (a.supports_linear(), a.supports_lcp()) {
                 (true, true) => "linear+LCP",
                 (false, true) => "LCP",
                 _ => "linear",
             };
-            println!("  {}/{:<14} [{caps}] {}", p.id, a.name, a.label);
+            let kinds = match (a.accepts_structured(), a.accepts_csr()) {
+                (true, true) => "grid+CSR",
+                (false, true) => "CSR",
+                _ => "grid",
+            };
+            println!("  {}/{:<14} [{problem}, {kinds}] {}", p.id, a.name, a.label);
             for q in &a.params {
                 println!(
                     "      {:<20} default {:<8} [{}, {}] {}",
@@ -72,6 +84,9 @@ pub fn plugins(session: &Session) -> Result<()> {
     }
     for r in &session.plugins.refused {
         println!("\nrefused: {r}");
+    }
+    for w in &session.plugins.warnings {
+        println!("\nwarning: {w}");
     }
     if session.plugins.plugins.is_empty() {
         return Err(anyhow!(
@@ -85,7 +100,14 @@ pub fn plugins(session: &Session) -> Result<()> {
 pub fn nodes(session: &Session) -> Result<()> {
     for k in session.registry.kinds() {
         let s = &k.spec;
-        println!("\n{} — {} [{}]\n  {}", s.kind, s.label, s.category, s.help);
+        let clean = |t: &str| flip_plugin::sanitize(t).into_owned();
+        println!(
+            "\n{} — {} [{}]\n  {}",
+            clean(&s.kind),
+            clean(&s.label),
+            clean(&s.category),
+            clean(&s.help)
+        );
         for i in &s.inputs {
             let req = if i.required { "" } else { " (optional)" };
             println!("  in  {:<14} {:<12} {}{req}", i.name, i.kind.name(), i.help);
@@ -94,7 +116,7 @@ pub fn nodes(session: &Session) -> Result<()> {
             println!("  out {:<14} {:<12} {}", o.name, o.kind.name(), o.help);
         }
         for p in &s.params {
-            println!("  param {}", describe(p));
+            println!("  param {}", flip_plugin::sanitize(&describe(p)));
         }
         if s.kind == "pressure" {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");

@@ -27,6 +27,27 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
+/// The run stopped on SIGINT (exit status 130). A second SIGINT ends the process at once
+/// (also with 130), for a plugin that ignores the cancel service.
+#[derive(Debug)]
+pub struct Interrupted(pub String);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Routes SIGINT to the simulation's stop flag.
+fn stop_on_sigint(flag: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> Result<()> {
+    use signal_hook::consts::SIGINT;
+    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone())?;
+    signal_hook::flag::register(SIGINT, flag.clone())?;
+    Ok(())
+}
+
 /// Default output folder for a graph: `out/<stem>`.
 pub fn default_out(graph: &Path) -> PathBuf {
     PathBuf::from("out").join(graph.file_stem().unwrap_or_default())
@@ -71,14 +92,19 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         .expect("valid template"),
     );
     let mut summary = RunSummary::new(&sim);
+    let stop = sim.cancel_flag();
+    stop_on_sigint(&stop)?;
     for _ in 0..frames {
         let reports = sim.advance_frame().map_err(|e| {
             bar.abandon();
-            anyhow!(
-                "{}: {e} (frames written so far are kept in {})",
-                args.graph.display(),
-                out.display()
-            )
+            let kept = format!("frames written so far are kept in {}", out.display());
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let at = sim.frame() + 1;
+                return anyhow::Error::new(Interrupted(format!(
+                    "interrupted (SIGINT) during frame {at}; {kept}"
+                )));
+            }
+            anyhow!("{}: {e} ({kept})", args.graph.display())
         })?;
         summary.add_frame(&reports);
         let last = summary.solves.last();

@@ -15,10 +15,14 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(name = "flipgraph", version, about)]
 struct Cli {
-    /// Extra folder to load solver plugins from (repeatable; searched before the defaults:
-    /// $FLIPGRAPH_PLUGIN_PATH, then the executable's folder).
+    /// Extra folder to load solver plugins from (repeatable; searched after the bundled
+    /// plugins next to the executable, before $FLIPGRAPH_PLUGIN_PATH).
     #[arg(long = "plugin-dir", global = true)]
     plugin_dirs: Vec<PathBuf>,
+    /// Let a plugin from --plugin-dir or $FLIPGRAPH_PLUGIN_PATH replace a bundled plugin of
+    /// the same id or file name (otherwise it is refused, naming both files).
+    #[arg(long, global = true)]
+    allow_plugin_override: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -41,18 +45,28 @@ enum Command {
     /// Benchmarks: linear solvers, LCP solvers, whole steps.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Internal: load and describe one plugin library in this (child) process.
+    #[command(name = "__probe-plugin", hide = true)]
+    ProbePlugin {
+        /// The library.
+        file: PathBuf,
+    },
 }
 
 fn main() {
     let cli = Cli::parse();
+    if let Command::ProbePlugin { file } = &cli.command {
+        std::process::exit(flip_plugin::host::probe::child_main(file));
+    }
     if let Err(e) = dispatch(cli) {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+        eprintln!("error: {}", flip_plugin::sanitize(&format!("{e:#}")));
+        let interrupted = e.downcast_ref::<cmd_run::Interrupted>().is_some();
+        std::process::exit(if interrupted { 130 } else { 1 });
     }
 }
 
 fn dispatch(cli: Cli) -> Result<()> {
-    let session = session::Session::load(&cli.plugin_dirs);
+    let session = session::Session::load(&cli.plugin_dirs, cli.allow_plugin_override);
     match cli.command {
         Command::Run(args) => cmd_run::run(&session, &args),
         Command::Validate { graph } => cmd_info::validate(&session, &graph),
@@ -60,5 +74,6 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Nodes => cmd_info::nodes(&session),
         Command::Compare(args) => compare::run(&session, &args),
         Command::Bench(cmd) => bench::run(&session, cmd),
+        Command::ProbePlugin { .. } => unreachable!("handled before loading plugins"),
     }
 }

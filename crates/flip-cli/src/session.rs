@@ -3,7 +3,8 @@
 use anyhow::{anyhow, Result};
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, GraphError, NodeRegistry};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
+use flip_plugin::host::{LoadOptions, PluginSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,11 +19,22 @@ pub struct Session {
 }
 
 impl Session {
-    /// Loads plugins from `extra` then the default folders.
-    pub fn load(extra: &[PathBuf]) -> Self {
-        let mut dirs = extra.to_vec();
-        dirs.extend(default_plugin_dirs());
-        let plugins = Arc::new(PluginSet::load_dirs(&dirs));
+    /// Loads the bundled plugins, then those in `extra` and `$FLIPGRAPH_PLUGIN_PATH`, each
+    /// new library probed first in a child process (`flipgraph __probe-plugin FILE`), with
+    /// verdicts cached under `$XDG_CACHE_HOME/flipgraph/probes`. Overrides of bundled plugins
+    /// and refusals are reported on stderr.
+    pub fn load(extra: &[PathBuf], allow_override: bool) -> Self {
+        let opts = LoadOptions {
+            allow_override,
+            probe: ProbeCommand::current_exe(&["__probe-plugin"]).ok(),
+            cache_dir: default_cache_dir(),
+            ..LoadOptions::with_user_dirs(extra)
+        };
+        let dirs = opts.dirs();
+        let plugins = Arc::new(PluginSet::load(&opts));
+        for w in &plugins.warnings {
+            eprintln!("warning: {w}");
+        }
         let registry = flip_nodes::builtin_registry(plugins.clone());
         Self {
             plugins,

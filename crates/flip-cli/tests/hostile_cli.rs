@@ -1,0 +1,156 @@
+//! The binary against hostile plugins: refusals and plugin text in `plugins`, a solver that
+//! ignores its time limit, and SIGINT during a solve.
+
+use flipgraph_tests::hostile_copy;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn flipgraph(plugins: &Path, cache: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_flipgraph"));
+    // target/<profile>/deps holds the freshly built plugins on a clean checkout.
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    c.current_dir(root())
+        .env("XDG_CACHE_HOME", cache)
+        .args(["--plugin-dir", deps.to_str().unwrap()])
+        .args(["--plugin-dir", plugins.to_str().unwrap()]);
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+const RUN: [&str; 10] = [
+    "run",
+    "graphs/dam_break_2d.ron",
+    "--quiet",
+    "--set",
+    "settings.grid=24",
+    "--set",
+    "export.png=false",
+    "--set",
+    "export.ply=false",
+    "--frames=3",
+];
+
+#[test]
+fn plugins_lists_refusals_with_reasons_and_escapes_plugin_text() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "escape-text", "escape");
+    hostile_copy(dir.path(), "ctor-segv", "crash");
+    hostile_copy(dir.path(), "ctor-exit", "quitter");
+    let start = Instant::now();
+    let o = flipgraph(dir.path(), cache.path())
+        .arg("plugins")
+        .output()
+        .unwrap();
+    let first = start.elapsed();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(!t.contains('\u{1b}'), "raw escape in output: {t:?}");
+    assert!(t.contains("Evil\\e[2J\\nerror: forged line"), "{t}");
+    assert!(t.contains("libflipgraph_crash.so: refused: loading it in a probe process was killed by signal 11 (SIGSEGV)"), "{t}");
+    assert!(
+        t.contains(
+            "libflipgraph_quitter.so: refused: loading it in a probe process exited with status 0"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains("pcg/mic0-pcg") && t.contains("[linear, grid+CSR]"),
+        "{t}"
+    );
+    let start = Instant::now();
+    let again = flipgraph(dir.path(), cache.path())
+        .arg("plugins")
+        .output()
+        .unwrap();
+    eprintln!(
+        "`flipgraph plugins` with 3 new plugins probed: {first:?}; with cached verdicts: {:?}",
+        start.elapsed()
+    );
+    assert!(text(&again).contains("(cached verdict)"));
+}
+
+#[test]
+fn a_solver_ignoring_its_time_limit_ends_the_process_with_a_clear_message() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let o = flipgraph(dir.path(), cache.path())
+        .args(RUN)
+        .args(["--out", out.path().to_str().unwrap()])
+        .args([
+            "--set",
+            "pressure.solver=hostile/ignore-cancel",
+            "--set",
+            "pressure.time_limit=0.2",
+        ])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(flip_plugin::host::HANG_EXIT_CODE),
+        "{t}"
+    );
+    assert!(
+        t.contains("solver `hostile/ignore-cancel` ignored its time limit of 0.200 s"),
+        "{t}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn sigint_stops_a_solve_that_polls_cancel_with_status_130() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let child = flipgraph(dir.path(), cache.path())
+        .args(RUN)
+        .args(["--out", out.path().to_str().unwrap()])
+        .args([
+            "--set",
+            "pressure.solver=hostile/sleep",
+            "--set",
+            "pressure.fail_after=3",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{t}");
+    assert!(t.contains("interrupted (SIGINT) during frame"), "{t}");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "stops promptly: {:?}",
+        start.elapsed()
+    );
+}
