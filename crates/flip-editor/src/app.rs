@@ -165,6 +165,7 @@ impl App {
         self.failure = None;
         self.invalid.clear();
         let out_dir = self.write_exports.then(|| self.user.base_dir.join("out"));
+        self.worker.interrupt(); // the frame in progress belongs to the old graph
         self.worker.send(Command::Load {
             gen: self.gen,
             doc: Box::new(self.doc.to_doc()),

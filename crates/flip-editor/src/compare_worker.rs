@@ -106,7 +106,7 @@ pub type CompareWorker = SimThread<CompareCommand, CompareEvent>;
 impl SimThread<CompareCommand, CompareEvent> {
     /// Starts the thread; `wake` is called after every event (repaints the UI).
     pub fn spawn(registry: Arc<NodeRegistry>, wake: impl Fn() + Send + 'static) -> Self {
-        Self::start("flipgraph-compare", move |tx| CompareThread {
+        Self::start("flipgraph-compare", move |tx, _stop| CompareThread {
             registry,
             events: Emitter::new(tx, Box::new(wake)),
             gen: 0,

@@ -66,6 +66,7 @@ impl App {
             }
             Pending::Quit => {
                 self.allow_close = true;
+                self.worker.interrupt();
                 self.worker.send(crate::worker::Command::Pause);
             }
         }

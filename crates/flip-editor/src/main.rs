@@ -6,7 +6,8 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use flip_editor::autorun::AutoRun;
 use flip_editor::viewport::Overlay;
 use flip_editor::{App, Options};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
+use flip_plugin::host::{LoadOptions, PluginSet};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -17,8 +18,9 @@ usage: flipgraph-editor [GRAPH] [options]
 Opens GRAPH (a graphs/*.ron file; default: the built-in 2D dam break).
 
 options:
-  --plugin-dir DIR         extra folder with solver plugins (repeatable; searched before
-                           $FLIPGRAPH_PLUGIN_PATH and the executable's folder)
+  --plugin-dir DIR         extra folder with solver plugins (repeatable; searched after the
+                           bundled plugins, before $FLIPGRAPH_PLUGIN_PATH)
+  --allow-plugin-override  let such a plugin replace a bundled one of the same id or name
   --compare                open in the compare mode with the graph's saved variants
   --autoplay               start playing at once
   --quit-after-frames N    pause after N frames and quit
@@ -30,6 +32,7 @@ options:
 struct Args {
     graph: Option<PathBuf>,
     plugin_dirs: Vec<PathBuf>,
+    allow_override: bool,
     auto: AutoRun,
     size: [f32; 2],
 }
@@ -38,6 +41,7 @@ fn parse_args() -> Result<Args> {
     let mut args = Args {
         graph: None,
         plugin_dirs: vec![],
+        allow_override: false,
         auto: AutoRun::default(),
         size: [1600.0, 900.0],
     };
@@ -50,6 +54,11 @@ fn parse_args() -> Result<Args> {
                 std::process::exit(0);
             }
             "--plugin-dir" => args.plugin_dirs.push(value()?.into()),
+            "--allow-plugin-override" => args.allow_override = true,
+            "--probe-plugin" => {
+                let file = PathBuf::from(value()?);
+                std::process::exit(flip_plugin::host::probe::child_main(&file));
+            }
             "--autoplay" => args.auto.autoplay = true,
             "--compare" => args.auto.compare = true,
             "--screenshot" => args.auto.screenshot = Some(value()?.into()),
@@ -82,11 +91,19 @@ fn parse_args() -> Result<Args> {
 
 fn main() -> Result<()> {
     let args = parse_args()?;
-    let mut dirs = args.plugin_dirs.clone();
-    dirs.extend(default_plugin_dirs());
-    let plugins = Arc::new(PluginSet::load_dirs(&dirs));
+    // New plugin libraries are probed in a child (this binary with --probe-plugin FILE).
+    let opts = LoadOptions {
+        allow_override: args.allow_override,
+        probe: ProbeCommand::current_exe(&["--probe-plugin"]).ok(),
+        cache_dir: default_cache_dir(),
+        ..LoadOptions::with_user_dirs(&args.plugin_dirs)
+    };
+    let plugins = Arc::new(PluginSet::load(&opts));
     for r in &plugins.refused {
         eprintln!("flipgraph-editor: plugin refused: {r}");
+    }
+    for w in &plugins.warnings {
+        eprintln!("flipgraph-editor: warning: {w}");
     }
     let registry = flip_nodes::builtin_registry(plugins.clone());
     let exit_code = args.auto.exit_code.clone();

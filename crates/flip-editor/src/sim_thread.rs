@@ -3,7 +3,9 @@
 //! is waiting. Used by the run mode ([`crate::worker`]) and the compare mode
 //! ([`crate::compare_worker`]).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// What a simulation thread does with commands and while playing.
@@ -41,25 +43,38 @@ pub struct SimThread<C, E> {
     /// Events from the thread.
     pub rx: Receiver<E>,
     handle: Option<JoinHandle<()>>,
+    /// Stops the frame in progress (its pressure solves poll it through the plugin cancel
+    /// service); the loop clears it when it handles the next command.
+    stop: Arc<AtomicBool>,
 }
 
 impl<C: Send + 'static, E: Send + 'static> SimThread<C, E> {
-    /// Starts a thread named `name` running the loop `make` builds from the event sender.
+    /// Starts a thread named `name` running the loop `make` builds from the event sender and
+    /// the stop flag.
     pub(crate) fn start<L: SimLoop<Command = C>>(
         name: &str,
-        make: impl FnOnce(Sender<E>) -> L + Send + 'static,
+        make: impl FnOnce(Sender<E>, Arc<AtomicBool>) -> L + Send + 'static,
     ) -> Self {
         let (tx, crx) = channel();
         let (etx, rx) = channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
         let handle = std::thread::Builder::new()
             .name(name.into())
-            .spawn(move || run(&mut make(etx), &crx))
+            .spawn(move || run(&mut make(etx, flag), &crx))
             .expect("the simulation thread starts");
         Self {
             tx,
             rx,
             handle: Some(handle),
+            stop,
         }
+    }
+
+    /// Abandons the frame in progress (before a Reset, Load or Quit that discards it anyway):
+    /// a long pressure solve stops at its next cancel poll.
+    pub fn interrupt(&self) {
+        self.stop.store(true, Ordering::SeqCst);
     }
 
     /// Sends a command (ignored if the thread is gone).
@@ -70,7 +85,8 @@ impl<C: Send + 'static, E: Send + 'static> SimThread<C, E> {
 
 impl<C, E> Drop for SimThread<C, E> {
     fn drop(&mut self) {
-        // Closing the channel ends the thread after its current frame.
+        // Closing the channel ends the thread after its current frame, which is cut short.
+        self.interrupt();
         let (tx, _) = channel();
         drop(std::mem::replace(&mut self.tx, tx));
         if let Some(h) = self.handle.take() {

@@ -6,6 +6,7 @@ use crate::frames::{FrameData, SolidsCache};
 use crate::sim_thread::{Emitter, SimLoop, SimThread};
 use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,8 +83,8 @@ pub type Worker = SimThread<Command, Event>;
 impl SimThread<Command, Event> {
     /// Starts the thread; `wake` is called after every event (repaints the UI).
     pub fn spawn(registry: Arc<NodeRegistry>, wake: impl Fn() + Send + 'static) -> Self {
-        Self::start("flipgraph-sim", move |tx| {
-            Thread::new(registry, Emitter::new(tx, Box::new(wake)))
+        Self::start("flipgraph-sim", move |tx, stop| {
+            Thread::new(registry, Emitter::new(tx, Box::new(wake)), stop)
         })
     }
 }
@@ -171,11 +172,14 @@ struct Thread {
     want_play: bool,
     broken: bool,
     last_solids: SolidsCache,
+    /// The UI's stop flag, installed in every simulation.
+    stop: Arc<AtomicBool>,
 }
 
 impl Thread {
-    fn new(registry: Arc<NodeRegistry>, events: Emitter<Event>) -> Self {
+    fn new(registry: Arc<NodeRegistry>, events: Emitter<Event>, stop: Arc<AtomicBool>) -> Self {
         Self {
+            stop,
             registry,
             events,
             sim: None,
@@ -202,6 +206,7 @@ impl Thread {
     }
 
     fn handle_command(&mut self, cmd: Command) {
+        self.stop.store(false, Ordering::SeqCst); // the interrupted frame (if any) is over
         match cmd {
             Command::Load {
                 gen,
@@ -248,6 +253,7 @@ impl Thread {
         };
         match Simulation::new(&doc, &self.registry, &out, &base_dir) {
             Ok(mut sim) => {
+                sim.set_cancel_flag(self.stop.clone());
                 set_overlay_probes(&mut sim, &doc);
                 self.ids = sim.plan().nodes.iter().map(|n| n.id.clone()).collect();
                 self.sim = Some(sim);
@@ -280,12 +286,14 @@ impl Thread {
                     data: Box::new(data),
                 });
             }
+            // Interrupted for a Reset/Load/Quit that discards the frame: nothing to report.
+            Err(RunError::Cancelled { .. }) => {}
             Err(e) => {
                 self.broken = true;
                 self.want_play = false;
                 let node = match &e {
                     RunError::NodeFailed { node, .. } => Some(node.clone()),
-                    RunError::BlowUp { .. } => None,
+                    RunError::BlowUp { .. } | RunError::Cancelled { .. } => None,
                 };
                 let message = match &e {
                     RunError::NodeFailed { message, frame, .. } => {

@@ -169,6 +169,11 @@ impl Simulation {
         self.cancel.clone()
     }
 
+    /// Uses `flag` as this run's stop flag (a front end that keeps one flag across runs).
+    pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = flag;
+    }
+
     /// The compiled plan.
     pub fn plan(&self) -> &ExecPlan {
         &self.plan
