@@ -66,6 +66,7 @@ fn a_real_plugin_loads_lists_algorithms_and_solves() {
         liquid_phi: &t.phi,
         solid_phi: &t.phi,
         complementarity: &t.flags,
+        face_open: [&t.offx, &t.zero, &t.zero],
         pressure: &mut t.p,
     };
     let stats = solver.solve(&mut view).unwrap();

@@ -11,6 +11,7 @@ mod splat;
 mod stencil;
 
 pub use splat::{p2g, TransferScratch};
+pub(crate) use splat::{bucket, Slabs};
 pub(crate) use stencil::{matches_spec, Lattice};
 
 /// Trilinear (bilinear in 2D) interpolation of the MAC velocity `vel` at `p`, clamped to the
