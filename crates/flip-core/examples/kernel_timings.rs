@@ -14,7 +14,7 @@ use flip_core::extrapolate::extrapolate;
 use flip_core::levelset::liquid_phi;
 use flip_core::marker::mark_cells;
 use flip_core::pressure::PressureSystem;
-use flip_core::project::{apply_pressure, assemble, AssembleParams};
+use flip_core::project::{apply_pressure, assemble, AssembleParams, Geometry};
 use flip_core::transfer::{g2p, p2g, TransferScratch};
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, MacGrid, MacMask, Particles, Solids};
 use glam::Vec3;
@@ -125,12 +125,13 @@ fn step(s: &mut Scene, laps: &mut Laps, dt: f32) {
         density: 1000.0,
         dt,
         separating: false,
+        geometry: Geometry::Variational,
     };
     assemble(
         &spec, &s.vel, &s.cells, &s.phi, &s.solids, &ap, None, &mut s.sys,
     );
     laps.lap(6);
-    apply_pressure(&spec, &s.sys, &s.cells, &mut s.vel, &mut s.valid);
+    apply_pressure(&spec, &s.sys, &s.solids, &mut s.vel, &mut s.valid);
     laps.lap(7);
     g2p(&spec, &mut s.ps, &s.vel, &old, 0.95);
     laps.lap(1);

@@ -125,7 +125,7 @@ pub fn emit(
     for k in lo[2]..=hi[2] {
         for j in lo[1]..=hi[1] {
             for i in lo[0]..=hi[0] {
-                if solids.is_solid_cell(i, j, k) {
+                if solids.is_closed_cell(i, j, k) {
                     continue;
                 }
                 strata.pick(&mut rng, &mut chosen);

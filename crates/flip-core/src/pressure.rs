@@ -19,6 +19,8 @@ pub struct PressureSystem {
     pub problem: OwnedProblem,
     /// `ρ·dx/dt`: multiply the solution by this to get pascals.
     pub scale: f64,
+    /// The boundary geometry the problem was assembled with.
+    pub geometry: crate::project::Geometry,
 }
 
 impl std::ops::Deref for PressureSystem {

@@ -5,7 +5,11 @@
 //! makes containers (liquid inside a solid circle/sphere).
 
 use crate::grid::{Grid3, GridSpec};
+use crate::mac::MacGrid;
 use glam::Vec3;
+
+mod faces;
+mod mask;
 use serde::{Deserialize, Serialize};
 
 /// Primitive solid shapes.
@@ -62,6 +66,11 @@ pub struct Solids {
     pub shapes: Vec<Shape>,
     /// Solid signed distance at cell centres (negative inside), walls included.
     pub phi: Grid3<f32>,
+    /// Open fraction of every MAC face (1 = no solid in the face, 0 = closed; Batty et al.
+    /// 2007): the variational weights of the pressure solve. Domain-boundary faces are 0.
+    pub face_open: MacGrid,
+    /// Velocity of the solids on the MAC faces (m/s); `None` for static solids.
+    pub velocity: Option<MacGrid>,
 }
 
 impl Shape {
@@ -91,20 +100,7 @@ impl Shape {
                 solid,
                 width,
                 height,
-            } => {
-                let e = spec.extent();
-                let px = ((p.x / e.x) * *width as f32)
-                    .floor()
-                    .clamp(0.0, *width as f32 - 1.0);
-                let py = ((1.0 - p.y / e.y) * *height as f32)
-                    .floor()
-                    .clamp(0.0, *height as f32 - 1.0);
-                if solid[py as usize * width + px as usize] {
-                    -0.5 * spec.dx
-                } else {
-                    0.5 * spec.dx
-                }
-            }
+            } => mask::distance(solid, *width, *height, spec.extent(), p),
         };
         let d = if self.shell > 0.0 {
             d.abs() - 0.5 * self.shell
@@ -120,31 +116,24 @@ impl Shape {
 }
 
 impl Solids {
-    /// Samples the domain walls and `shapes` onto cell centres of `spec`.
+    /// Samples the domain walls and `shapes` onto cell centres of `spec` and measures the open
+    /// fraction of every face.
     pub fn new(spec: GridSpec, shapes: Vec<Shape>) -> Self {
-        let mut phi = Grid3::new(spec.ni, spec.nj, spec.nk, 0.0f32);
-        let ext = spec.extent();
-        let wall = spec.dx; // walls one cell thick
-        for k in 0..spec.nk {
-            for j in 0..spec.nj {
-                for i in 0..spec.ni {
-                    let p = spec.cell_center(i, j, k);
-                    // distance to the inner faces of the wall layer (negative inside the wall)
-                    let mut d = (p.x - wall)
-                        .min(ext.x - wall - p.x)
-                        .min(p.y - wall)
-                        .min(ext.y - wall - p.y);
-                    if !spec.is_2d() {
-                        d = d.min(p.z - wall).min(ext.z - wall - p.z);
-                    }
-                    for s in &shapes {
-                        d = s.combine(d, s.distance(p, &spec));
-                    }
-                    phi[(i, j, k)] = d;
-                }
-            }
-        }
-        Self { spec, shapes, phi }
+        let mut solids = Self {
+            spec,
+            shapes,
+            phi: Grid3::new(spec.ni, spec.nj, spec.nk, 0.0f32),
+            face_open: MacGrid::zeros(&spec),
+            velocity: None,
+        };
+        let mut phi = std::mem::replace(&mut solids.phi, Grid3::new(0, 0, 0, 0.0));
+        crate::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, d| {
+            *d = solids.distance(spec.cell_center(i, j, k));
+        });
+        solids.phi = phi;
+        let nodes = faces::nodal_distance(&spec, |p| solids.distance(p));
+        solids.face_open = faces::open_fractions(&spec, &nodes);
+        solids
     }
 
     /// Only the domain walls.
@@ -179,6 +168,17 @@ impl Solids {
             self.distance(p + Vec3::Z * h) - self.distance(p - Vec3::Z * h)
         };
         Vec3::new(dx, dy, dz).normalize_or_zero()
+    }
+
+    /// Whether every face of cell `(i, j, k)` is closed: no liquid can enter it.
+    pub fn is_closed_cell(&self, i: usize, j: usize, k: usize) -> bool {
+        let f = &self.face_open;
+        let z = !self.spec.is_2d();
+        f.u[(i, j, k)] == 0.0
+            && f.u[(i + 1, j, k)] == 0.0
+            && f.v[(i, j, k)] == 0.0
+            && f.v[(i, j + 1, k)] == 0.0
+            && (!z || (f.w[(i, j, k)] == 0.0 && f.w[(i, j, k + 1)] == 0.0))
     }
 
     /// Whether cell `(i, j, k)` is solid (its centre is inside a solid).

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 mod splat;
 mod stencil;
 
+pub(crate) use splat::{bucket, Slabs};
 pub use splat::{p2g, TransferScratch};
 pub(crate) use stencil::{matches_spec, Lattice};
 

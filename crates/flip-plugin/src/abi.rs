@@ -120,8 +120,8 @@ pub const PARAM_CHOICE: ParamKind = 3;
 ///
 /// Validated at load: `min <= max`, `default` finite and in `[min, max]`, integral bounds and
 /// default for int/bool/choice, `min = 0` and `max = choice_count - 1` for choices, a name that
-/// is not one of the pressure node's own parameters (`solver`, `boundary`, `warm_start`,
-/// `dump_problems`, `time_limit`).
+/// is not one of the pressure node's own parameters (`solver`, `boundary`, `geometry`,
+/// `warm_start`, `time_limit`, `dump_problems`: `host::RESERVED_PARAM_NAMES`).
 #[repr(C)]
 pub struct ParamDesc {
     /// Identifier used in graphs, `[a-z0-9_]{1,32}`.

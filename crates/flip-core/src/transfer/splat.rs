@@ -14,7 +14,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 /// Cells per slab along the slab axis; must be ≥ 2 for same-parity slabs to be disjoint.
-const SLAB: usize = 2;
+pub(crate) const SLAB: usize = 2;
 
 /// Reusable buffers of [`p2g`] (particle buckets and weight sums), kept between steps so that
 /// a step allocates nothing large.
@@ -28,17 +28,17 @@ pub struct TransferScratch {
 
 /// Geometry of the slab decomposition.
 #[derive(Clone, Copy)]
-struct Slabs {
+pub(crate) struct Slabs {
     /// Slab axis: 1 in 2D, 2 in 3D.
-    axis: usize,
+    pub axis: usize,
     /// Cells along the slab axis.
-    cells: usize,
+    pub cells: usize,
     /// Number of slabs.
-    count: usize,
+    pub count: usize,
 }
 
 impl Slabs {
-    fn new(spec: &GridSpec) -> Self {
+    pub(crate) fn new(spec: &GridSpec) -> Self {
         let axis = if spec.is_2d() { 1 } else { 2 };
         let cells = spec.dims()[axis];
         Self {
@@ -53,8 +53,9 @@ impl Slabs {
         let layer = (q[self.axis].max(0.0) as u32 as usize).min(self.cells - 1);
         layer / SLAB
     }
-    /// Face layers `[lo, hi)` of component `c` touched by the particles of slab `s`.
-    fn layers(&self, c: usize, s: usize) -> (usize, usize) {
+    /// Face layers `[lo, hi)` of component `c` touched by the particles of slab `s` (for
+    /// `c != axis` also the cell-centre layers they touch).
+    pub(crate) fn layers(&self, c: usize, s: usize) -> (usize, usize) {
         let (a, b) = (s * SLAB, ((s + 1) * SLAB).min(self.cells));
         if c == self.axis {
             (a, b + 1)
@@ -121,7 +122,7 @@ pub fn p2g(
     }
     let slabs = Slabs::new(spec);
     let lattice = Lattice::new(spec);
-    let chunks = bucket(spec, particles, &slabs, &mut scratch.lists);
+    let chunks = bucket(spec, &particles.pos, &slabs, &mut scratch.lists);
     for (g, acc) in vel.axes().into_iter().zip(scratch.acc.iter_mut()) {
         acc.resize(g.len(), [0.0; 2]);
         acc.par_iter_mut()
@@ -142,14 +143,14 @@ pub fn p2g(
     }
 }
 
-/// Fills `lists[chunk][slab]` with particle indices; returns the number of chunks used.
-fn bucket(
+/// Fills `lists[chunk][slab]` with indices into `pos`; returns the number of chunks used.
+pub(crate) fn bucket(
     spec: &GridSpec,
-    particles: &Particles,
+    pos: &[Vec3],
     slabs: &Slabs,
     lists: &mut Vec<Vec<Vec<u32>>>,
 ) -> usize {
-    let n = particles.len();
+    let n = pos.len();
     assert!(n <= u32::MAX as usize, "too many particles for u32 indices");
     let chunk_len = n.div_ceil(4 * rayon::current_num_threads()).max(8192);
     let chunks = n.div_ceil(chunk_len).max(1);
@@ -161,7 +162,7 @@ fn bucket(
         l.iter_mut().for_each(Vec::clear);
         let end = ((c + 1) * chunk_len).min(n);
         for p in (c * chunk_len).min(end)..end {
-            l[slabs.of(particles.pos[p] * inv_dx)].push(p as u32);
+            l[slabs.of(pos[p] * inv_dx)].push(p as u32);
         }
     });
     chunks

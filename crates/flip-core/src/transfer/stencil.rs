@@ -148,6 +148,20 @@ impl Stencil {
     }
 }
 
+impl Stencil {
+    /// The block of a cell-centred field (centred along every axis).
+    #[inline(always)]
+    pub fn cell_block(&self) -> Block {
+        let (x, y, z) = (self.centre[0], self.centre[1], self.centre[2]);
+        let [ni, nj, _] = self.dims;
+        Block {
+            base: x.b + ni * (y.b + nj * z.b),
+            off: [x.s, y.s * ni, z.s * ni * nj],
+            t: [x.t, y.t, z.t],
+        }
+    }
+}
+
 impl Block {
     /// Trilinear interpolation of `d` (bilinear on a single-layer axis).
     #[inline(always)]

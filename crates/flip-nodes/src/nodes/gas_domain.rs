@@ -30,7 +30,7 @@ impl Node for GasDomain {
                 data: cells
                     .data
                     .iter()
-                    .map(|c| if *c == CellKind::Fluid { -half } else { half })
+                    .map(|c| if *c == CellKind::Air { half } else { -half })
                     .collect(),
             };
             let (cells, phi) = (

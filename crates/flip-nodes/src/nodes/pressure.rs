@@ -1,17 +1,20 @@
-//! Pressure solve: assembles the pressure system (Karlsson §5.1-5.2: p = 0 in air, Neumann at
-//! solids), hands it to the chosen plugin algorithm, applies the gradient. Warm-starts from
+//! Pressure solve: assembles the pressure system (Karlsson §5.1-5.2; variational solid faces of
+//! Batty et al. 2007 and the ghost-fluid free surface by default), hands it to the chosen
+//! plugin algorithm, applies the gradient. Warm-starts from
 //! the previous step's pressure; reports iterations, residual, time and the divergence left.
 
 mod params;
 
 use super::common::{failed, spec};
 use crate::params::Params;
-use flip_core::measure::{divergence_violation, fluid_cell_count};
 use flip_core::pressure::PressureSystem;
-use flip_core::project::{apply_pressure, assemble, AssembleParams};
+use flip_core::project::{
+    apply_pressure, assemble, divergence_violation, AssembleParams, Geometry,
+};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
+use flip_plugin::abi::CELL_FLUID;
 use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
 use flip_plugin::sdk::Problem;
 use std::sync::Arc;
@@ -20,6 +23,7 @@ use std::time::Instant;
 struct PressureSolve {
     solver: SolverInstance,
     separating: bool,
+    geometry: Geometry,
     warm_start: bool,
     system: PressureSystem,
     previous: Vec<f64>,
@@ -54,9 +58,14 @@ impl PressureSolve {
         let algorithm = info.name.clone();
         let solver =
             SolverInstance::create(plugin, &algorithm, &values).map_err(|e| e.to_string())?;
+        let geometry = match p.text("geometry").unwrap_or("variational") {
+            "voxelized" => Geometry::Voxelized,
+            _ => Geometry::Variational,
+        };
         Ok(Self {
             solver,
             separating,
+            geometry,
             warm_start: p.bool("warm_start").map_err(|e| e.to_string())?,
             system: PressureSystem::default(),
             previous: Vec::new(),
@@ -81,6 +90,7 @@ impl Node for PressureSolve {
             density: ctx.settings.density,
             dt: ctx.dt,
             separating: self.separating,
+            geometry: self.geometry,
         };
         let previous = (self.warm_start && self.previous.len() == g.cell_count())
             .then_some(&self.previous[..]);
@@ -95,10 +105,6 @@ impl Node for PressureSolve {
             &mut self.system,
         );
         self.system.step = ctx.step;
-        if self.system.face_open[0].len() != self.system.cell_kind.len() {
-            // A voxelized assembly leaves the face fractions unset: they follow from the kinds.
-            self.system.problem.open_faces_from_kinds();
-        }
         let sys = &mut self.system;
         let mut view = sys.problem.view();
         if let Some(dir) = &self.dump_dir {
@@ -121,7 +127,7 @@ impl Node for PressureSolve {
             self.previous.clone_from(&sys.pressure);
         }
         let f = Arc::make_mut(&mut field);
-        apply_pressure(g, sys, &cells, &mut f.vel, &mut f.valid);
+        apply_pressure(g, sys, &solids, &mut f.vel, &mut f.valid);
         io.stat("iterations", f64::from(stats.iterations));
         io.stat("outer_iterations", f64::from(stats.outer_iterations));
         io.stat("residual", stats.residual);
@@ -129,10 +135,10 @@ impl Node for PressureSolve {
         io.stat("converged", f64::from(stats.converged));
         io.stat("solve_ms", solve_ms);
         // On separating walls (set S) positive divergence is liquid leaving the wall.
-        let s_cells = self.separating.then_some(&sys.complementarity[..]);
-        let violation = divergence_violation(g, &f.vel, &cells, s_cells) / g.dx;
+        let violation = divergence_violation(g, &f.vel, &solids, sys);
         io.stat("max_divergence", f64::from(violation));
-        io.stat("fluid_cells", fluid_cell_count(&cells) as f64);
+        let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
+        io.stat("fluid_cells", unknowns as f64);
         io.set("pressure", Value::Scalar(Arc::new(sys.physical_pressure())));
         io.set("velocity", Value::Velocity(field));
         Ok(())
@@ -167,9 +173,11 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         "pressure",
         "Pressure Solve",
         "Solve",
-        "Makes the velocity divergence-free: assembles the Poisson system (p = 0 in air, \
-         Neumann at solids; Karlsson §5.1-5.2), solves it with a plugin algorithm, subtracts \
-         the pressure gradient. `separating` walls pose the LCP 0 ≤ p ⊥ u·n ≥ 0 (Lai et al.).",
+        "Makes the velocity divergence-free: assembles the Poisson system (Karlsson §5.1-5.2), \
+         by default with solid faces weighted by their open fraction (Batty, Bertails & Bridson \
+         2007) and p = 0 at the level set's zero crossing (ghost fluid, Gibou et al. 2002), \
+         solves it with a plugin algorithm, subtracts the pressure gradient. `separating` walls \
+         pose the LCP 0 ≤ p ⊥ u·n ≥ 0 (Lai et al.).",
         vec![
             PortSpec::new("velocity", DataKind::Velocity, "extrapolated grid velocity"),
             PortSpec::new("cells", DataKind::Cells, "cell kinds"),
@@ -194,6 +202,14 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "standard: u·n = 0; separating: liquid may leave walls (LCP)",
                 &["standard", "separating"],
                 "standard",
+            ),
+            ParamSpec::choice(
+                "geometry",
+                "Geometry",
+                "variational: solid faces cut by their open fraction and the free surface at the \
+                 level set's zero (ghost fluid); voxelized: whole cells, p = 0 at air cell centres",
+                &["variational", "voxelized"],
+                "variational",
             ),
             ParamSpec::bool(
                 "warm_start",
@@ -225,4 +241,20 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
     .with_dynamic_params(Box::new(move |values| {
         params::algorithm_specs(&for_params, values)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_host_reserves_exactly_the_nodes_own_parameter_names() {
+        let kind = super::kind(std::sync::Arc::default());
+        let mut own: Vec<&str> = kind.spec.params.iter().map(|p| p.name.as_str()).collect();
+        let mut reserved = flip_plugin::host::RESERVED_PARAM_NAMES.to_vec();
+        own.sort_unstable();
+        reserved.sort_unstable();
+        assert_eq!(
+            own, reserved,
+            "a plugin parameter must never collide with these"
+        );
+    }
 }

@@ -13,9 +13,10 @@ use std::ffi::c_char;
 pub const RESERVED_PARAM_NAMES: &[&str] = &[
     "solver",
     "boundary",
+    "geometry",
     "warm_start",
-    "dump_problems",
     "time_limit",
+    "dump_problems",
 ];
 
 /// Reads a NUL-terminated UTF-8 string of at most `cap` bytes, sanitised.

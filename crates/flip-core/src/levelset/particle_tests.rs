@@ -1,0 +1,84 @@
+use super::particles::height_above_surface;
+use super::*;
+use crate::emit::{emit, EmitParams, EmitShape};
+use crate::particles::Particles;
+use crate::solids::Solids;
+use glam::Vec3;
+
+/// Particles seeded as the emitter does (4 per cell in 2D, 8 in 3D, full jitter) below `h`.
+fn tank(spec: &GridSpec, solids: &Solids, h: f32, seed: u64) -> Particles {
+    let e = spec.extent();
+    let params = EmitParams {
+        shape: EmitShape::Box {
+            min: Vec3::ZERO,
+            max: Vec3::new(e.x, h, e.z),
+        },
+        per_cell: if spec.is_2d() { 4 } else { 8 },
+        velocity: Vec3::ZERO,
+        jitter: 1.0,
+        top_up: false,
+    };
+    let mut ps = Particles::default();
+    emit(spec, solids, &params, seed, &mut ps);
+    ps
+}
+
+/// Height of the zero crossing of φ along column `(i, k)`.
+fn crossing(spec: &GridSpec, phi: &Grid3<f32>, i: usize, k: usize) -> f32 {
+    for j in 0..spec.nj - 1 {
+        let (a, b) = (phi[(i, j, k)], phi[(i, j + 1, k)]);
+        if a < 0.0 && b >= 0.0 {
+            return (j as f32 + 0.5 + a / (a - b)) * spec.dx;
+        }
+    }
+    f32::NAN
+}
+
+#[test]
+fn the_inverted_profile_is_exact_on_its_branches() {
+    assert!((height_above_surface(2.0 / 3.0)).abs() < 1e-6);
+    assert!((height_above_surface(1.0) - 0.5).abs() < 1e-6);
+    // s = 1.5 (t = −0.5): d = 2·2.25·1.5 / (3·5.75)
+    assert!((height_above_surface(6.75 / 17.25) + 0.5).abs() < 1e-5);
+}
+
+#[test]
+fn a_still_tank_has_a_flat_surface_where_its_particles_end() {
+    for spec in [
+        GridSpec::new(64, 32, 1, 1.0 / 64.0),
+        GridSpec::new(20, 16, 20, 1.0 / 20.0),
+    ] {
+        let solids = Solids::walls(spec);
+        for frac in [0.0f32, 0.1, 0.37, 0.5, 0.9] {
+            let h = (8.0 + frac) * spec.dx;
+            let ps = tank(&spec, &solids, h, 7);
+            let mut phi = Grid3::new(1, 1, 1, 0.0);
+            let mut scratch = ParticlePhiScratch::default();
+            particle_phi(&spec, &ps.pos, Some(&solids), 2, 0, &mut scratch, &mut phi);
+            let (mut lo, mut hi, mut sum, mut n) = (f32::MAX, f32::MIN, 0.0, 0.0);
+            let layers = if spec.is_2d() { 0..1 } else { 1..spec.nk - 1 };
+            for k in layers {
+                for i in 1..spec.ni - 1 {
+                    let y = crossing(&spec, &phi, i, k);
+                    if y.is_nan() {
+                        let col: Vec<f32> =
+                            (0..spec.nj).map(|j| phi[(i, j, k)] / spec.dx).collect();
+                        panic!("column {i} {k}: {col:?}");
+                    }
+                    (lo, hi, sum, n) = (lo.min(y), hi.max(y), sum + y, n + 1.0);
+                }
+            }
+            let mean = sum / n;
+            eprintln!(
+                "{}D frac {frac}: mean offset {:+.4} dx, spread {:.4} dx",
+                spec.dimension(),
+                (mean - h) / spec.dx,
+                (hi - lo) / spec.dx
+            );
+            assert!(
+                ((mean - h) / spec.dx).abs() < 0.05,
+                "{spec:?} h {h}: mean {mean}"
+            );
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! Liquid level set from particles (Zhu & Bridson 2005, "Animating sand as a fluid", §4):
+//! `φ(x) = |x − x̄(x)| − r`, with `x̄` the kernel-weighted mean of the nearby particles.
+//!
+//! The kernel is the trilinear hat splatted to cell centres and smoothed once by `[¼ ½ ¼]`
+//! along each axis: at a cell centre that is the tensor product of `K(u) = ½ − |u|/4` on
+//! `|u| < 2` cells. For a half-space of uniformly spread particles the offset `d = |x − x̄|/dx`
+//! at height `t` cells above the surface is known in closed form (`d = (2 + 2t)/3` for
+//! `0 ≤ t ≤ 2`, `d = 2s²(3 − s)/(3(8 − s²))` with `s = 2 + t` for `−2 ≤ t ≤ 0`), so instead of a
+//! fixed radius `r` we invert that profile: a flat surface lands exactly where the particles
+//! end, whatever the particle count per cell. Particles near a solid are mirrored across it
+//! (the solid's level set gives the plane), so a wall does not look like a free surface and the
+//! liquid's level set continues into the solid as the mirror image.
+
+use super::sweep::fast_sweep;
+use crate::grid::{Grid3, GridSpec};
+use crate::solids::Solids;
+use crate::transfer::{bucket, Lattice, Slabs};
+use glam::Vec3;
+use rayon::prelude::*;
+
+/// Kernel half-width in cells: particles closer than this to a solid are mirrored.
+const SUPPORT: f32 = 2.0;
+/// Offset `d` of a point on a flat surface (`t = 0`).
+const D_SURFACE: f32 = 2.0 / 3.0;
+
+/// Reusable buffers of [`particle_phi`].
+#[derive(Debug, Default)]
+pub struct ParticlePhiScratch {
+    lists: Vec<Vec<Vec<u32>>>,
+    /// Per cell: Σw, Σw·x, Σw·y, Σw·z.
+    acc: Vec<[f32; 4]>,
+    tmp: Vec<[f32; 4]>,
+    mirrors: Vec<Vec3>,
+    mirror_mass: Vec<f32>,
+    band: Vec<u8>,
+}
+
+/// Builds the liquid signed distance (negative inside, metres) on cell centres from particle
+/// positions `pos`; with `solids`, particles within the kernel's reach of a solid are mirrored
+/// across it. Cells next to the surface get the inverted Zhu–Bridson distance, the rest are
+/// redistanced by `sweeps` fast-sweeping passes. Deterministic for any thread count. Resizes
+/// `phi`.
+pub fn particle_phi(
+    spec: &GridSpec,
+    pos: &[Vec3],
+    solids: Option<&Solids>,
+    sweeps: usize,
+    smoothing: usize,
+    scratch: &mut ParticlePhiScratch,
+    phi: &mut Grid3<f32>,
+) {
+    let far = 1000.0f32.max(2.0 * (spec.ni + spec.nj + spec.nk) as f32) * spec.dx;
+    phi.reset(spec.ni, spec.nj, spec.nk, far);
+    scratch.acc.clear();
+    scratch.acc.resize(spec.cell_count(), [0.0; 4]);
+    splat(spec, pos, None, &mut scratch.lists, &mut scratch.acc);
+    if let Some(solids) = solids {
+        let (m, mass) = (&mut scratch.mirrors, &mut scratch.mirror_mass);
+        mirror(spec, pos, solids, m, mass);
+        splat(spec, m, Some(mass), &mut scratch.lists, &mut scratch.acc);
+    }
+    for axis in 0..spec.dimension() {
+        smooth(spec, axis, &mut scratch.acc, &mut scratch.tmp);
+    }
+    offsets(spec, &scratch.acc, &mut phi.data);
+    surface_band(spec, &phi.data, &mut scratch.band);
+    // φ holds the offset d (cells) for now; the band gets its distance, the rest is swept
+    let mut unsigned = vec![far; phi.data.len()];
+    unsigned
+        .par_iter_mut()
+        .zip(phi.data.par_iter())
+        .zip(scratch.band.par_iter())
+        .for_each(|((u, &d), &b)| {
+            if b != 0 {
+                *u = height_above_surface(d).abs() * spec.dx;
+            }
+        });
+    fast_sweep(spec, &scratch.band, &mut unsigned, sweeps);
+    phi.data
+        .par_iter_mut()
+        .zip(unsigned.par_iter())
+        .for_each(|(o, &u)| *o = if *o < D_SURFACE { -u } else { u });
+    if smoothing > 0 {
+        smooth_surface(
+            spec,
+            smoothing,
+            sweeps,
+            far,
+            &mut scratch.band,
+            &mut phi.data,
+        );
+    }
+}
+
+/// `passes` Jacobi steps of `φ += ¼ dx² Δφ / d` on the cells within three cells of the surface
+/// (a discrete mean-curvature flow: flat surfaces stay exactly where they are, bumps at the
+/// particle-sampling scale decay fastest), then the surface band is redistanced again.
+fn smooth_surface(
+    spec: &GridSpec,
+    passes: usize,
+    sweeps: usize,
+    far: f32,
+    band: &mut Vec<u8>,
+    phi: &mut Vec<f32>,
+) {
+    let dims = spec.dims();
+    let strides = [1, dims[0], dims[0] * dims[1]];
+    let near = 3.0 * spec.dx;
+    let rate = 0.25 / spec.dimension() as f32;
+    let mut next = phi.clone();
+    for _ in 0..passes {
+        next.par_iter_mut()
+            .enumerate()
+            .with_min_len(4096)
+            .for_each(|(c, o)| {
+                let v = phi[c];
+                if v.abs() > near {
+                    *o = v;
+                    return;
+                }
+                let pos = [c % dims[0], (c / dims[0]) % dims[1], c / strides[2]];
+                let mut lap = 0.0;
+                for a in 0..spec.dimension() {
+                    let lo = if pos[a] > 0 { phi[c - strides[a]] } else { v };
+                    let hi = if pos[a] + 1 < dims[a] {
+                        phi[c + strides[a]]
+                    } else {
+                        v
+                    };
+                    lap += lo + hi - 2.0 * v;
+                }
+                *o = v + rate * lap;
+            });
+        std::mem::swap(phi, &mut next);
+    }
+    let d: Vec<f32> = phi
+        .iter()
+        .map(|&v| if v < 0.0 { 0.0 } else { 1.0 })
+        .collect();
+    surface_band_at(spec, &d, 0.5, band);
+    let mut unsigned: Vec<f32> = phi
+        .par_iter()
+        .zip(band.par_iter())
+        .map(|(&v, &b)| if b != 0 { v.abs() } else { far })
+        .collect();
+    fast_sweep(spec, band, &mut unsigned, sweeps);
+    phi.par_iter_mut()
+        .zip(unsigned.par_iter())
+        .for_each(|(o, &u)| *o = if *o < 0.0 { -u } else { u });
+}
+
+/// Trilinear splat of weight and weighted position to the cell centres, slab by slab in two
+/// parity phases (as P2G), so each cell sums its particles in one fixed order. `mass` scales
+/// each point's weights (1 without it).
+fn splat(
+    spec: &GridSpec,
+    pos: &[Vec3],
+    mass: Option<&[f32]>,
+    lists: &mut Vec<Vec<Vec<u32>>>,
+    acc: &mut [[f32; 4]],
+) {
+    if pos.is_empty() {
+        return;
+    }
+    let slabs = Slabs::new(spec);
+    let lattice = Lattice::new(spec);
+    let chunks = bucket(spec, pos, &slabs, lists);
+    let lists = &lists[..chunks];
+    let d = spec.dims();
+    let layer_len: usize = d[..slabs.axis].iter().product();
+    for parity in 0..2 {
+        let mut windows = Vec::new();
+        let (mut rest, mut at) = (&mut acc[..], 0usize);
+        for slab in (parity..slabs.count).step_by(2) {
+            let (lo, hi) = slabs.layers(usize::MAX, slab);
+            let (start, end) = (lo * layer_len, hi * layer_len);
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(start - at);
+            let (win, tail) = tail.split_at_mut(end - start);
+            (rest, at) = (tail, end);
+            windows.push((slab, start, win));
+        }
+        windows.into_par_iter().for_each(|(slab, offset, win)| {
+            for l in lists {
+                for &p in &l[slab] {
+                    let x = pos[p as usize];
+                    let m = mass.map_or(1.0, |m| m[p as usize]);
+                    let b = lattice.stencil(x).cell_block();
+                    let w = b.weights();
+                    let [ox, oy, oz] = b.off;
+                    let base = b.base - offset;
+                    let layers = if oz == 0 { 1 } else { 2 };
+                    for l in 0..layers {
+                        for r in 0..2 {
+                            for (c, at) in [base + l * oz + r * oy, base + l * oz + r * oy + ox]
+                                .into_iter()
+                                .enumerate()
+                            {
+                                let wt = m * w[4 * l + 2 * r + c];
+                                let a = &mut win[at];
+                                a[0] += wt;
+                                a[1] += wt * x.x;
+                                a[2] += wt * x.y;
+                                a[3] += wt * x.z;
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Mirror images of the particles that lie outside a solid but within the kernel's reach of
+/// it: `x − 2 φ_s(x) n(x)`, with `φ_s` and `n = ∇φ_s` from the solid's cell-centred level set.
+/// An image beyond the outermost cell centres keeps only the weight the hat gives the
+/// outermost cells (`mass`), as if the grid went on.
+fn mirror(
+    spec: &GridSpec,
+    pos: &[Vec3],
+    solids: &Solids,
+    out: &mut Vec<Vec3>,
+    mass: &mut Vec<f32>,
+) {
+    let reach = SUPPORT * spec.dx;
+    let dims = spec.dims();
+    let (images, masses): (Vec<Vec3>, Vec<f32>) = pos
+        .par_iter()
+        .with_min_len(4096)
+        .filter_map(|&x| {
+            let (d, n) = solid_distance_and_normal(spec, &solids.phi, x);
+            if !(d > 0.0 && d < reach && n.length_squared() > 0.25) {
+                return None;
+            }
+            let image = x - 2.0 * d * n.normalize();
+            let mut m = 1.0f32;
+            for a in 0..spec.dimension() {
+                let g = image[a] / spec.dx - 0.5;
+                let beyond = (-g).max(g - (dims[a] - 1) as f32).max(0.0);
+                m *= (1.0 - beyond).max(0.0);
+            }
+            (m > 0.0).then_some((image, m))
+        })
+        .unzip();
+    *out = images;
+    *mass = masses;
+}
+
+/// Trilinear interpolation of a cell-centred field and its gradient at `x`.
+fn solid_distance_and_normal(spec: &GridSpec, phi: &Grid3<f32>, x: Vec3) -> (f32, Vec3) {
+    let dims = spec.dims();
+    let q = x / spec.dx - Vec3::splat(0.5);
+    let mut base = [0usize; 3];
+    let mut t = [0.0f32; 3];
+    for a in 0..3 {
+        if dims[a] < 2 {
+            continue;
+        }
+        let g = q[a].clamp(0.0, (dims[a] - 1) as f32);
+        base[a] = (g as usize).min(dims[a] - 2);
+        t[a] = g - base[a] as f32;
+    }
+    let at = |di: usize, dj: usize, dk: usize| {
+        let k = if dims[2] < 2 { 0 } else { base[2] + dk };
+        phi[(base[0] + di, base[1] + dj, k)]
+    };
+    let layers = if dims[2] < 2 { 1 } else { 2 };
+    let (mut value, mut grad) = (0.0, Vec3::ZERO);
+    for dk in 0..layers {
+        for dj in 0..2 {
+            for di in 0..2 {
+                let v = at(di, dj, dk);
+                let wx = if di == 1 { t[0] } else { 1.0 - t[0] };
+                let wy = if dj == 1 { t[1] } else { 1.0 - t[1] };
+                let wz = match (layers, dk) {
+                    (1, _) => 1.0,
+                    (_, 1) => t[2],
+                    _ => 1.0 - t[2],
+                };
+                let sx = if di == 1 { 1.0 } else { -1.0 };
+                let sy = if dj == 1 { 1.0 } else { -1.0 };
+                let sz = if dk == 1 { 1.0 } else { -1.0 };
+                value += v * wx * wy * wz;
+                grad += v * Vec3::new(sx * wy * wz, sy * wx * wz, sz * wx * wy);
+            }
+        }
+    }
+    if layers == 1 {
+        grad.z = 0.0;
+    }
+    (value, grad / spec.dx)
+}
+
+/// One `[¼ ½ ¼]` pass along `axis` (zero beyond the grid).
+fn smooth(spec: &GridSpec, axis: usize, acc: &mut Vec<[f32; 4]>, tmp: &mut Vec<[f32; 4]>) {
+    let d = spec.dims();
+    let stride = [1, d[0], d[0] * d[1]][axis];
+    let n = d[axis];
+    tmp.resize(acc.len(), [0.0; 4]);
+    let src = &acc[..];
+    tmp.par_iter_mut()
+        .with_min_len(4096)
+        .enumerate()
+        .for_each(|(c, o)| {
+            let i = (c / stride) % n;
+            let mut v = src[c].map(|x| 0.5 * x);
+            for (ok, nb) in [(i > 0, c.wrapping_sub(stride)), (i + 1 < n, c + stride)] {
+                if ok {
+                    for (a, b) in v.iter_mut().zip(src[nb]) {
+                        *a += 0.25 * b;
+                    }
+                }
+            }
+            *o = v;
+        });
+    std::mem::swap(acc, tmp);
+}
+
+/// Writes the offset `d = |x − x̄|/dx` of every cell (`+∞` where no particle is in reach).
+fn offsets(spec: &GridSpec, acc: &[[f32; 4]], out: &mut [f32]) {
+    let [ni, nj, _] = spec.dims();
+    out.par_iter_mut()
+        .with_min_len(4096)
+        .enumerate()
+        .for_each(|(c, o)| {
+            let [w, sx, sy, sz] = acc[c];
+            *o = if w > 0.0 {
+                let (i, j, k) = (c % ni, (c / ni) % nj, c / (ni * nj));
+                let mut mean = Vec3::new(sx, sy, sz) / w;
+                if spec.is_2d() {
+                    mean.z = spec.cell_center(i, j, k).z;
+                }
+                (spec.cell_center(i, j, k) - mean).length() / spec.dx
+            } else {
+                f32::INFINITY
+            };
+        });
+}
+
+/// Marks cells with a neighbour on the other side of the surface (offset `d` across 2/3).
+fn surface_band(spec: &GridSpec, d: &[f32], band: &mut Vec<u8>) {
+    surface_band_at(spec, d, D_SURFACE, band);
+}
+
+/// Marks cells with a neighbour on the other side of the level `iso` of `d`.
+fn surface_band_at(spec: &GridSpec, d: &[f32], iso: f32, band: &mut Vec<u8>) {
+    let dims = spec.dims();
+    let strides = [1, dims[0], dims[0] * dims[1]];
+    band.resize(d.len(), 0);
+    band.par_iter_mut()
+        .with_min_len(4096)
+        .enumerate()
+        .for_each(|(c, b)| {
+            let inside = d[c] < iso;
+            let pos = [c % dims[0], (c / dims[0]) % dims[1], c / strides[2]];
+            let crosses = (0..spec.dimension()).any(|a| {
+                let lo = pos[a] > 0 && (d[c - strides[a]] < iso) != inside;
+                let hi = pos[a] + 1 < dims[a] && (d[c + strides[a]] < iso) != inside;
+                lo || hi
+            });
+            *b = u8::from(crosses);
+        });
+}
+
+/// Height `t` (cells) above a flat surface at which the kernel-weighted mean of a uniform
+/// half-space of particles is `d` cells away: the inverse of the profile in the module docs.
+pub(crate) fn height_above_surface(d: f32) -> f32 {
+    if d >= D_SURFACE {
+        return 1.5 * d - 1.0;
+    }
+    let profile = |s: f32| 2.0 * s * s * (3.0 - s) / (3.0 * (8.0 - s * s));
+    let (mut lo, mut hi) = (0.0f32, 2.0f32);
+    for _ in 0..32 {
+        let mid = 0.5 * (lo + hi);
+        if profile(mid) < d {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi) - 2.0
+}
