@@ -8,11 +8,7 @@ use flipgraph_tests::{graph, registry, set, simulation, stat};
 /// A tank at `n`² (2D) or `n`³ (3D) filled to `depth_cells` cells above the floor (the wall
 /// layer is one cell), one substep per frame of `dt`, no file output.
 fn tank(n: usize, three_d: bool, depth_cells: f32, dt: f32) -> GraphDoc {
-    let mut doc = graph(if three_d {
-        "drop_3d.ron"
-    } else {
-        "dam_break_2d.ron"
-    });
+    let mut doc = graph(if three_d { "drop_3d.ron" } else { "dam_break_2d.ron" });
     let nk = if three_d { n } else { 1 };
     doc.settings.grid = [n, n, nk];
     doc.settings.cell_size = 1.0 / n as f32;
@@ -22,12 +18,7 @@ fn tank(n: usize, three_d: bool, depth_cells: f32, dt: f32) -> GraphDoc {
     let top = (1.0 + f64::from(depth_cells)) * dx;
     let source = if three_d { "ball" } else { "source" };
     set(&mut doc, source, "shape", Text("box".into()));
-    set(
-        &mut doc,
-        source,
-        "center",
-        Vector(vec![0.5, 0.5 * top, 0.5]),
-    );
+    set(&mut doc, source, "center", Vector(vec![0.5, 0.5 * top, 0.5]));
     set(&mut doc, source, "size", Vector(vec![1.0, top, 1.0]));
     set(&mut doc, source, "jitter", Number(1.0));
     set(&mut doc, "export", "ply", Bool(false));

@@ -81,14 +81,7 @@ pub fn particle_phi(
         .zip(unsigned.par_iter())
         .for_each(|(o, &u)| *o = if *o < D_SURFACE { -u } else { u });
     if smoothing > 0 {
-        smooth_surface(
-            spec,
-            smoothing,
-            sweeps,
-            far,
-            &mut scratch.band,
-            &mut phi.data,
-        );
+        smooth_surface(spec, smoothing, sweeps, far, &mut scratch.band, &mut phi.data);
     }
 }
 
@@ -109,34 +102,24 @@ fn smooth_surface(
     let rate = 0.25 / spec.dimension() as f32;
     let mut next = phi.clone();
     for _ in 0..passes {
-        next.par_iter_mut()
-            .enumerate()
-            .with_min_len(4096)
-            .for_each(|(c, o)| {
-                let v = phi[c];
-                if v.abs() > near {
-                    *o = v;
-                    return;
-                }
-                let pos = [c % dims[0], (c / dims[0]) % dims[1], c / strides[2]];
-                let mut lap = 0.0;
-                for a in 0..spec.dimension() {
-                    let lo = if pos[a] > 0 { phi[c - strides[a]] } else { v };
-                    let hi = if pos[a] + 1 < dims[a] {
-                        phi[c + strides[a]]
-                    } else {
-                        v
-                    };
-                    lap += lo + hi - 2.0 * v;
-                }
-                *o = v + rate * lap;
-            });
+        next.par_iter_mut().enumerate().with_min_len(4096).for_each(|(c, o)| {
+            let v = phi[c];
+            if v.abs() > near {
+                *o = v;
+                return;
+            }
+            let pos = [c % dims[0], (c / dims[0]) % dims[1], c / strides[2]];
+            let mut lap = 0.0;
+            for a in 0..spec.dimension() {
+                let lo = if pos[a] > 0 { phi[c - strides[a]] } else { v };
+                let hi = if pos[a] + 1 < dims[a] { phi[c + strides[a]] } else { v };
+                lap += lo + hi - 2.0 * v;
+            }
+            *o = v + rate * lap;
+        });
         std::mem::swap(phi, &mut next);
     }
-    let d: Vec<f32> = phi
-        .iter()
-        .map(|&v| if v < 0.0 { 0.0 } else { 1.0 })
-        .collect();
+    let d: Vec<f32> = phi.iter().map(|&v| if v < 0.0 { 0.0 } else { 1.0 }).collect();
     surface_band_at(spec, &d, 0.5, band);
     let mut unsigned: Vec<f32> = phi
         .par_iter()
@@ -214,13 +197,7 @@ fn splat(
 /// it: `x − 2 φ_s(x) n(x)`, with `φ_s` and `n = ∇φ_s` from the solid's cell-centred level set.
 /// An image beyond the outermost cell centres keeps only the weight the hat gives the
 /// outermost cells (`mass`), as if the grid went on.
-fn mirror(
-    spec: &GridSpec,
-    pos: &[Vec3],
-    solids: &Solids,
-    out: &mut Vec<Vec3>,
-    mass: &mut Vec<f32>,
-) {
+fn mirror(spec: &GridSpec, pos: &[Vec3], solids: &Solids, out: &mut Vec<Vec3>, mass: &mut Vec<f32>) {
     let reach = SUPPORT * spec.dx;
     let dims = spec.dims();
     let (images, masses): (Vec<Vec3>, Vec<f32>) = pos

@@ -102,11 +102,7 @@ pub fn apply_pressure(
 ) {
     let ghost_fluid = sys.geometry == super::Geometry::Variational;
     let p = &sys.problem;
-    assert_eq!(
-        p.pressure.len(),
-        spec.cell_count(),
-        "pressure system on another grid"
-    );
+    assert_eq!(p.pressure.len(), spec.cell_count(), "pressure system on another grid");
     let dims = spec.dims();
     let axes = spec.dimension();
     let (kind, open, phi, pr) = (&p.cell_kind, &p.face_open, &p.liquid_phi, &p.pressure);
@@ -125,11 +121,7 @@ pub fn apply_pressure(
                 let r = i + dims[0] * (j + dims[1] * k);
                 if f[a] == 0 || f[a] == dims[a] {
                     // domain boundary: a wall at the solid velocity
-                    let inner = if f[a] == 0 {
-                        r
-                    } else {
-                        r - [1, dims[0], dims[0] * dims[1]][a]
-                    };
+                    let inner = if f[a] == 0 { r } else { r - [1, dims[0], dims[0] * dims[1]][a] };
                     *u = solid_velocity(solids, a, f);
                     *valid = u8::from(kind[inner] == CELL_FLUID);
                     continue;

@@ -77,11 +77,7 @@ pub fn kind() -> NodeKind {
         vec![
             PortSpec::optional("particles", DataKind::Particles, "marker particles"),
             PortSpec::optional("cells", DataKind::Cells, "cell kinds (method `cells`)"),
-            PortSpec::optional(
-                "solids",
-                DataKind::Solids,
-                "walls the surface continues into",
-            ),
+            PortSpec::optional("solids", DataKind::Solids, "walls the surface continues into"),
         ],
         vec![PortSpec::new(
             "level_set",
