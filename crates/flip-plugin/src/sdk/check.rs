@@ -93,6 +93,47 @@ fn finish(rows: &[Option<Row>], label: &[u32], singular: &[bool]) -> f64 {
     max
 }
 
+/// One pass over the unknowns without the region projection: each row counts with its raw
+/// residual (LCP rows with the smaller of their two forms). Never below [`structured`]'s value,
+/// so a result it accepts `structured` accepts too; about twice as fast as one matrix product.
+pub fn structured_raw(p: &Problem<'_>) -> Residual {
+    let n = p.cell_count();
+    let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
+    let x = &*p.pressure;
+    let mut out = Residual {
+        finite: true,
+        ..Residual::default()
+    };
+    for c in (0..n).filter(|&c| p.is_fluid(c)) {
+        let d = f64::from(p.diag[c]);
+        let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
+        for a in 0..3 {
+            for (m, o) in [(c + s[a], c), (c.wrapping_sub(s[a]), c.wrapping_sub(s[a]))] {
+                if m < n && p.off[a][o] != 0.0 {
+                    let t = f64::from(p.off[a][o]) * x[m];
+                    ax += t;
+                    abs += t.abs();
+                }
+            }
+        }
+        let r = p.rhs[c] - ax;
+        let value = if p.lcp && p.complementarity[c] != 0 {
+            (-r).min(x[c]).abs().min((-r).min(d * x[c]).abs())
+        } else {
+            r.abs()
+        };
+        out.finite &= x[c].is_finite();
+        out.rhs_norm = out.rhs_norm.max(p.rhs[c].abs());
+        out.scale = out.scale.max(abs + p.rhs[c].abs());
+        out.max = if value.is_nan() {
+            f64::NAN
+        } else {
+            out.max.max(value)
+        };
+    }
+    out
+}
+
 /// The residual of `p.pressure` for the structured problem `p`.
 pub fn structured(p: &Problem<'_>) -> Residual {
     let n = p.cell_count();
@@ -245,6 +286,7 @@ mod tests {
         let mut p = tiny();
         assert_eq!(p.diag, vec![0.0, 2.0, 2.0, 0.0]);
         p.pressure = vec![0.0, 4.0 / 3.0, 5.0 / 3.0, 0.0];
+        assert_eq!(structured_raw(&p.view()), structured(&p.view()));
         let exact = structured(&p.view());
         assert!(exact.max < 1e-15 && exact.finite, "{exact:?}");
         p.pressure = vec![0.0; 4];
@@ -266,6 +308,11 @@ mod tests {
         p.assemble_matrix();
         p.rhs = vec![0.0, 1.0, 1.0, 0.0];
         assert!(structured(&p.view()).max < 1e-15, "projected rhs is 0");
+        assert_eq!(
+            structured_raw(&p.view()).max,
+            1.0,
+            "the raw residual is not projected"
+        );
         p.pressure[1] = 1.0;
         assert!((structured(&p.view()).max - 1.0).abs() < 1e-15);
     }
