@@ -86,7 +86,7 @@ impl<C: Send + 'static, E: Send + 'static> SimThread<C, E> {
 impl<C, E> Drop for SimThread<C, E> {
     fn drop(&mut self) {
         // Closing the channel ends the thread after its current frame, which is cut short.
-        self.interrupt();
+        self.stop.store(true, Ordering::SeqCst);
         let (tx, _) = channel();
         drop(std::mem::replace(&mut self.tx, tx));
         if let Some(h) = self.handle.take() {

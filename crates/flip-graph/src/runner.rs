@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Stopping a run from another thread.
+mod cancel;
+
 /// Accumulated time of one node.
 #[derive(Clone, Debug, Default)]
 pub struct NodeTiming {
@@ -160,18 +163,6 @@ impl Simulation {
         self.frame = 0;
         self.step = 0;
         self.state_speed = None;
-    }
-
-    /// The stop flag of this run: set it (from any thread) to end the current substep early
-    /// with [`RunError::Cancelled`]; running pressure solves see it through the plugin cancel
-    /// service. Clear it before running again.
-    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
-        self.cancel.clone()
-    }
-
-    /// Uses `flag` as this run's stop flag (a front end that keeps one flag across runs).
-    pub fn set_cancel_flag(&mut self, flag: Arc<AtomicBool>) {
-        self.cancel = flag;
     }
 
     /// The compiled plan.
@@ -470,17 +461,6 @@ impl Simulation {
             ));
         }
         Ok((count, speed))
-    }
-}
-
-impl Simulation {
-    /// A node failure caused by a stop request reads as the stop.
-    fn cancelled_or(&self, e: RunError) -> RunError {
-        if self.cancel.load(Ordering::Relaxed) {
-            RunError::Cancelled { frame: self.frame }
-        } else {
-            e
-        }
     }
 }
 

@@ -107,10 +107,10 @@ pub fn structured_raw(p: &Problem<'_>) -> Residual {
     for c in (0..n).filter(|&c| p.is_fluid(c)) {
         let d = f64::from(p.diag[c]);
         let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
-        for a in 0..3 {
-            for (m, o) in [(c + s[a], c), (c.wrapping_sub(s[a]), c.wrapping_sub(s[a]))] {
-                if m < n && p.off[a][o] != 0.0 {
-                    let t = f64::from(p.off[a][o]) * x[m];
+        for (off, &sa) in p.off.iter().zip(&s) {
+            for (m, o) in [(c + sa, c), (c.wrapping_sub(sa), c.wrapping_sub(sa))] {
+                if m < n && off[o] != 0.0 {
+                    let t = f64::from(off[o]) * x[m];
                     ax += t;
                     abs += t.abs();
                 }
@@ -140,12 +140,12 @@ pub fn structured(p: &Problem<'_>) -> Residual {
     let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
     let x = &*p.pressure;
     let couplings = |c: usize, f: &mut dyn FnMut(usize, f64)| {
-        for a in 0..3 {
-            if c + s[a] < n && p.off[a][c] != 0.0 {
-                f(c + s[a], f64::from(p.off[a][c]));
+        for (off, &sa) in p.off.iter().zip(&s) {
+            if c + sa < n && off[c] != 0.0 {
+                f(c + sa, f64::from(off[c]));
             }
-            if c >= s[a] && p.off[a][c - s[a]] != 0.0 {
-                f(c - s[a], f64::from(p.off[a][c - s[a]]));
+            if c >= sa && off[c - sa] != 0.0 {
+                f(c - sa, f64::from(off[c - sa]));
             }
         }
     };
