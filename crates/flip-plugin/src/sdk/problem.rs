@@ -171,7 +171,11 @@ impl<'a> Problem<'a> {
             liquid_phi: slice!(liquid_phi),
             solid_phi: slice!(solid_phi),
             complementarity: slice!(complementarity),
-            face_open: [slice!(face_open_x), slice!(face_open_y), slice!(face_open_z)],
+            face_open: [
+                slice!(face_open_x),
+                slice!(face_open_y),
+                slice!(face_open_z),
+            ],
             // SAFETY: non-null, writable and unaliased for 'a (caller's contract).
             pressure: unsafe { std::slice::from_raw_parts_mut(raw.pressure, n) },
         })
