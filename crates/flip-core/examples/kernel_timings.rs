@@ -14,9 +14,7 @@ use flip_core::extrapolate::extrapolate;
 use flip_core::levelset::liquid_phi;
 use flip_core::marker::mark_cells;
 use flip_core::pressure::PressureSystem;
-use flip_core::project::{
-    apply_pressure, assemble, AssembleParams, Geometry,
-};
+use flip_core::project::{apply_pressure, assemble, AssembleParams, Geometry};
 use flip_core::transfer::{g2p, p2g, TransferScratch};
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, MacGrid, MacMask, Particles, Solids};
 use glam::Vec3;

@@ -1,5 +1,5 @@
-//! Frame export, always atomic (write `<path>.tmp`, then rename): binary PLY point clouds and
-//! PNG previews.
+//! Frame export, always atomic (write `<path>.tmp`, then rename): binary PLY point clouds, PNG
+//! previews and VTK image data of grid fields.
 
 use crate::particles::Particles;
 use std::io::{BufWriter, Write};
@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 
 mod density_png;
 mod png;
+mod vtk;
 
 pub use density_png::write_density_png;
 pub use png::write_png;
+pub use vtk::{as_f32, cell_velocity, write_fields_vti, CellField};
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]

@@ -43,7 +43,11 @@ pub fn liquid_phi(spec: &GridSpec, cells: &CellGrid, sweeps: usize, phi: &mut Gr
             CellKind::Solid => {}
         });
     let mask = |kind: CellKind| -> Vec<u8> {
-        cells.data.par_iter().map(|c| u8::from(*c == kind)).collect()
+        cells
+            .data
+            .par_iter()
+            .map(|c| u8::from(*c == kind))
+            .collect()
     };
     let (fluid, air) = rayon::join(|| mask(CellKind::Fluid), || mask(CellKind::Air));
     rayon::join(

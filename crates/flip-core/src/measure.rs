@@ -83,6 +83,23 @@ pub fn fluid_cell_count(cells: &CellGrid) -> usize {
     cells.data.par_iter().filter(|c| c.is_fluid()).count()
 }
 
+/// Liquid volume (area in 2D) from a level set: each cell counts the fraction
+/// `clamp(½ − φ/dx, 0, 1)` of its volume, exact for a flat surface parallel to a cell face.
+pub fn level_set_volume(spec: &GridSpec, phi: &crate::grid::Grid3<f32>) -> f64 {
+    let cell = f64::from(spec.dx).powi(spec.dimension() as i32);
+    let inv = 1.0 / spec.dx;
+    let partial: Vec<f64> = phi
+        .data
+        .par_chunks(SUM_CHUNK)
+        .map(|c| {
+            c.iter()
+                .map(|&p| f64::from((0.5 - p * inv).clamp(0.0, 1.0)))
+                .sum()
+        })
+        .collect();
+    partial.iter().sum::<f64>() * cell
+}
+
 /// Liquid volume: fluid cells · dx³ (area · dx² in 2D).
 pub fn liquid_volume(spec: &GridSpec, cells: &CellGrid) -> f32 {
     fluid_cell_count(cells) as f32 * spec.dx.powi(spec.dimension() as i32)

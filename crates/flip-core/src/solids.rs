@@ -143,6 +143,21 @@ impl Solids {
 
     /// Signed distance at an arbitrary point (walls and shapes, evaluated exactly).
     pub fn distance(&self, p: Vec3) -> f32 {
+        let d = self.wall_distance(p);
+        self.shapes
+            .iter()
+            .fold(d, |d, s| s.combine(d, s.distance(p, &self.spec)))
+    }
+
+    /// Signed distance to the shapes alone (no domain walls); `f32::MAX` without shapes.
+    pub fn shapes_distance(&self, p: Vec3) -> f32 {
+        self.shapes
+            .iter()
+            .fold(f32::MAX, |d, s| s.combine(d, s.distance(p, &self.spec)))
+    }
+
+    /// Signed distance to the inner faces of the domain walls alone (one cell thick).
+    pub fn wall_distance(&self, p: Vec3) -> f32 {
         let ext = self.spec.extent();
         let wall = self.spec.dx;
         let mut d = (p.x - wall)
@@ -152,9 +167,7 @@ impl Solids {
         if !self.spec.is_2d() {
             d = d.min(p.z - wall).min(ext.z - wall - p.z);
         }
-        self.shapes
-            .iter()
-            .fold(d, |d, s| s.combine(d, s.distance(p, &self.spec)))
+        d
     }
 
     /// Outward normal (pointing out of the solid) at `p`, by central differences.

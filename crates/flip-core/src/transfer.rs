@@ -10,8 +10,8 @@ use rayon::prelude::*;
 mod splat;
 mod stencil;
 
-pub use splat::{p2g, TransferScratch};
 pub(crate) use splat::{bucket, Slabs};
+pub use splat::{p2g, TransferScratch};
 pub(crate) use stencil::{matches_spec, Lattice};
 
 /// Trilinear (bilinear in 2D) interpolation of the MAC velocity `vel` at `p`, clamped to the

@@ -8,9 +8,7 @@ use flip_core::emit::{emit, EmitParams, EmitShape};
 use flip_core::extrapolate::extrapolate;
 use flip_core::levelset::liquid_phi;
 use flip_core::marker::mark_cells;
-use flip_core::measure::{
-    fluid_cell_count, particles_in_solid, particles_outside_domain,
-};
+use flip_core::measure::{fluid_cell_count, particles_in_solid, particles_outside_domain};
 use flip_core::pressure::PressureSystem;
 use flip_core::project::{
     apply_pressure, assemble, divergence_violation, AssembleParams, Geometry,

@@ -195,6 +195,16 @@ impl Simulation {
         })
     }
 
+    /// Replaces the particles carried into the next step (e.g. an initial state built outside
+    /// the graph, such as an analytic wave); emitters then add to them as usual.
+    pub fn set_particles(&mut self, particles: Particles) {
+        let slot = crate::step::STATE_SLOTS
+            .iter()
+            .position(|(name, _, _)| *name == "particles")
+            .expect("a particles slot");
+        self.state[slot] = Some(Value::Particles(Arc::new(particles)));
+    }
+
     /// Asks for copies (shared `Arc`s) of these `(node id, output port)` values at the end of
     /// every frame, e.g. the level set for an editor overlay. Unknown names are ignored.
     /// Probing a value that a later node modifies makes that node copy it once per frame.

@@ -8,6 +8,7 @@ pub mod advect_grid;
 pub mod buoyancy;
 pub mod emitter;
 pub mod export;
+pub mod export_fields;
 pub mod extrapolate;
 pub mod g2p;
 pub mod gas_domain;

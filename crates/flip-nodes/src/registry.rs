@@ -28,6 +28,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::vorticity::kind())?;
         r.register(nodes::gas_domain::kind())?;
         r.register(nodes::export::kind())?;
+        r.register(nodes::export_fields::kind())?;
         Ok(())
     }
 }

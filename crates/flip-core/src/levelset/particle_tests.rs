@@ -44,21 +44,25 @@ fn the_inverted_profile_is_exact_on_its_branches() {
 
 #[test]
 fn a_still_tank_has_a_flat_surface_where_its_particles_end() {
-    for spec in [GridSpec::new(64, 32, 1, 1.0 / 64.0), GridSpec::new(20, 16, 20, 1.0 / 20.0)] {
+    for spec in [
+        GridSpec::new(64, 32, 1, 1.0 / 64.0),
+        GridSpec::new(20, 16, 20, 1.0 / 20.0),
+    ] {
         let solids = Solids::walls(spec);
         for frac in [0.0f32, 0.1, 0.37, 0.5, 0.9] {
             let h = (8.0 + frac) * spec.dx;
             let ps = tank(&spec, &solids, h, 7);
             let mut phi = Grid3::new(1, 1, 1, 0.0);
             let mut scratch = ParticlePhiScratch::default();
-            particle_phi(&spec, &ps.pos, Some(&solids), 2, 0, &mut scratch, &mut phi);
+            particle_phi(&spec, &ps.pos, Some(&solids), 2, &mut scratch, &mut phi);
             let (mut lo, mut hi, mut sum, mut n) = (f32::MAX, f32::MIN, 0.0, 0.0);
             let layers = if spec.is_2d() { 0..1 } else { 1..spec.nk - 1 };
             for k in layers {
                 for i in 1..spec.ni - 1 {
                     let y = crossing(&spec, &phi, i, k);
                     if y.is_nan() {
-                        let col: Vec<f32> = (0..spec.nj).map(|j| phi[(i, j, k)] / spec.dx).collect();
+                        let col: Vec<f32> =
+                            (0..spec.nj).map(|j| phi[(i, j, k)] / spec.dx).collect();
                         panic!("column {i} {k}: {col:?}");
                     }
                     (lo, hi, sum, n) = (lo.min(y), hi.max(y), sum + y, n + 1.0);
@@ -71,7 +75,10 @@ fn a_still_tank_has_a_flat_surface_where_its_particles_end() {
                 (mean - h) / spec.dx,
                 (hi - lo) / spec.dx
             );
-            assert!(((mean - h) / spec.dx).abs() < 0.05, "{spec:?} h {h}: mean {mean}");
+            assert!(
+                ((mean - h) / spec.dx).abs() < 0.05,
+                "{spec:?} h {h}: mean {mean}"
+            );
         }
     }
 }

@@ -8,8 +8,9 @@
 //! `0 ≤ t ≤ 2`, `d = 2s²(3 − s)/(3(8 − s²))` with `s = 2 + t` for `−2 ≤ t ≤ 0`), so instead of a
 //! fixed radius `r` we invert that profile: a flat surface lands exactly where the particles
 //! end, whatever the particle count per cell. Particles near a solid are mirrored across it
-//! (the solid's level set gives the plane), so a wall does not look like a free surface and the
-//! liquid's level set continues into the solid as the mirror image.
+//! (the domain walls exactly, other solids across their nearest surface), so a wall does not
+//! look like a free surface and the liquid's level set continues into the solid as the mirror
+//! image.
 
 use super::sweep::fast_sweep;
 use crate::grid::{Grid3, GridSpec};
@@ -45,7 +46,6 @@ pub fn particle_phi(
     pos: &[Vec3],
     solids: Option<&Solids>,
     sweeps: usize,
-    smoothing: usize,
     scratch: &mut ParticlePhiScratch,
     phi: &mut Grid3<f32>,
 ) {
@@ -80,56 +80,6 @@ pub fn particle_phi(
         .par_iter_mut()
         .zip(unsigned.par_iter())
         .for_each(|(o, &u)| *o = if *o < D_SURFACE { -u } else { u });
-    if smoothing > 0 {
-        smooth_surface(spec, smoothing, sweeps, far, &mut scratch.band, &mut phi.data);
-    }
-}
-
-/// `passes` Jacobi steps of `φ += ¼ dx² Δφ / d` on the cells within three cells of the surface
-/// (a discrete mean-curvature flow: flat surfaces stay exactly where they are, bumps at the
-/// particle-sampling scale decay fastest), then the surface band is redistanced again.
-fn smooth_surface(
-    spec: &GridSpec,
-    passes: usize,
-    sweeps: usize,
-    far: f32,
-    band: &mut Vec<u8>,
-    phi: &mut Vec<f32>,
-) {
-    let dims = spec.dims();
-    let strides = [1, dims[0], dims[0] * dims[1]];
-    let near = 3.0 * spec.dx;
-    let rate = 0.25 / spec.dimension() as f32;
-    let mut next = phi.clone();
-    for _ in 0..passes {
-        next.par_iter_mut().enumerate().with_min_len(4096).for_each(|(c, o)| {
-            let v = phi[c];
-            if v.abs() > near {
-                *o = v;
-                return;
-            }
-            let pos = [c % dims[0], (c / dims[0]) % dims[1], c / strides[2]];
-            let mut lap = 0.0;
-            for a in 0..spec.dimension() {
-                let lo = if pos[a] > 0 { phi[c - strides[a]] } else { v };
-                let hi = if pos[a] + 1 < dims[a] { phi[c + strides[a]] } else { v };
-                lap += lo + hi - 2.0 * v;
-            }
-            *o = v + rate * lap;
-        });
-        std::mem::swap(phi, &mut next);
-    }
-    let d: Vec<f32> = phi.iter().map(|&v| if v < 0.0 { 0.0 } else { 1.0 }).collect();
-    surface_band_at(spec, &d, 0.5, band);
-    let mut unsigned: Vec<f32> = phi
-        .par_iter()
-        .zip(band.par_iter())
-        .map(|(&v, &b)| if b != 0 { v.abs() } else { far })
-        .collect();
-    fast_sweep(spec, band, &mut unsigned, sweeps);
-    phi.par_iter_mut()
-        .zip(unsigned.par_iter())
-        .for_each(|(o, &u)| *o = if *o < 0.0 { -u } else { u });
 }
 
 /// Trilinear splat of weight and weighted position to the cell centres, slab by slab in two
@@ -193,78 +143,103 @@ fn splat(
     }
 }
 
-/// Mirror images of the particles that lie outside a solid but within the kernel's reach of
-/// it: `x − 2 φ_s(x) n(x)`, with `φ_s` and `n = ∇φ_s` from the solid's cell-centred level set.
-/// An image beyond the outermost cell centres keeps only the weight the hat gives the
-/// outermost cells (`mass`), as if the grid went on.
-fn mirror(spec: &GridSpec, pos: &[Vec3], solids: &Solids, out: &mut Vec<Vec3>, mass: &mut Vec<f32>) {
+/// Mirror images of the particles within the kernel's reach of a solid. The domain walls are
+/// planes: a particle near several of them (an edge or corner of the box) is reflected across
+/// every combination of them, so edges and corners are filled too; an image that lands where
+/// a wall has been carved away is dropped. Other solids reflect a particle once across their
+/// nearest surface: `x − 2 φ_s(x) n(x)`, with `φ_s` and `n = ∇φ_s` from the solid's
+/// cell-centred level set. An image beyond the outermost cell centres keeps only the weight
+/// the hat gives the outermost cells (`mass`), as if the grid went on.
+fn mirror(
+    spec: &GridSpec,
+    pos: &[Vec3],
+    solids: &Solids,
+    out: &mut Vec<Vec3>,
+    mass: &mut Vec<f32>,
+) {
     let reach = SUPPORT * spec.dx;
     let dims = spec.dims();
+    let weight = |image: Vec3| {
+        let mut m = 1.0f32;
+        for a in 0..spec.dimension() {
+            let g = image[a] / spec.dx - 0.5;
+            let beyond = (-g).max(g - (dims[a] - 1) as f32).max(0.0);
+            m *= (1.0 - beyond).max(0.0);
+        }
+        m
+    };
     let (images, masses): (Vec<Vec3>, Vec<f32>) = pos
         .par_iter()
         .with_min_len(4096)
-        .filter_map(|&x| {
-            let (d, n) = solid_distance_and_normal(spec, &solids.phi, x);
-            if !(d > 0.0 && d < reach && n.length_squared() > 0.25) {
-                return None;
+        .flat_map_iter(|&x| {
+            let [i, j, k] = spec.cell_of(x);
+            // no solid within reach of any point of this cell
+            let far = solids.phi[(i, j, k)] > reach + spec.dx;
+            let mut found = if far {
+                Vec::new()
+            } else {
+                wall_images(spec, solids, x, reach)
+            };
+            if !far && !solids.shapes.is_empty() {
+                found.extend(shape_image(spec, solids, x, reach));
             }
-            let image = x - 2.0 * d * n.normalize();
-            let mut m = 1.0f32;
-            for a in 0..spec.dimension() {
-                let g = image[a] / spec.dx - 0.5;
-                let beyond = (-g).max(g - (dims[a] - 1) as f32).max(0.0);
-                m *= (1.0 - beyond).max(0.0);
-            }
-            (m > 0.0).then_some((image, m))
+            found
+                .into_iter()
+                .map(move |i| (i, weight(i)))
+                .filter(|&(_, m)| m > 0.0)
         })
         .unzip();
     *out = images;
     *mass = masses;
 }
 
-/// Trilinear interpolation of a cell-centred field and its gradient at `x`.
-fn solid_distance_and_normal(spec: &GridSpec, phi: &Grid3<f32>, x: Vec3) -> (f32, Vec3) {
-    let dims = spec.dims();
-    let q = x / spec.dx - Vec3::splat(0.5);
-    let mut base = [0usize; 3];
-    let mut t = [0.0f32; 3];
-    for a in 0..3 {
-        if dims[a] < 2 {
-            continue;
-        }
-        let g = q[a].clamp(0.0, (dims[a] - 1) as f32);
-        base[a] = (g as usize).min(dims[a] - 2);
-        t[a] = g - base[a] as f32;
+/// The reflection `x − 2 d n` of `x` across the nearest shape surface (`d` its distance, `n`
+/// the gradient of the shapes' distance), when a shape, not a wall, is within `reach`.
+fn shape_image(spec: &GridSpec, solids: &Solids, x: Vec3, reach: f32) -> Option<Vec3> {
+    let d = solids.shapes_distance(x);
+    if !(d > 0.0 && d < reach && d < solids.wall_distance(x)) {
+        return None;
     }
-    let at = |di: usize, dj: usize, dk: usize| {
-        let k = if dims[2] < 2 { 0 } else { base[2] + dk };
-        phi[(base[0] + di, base[1] + dj, k)]
-    };
-    let layers = if dims[2] < 2 { 1 } else { 2 };
-    let (mut value, mut grad) = (0.0, Vec3::ZERO);
-    for dk in 0..layers {
-        for dj in 0..2 {
-            for di in 0..2 {
-                let v = at(di, dj, dk);
-                let wx = if di == 1 { t[0] } else { 1.0 - t[0] };
-                let wy = if dj == 1 { t[1] } else { 1.0 - t[1] };
-                let wz = match (layers, dk) {
-                    (1, _) => 1.0,
-                    (_, 1) => t[2],
-                    _ => 1.0 - t[2],
-                };
-                let sx = if di == 1 { 1.0 } else { -1.0 };
-                let sy = if dj == 1 { 1.0 } else { -1.0 };
-                let sz = if dk == 1 { 1.0 } else { -1.0 };
-                value += v * wx * wy * wz;
-                grad += v * Vec3::new(sx * wy * wz, sy * wx * wz, sz * wx * wy);
+    let h = 0.25 * spec.dx;
+    let mut n = Vec3::ZERO;
+    for a in 0..spec.dimension() {
+        let mut e = Vec3::ZERO;
+        e[a] = h;
+        n[a] = solids.shapes_distance(x + e) - solids.shapes_distance(x - e);
+    }
+    (n.length_squared() > 0.0).then(|| x - 2.0 * d * n.normalize())
+}
+
+/// Reflections of `x` across every non-empty combination of the domain-wall planes within
+/// `reach` of it, kept where the image lies inside a solid.
+fn wall_images(spec: &GridSpec, solids: &Solids, x: Vec3, reach: f32) -> Vec<Vec3> {
+    let ext = spec.extent();
+    let (lo, hi) = (spec.dx, ext - Vec3::splat(spec.dx));
+    let mut mirrored = [None; 3];
+    for a in 0..spec.dimension() {
+        if x[a] > lo && x[a] - lo < reach {
+            mirrored[a] = Some(2.0 * lo - x[a]);
+        } else if x[a] < hi[a] && hi[a] - x[a] < reach {
+            mirrored[a] = Some(2.0 * hi[a] - x[a]);
+        }
+    }
+    let mut images = Vec::new();
+    for combo in 1u8..8 {
+        let mut image = x;
+        let mut used = true;
+        for (a, m) in mirrored.iter().enumerate() {
+            if combo & (1 << a) != 0 {
+                match m {
+                    Some(v) => image[a] = *v,
+                    None => used = false,
+                }
             }
         }
+        if used && solids.distance(image) < 0.0 {
+            images.push(image);
+        }
     }
-    if layers == 1 {
-        grad.z = 0.0;
-    }
-    (value, grad / spec.dx)
+    images
 }
 
 /// One `[¼ ½ ¼]` pass along `axis` (zero beyond the grid).
@@ -315,11 +290,7 @@ fn offsets(spec: &GridSpec, acc: &[[f32; 4]], out: &mut [f32]) {
 
 /// Marks cells with a neighbour on the other side of the surface (offset `d` across 2/3).
 fn surface_band(spec: &GridSpec, d: &[f32], band: &mut Vec<u8>) {
-    surface_band_at(spec, d, D_SURFACE, band);
-}
-
-/// Marks cells with a neighbour on the other side of the level `iso` of `d`.
-fn surface_band_at(spec: &GridSpec, d: &[f32], iso: f32, band: &mut Vec<u8>) {
+    let iso = D_SURFACE;
     let dims = spec.dims();
     let strides = [1, dims[0], dims[0] * dims[1]];
     band.resize(d.len(), 0);

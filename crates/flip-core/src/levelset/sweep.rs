@@ -132,4 +132,3 @@ pub(crate) fn godunov(a: f32, b: f32, c: f32, h: f32) -> f32 {
     }
     base + x
 }
-

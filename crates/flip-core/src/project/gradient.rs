@@ -1,7 +1,7 @@
 //! The right-hand side (fraction-weighted divergence) and the pressure-gradient update.
 
 use super::operator::{face, Lattice};
-use crate::grid::{par_for_each_mut, GridSpec};
+use crate::grid::{par_for_each_mut, Grid3, GridSpec};
 use crate::mac::{MacGrid, MacMask};
 use crate::pressure::PressureSystem;
 use crate::solids::Solids;
@@ -59,31 +59,58 @@ pub(super) fn fill_rhs(spec: &GridSpec, vel: &MacGrid, solids: &Solids, sys: &mu
     });
 }
 
-/// Largest divergence (1/s) of `vel` over the unknowns of `sys`, faces weighted by their open
-/// fraction as in the assembly. On separating walls (cells of the set S of an LCP) only
-/// compression counts: positive divergence there is liquid leaving the wall (Lai et al. 3.6).
+/// Divergence (1/s) of `vel` on every unknown of `sys`, faces weighted by their open fraction
+/// as in the assembly; 0 elsewhere.
+pub fn divergence_field(
+    spec: &GridSpec,
+    vel: &MacGrid,
+    solids: &Solids,
+    sys: &PressureSystem,
+    out: &mut Grid3<f32>,
+) {
+    let lat = Lattice::new(spec);
+    let dims = spec.dims();
+    let p = &sys.problem;
+    let (kind, open) = (&p.cell_kind, &p.face_open);
+    out.reset(dims[0], dims[1], dims[2], 0.0);
+    let inv_dx = 1.0 / f64::from(spec.dx);
+    par_for_each_mut(dims, &mut out.data, |i, j, k, d| {
+        let c = i + dims[0] * (j + dims[1] * k);
+        if kind[c] == CELL_FLUID {
+            *d = (outflow(&lat, open, vel, solids, c, [i, j, k]) * inv_dx) as f32;
+        }
+    });
+}
+
+/// Largest violation in a divergence field of `sys`'s unknowns: `|∇·u|`, except that on
+/// separating walls (cells of the set S of an LCP) only compression counts: positive
+/// divergence there is liquid leaving the wall (Lai et al. eq. 3.6).
+pub fn violation(field: &Grid3<f32>, sys: &PressureSystem) -> f32 {
+    let p = &sys.problem;
+    field
+        .data
+        .par_iter()
+        .zip(p.complementarity.par_iter())
+        .map(|(&d, &s)| {
+            if p.lcp && s != 0 {
+                (-d).max(0.0)
+            } else {
+                d.abs()
+            }
+        })
+        .reduce(|| 0.0, f32::max)
+}
+
+/// [`violation`] of the [`divergence_field`] of `vel`.
 pub fn divergence_violation(
     spec: &GridSpec,
     vel: &MacGrid,
     solids: &Solids,
     sys: &PressureSystem,
 ) -> f32 {
-    let lat = Lattice::new(spec);
-    let dims = spec.dims();
-    let p = &sys.problem;
-    let (kind, open, s) = (&p.cell_kind, &p.face_open, &p.complementarity);
-    let mut rows = vec![0.0f64; dims[1] * dims[2]];
-    par_for_each_mut([1, dims[1], dims[2]], &mut rows, |_, j, k, m| {
-        for i in 0..dims[0] {
-            let c = i + dims[0] * (j + dims[1] * k);
-            if kind[c] == CELL_FLUID {
-                let d = outflow(&lat, open, vel, solids, c, [i, j, k]);
-                let may_separate = p.lcp && s[c] != 0;
-                *m = m.max(if may_separate { (-d).max(0.0) } else { d.abs() });
-            }
-        }
-    });
-    (rows.into_iter().fold(0.0, f64::max) / f64::from(spec.dx)) as f32
+    let mut field = Grid3::new(0, 0, 0, 0.0);
+    divergence_field(spec, vel, solids, sys, &mut field);
+    violation(&field, sys)
 }
 
 /// Gradient update (eq. 43 in solved units) on the faces of the problem `sys` was assembled
@@ -102,7 +129,11 @@ pub fn apply_pressure(
 ) {
     let ghost_fluid = sys.geometry == super::Geometry::Variational;
     let p = &sys.problem;
-    assert_eq!(p.pressure.len(), spec.cell_count(), "pressure system on another grid");
+    assert_eq!(
+        p.pressure.len(),
+        spec.cell_count(),
+        "pressure system on another grid"
+    );
     let dims = spec.dims();
     let axes = spec.dimension();
     let (kind, open, phi, pr) = (&p.cell_kind, &p.face_open, &p.liquid_phi, &p.pressure);
@@ -121,7 +152,11 @@ pub fn apply_pressure(
                 let r = i + dims[0] * (j + dims[1] * k);
                 if f[a] == 0 || f[a] == dims[a] {
                     // domain boundary: a wall at the solid velocity
-                    let inner = if f[a] == 0 { r } else { r - [1, dims[0], dims[0] * dims[1]][a] };
+                    let inner = if f[a] == 0 {
+                        r
+                    } else {
+                        r - [1, dims[0], dims[0] * dims[1]][a]
+                    };
                     *u = solid_velocity(solids, a, f);
                     *valid = u8::from(kind[inner] == CELL_FLUID);
                     continue;

@@ -61,7 +61,14 @@ pub fn assemble_operator(
     p.lcp = params.separating;
     p.liquid_phi.clone_from(&liquid_phi.data);
     p.solid_phi.clone_from(&solids.phi.data);
-    classify(spec, cells, liquid_phi, solids, params.geometry, &mut p.cell_kind);
+    classify(
+        spec,
+        cells,
+        liquid_phi,
+        solids,
+        params.geometry,
+        &mut p.cell_kind,
+    );
     face_fractions(spec, solids, params.geometry, p);
     stencil(spec, params.geometry, p);
     let lat = Lattice::new(spec);
@@ -114,7 +121,12 @@ fn classify(
 fn face_fractions(spec: &GridSpec, solids: &Solids, geometry: Geometry, p: &mut OwnedProblem) {
     let dims = spec.dims();
     let kind = &p.cell_kind;
-    for (a, (open, mac)) in p.face_open.iter_mut().zip(solids.face_open.axes()).enumerate() {
+    for (a, (open, mac)) in p
+        .face_open
+        .iter_mut()
+        .zip(solids.face_open.axes())
+        .enumerate()
+    {
         par_for_each_mut(dims, open, |i, j, k, w| {
             let mut hi = [i, j, k];
             hi[a] += 1;
@@ -159,7 +171,11 @@ pub(super) fn face(
 }
 
 fn all_open(lat: &Lattice, open: &[Vec<f32>; 3], c: usize, ijk: [usize; 3]) -> bool {
-    (0..lat.axes).all(|a| [-1, 1].iter().all(|&d| face(lat, open, c, ijk, a, d).0 >= 1.0))
+    (0..lat.axes).all(|a| {
+        [-1, 1]
+            .iter()
+            .all(|&d| face(lat, open, c, ijk, a, d).0 >= 1.0)
+    })
 }
 
 /// `diag` and `off` of every unknown: `−w` to a fluid neighbour, `w/θ` (variational) or `w`
@@ -195,7 +211,9 @@ fn stencil(spec: &GridSpec, geometry: Geometry, p: &mut OwnedProblem) {
                 let (j, k) = (row % dims[1], row / dims[1]);
                 for (i, o) in line.iter_mut().enumerate() {
                     let c = i + dims[0] * row;
-                    let nb = (a < lat.axes).then(|| lat.step(c, [i, j, k], a, 1)).flatten();
+                    let nb = (a < lat.axes)
+                        .then(|| lat.step(c, [i, j, k], a, 1))
+                        .flatten();
                     *o = match nb {
                         Some(n) if kind[c] == CELL_FLUID && kind[n] == CELL_FLUID => -open[a][c],
                         _ => 0.0,

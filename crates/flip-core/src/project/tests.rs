@@ -127,7 +127,9 @@ fn projection_removes_divergence_in_2d_and_3d() {
             let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
             let mut vel = MacGrid::zeros(&spec);
             for g in vel.axes_mut().into_iter().take(spec.dimension()) {
-                g.data.iter_mut().for_each(|u| *u = rng.gen_range(-1.0..1.0));
+                g.data
+                    .iter_mut()
+                    .for_each(|u| *u = rng.gen_range(-1.0..1.0));
             }
             let mut sys = PressureSystem::default();
             let p = params(geometry, false);
@@ -163,7 +165,10 @@ fn voxelized_tank_puts_p_zero_at_the_air_cell_centre() {
 
 #[test]
 fn ghost_fluid_tank_is_hydrostatic_at_every_surface_fraction() {
-    for spec in [GridSpec::new(12, 24, 1, 1.0 / 12.0), GridSpec::new(8, 16, 8, 1.0 / 8.0)] {
+    for spec in [
+        GridSpec::new(12, 24, 1, 1.0 / 12.0),
+        GridSpec::new(8, 16, 8, 1.0 / 8.0),
+    ] {
         let solids = Solids::walls(spec);
         for tenth in 0..10 {
             let surface = (9.0 + 0.1 * tenth as f32) * spec.dx;
@@ -182,7 +187,10 @@ fn ghost_fluid_tank_is_hydrostatic_at_every_surface_fraction() {
             }
             let rms = (err2 / ref2).sqrt();
             assert!(rms < 1e-4, "{spec:?} surface {surface}: RMS error {rms}");
-            assert!(max < 1e-5, "{spec:?} surface {surface}: fluid at rest moved at {max}");
+            assert!(
+                max < 1e-5,
+                "{spec:?} surface {surface}: fluid at rest moved at {max}"
+            );
         }
     }
 }
@@ -191,7 +199,10 @@ fn ghost_fluid_tank_is_hydrostatic_at_every_surface_fraction() {
 fn round_container(spec: GridSpec) -> Solids {
     let centre = Vec3::splat(0.5);
     let circle = Shape {
-        kind: ShapeKind::Sphere { center: centre, radius: 0.4 },
+        kind: ShapeKind::Sphere {
+            center: centre,
+            radius: 0.4,
+        },
         inverted: true,
         shell: 0.0,
         subtract: false,
@@ -201,10 +212,19 @@ fn round_container(spec: GridSpec) -> Solids {
 
 #[test]
 fn still_water_in_round_containers_stays_still() {
-    for spec in [GridSpec::new(48, 48, 1, 1.0 / 48.0), GridSpec::new(20, 20, 20, 1.0 / 20.0)] {
+    for spec in [
+        GridSpec::new(48, 48, 1, 1.0 / 48.0),
+        GridSpec::new(20, 20, 20, 1.0 / 20.0),
+    ] {
         let solids = round_container(spec);
-        let (sys, vel, max) = project_rest(&spec, &solids, &flat(&spec, 0.47), Geometry::Variational);
-        let cut = sys.face_open.iter().flatten().filter(|&&w| w > 0.0 && w < 1.0).count();
+        let (sys, vel, max) =
+            project_rest(&spec, &solids, &flat(&spec, 0.47), Geometry::Variational);
+        let cut = sys
+            .face_open
+            .iter()
+            .flatten()
+            .filter(|&&w| w > 0.0 && w < 1.0)
+            .count();
         assert!(cut > 50, "{spec:?}: the container cuts faces");
         assert!(max < 1e-5, "{spec:?}: still water moved at {max} m/s");
         let div = divergence_violation(&spec, &vel, &solids, &sys);

@@ -9,12 +9,19 @@ use flip_plugin::sdk::stencil::{fraction_inside_segment, fraction_inside_square}
 
 /// The solid signed distance at every grid node `(i dx, j dx, k dx)`, `(ni+1)(nj+1)(nk+1)`
 /// values (in 2D one layer, at the cells' mid-plane).
-pub(super) fn nodal_distance(spec: &GridSpec, distance: impl Fn(glam::Vec3) -> f32 + Sync) -> Grid3<f32> {
+pub(super) fn nodal_distance(
+    spec: &GridSpec,
+    distance: impl Fn(glam::Vec3) -> f32 + Sync,
+) -> Grid3<f32> {
     let nk = if spec.is_2d() { 1 } else { spec.nk + 1 };
     let mut g = Grid3::new(spec.ni + 1, spec.nj + 1, nk, 0.0f32);
     let z_mid = 0.5 * spec.dx;
     crate::grid::par_for_each_mut(g.dims(), &mut g.data, |i, j, k, v| {
-        let z = if spec.is_2d() { z_mid } else { k as f32 * spec.dx };
+        let z = if spec.is_2d() {
+            z_mid
+        } else {
+            k as f32 * spec.dx
+        };
         *v = distance(glam::Vec3::new(i as f32 * spec.dx, j as f32 * spec.dx, z));
     });
     g
@@ -83,7 +90,13 @@ mod tests {
             assert_eq!(s.face_open.v[(2, 2, spec.nk / 2)], 1.0);
             // a face perpendicular to the wall, between two wall cells, is closed
             assert_eq!(s.face_open.v[(0, 2, spec.nk / 2)], 0.0);
-            for (c, g) in s.face_open.axes().into_iter().enumerate().take(spec.dimension()) {
+            for (c, g) in s
+                .face_open
+                .axes()
+                .into_iter()
+                .enumerate()
+                .take(spec.dimension())
+            {
                 assert!(g.data.iter().all(|&w| w == 0.0 || w == 1.0), "axis {c}");
             }
         }
@@ -106,7 +119,13 @@ mod tests {
         let j = 32;
         let open: f32 = (0..64).map(|i| s.face_open.v[(i, j, 0)]).sum::<f32>() * spec.dx;
         assert!((open - 0.8).abs() < 0.01 * 0.8, "chord {open}");
-        let fractional = s.face_open.u.data.iter().filter(|&&w| w > 0.0 && w < 1.0).count();
+        let fractional = s
+            .face_open
+            .u
+            .data
+            .iter()
+            .filter(|&&w| w > 0.0 && w < 1.0)
+            .count();
         assert!(fractional > 100, "the circle cuts faces: {fractional}");
     }
 }

@@ -21,7 +21,6 @@ enum Method {
 struct LevelSet {
     method: Method,
     sweeps: usize,
-    smoothing: usize,
     scratch: ParticlePhiScratch,
     spare: Option<Arc<Grid3<f32>>>,
 }
@@ -40,8 +39,7 @@ impl Node for LevelSet {
         match (self.method, particles, cells) {
             (Method::Particles | Method::Auto, Some(ps), _) => {
                 let solids = solids.as_deref();
-                let (sw, sm) = (self.sweeps, self.smoothing);
-                particle_phi(g, &ps.pos, solids, sw, sm, &mut self.scratch, out);
+                particle_phi(g, &ps.pos, solids, self.sweeps, &mut self.scratch, out);
             }
             (Method::Cells | Method::Auto, _, Some(cells)) => {
                 liquid_phi(g, &cells, self.sweeps, out)
@@ -77,7 +75,11 @@ pub fn kind() -> NodeKind {
         vec![
             PortSpec::optional("particles", DataKind::Particles, "marker particles"),
             PortSpec::optional("cells", DataKind::Cells, "cell kinds (method `cells`)"),
-            PortSpec::optional("solids", DataKind::Solids, "walls the surface continues into"),
+            PortSpec::optional(
+                "solids",
+                DataKind::Solids,
+                "walls the surface continues into",
+            ),
         ],
         vec![PortSpec::new(
             "level_set",
@@ -100,15 +102,6 @@ pub fn kind() -> NodeKind {
                 1,
                 16,
             ),
-            ParamSpec::int(
-                "smoothing",
-                "Smoothing",
-                "passes of curvature smoothing near the surface (particles method): removes \
-                 particle-sampling bumps, keeps flat surfaces in place",
-                4,
-                0,
-                64,
-            ),
         ],
     );
     NodeKind::new(
@@ -116,7 +109,6 @@ pub fn kind() -> NodeKind {
         Box::new(|init| {
             let p = Params(init.params);
             let sweeps = p.usize("sweeps").map_err(|e| e.to_string())?;
-            let smoothing = p.usize("smoothing").map_err(|e| e.to_string())?;
             let method = match p.text("method").unwrap_or("auto") {
                 "particles" => Method::Particles,
                 "cells" => Method::Cells,
@@ -125,7 +117,6 @@ pub fn kind() -> NodeKind {
             Ok(Box::new(LevelSet {
                 method,
                 sweeps,
-                smoothing,
                 scratch: ParticlePhiScratch::default(),
                 spare: None,
             }))

@@ -9,8 +9,9 @@ use super::common::{failed, spec};
 use crate::params::Params;
 use flip_core::pressure::PressureSystem;
 use flip_core::project::{
-    apply_pressure, assemble, divergence_violation, AssembleParams, Geometry,
+    apply_pressure, assemble, divergence_field, violation, AssembleParams, Geometry,
 };
+use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
@@ -134,12 +135,15 @@ impl Node for PressureSolve {
         io.stat("initial_residual", stats.initial_residual);
         io.stat("converged", f64::from(stats.converged));
         io.stat("solve_ms", solve_ms);
+        let mut div = Grid3::new(0, 0, 0, 0.0f32);
+        divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.
-        let violation = divergence_violation(g, &f.vel, &solids, sys);
-        io.stat("max_divergence", f64::from(violation));
+        io.stat("max_divergence", f64::from(violation(&div, sys)));
         let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
         io.stat("fluid_cells", unknowns as f64);
         io.set("pressure", Value::Scalar(Arc::new(sys.physical_pressure())));
+        io.set("divergence", Value::Scalar(Arc::new(div)));
+        io.set("cells", Value::Cells(Arc::new(problem_cells(g, sys))));
         io.set("velocity", Value::Velocity(field));
         Ok(())
     }
@@ -150,6 +154,19 @@ impl Node for PressureSolve {
         // reset equals a fresh run.
         self.reset_error = self.solver.reset().err().map(|e| e.to_string());
     }
+}
+
+/// The cell kinds of the assembled problem (the unknowns the solver saw).
+fn problem_cells(g: &flip_core::GridSpec, sys: &PressureSystem) -> CellGrid {
+    let mut cells = CellGrid::new(g.ni, g.nj, g.nk, CellKind::Air);
+    for (o, &k) in cells.data.iter_mut().zip(&sys.cell_kind) {
+        *o = match k {
+            CELL_FLUID => CellKind::Fluid,
+            flip_plugin::abi::CELL_SOLID => CellKind::Solid,
+            _ => CellKind::Air,
+        };
+    }
+    cells
 }
 
 /// Writes the problem (before solving) as `<dir>/step_<n>.fgprob` (see `flip_plugin::sdk`'s dump
@@ -187,6 +204,12 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         vec![
             PortSpec::new("velocity", DataKind::Velocity, "divergence-free velocity"),
             PortSpec::new("pressure", DataKind::Scalar, "pressure (Pa)"),
+            PortSpec::new(
+                "divergence",
+                DataKind::Scalar,
+                "divergence after projection (1/s), faces weighted by their open fraction",
+            ),
+            PortSpec::new("cells", DataKind::Cells, "the unknowns: cell kinds the solver saw"),
         ],
         vec![
             ParamSpec::choice(
