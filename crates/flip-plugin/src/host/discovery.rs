@@ -204,7 +204,7 @@ impl PluginSet {
                 }
             })?;
         }
-        let mut plugin = LoadedPlugin::load(path)?;
+        let mut plugin = LoadedPlugin::load_hashed(path, sha)?;
         plugin.bundled = bundled;
         self.admit(plugin, opts)
     }

@@ -125,6 +125,11 @@ impl LoadedPlugin {
         } else {
             super::probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?
         };
+        Self::load_hashed(path, sha256)
+    }
+
+    /// Opens `path`, whose file checks passed and whose content hash is `sha256`.
+    pub(super) fn load_hashed(path: &Path, sha256: String) -> Result<Self, PluginError> {
         // SAFETY: loading runs the library's initialisers. This is the trust boundary of
         // plugins; discovery probes new libraries in a child process before this.
         let library = unsafe { Library::new(path) }.map_err(|source| PluginError::Open {
