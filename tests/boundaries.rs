@@ -142,51 +142,35 @@ fn still_run(doc: &GraphDoc, steps: u32) -> (f32, f64, f64) {
     (fastest, drift, err)
 }
 
-#[test]
-fn still_tanks_stay_still_and_hydrostatic_wherever_the_surface_lies_2d() {
-    let n = 128;
+/// Fills tanks to `base + frac` cells for each `(frac, per_cell)` and checks 1000 steps of
+/// still water: speed < 1e-3 m/s, volume within 0.5 %, pressure within 0.5 % RMS of hydrostatic.
+fn assert_still_tanks(three_d: bool, n: usize, base: f64, cases: &[(f64, f64)]) {
     let dx = 1.0 / n as f64;
-    // the lattice of 4 per cell ends on half cells, 16 per cell on quarter cells
-    for (frac, per_cell) in [(0.0, 4.0), (0.25, 16.0), (0.5, 4.0), (0.75, 16.0)] {
-        let doc = tank(false, n, (40.0 + frac) * dx, per_cell);
+    for &(frac, per_cell) in cases {
+        let doc = tank(three_d, n, (base + frac) * dx, per_cell);
         let (speed, drift, err) = still_run(&doc, 1000);
-        eprintln!("2D {n}² surface +{frac} dx: max speed {speed:.2e} m/s, volume {drift:+.2e}, hydrostatic RMS {err:.2e}");
-        assert!(
-            speed < 1e-3,
-            "surface +{frac} dx: still water moved at {speed} m/s"
+        let d = if three_d { 3 } else { 2 };
+        eprintln!(
+            "{d}D {n} surface +{frac:.2} dx: max speed {speed:.2e} m/s, volume {drift:+.2e}, \
+             hydrostatic RMS {err:.2e}"
         );
-        assert!(
-            drift.abs() < 5e-3,
-            "surface +{frac} dx: volume changed by {drift}"
-        );
-        assert!(
-            err < 5e-3,
-            "surface +{frac} dx: hydrostatic RMS error {err}"
-        );
+        let at = format!("{d}D surface +{frac:.2} dx");
+        assert!(speed < 1e-3, "{at}: still water moved at {speed} m/s");
+        assert!(drift.abs() < 5e-3, "{at}: volume changed by {drift}");
+        assert!(err < 5e-3, "{at}: hydrostatic RMS error {err}");
     }
 }
 
 #[test]
+fn still_tanks_stay_still_and_hydrostatic_wherever_the_surface_lies_2d() {
+    // the lattice of 4 per cell ends on half cells, 16 per cell on quarter cells
+    let cases = [(0.0, 4.0), (0.25, 16.0), (0.5, 4.0), (0.75, 16.0)];
+    assert_still_tanks(false, 128, 40.0, &cases);
+}
+
+#[test]
 fn still_tanks_stay_still_and_hydrostatic_wherever_the_surface_lies_3d() {
-    let n = 32;
-    let dx = 1.0 / n as f64;
-    for (frac, per_cell) in [(0.0, 8.0), (1.0 / 3.0, 27.0), (0.5, 8.0)] {
-        let doc = tank(true, n, (12.0 + frac) * dx, per_cell);
-        let (speed, drift, err) = still_run(&doc, 1000);
-        eprintln!("3D {n}³ surface +{frac:.2} dx: max speed {speed:.2e} m/s, volume {drift:+.2e}, hydrostatic RMS {err:.2e}");
-        assert!(
-            speed < 1e-3,
-            "surface +{frac} dx: still water moved at {speed} m/s"
-        );
-        assert!(
-            drift.abs() < 5e-3,
-            "surface +{frac} dx: volume changed by {drift}"
-        );
-        assert!(
-            err < 5e-3,
-            "surface +{frac} dx: hydrostatic RMS error {err}"
-        );
-    }
+    assert_still_tanks(true, 32, 12.0, &[(0.0, 8.0), (1.0 / 3.0, 27.0), (0.5, 8.0)]);
 }
 
 #[test]

@@ -8,9 +8,9 @@
 //! `0 ≤ t ≤ 2`, `d = 2s²(3 − s)/(3(8 − s²))` with `s = 2 + t` for `−2 ≤ t ≤ 0`), so instead of a
 //! fixed radius `r` we invert that profile: a flat surface lands exactly where the particles
 //! end, whatever the particle count per cell. Particles near a solid are mirrored across it
-//! (the domain walls exactly, other solids across their nearest surface), so a wall does not
-//! look like a free surface and the liquid's level set continues into the solid as the mirror
-//! image.
+//! (the domain walls exactly, on the grid; other solids across their nearest surface), so a
+//! wall does not look like a free surface and the liquid's level set continues into the solid
+//! as the mirror image.
 
 use super::sweep::fast_sweep;
 use crate::grid::{Grid3, GridSpec};
@@ -55,9 +55,12 @@ pub fn particle_phi(
     scratch.acc.resize(spec.cell_count(), [0.0; 4]);
     splat(spec, pos, None, &mut scratch.lists, &mut scratch.acc);
     if let Some(solids) = solids {
-        let (m, mass) = (&mut scratch.mirrors, &mut scratch.mirror_mass);
-        mirror(spec, pos, solids, m, mass);
-        splat(spec, m, Some(mass), &mut scratch.lists, &mut scratch.acc);
+        if !solids.shapes.is_empty() {
+            let (m, mass) = (&mut scratch.mirrors, &mut scratch.mirror_mass);
+            mirror_shapes(spec, pos, solids, m, mass);
+            splat(spec, m, Some(mass), &mut scratch.lists, &mut scratch.acc);
+        }
+        mirror_walls(spec, solids, &mut scratch.acc);
     }
     for axis in 0..spec.dimension() {
         smooth(spec, axis, &mut scratch.acc, &mut scratch.tmp);
@@ -143,14 +146,11 @@ fn splat(
     }
 }
 
-/// Mirror images of the particles within the kernel's reach of a solid. The domain walls are
-/// planes: a particle near several of them (an edge or corner of the box) is reflected across
-/// every combination of them, so edges and corners are filled too; an image that lands where
-/// a wall has been carved away is dropped. Other solids reflect a particle once across their
-/// nearest surface: `x − 2 φ_s(x) n(x)`, with `φ_s` and `n = ∇φ_s` from the solid's
-/// cell-centred level set. An image beyond the outermost cell centres keeps only the weight
-/// the hat gives the outermost cells (`mass`), as if the grid went on.
-fn mirror(
+/// Mirror images of the particles within the kernel's reach of a shape (not a domain wall,
+/// see [`mirror_walls`]), across the shape's nearest surface ([`shape_image`]). An image
+/// beyond the outermost cell centres keeps only the weight the hat gives the outermost cells
+/// (`mass`), as if the grid went on.
+fn mirror_shapes(
     spec: &GridSpec,
     pos: &[Vec3],
     solids: &Solids,
@@ -171,26 +171,67 @@ fn mirror(
     let (images, masses): (Vec<Vec3>, Vec<f32>) = pos
         .par_iter()
         .with_min_len(4096)
-        .flat_map_iter(|&x| {
+        .filter_map(|&x| {
             let [i, j, k] = spec.cell_of(x);
-            // no solid within reach of any point of this cell
-            let far = solids.phi[(i, j, k)] > reach + spec.dx;
-            let mut found = if far {
-                Vec::new()
-            } else {
-                wall_images(spec, solids, x, reach)
-            };
-            if !far && !solids.shapes.is_empty() {
-                found.extend(shape_image(spec, solids, x, reach));
+            // a cheap test first: no solid within reach of any point of this cell
+            if solids.phi[(i, j, k)] > reach + spec.dx {
+                return None;
             }
-            found
-                .into_iter()
-                .map(move |i| (i, weight(i)))
-                .filter(|&(_, m)| m > 0.0)
+            let image = shape_image(spec, solids, x, reach)?;
+            let m = weight(image);
+            (m > 0.0).then_some((image, m))
         })
         .unzip();
     *out = images;
     *mass = masses;
+}
+
+/// Mirrors the splatted sums across the domain walls, as if every particle within reach of a
+/// wall had an image behind it: the walls' inner faces lie on cell faces, so the image of a
+/// cell-centre stencil is the mirrored stencil, and the sums of the first wall cell and the
+/// first liquid cell swap into each other with the wall-normal position reflected. Axis by
+/// axis, so edges and corners get double and triple images. Skipped where a wall has been
+/// carved away.
+fn mirror_walls(spec: &GridSpec, solids: &Solids, acc: &mut [[f32; 4]]) {
+    let dims = spec.dims();
+    let strides = [1, dims[0], dims[0] * dims[1]];
+    for a in 0..spec.dimension() {
+        if dims[a] < 4 {
+            continue;
+        }
+        let n = dims[a];
+        let low = spec.dx;
+        let high = (n - 1) as f32 * spec.dx;
+        // every line along axis a, by the index of its first cell
+        let firsts: Vec<usize> = (0..acc.len())
+            .filter(|c| (c / strides[a]) % n == 0)
+            .collect();
+        for first in firsts {
+            for (wall, inner, plane) in [
+                (first, first + strides[a], low),
+                (
+                    first + (n - 1) * strides[a],
+                    first + (n - 2) * strides[a],
+                    high,
+                ),
+            ] {
+                if solids.phi.data[wall] >= 0.0 {
+                    continue; // carved open
+                }
+                let reflect = |v: [f32; 4]| {
+                    let mut r = v;
+                    r[1 + a] = 2.0 * plane * v[0] - v[1 + a];
+                    r
+                };
+                let (w, i) = (acc[wall], acc[inner]);
+                let (rw, ri) = (reflect(i), reflect(w));
+                for q in 0..4 {
+                    acc[wall][q] += rw[q];
+                    acc[inner][q] += ri[q];
+                }
+            }
+        }
+    }
 }
 
 /// The reflection `x − 2 d n` of `x` across the nearest shape surface (`d` its distance, `n`
@@ -208,38 +249,6 @@ fn shape_image(spec: &GridSpec, solids: &Solids, x: Vec3, reach: f32) -> Option<
         n[a] = solids.shapes_distance(x + e) - solids.shapes_distance(x - e);
     }
     (n.length_squared() > 0.0).then(|| x - 2.0 * d * n.normalize())
-}
-
-/// Reflections of `x` across every non-empty combination of the domain-wall planes within
-/// `reach` of it, kept where the image lies inside a solid.
-fn wall_images(spec: &GridSpec, solids: &Solids, x: Vec3, reach: f32) -> Vec<Vec3> {
-    let ext = spec.extent();
-    let (lo, hi) = (spec.dx, ext - Vec3::splat(spec.dx));
-    let mut mirrored = [None; 3];
-    for a in 0..spec.dimension() {
-        if x[a] > lo && x[a] - lo < reach {
-            mirrored[a] = Some(2.0 * lo - x[a]);
-        } else if x[a] < hi[a] && hi[a] - x[a] < reach {
-            mirrored[a] = Some(2.0 * hi[a] - x[a]);
-        }
-    }
-    let mut images = Vec::new();
-    for combo in 1u8..8 {
-        let mut image = x;
-        let mut used = true;
-        for (a, m) in mirrored.iter().enumerate() {
-            if combo & (1 << a) != 0 {
-                match m {
-                    Some(v) => image[a] = *v,
-                    None => used = false,
-                }
-            }
-        }
-        if used && solids.distance(image) < 0.0 {
-            images.push(image);
-        }
-    }
-    images
 }
 
 /// One `[¼ ½ ¼]` pass along `axis` (zero beyond the grid).
