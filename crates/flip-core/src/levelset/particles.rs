@@ -204,7 +204,7 @@ fn mirror_walls(spec: &GridSpec, solids: &Solids, acc: &mut [[f32; 4]]) {
         let high = (n - 1) as f32 * spec.dx;
         // every line along axis a, by the index of its first cell
         let firsts: Vec<usize> = (0..acc.len())
-            .filter(|c| (c / strides[a]) % n == 0)
+            .filter(|c| (c / strides[a]).is_multiple_of(n))
             .collect();
         for first in firsts {
             for (wall, inner, plane) in [
