@@ -124,11 +124,11 @@ fn still_run(doc: &GraphDoc, steps: u32) -> (f32, f64, f64) {
             );
         }
         fastest = fastest.max(s);
-        let volume = level_set_volume(&spec, &probed_grid(&sim, 0));
+        let volume = level_set_volume(&spec, &probed_grid(&sim, 0), None);
         v0.get_or_insert(volume);
     }
     let phi = probed_grid(&sim, 0);
-    let drift = level_set_volume(&spec, &phi) / v0.unwrap() - 1.0;
+    let drift = level_set_volume(&spec, &phi, None) / v0.unwrap() - 1.0;
     let kinds = match &sim.probed()[2] {
         Some(Value::Cells(c)) => Grid3 {
             ni: c.ni,

@@ -34,7 +34,7 @@ pub fn advect(spec: &GridSpec, particles: &mut Particles, vel: &MacGrid, solids:
     let bounds = FluidBox::new(spec);
     let lattice = Lattice::new(spec);
     let is_2d = spec.is_2d();
-    let Particles { pos, vel: pvel } = particles;
+    let Particles { pos, vel: pvel, .. } = particles;
     pos.par_iter_mut()
         .zip(pvel.par_iter_mut())
         .with_min_len(1024)
@@ -47,6 +47,21 @@ pub fn advect(spec: &GridSpec, particles: &mut Particles, vel: &MacGrid, solids:
                 v.z = 0.0;
             }
         });
+}
+
+/// Moves every particle by `shift(x)`, then keeps it in the open part of the domain and out of
+/// solids as [`advect`] does.
+pub(crate) fn shift_confined(
+    spec: &GridSpec,
+    solids: &Solids,
+    pos: &mut [Vec3],
+    shift: impl Fn(Vec3) -> Vec3 + Sync,
+) {
+    let bounds = FluidBox::new(spec);
+    pos.par_iter_mut().with_min_len(1024).for_each(|p| {
+        let x = bounds.clamp(*p + shift(*p));
+        *p = push_out(spec, solids, &bounds, x);
+    });
 }
 
 /// CFL time step `cfl · dx / max(max_speed, 1e-6)`.
@@ -174,6 +189,7 @@ mod tests {
             let mut ps = Particles {
                 pos: start.to_vec(),
                 vel: vec![u; 2],
+                ..Default::default()
             };
             advect(&spec, &mut ps, &vel, &solids, 0.1);
             for (p, s) in ps.pos.iter().zip(start) {
@@ -245,6 +261,7 @@ mod tests {
         let mut ps = Particles {
             pos: vec![p0],
             vel: vec![field(p0)],
+            ..Default::default()
         };
         advect(&spec, &mut ps, &vel, &solids, 0.2);
         let r = (ps.pos[0] - Vec3::new(0.5, 0.5, ps.pos[0].z)).length();

@@ -324,10 +324,7 @@ mod tests {
         let before = ps.len();
         let keep: Vec<bool> = ps.pos.iter().map(|p| p.x >= 0.4).collect();
         let removed = keep.iter().filter(|k| !**k).count();
-        let mut it = keep.iter();
-        ps.pos.retain(|_| *it.next().unwrap());
-        let mut it = keep.iter();
-        ps.vel.retain(|_| *it.next().unwrap());
+        ps.retain_mask(&keep);
         let refilled = emit(&spec, &solids, &params, 3, &mut ps);
         assert!(
             refilled >= removed && refilled <= removed + 4 * 32,

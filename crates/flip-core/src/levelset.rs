@@ -18,7 +18,7 @@ mod particle_tests;
 mod particles;
 mod sweep;
 
-pub use particles::{particle_phi, ParticlePhiScratch};
+pub use particles::{particle_phi, particle_phi_and_density, ParticlePhiScratch};
 use sweep::fast_sweep;
 
 /// Builds the liquid signed distance (negative inside) on cell centres: Alg. 5 initialisation
@@ -66,6 +66,31 @@ pub fn liquid_phi(spec: &GridSpec, cells: &CellGrid, sweeps: usize, phi: &mut Gr
                 CellKind::Solid => *o,
             }
         });
+}
+
+/// Closes spurious air inside the liquid: a fluid cell of the marker (it holds a particle)
+/// whose face neighbours are all fluid or solid lies inside the liquid whatever the particle
+/// spacing, so its `φ` is at most `−dx/2`. Zhu & Bridson's particle level set opens holes where
+/// particles thin out after splashes; without liquid there, pressure cannot hold the liquid
+/// around them up, and it collapses into them.
+pub fn close_interior(spec: &GridSpec, cells: &CellGrid, phi: &mut Grid3<f32>) {
+    assert_eq!(cells.dims(), spec.dims(), "cells on another grid");
+    assert_eq!(phi.dims(), spec.dims(), "phi on another grid");
+    let inside = -0.5 * spec.dx;
+    let axes = spec.dimension();
+    crate::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, p| {
+        if *p <= inside || !cells[(i, j, k)].is_fluid() {
+            return;
+        }
+        let enclosed = (0..axes).all(|a| {
+            [-1, 1]
+                .into_iter()
+                .all(|d| crate::measure::neighbour(cells, [i, j, k], a, d) != CellKind::Air)
+        });
+        if enclosed {
+            *p = inside;
+        }
+    });
 }
 
 #[cfg(test)]

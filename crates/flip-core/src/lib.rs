@@ -36,8 +36,10 @@ pub mod project;
 pub mod smoke;
 /// Solid geometry.
 pub mod solids;
-/// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22).
+/// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22; APIC).
 pub mod transfer;
+/// Volume (density) correction of the particles (Kugelstadt et al. 2019).
+pub mod volume;
 
 pub use cells::{CellGrid, CellKind};
 pub use grid::{Grid3, GridSpec};

@@ -85,15 +85,25 @@ pub fn fluid_cell_count(cells: &CellGrid) -> usize {
 
 /// Liquid volume (area in 2D) from a level set: each cell counts the fraction
 /// `clamp(½ − φ/dx, 0, 1)` of its volume, exact for a flat surface parallel to a cell face.
-pub fn level_set_volume(spec: &GridSpec, phi: &crate::grid::Grid3<f32>) -> f64 {
+/// With `solids`, cells whose centre lies inside a solid are left out (the particle level set
+/// continues into solids as the liquid's mirror image).
+pub fn level_set_volume(
+    spec: &GridSpec,
+    phi: &crate::grid::Grid3<f32>,
+    solids: Option<&Solids>,
+) -> f64 {
     let cell = f64::from(spec.dx).powi(spec.dimension() as i32);
     let inv = 1.0 / spec.dx;
+    let open = |c: usize| solids.is_none_or(|s| s.phi.data[c] > 0.0);
     let partial: Vec<f64> = phi
         .data
         .par_chunks(SUM_CHUNK)
-        .map(|c| {
-            c.iter()
-                .map(|&p| f64::from((0.5 - p * inv).clamp(0.0, 1.0)))
+        .enumerate()
+        .map(|(n, c)| {
+            let at = n * SUM_CHUNK;
+            let cells = c.iter().enumerate().filter(|(i, _)| open(at + i));
+            cells
+                .map(|(_, &p)| f64::from((0.5 - p * inv).clamp(0.0, 1.0)))
                 .sum()
         })
         .collect();

@@ -7,6 +7,9 @@ pub struct Particles {
     pub pos: Vec<Vec3>,
     /// Velocities in m/s.
     pub vel: Vec<Vec3>,
+    /// APIC affine velocity (Jiang et al. 2015): row `c` is the gradient of velocity component
+    /// `c` at the particle (1/s). Empty unless an APIC transfer is in use; then one per particle.
+    pub affine: Vec<[Vec3; 3]>,
 }
 
 impl Particles {
@@ -18,10 +21,40 @@ impl Particles {
     pub fn is_empty(&self) -> bool {
         self.pos.is_empty()
     }
-    /// Appends one particle.
+    /// Appends one particle (with a zero affine velocity when the particles carry one).
     pub fn push(&mut self, pos: Vec3, vel: Vec3) {
         self.pos.push(pos);
         self.vel.push(vel);
+        if self.has_affine() {
+            self.affine.push([Vec3::ZERO; 3]);
+        }
+    }
+    /// Whether every particle carries an APIC affine velocity.
+    pub fn has_affine(&self) -> bool {
+        !self.affine.is_empty() && self.affine.len() == self.pos.len()
+    }
+    /// Keeps the particles whose entry in `keep` is true, in order.
+    pub fn retain_mask(&mut self, keep: &[bool]) {
+        assert_eq!(keep.len(), self.len(), "one flag per particle");
+        let affine = self.has_affine();
+        let mut at = 0;
+        for (i, &k) in keep.iter().enumerate() {
+            if k {
+                self.pos[at] = self.pos[i];
+                self.vel[at] = self.vel[i];
+                if affine {
+                    self.affine[at] = self.affine[i];
+                }
+                at += 1;
+            }
+        }
+        self.pos.truncate(at);
+        self.vel.truncate(at);
+        if affine {
+            self.affine.truncate(at);
+        } else {
+            self.affine.clear();
+        }
     }
     /// Largest speed.
     pub fn max_speed(&self) -> f32 {

@@ -7,9 +7,11 @@ use crate::particles::Particles;
 use glam::Vec3;
 use rayon::prelude::*;
 
+mod apic;
 mod splat;
 mod stencil;
 
+pub use apic::g2p_apic;
 pub(crate) use splat::{bucket, Slabs};
 pub use splat::{p2g, TransferScratch};
 pub(crate) use stencil::{matches_spec, Lattice};
@@ -36,26 +38,11 @@ pub fn g2p(
         "g2p: grids do not match spec"
     );
     let flip = flip_ratio.clamp(0.0, 1.0);
-    // Eq. 22 is linear in the grids: v_p = interp(new − flip·old) + flip·v_p, one sample per
-    // particle instead of two.
-    let combine = |n: &Grid3<f32>, o: &Grid3<f32>| {
-        let faces = n.data.par_iter().zip(o.data.par_iter()).with_min_len(4096);
-        let data = faces.map(|(&n, &o)| n - flip * o).collect();
-        Grid3 {
-            ni: n.ni,
-            nj: n.nj,
-            nk: n.nk,
-            data,
-        }
-    };
-    let blend = MacGrid {
-        u: combine(&new.u, &old.u),
-        v: combine(&new.v, &old.v),
-        w: combine(&new.w, &old.w),
-    };
+    let blend = blend_grids(new, old, flip);
     let lattice = Lattice::new(spec);
     let is_2d = spec.is_2d();
-    let Particles { pos, vel } = particles;
+    particles.affine.clear();
+    let Particles { pos, vel, .. } = particles;
     vel.par_iter_mut()
         .zip(pos.par_iter())
         .with_min_len(1024)
@@ -66,6 +53,26 @@ pub fn g2p(
             }
             *v = out;
         });
+}
+
+/// `new − flip·old`: eq. 22 is linear in the grids, so G2P samples this once per particle
+/// instead of sampling both grids.
+pub(crate) fn blend_grids(new: &MacGrid, old: &MacGrid, flip: f32) -> MacGrid {
+    let combine = |n: &Grid3<f32>, o: &Grid3<f32>| {
+        let faces = n.data.par_iter().zip(o.data.par_iter()).with_min_len(4096);
+        let data = faces.map(|(&n, &o)| n - flip * o).collect();
+        Grid3 {
+            ni: n.ni,
+            nj: n.nj,
+            nk: n.nk,
+            data,
+        }
+    };
+    MacGrid {
+        u: combine(&new.u, &old.u),
+        v: combine(&new.v, &old.v),
+        w: combine(&new.w, &old.w),
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +142,7 @@ mod tests {
         let mut pic = Particles {
             pos: pos.clone(),
             vel: vel.clone(),
+            ..Default::default()
         };
         g2p(&spec, &mut pic, &new, &old, 0.0);
         for (p, v) in pic.pos.iter().zip(&pic.vel) {
@@ -143,6 +151,7 @@ mod tests {
         let mut flip = Particles {
             pos,
             vel: vel.clone(),
+            ..Default::default()
         };
         g2p(&spec, &mut flip, &new, &new, 1.0);
         assert_eq!(flip.vel, vel);

@@ -19,4 +19,5 @@ pub mod p2g;
 pub mod pressure;
 pub mod smoke_source;
 pub mod solids;
+pub mod volume_correction;
 pub mod vorticity;

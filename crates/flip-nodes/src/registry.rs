@@ -22,6 +22,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::pressure::kind(self.plugins.clone()))?;
         r.register(nodes::g2p::kind())?;
         r.register(nodes::advect::kind())?;
+        r.register(nodes::volume_correction::kind(self.plugins.clone()))?;
         r.register(nodes::smoke_source::kind())?;
         r.register(nodes::advect_grid::kind())?;
         r.register(nodes::buoyancy::kind())?;

@@ -49,6 +49,33 @@ pub fn particle_phi(
     scratch: &mut ParticlePhiScratch,
     phi: &mut Grid3<f32>,
 ) {
+    build(spec, pos, solids, sweeps, scratch, phi, None);
+}
+
+/// [`particle_phi`], also writing the particle density: per cell centre, the trilinear kernel
+/// sum of the particles and their solid images (particles per cell, wherever the kernel's
+/// support is covered, walls included). Resizes `density`.
+pub fn particle_phi_and_density(
+    spec: &GridSpec,
+    pos: &[Vec3],
+    solids: Option<&Solids>,
+    sweeps: usize,
+    scratch: &mut ParticlePhiScratch,
+    phi: &mut Grid3<f32>,
+    density: &mut Grid3<f32>,
+) {
+    build(spec, pos, solids, sweeps, scratch, phi, Some(density));
+}
+
+fn build(
+    spec: &GridSpec,
+    pos: &[Vec3],
+    solids: Option<&Solids>,
+    sweeps: usize,
+    scratch: &mut ParticlePhiScratch,
+    phi: &mut Grid3<f32>,
+    density: Option<&mut Grid3<f32>>,
+) {
     let far = 1000.0f32.max(2.0 * (spec.ni + spec.nj + spec.nk) as f32) * spec.dx;
     phi.reset(spec.ni, spec.nj, spec.nk, far);
     scratch.acc.clear();
@@ -61,6 +88,11 @@ pub fn particle_phi(
             splat(spec, m, Some(mass), &mut scratch.lists, &mut scratch.acc);
         }
         mirror_walls(spec, solids, &mut scratch.acc);
+    }
+    if let Some(density) = density {
+        density.reset(spec.ni, spec.nj, spec.nk, 0.0);
+        let sums = density.data.par_iter_mut().zip(scratch.acc.par_iter());
+        sums.for_each(|(d, a)| *d = a[0]);
     }
     for axis in 0..spec.dimension() {
         smooth(spec, axis, &mut scratch.acc, &mut scratch.tmp);

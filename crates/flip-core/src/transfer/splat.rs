@@ -73,10 +73,13 @@ struct Window<'a> {
 }
 
 impl Window<'_> {
-    /// Alg. 2: adds `w·value` and `w` to the corners of `b` (4 corners on a single layer).
+    /// Alg. 2: adds `w·v` and `w` to the corners of `b` (4 corners on a single layer), where
+    /// `v = value + slope·(corner − t)` (APIC's affine term with `slope` per sample spacing,
+    /// Jiang et al. 2015 eq. 9; zero for PIC/FLIP).
     #[inline(always)]
-    fn splat(&mut self, b: &Block, value: f32) {
+    fn splat(&mut self, b: &Block, value: f32, slope: Vec3) {
         let w = b.weights();
+        let v0 = value - slope.dot(Vec3::from(b.t));
         let [ox, oy, oz] = b.off;
         let base = b.base - self.offset;
         let layers = if oz == 0 { 1 } else { 2 };
@@ -85,9 +88,10 @@ impl Window<'_> {
                 let at = base + l * oz + r * oy;
                 let row = &mut self.acc[at..=at + ox]; // one bounds check per row
                 let (w0, w1) = (w[4 * l + 2 * r], w[4 * l + 2 * r + 1]);
-                row[0][0] += w0 * value;
+                let v = v0 + slope.y * r as f32 + slope.z * l as f32;
+                row[0][0] += w0 * v;
                 row[0][1] += w0;
-                row[ox][0] += w1 * value;
+                row[ox][0] += w1 * (v + slope.x);
                 row[ox][1] += w1;
             }
         }
@@ -101,7 +105,8 @@ struct SlabTask<'a> {
 }
 
 /// P2G (Karlsson Alg. 2-3, eq. 19-20; trilinear splat of the tutorial): each face gets the
-/// hat-weighted average of nearby particle velocities. Writes `vel` (normalised; 0 where no
+/// hat-weighted average of nearby particle velocities; particles that carry an APIC affine
+/// velocity contribute `v_p + C_p·(x_face − x_p)` (Jiang et al. 2015). Writes `vel` (normalised; 0 where no
 /// weight) and `valid` (1 where the weight sum is > 0). Resizes `vel`/`valid` to `spec` if
 /// needed. Deterministic for any thread count. In 2D `w` is 0 and invalid.
 pub fn p2g(
@@ -215,14 +220,18 @@ fn splat_slab(
     let (Some(wu), Some(wv)) = (wu.as_mut(), wv.as_mut()) else {
         return;
     };
+    let affine = particles.has_affine().then_some(&particles.affine[..]);
+    let dx = lattice.dx();
     for l in lists {
         for &p in &l[task.slab] {
-            let (p, v) = (particles.pos[p as usize], particles.vel[p as usize]);
-            let st = lattice.stencil(p);
-            wu.splat(&st.block::<0>(), v.x);
-            wv.splat(&st.block::<1>(), v.y);
+            let p = p as usize;
+            let (x, v) = (particles.pos[p], particles.vel[p]);
+            let c = affine.map_or([Vec3::ZERO; 3], |a| a[p].map(|g| g * dx));
+            let st = lattice.stencil(x);
+            wu.splat(&st.block::<0>(), v.x, c[0]);
+            wv.splat(&st.block::<1>(), v.y, c[1]);
             if let Some(ww) = ww.as_mut() {
-                ww.splat(&st.block::<2>(), v.z);
+                ww.splat(&st.block::<2>(), v.z, c[2]);
             }
         }
     }

@@ -101,6 +101,11 @@ impl Lattice {
             is_2d: spec.is_2d(),
         }
     }
+    /// The cell size.
+    #[inline(always)]
+    pub fn dx(&self) -> f32 {
+        1.0 / self.inv_dx
+    }
     /// The stencil of `p`.
     #[inline(always)]
     pub fn stencil(&self, p: Vec3) -> Stencil {
@@ -176,6 +181,31 @@ impl Block {
             return l0;
         }
         lerp(l0, lerp(row(b + oz), row(b + oy + oz), ty), tz)
+    }
+    /// Gradient of the trilinear interpolant of `d`, per sample spacing (0 along a
+    /// single-layer axis, whose two "corners" are one sample).
+    #[inline(always)]
+    pub fn gradient(&self, d: &[f32]) -> Vec3 {
+        let ([ox, oy, oz], [tx, ty, tz], b) = (self.off, self.t, self.base);
+        let c = |x: usize, y: usize, z: usize| d[b + x * ox + y * oy + z * oz];
+        let (c000, c100, c010, c110) = (c(0, 0, 0), c(1, 0, 0), c(0, 1, 0), c(1, 1, 0));
+        let (c001, c101, c011, c111) = (c(0, 0, 1), c(1, 0, 1), c(0, 1, 1), c(1, 1, 1));
+        let gx = lerp(
+            lerp(c100 - c000, c110 - c010, ty),
+            lerp(c101 - c001, c111 - c011, ty),
+            tz,
+        );
+        let gy = lerp(
+            lerp(c010 - c000, c110 - c100, tx),
+            lerp(c011 - c001, c111 - c101, tx),
+            tz,
+        );
+        let gz = lerp(
+            lerp(c001 - c000, c101 - c100, tx),
+            lerp(c011 - c010, c111 - c110, tx),
+            ty,
+        );
+        Vec3::new(gx, gy, gz)
     }
     /// The weights of the 8 corners, x fastest then y then z.
     #[inline(always)]

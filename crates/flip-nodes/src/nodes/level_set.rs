@@ -2,7 +2,7 @@
 //! (Karlsson Alg. 5), reinitialised by fast sweeping (§4.2, Zhao's method).
 use super::common::spec;
 use crate::params::Params;
-use flip_core::levelset::{liquid_phi, particle_phi, ParticlePhiScratch};
+use flip_core::levelset::{close_interior, liquid_phi, particle_phi, ParticlePhiScratch};
 use flip_core::Grid3;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
@@ -37,9 +37,12 @@ impl Node for LevelSet {
         };
         let out = Arc::make_mut(&mut phi);
         match (self.method, particles, cells) {
-            (Method::Particles | Method::Auto, Some(ps), _) => {
+            (Method::Particles | Method::Auto, Some(ps), cells) => {
                 let solids = solids.as_deref();
                 particle_phi(g, &ps.pos, solids, self.sweeps, &mut self.scratch, out);
+                if let Some(cells) = cells {
+                    close_interior(g, &cells, out);
+                }
             }
             (Method::Cells | Method::Auto, _, Some(cells)) => {
                 liquid_phi(g, &cells, self.sweeps, out)
@@ -74,7 +77,11 @@ pub fn kind() -> NodeKind {
          sweeping for |∇φ| = 1 (§4.2, Zhao's method).",
         vec![
             PortSpec::optional("particles", DataKind::Particles, "marker particles"),
-            PortSpec::optional("cells", DataKind::Cells, "cell kinds (method `cells`)"),
+            PortSpec::optional(
+                "cells",
+                DataKind::Cells,
+                "cell kinds (method `cells`; with particles, closes holes inside the liquid)",
+            ),
             PortSpec::optional(
                 "solids",
                 DataKind::Solids,

@@ -3,7 +3,7 @@
 //! plugin algorithm, applies the gradient. Warm-starts from
 //! the previous step's pressure; reports iterations, residual, time and the divergence left.
 
-mod params;
+pub(crate) mod params;
 
 use super::common::{failed, spec};
 use crate::params::Params;
@@ -37,28 +37,8 @@ struct PressureSolve {
 impl PressureSolve {
     fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, String> {
         let p = Params(init.params);
-        let name = p.text("solver").map_err(|e| e.to_string())?;
-        let (plugin, info) = plugins
-            .find(name)
-            .map_err(|e| params::no_solver_message(&e, plugins))?;
         let separating = p.text("boundary").map_err(|e| e.to_string())? == "separating";
-        if !info.accepts_structured() {
-            return Err(format!(
-                "solver `{name}` takes only general sparse (CSR) problems; the pressure node \
-                poses structured grid problems"
-            ));
-        }
-        if separating && !info.supports_lcp() {
-            return Err(format!(
-                "solver `{name}` solves linear systems only; separating walls need an \
-                LCP solver ({})",
-                params::lcp_solvers(plugins).join(", ")
-            ));
-        }
-        let values = params::algorithm_values(info, init.params)?;
-        let algorithm = info.name.clone();
-        let solver =
-            SolverInstance::create(plugin, &algorithm, &values).map_err(|e| e.to_string())?;
+        let solver = params::create_solver(plugins, init.params, separating)?;
         let geometry = match p.text("geometry").unwrap_or("variational") {
             "voxelized" => Geometry::Voxelized,
             _ => Geometry::Variational,

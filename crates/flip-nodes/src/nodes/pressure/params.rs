@@ -1,17 +1,17 @@
 //! The solver node's algorithm parameters, built from the plugin's schema.
 use flip_graph::{ParamMap, ParamSpec, ParamValue};
-use flip_plugin::host::{AlgorithmInfo, LogLine, PluginError, PluginSet};
+use flip_plugin::host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
 use flip_plugin::sdk::ParamKind as PluginKind;
 use std::time::Duration;
 
 /// The `time_limit` parameter (seconds, 0 = none).
-pub(super) fn time_limit(p: &crate::params::Params<'_>) -> Result<Option<Duration>, String> {
+pub(crate) fn time_limit(p: &crate::params::Params<'_>) -> Result<Option<Duration>, String> {
     let secs = f64::from(p.f32("time_limit").map_err(|e| e.to_string())?);
     Ok((secs > 0.0).then(|| Duration::from_secs_f64(secs)))
 }
 
 /// A plugin error followed by the warnings and errors the plugin logged during the call.
-pub(super) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
+pub(crate) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
     let mut msg = e.to_string();
     for l in logs
         .iter()
@@ -22,8 +22,38 @@ pub(super) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
     msg
 }
 
+/// The solver instance named by the `solver` parameter, with the algorithm's parameters from
+/// `values`; refuses CSR-only algorithms (the grid nodes pose structured problems) and, for
+/// separating walls, linear-only ones.
+pub(crate) fn create_solver(
+    plugins: &PluginSet,
+    values: &ParamMap,
+    separating: bool,
+) -> Result<SolverInstance, String> {
+    let p = crate::params::Params(values);
+    let name = p.text("solver").map_err(|e| e.to_string())?;
+    let (plugin, info) = plugins
+        .find(name)
+        .map_err(|e| no_solver_message(&e, plugins))?;
+    if !info.accepts_structured() {
+        return Err(format!(
+            "solver `{name}` takes only general sparse (CSR) problems; this node poses \
+            structured grid problems"
+        ));
+    }
+    if separating && !info.supports_lcp() {
+        return Err(format!(
+            "solver `{name}` solves linear systems only; separating walls need an LCP solver \
+            ({})",
+            lcp_solvers(plugins).join(", ")
+        ));
+    }
+    let values = algorithm_values(info, values)?;
+    SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string())
+}
+
 /// Preferred default: multigrid-preconditioned CG, then MIC(0)-PCG, then anything.
-pub(super) fn default_solver(names: &[String]) -> String {
+pub(crate) fn default_solver(names: &[String]) -> String {
     ["multigrid/mgpcg", "pcg/mic0-pcg"]
         .iter()
         .find(|p| names.iter().any(|n| n == *p))
@@ -33,7 +63,7 @@ pub(super) fn default_solver(names: &[String]) -> String {
 }
 
 /// Names of the LCP-capable algorithms.
-pub(super) fn lcp_solvers(plugins: &PluginSet) -> Vec<String> {
+pub(crate) fn lcp_solvers(plugins: &PluginSet) -> Vec<String> {
     plugins
         .algorithms()
         .into_iter()
@@ -43,7 +73,7 @@ pub(super) fn lcp_solvers(plugins: &PluginSet) -> Vec<String> {
 }
 
 /// A helpful message when a solver is not found.
-pub(super) fn no_solver_message(e: &PluginError, plugins: &PluginSet) -> String {
+pub(crate) fn no_solver_message(e: &PluginError, plugins: &PluginSet) -> String {
     let have: Vec<String> = plugins.algorithms().into_iter().map(|(n, _)| n).collect();
     let mut msg = format!(
         "{e}; available: {}",
@@ -60,7 +90,7 @@ pub(super) fn no_solver_message(e: &PluginError, plugins: &PluginSet) -> String 
 }
 
 /// Parameter specs of the algorithm named by `values["solver"]`.
-pub(super) fn algorithm_specs(
+pub(crate) fn algorithm_specs(
     plugins: &PluginSet,
     values: &ParamMap,
 ) -> Result<Vec<ParamSpec>, String> {
@@ -109,7 +139,7 @@ pub(super) fn algorithm_specs(
 }
 
 /// Validated graph values of the algorithm's parameters, encoded for the ABI.
-pub(super) fn algorithm_values(
+pub(crate) fn algorithm_values(
     info: &AlgorithmInfo,
     values: &ParamMap,
 ) -> Result<Vec<(String, f64)>, String> {

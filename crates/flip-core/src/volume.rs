@@ -1,0 +1,168 @@
+//! Volume (density) correction: an implicit density projection in the spirit of Kugelstadt et
+//! al. 2019 ("Implicit density projection for volume conserving liquids").
+//!
+//! FLIP keeps the grid velocity divergence-free but not the particles' spacing, so particles
+//! bunch up and the liquid shrinks. Once per step we measure the particle density `ρ` (kernel
+//! sum per cell, solids mirrored) against the rest density `ρ₀` and look for a displacement
+//! `d = −∇q` with `∇·d = s`, `s = ρ/ρ₀ − 1` (the linearised density change of moving every
+//! particle by `d`; Kugelstadt eq. 9 with Δt² folded into `q`): the same Poisson operator as
+//! the pressure solve (ghost-fluid `q = 0` at the liquid surface, solid faces by open fraction),
+//! so any solver plugin solves it. Near the surface, where a cell's kernel support is only
+//! partly liquid, only over-density counts (`s ≥ 0`), as in Kugelstadt §4.
+
+use crate::advect::shift_confined;
+use crate::cells::{CellGrid, CellKind};
+use crate::grid::{Grid3, GridSpec};
+use crate::levelset::{particle_phi_and_density, ParticlePhiScratch};
+use crate::mac::{MacGrid, MacMask};
+use crate::particles::Particles;
+use crate::pressure::PressureSystem;
+use crate::project::{apply_pressure, assemble_operator, AssembleParams, Geometry};
+use crate::solids::Solids;
+use crate::transfer::Lattice;
+use flip_plugin::abi::CELL_FLUID;
+use rayon::prelude::*;
+
+/// Cells whose centre lies deeper than this (in cells) are interior: their kernel support is
+/// wholly liquid, so under-density there is real.
+const INTERIOR_DEPTH: f32 = 1.0;
+/// Largest relative density error corrected in one step.
+const MAX_ERROR: f32 = 0.5;
+/// Largest particle shift per step, in cells.
+const MAX_SHIFT: f32 = 0.5;
+
+/// Buffers of one correction, kept between steps.
+#[derive(Debug, Default)]
+pub struct VolumeScratch {
+    /// Liquid signed distance of the particles being corrected.
+    pub phi: Grid3<f32>,
+    /// Particle density: kernel sum per cell (particles per cell).
+    pub density: Grid3<f32>,
+    level: ParticlePhiScratch,
+    cells: CellGrid,
+    shift: MacGrid,
+    valid: MacMask,
+}
+
+/// What one correction measured and did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CorrectionReport {
+    /// Mean `|ρ/ρ₀ − 1|` over the interior cells before the correction.
+    pub mean_error: f64,
+    /// Number of interior cells.
+    pub interior_cells: usize,
+    /// Largest particle shift, in cells.
+    pub max_shift: f32,
+}
+
+/// Measures the particles' level set and density into `scratch` (see
+/// [`particle_phi_and_density`]).
+pub fn measure(spec: &GridSpec, pos: &[glam::Vec3], solids: &Solids, scratch: &mut VolumeScratch) {
+    let VolumeScratch {
+        phi,
+        density,
+        level,
+        ..
+    } = scratch;
+    particle_phi_and_density(spec, pos, Some(solids), 2, level, phi, density);
+}
+
+/// Mean density over the interior cells of the last [`measure`], or `None` if there are none:
+/// the rest density of a freshly seeded liquid.
+pub fn interior_density(spec: &GridSpec, scratch: &VolumeScratch) -> Option<f32> {
+    let (sum, n) = interior_sums(spec, scratch, |d| f64::from(d));
+    (n > 0).then(|| (sum / n as f64) as f32)
+}
+
+/// `(Σ f(ρ), count)` over interior cells.
+fn interior_sums(
+    spec: &GridSpec,
+    scratch: &VolumeScratch,
+    f: impl Fn(f32) -> f64 + Sync,
+) -> (f64, usize) {
+    let deep = -INTERIOR_DEPTH * spec.dx;
+    let cells = scratch
+        .phi
+        .data
+        .par_iter()
+        .zip(scratch.density.data.par_iter());
+    cells
+        .filter(|(&p, _)| p < deep)
+        .map(|(_, &d)| (f(d), 1usize))
+        .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// Poses the correction for the last [`measure`]: the pressure operator of the liquid in
+/// `scratch.phi` with `rhs = strength · dx · s` (solved units: outflow over a cell, see
+/// [`crate::pressure`]) and a zero initial guess. `rest` is `ρ₀` in particles per cell.
+pub fn assemble_correction(
+    spec: &GridSpec,
+    solids: &Solids,
+    rest: f32,
+    strength: f32,
+    scratch: &mut VolumeScratch,
+    sys: &mut PressureSystem,
+) -> CorrectionReport {
+    let params = AssembleParams {
+        density: 1.0,
+        dt: 1.0,
+        separating: false,
+        geometry: Geometry::Variational,
+    };
+    if scratch.cells.dims() != spec.dims() {
+        scratch.cells = CellGrid::new(spec.ni, spec.nj, spec.nk, CellKind::Air);
+    }
+    assemble_operator(spec, &scratch.cells, &scratch.phi, solids, &params, sys);
+    let inv_rest = 1.0 / rest.max(1e-6);
+    let (dx, deep) = (f64::from(spec.dx), -INTERIOR_DEPTH * spec.dx);
+    let (phi, density) = (&scratch.phi.data, &scratch.density.data);
+    let p = &mut sys.problem;
+    p.rhs
+        .par_iter_mut()
+        .zip(p.pressure.par_iter_mut())
+        .zip(p.cell_kind.par_iter())
+        .enumerate()
+        .for_each(|(c, ((r, q), &kind))| {
+            *q = 0.0;
+            *r = 0.0;
+            if kind == CELL_FLUID {
+                let mut s = (density[c] * inv_rest - 1.0).clamp(-MAX_ERROR, MAX_ERROR);
+                if phi[c] >= deep {
+                    s = s.max(0.0);
+                }
+                *r = f64::from(strength * s) * dx;
+            }
+        });
+    let (err, n) = interior_sums(spec, scratch, |d| f64::from((d * inv_rest - 1.0).abs()));
+    CorrectionReport {
+        mean_error: if n > 0 { err / n as f64 } else { 0.0 },
+        interior_cells: n,
+        max_shift: 0.0,
+    }
+}
+
+/// Moves the particles by `d = −∇q` of the solved correction in `sys` (interpolated
+/// trilinearly, at most half a cell), keeping them in the domain and out of solids. Returns
+/// the largest shift in cells.
+pub fn displace(
+    spec: &GridSpec,
+    particles: &mut Particles,
+    solids: &Solids,
+    sys: &PressureSystem,
+    scratch: &mut VolumeScratch,
+) -> f32 {
+    let VolumeScratch { shift, valid, .. } = scratch;
+    *shift = MacGrid::zeros(spec);
+    *valid = MacMask::zeros(spec);
+    apply_pressure(spec, sys, solids, shift, valid);
+    let limit = MAX_SHIFT * spec.dx;
+    let (shift, lattice) = (&*shift, Lattice::new(spec));
+    let step = |x: glam::Vec3| lattice.sample(shift, x).clamp_length_max(limit);
+    let max = particles
+        .pos
+        .par_iter()
+        .map(|&x| step(x).length())
+        .reduce(|| 0.0, f32::max);
+    shift_confined(spec, solids, &mut particles.pos, step);
+    max / spec.dx
+}
