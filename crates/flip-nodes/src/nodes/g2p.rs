@@ -1,7 +1,7 @@
-//! Grid to particles: PIC/FLIP blend (Karlsson eq. 22).
+//! Grid to particles: PIC/FLIP blend (Karlsson eq. 22) or APIC (Jiang et al. 2015).
 use super::common::spec;
 use crate::params::Params;
-use flip_core::transfer::g2p;
+use flip_core::transfer::{g2p, g2p_apic};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 struct G2p {
     flip_ratio: f32,
+    apic: bool,
 }
 
 impl Node for G2p {
@@ -16,7 +17,8 @@ impl Node for G2p {
         let mut particles = io.particles("particles")?;
         let new = io.velocity("velocity")?;
         let old = io.velocity("velocity_old")?;
-        g2p(
+        let transfer = if self.apic { g2p_apic } else { g2p };
+        transfer(
             &ctx.grid,
             Arc::make_mut(&mut particles),
             &new.vel,
@@ -34,8 +36,10 @@ pub fn kind() -> NodeKind {
         "g2p",
         "Grid to Particles",
         "Transfer",
-        "Updates particle velocities from the grid: (1-r)·PIC + r·FLIP with FLIP ratio r \
-         (Karlsson eq. 22). r = 0 is pure PIC (damped), r = 1 pure FLIP (noisy).",
+        "Updates particle velocities from the grid. `flip`: (1-r)·PIC + r·FLIP with FLIP ratio r \
+         (Karlsson eq. 22); r = 0 is pure PIC (damped), r = 1 pure FLIP (noisy). `apic`: the \
+         particles also keep the velocity gradient around them (APIC, Jiang et al. 2015), which \
+         P2G hands back, so rotation survives without FLIP noise; r > 0 blends in FLIP.",
         vec![
             PortSpec::new("particles", DataKind::Particles, "marker particles"),
             PortSpec::new("velocity", DataKind::Velocity, "projected grid velocity"),
@@ -50,22 +54,31 @@ pub fn kind() -> NodeKind {
             DataKind::Particles,
             "particles with new velocities",
         )],
-        vec![ParamSpec::float(
-            "flip_ratio",
-            "FLIP ratio",
-            "share of FLIP in the PIC/FLIP blend",
-            0.95,
-            0.0,
-            1.0,
-        )],
+        vec![
+            ParamSpec::choice(
+                "transfer",
+                "Transfer",
+                "flip: PIC/FLIP blend; apic: affine particle-in-cell (+ FLIP share r)",
+                &["flip", "apic"],
+                "flip",
+            ),
+            ParamSpec::float(
+                "flip_ratio",
+                "FLIP ratio",
+                "share of FLIP in the blend (use 0 for pure APIC)",
+                0.95,
+                0.0,
+                1.0,
+            ),
+        ],
     );
     NodeKind::new(
         s,
         Box::new(|init| {
-            let flip_ratio = Params(init.params)
-                .f32("flip_ratio")
-                .map_err(|e| e.to_string())?;
-            Ok(Box::new(G2p { flip_ratio }))
+            let p = Params(init.params);
+            let flip_ratio = p.f32("flip_ratio").map_err(|e| e.to_string())?;
+            let apic = p.text("transfer").map_err(|e| e.to_string())? == "apic";
+            Ok(Box::new(G2p { flip_ratio, apic }))
         }),
     )
 }
