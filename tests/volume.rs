@@ -209,3 +209,64 @@ fn apic_keeps_the_linear_momentum_of_a_translating_blob() {
     let moved = end.pos[0] - start.pos[0];
     assert!((moved - u * 100.0 / 240.0).length() < 1e-3, "moved {moved}");
 }
+
+/// Inserts a `reseed` node between the volume correction and the step output.
+fn with_reseed(mut doc: GraphDoc, min: f64, max: f64) -> GraphDoc {
+    let text = format!(
+        "(id: \"reseed\", kind: \"reseed\", params: {{\"min_per_cell\": {min}, \"max_per_cell\": {max}}})"
+    );
+    doc.nodes.push(ron::from_str(&text).expect("node"));
+    for e in doc.edges.iter_mut().filter(|e| e.from == "volume.particles") {
+        e.from = "reseed.particles".into();
+    }
+    for (from, to) in [
+        ("volume.particles", "particles"),
+        ("level_set.level_set", "level_set"),
+        ("extrapolate_out.velocity", "velocity"),
+        ("walls.solids", "solids"),
+    ] {
+        let text = format!("(from: \"{from}\", to: \"reseed.{to}\")");
+        doc.edges.push(ron::from_str(&text).expect("edge"));
+    }
+    doc
+}
+
+#[test]
+fn reseeding_keeps_every_cell_between_its_bounds() {
+    let doc = with_reseed(dam_break(128, true), 2.0, 8.0);
+    let spec = spec_of(&doc);
+    let registry = registry();
+    let (mut sim, _out) = simulation(&doc, &registry);
+    sim.set_probes(&[("walls", "solids"), ("reseed", "particles")]);
+    for _ in 0..40 {
+        let reports = sim.advance_frame().expect("frame");
+        if std::env::var_os("FLIP_TRACE").is_some() {
+            let last = reports.last().unwrap();
+            let added = flipgraph_tests::stat(&sim, last, "reseed", "added");
+            let n = sim.particles().unwrap().len();
+            eprintln!("frame {}: {n} particles, last step added {added:?}", sim.frame());
+        }
+    }
+    let ps = sim.particles().unwrap();
+    let mut count = vec![0usize; spec.cell_count()];
+    for p in &ps.pos {
+        let [i, j, k] = spec.cell_of(*p);
+        count[i + spec.ni * (j + spec.nj * k)] += 1;
+    }
+    let mut phi = Grid3::new(0, 0, 0, 0.0);
+    let solids = solids_of(&sim);
+    particle_phi(&spec, &ps.pos, Some(&solids), 2, &mut ParticlePhiScratch::default(), &mut phi);
+    let deep: Vec<usize> = (0..count.len())
+        .filter(|&c| phi.data[c] < -1.5 * spec.dx && solids.phi.data[c] > 0.0)
+        .map(|c| count[c])
+        .collect();
+    let sparse = deep.iter().filter(|&&n| n < 2).count();
+    eprintln!(
+        "reseed 2..8: {} particles, most in a cell {}, interior cells below 2: {sparse} of {}",
+        ps.len(),
+        count.iter().max().unwrap(),
+        deep.len()
+    );
+    assert!(*count.iter().max().unwrap() <= 8);
+    assert!(sparse * 100 <= deep.len(), "{sparse} sparse of {}", deep.len());
+}

@@ -32,6 +32,8 @@ pub mod particles;
 pub mod pressure;
 /// Pressure system assembly and the gradient update (§5.1-5.2).
 pub mod project;
+/// Particle reseeding: a min/max count per cell.
+pub mod reseed;
 /// Eulerian smoke (Wave §2): semi-Lagrangian advection, buoyancy, vorticity confinement.
 pub mod smoke;
 /// Solid geometry.

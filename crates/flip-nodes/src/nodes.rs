@@ -17,6 +17,7 @@ pub mod level_set;
 pub mod marker;
 pub mod p2g;
 pub mod pressure;
+pub mod reseed;
 pub mod smoke_source;
 pub mod solids;
 pub mod volume_correction;
