@@ -50,13 +50,13 @@ fn solids_of(sim: &Simulation) -> Arc<Solids> {
     }
 }
 
-/// Runs `doc` for `frames` frames without file output and measures its drift.
-fn run(mut doc: GraphDoc, frames: u32) -> Drift {
+/// Runs `doc` without file output for `frames` frames, or on until at least `min_steps` steps,
+/// and measures its drift from the end of the first frame.
+fn run(mut doc: GraphDoc, frames: u32, min_steps: usize) -> Drift {
     for export in ["export", "fields"] {
         if doc.node_mut(export).is_some() {
             doc.nodes.retain(|n| n.id != export);
-            doc.edges
-                .retain(|e| !e.to.starts_with(&format!("{export}.")));
+            doc.edges.retain(|e| !e.to.starts_with(&format!("{export}.")));
         }
     }
     let spec = spec_of(&doc);
@@ -64,17 +64,12 @@ fn run(mut doc: GraphDoc, frames: u32) -> Drift {
     let (mut sim, _out) = simulation(&doc, &registry);
     sim.set_probes(&[("walls", "solids")]);
     let (mut start, mut steps) = (None, 0);
-    for _ in 0..frames {
+    while sim.frame() < frames || steps < min_steps {
         steps += sim.advance_frame().expect("frame").len();
         start.get_or_insert_with(|| measure(&spec, &sim.particles().unwrap(), &solids_of(&sim)));
         if std::env::var_os("FLIP_TRACE").is_some() && sim.frame() % 5 == 0 {
             let m = measure(&spec, &sim.particles().unwrap(), &solids_of(&sim));
-            eprintln!(
-                "frame {}: area {:.4}, per cell {:.2}",
-                sim.frame(),
-                m.0,
-                m.1
-            );
+            eprintln!("frame {}: volume {:.4}, per cell {:.2}", sim.frame(), m.0, m.1);
         }
     }
     let (v0, n0) = start.unwrap();
@@ -86,19 +81,32 @@ fn run(mut doc: GraphDoc, frames: u32) -> Drift {
     }
 }
 
-/// The dam break: a column a × 2a in a 6a box... as `dam_break_2d.ron` poses it, at
-/// `n²`, with the correction on or off.
+/// The dam break at `n²`: a column a × 2a in a box of 6a (inside one-cell walls), 4
+/// particles per cell, MIC(0)-PCG, FLIP 0.95, with the correction on or off.
 fn dam_break(n: usize, correction: bool) -> GraphDoc {
     let mut doc = graph("dam_break_2d.ron");
+    let dx = 1.0 / n as f64;
+    let a = (1.0 - 2.0 * dx) / 6.0;
     doc.settings.grid = [n, n, 1];
-    doc.settings.cell_size = 1.0 / n as f32;
+    doc.settings.cell_size = dx as f32;
+    set(&mut doc, "source", "center", Vector(vec![(dx + a) / 2.0, (dx + 2.0 * a) / 2.0, 0.0]));
+    set(&mut doc, "source", "size", Vector(vec![dx + a, dx + 2.0 * a, 0.0]));
     set(&mut doc, "volume", "enabled", Bool(correction));
     doc
 }
 
+/// Asserts the bounds with the correction on: volume (area) within `bound`, interior
+/// particles per cell within ±10 % of the seeding.
+fn assert_kept(label: &str, d: &Drift, bound: f64) {
+    report(label, d);
+    assert!(d.volume.abs() < bound, "{label}: volume drift {:+.4}", d.volume);
+    let ppc = d.per_cell.1 / d.per_cell.0 - 1.0;
+    assert!(ppc.abs() < 0.1, "{label}: particles per cell drift {ppc:+.3}");
+}
+
 fn report(label: &str, d: &Drift) {
     eprintln!(
-        "{label}: {} steps, area {:+.2} %, particles per interior cell {:.2} → {:.2}",
+        "{label}: {} steps, volume (area) {:+.2} %, particles per interior cell {:.2} → {:.2}",
         d.steps,
         100.0 * d.volume,
         d.per_cell.0,
@@ -108,20 +116,29 @@ fn report(label: &str, d: &Drift) {
 
 #[test]
 fn dam_break_keeps_its_area_with_the_correction_and_loses_it_without_2d() {
-    let frames = 82; // 3.4 s, over 1000 steps at 128²
-    let on = run(dam_break(128, true), frames);
-    report("128² correction on", &on);
-    let off = run(dam_break(128, false), frames);
+    let on = run(dam_break(128, true), 82, 1000); // 3.4 s
+    let off = run(dam_break(128, false), 82, 1000);
     report("128² correction off", &off);
+    assert_kept("128² correction on", &on, 0.01);
     assert!(on.steps >= 1000, "{} steps", on.steps);
-    assert!(on.volume.abs() < 0.01, "area drift {:+.4}", on.volume);
-    let ppc = on.per_cell.1 / on.per_cell.0 - 1.0;
-    assert!(ppc.abs() < 0.1, "particles per cell drift {ppc:+.3}");
-    assert!(
-        off.volume.abs() > 0.03,
-        "without correction: {:+.4}",
-        off.volume
-    );
+    assert!(off.volume.abs() > 0.03, "without correction: {:+.4}", off.volume);
+}
+
+#[test]
+fn dam_break_keeps_its_area_at_256_and_as_shipped_2d() {
+    let fine = run(dam_break(256, true), 80, 2000);
+    assert_kept("256² correction on", &fine, 0.01);
+    let shipped = run(graph("dam_break_2d.ron"), 100, 0);
+    assert_kept("dam_break_2d.ron as shipped", &shipped, 0.01);
+}
+
+#[test]
+fn dam_break_keeps_its_volume_3d() {
+    let mut doc = graph("bench_dam_break_3d.ron");
+    doc.settings.grid = [48, 48, 48];
+    doc.settings.cell_size = 1.0 / 48.0;
+    let d = run(doc, 0, 500);
+    assert_kept("3D 48³ correction on", &d, 0.015);
 }
 
 /// A zero-gravity run of `particles` on the 2D dam-break graph at `N`², `steps` steps of

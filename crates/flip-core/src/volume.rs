@@ -9,12 +9,19 @@
 //! the pressure solve (ghost-fluid `q = 0` at the liquid surface, solid faces by open fraction),
 //! so any solver plugin solves it. Near the surface, where a cell's kernel support is only
 //! partly liquid, only over-density counts (`s ≥ 0`), as in Kugelstadt §4.
+//!
+//! Spray and thin sheets hold fewer particles than their level set's volume at rest density,
+//! which the local term cannot see. A global term closes the books, the volume control of Kim
+//! et al. 2007 ("Practical control of bubble volume"): every liquid cell also gets the uniform
+//! source `−e`, `e = (V − V_p)/V_p`, where `V` is the level set's volume and `V_p` the particles'
+//! rest volume (`N / ρ₀` cells), so the liquid as a whole contracts or expands towards it.
 
 use crate::advect::shift_confined;
 use crate::cells::{CellGrid, CellKind};
 use crate::grid::{Grid3, GridSpec};
 use crate::levelset::{particle_phi_and_density, ParticlePhiScratch};
 use crate::mac::{MacGrid, MacMask};
+use crate::measure::level_set_volume;
 use crate::particles::Particles;
 use crate::pressure::PressureSystem;
 use crate::project::{apply_pressure, assemble_operator, AssembleParams, Geometry};
@@ -30,6 +37,8 @@ const INTERIOR_DEPTH: f32 = 1.0;
 const MAX_ERROR: f32 = 0.5;
 /// Largest particle shift per step, in cells.
 const MAX_SHIFT: f32 = 0.5;
+/// Largest global volume error corrected in one step.
+const MAX_VOLUME_ERROR: f64 = 0.1;
 
 /// Buffers of one correction, kept between steps.
 #[derive(Debug, Default)]
@@ -51,6 +60,8 @@ pub struct CorrectionReport {
     pub mean_error: f64,
     /// Number of interior cells.
     pub interior_cells: usize,
+    /// `(V − V_p)/V_p`: the level set's volume against the particles' rest volume.
+    pub volume_error: f64,
     /// Largest particle shift, in cells.
     pub max_shift: f32,
 }
@@ -92,12 +103,14 @@ fn interior_sums(
         .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
-/// Poses the correction for the last [`measure`]: the pressure operator of the liquid in
-/// `scratch.phi` with `rhs = strength · dx · s` (solved units: outflow over a cell, see
-/// [`crate::pressure`]) and a zero initial guess. `rest` is `ρ₀` in particles per cell.
+/// Poses the correction for the last [`measure`] of `particles` particles: the pressure
+/// operator of the liquid in `scratch.phi` with `rhs = strength · dx · (s − e)` (solved units:
+/// outflow over a cell, see [`crate::pressure`]) and a zero initial guess. `rest` is `ρ₀` in
+/// particles per cell.
 pub fn assemble_correction(
     spec: &GridSpec,
     solids: &Solids,
+    particles: usize,
     rest: f32,
     strength: f32,
     scratch: &mut VolumeScratch,
@@ -114,6 +127,15 @@ pub fn assemble_correction(
     }
     assemble_operator(spec, &scratch.cells, &scratch.phi, solids, &params, sys);
     let inv_rest = 1.0 / rest.max(1e-6);
+    let cell = f64::from(spec.dx).powi(spec.dimension() as i32);
+    let rest_volume = particles as f64 * cell * f64::from(inv_rest);
+    let volume = level_set_volume(spec, &scratch.phi, Some(solids));
+    let volume_error = if rest_volume > 0.0 {
+        (volume / rest_volume - 1.0).clamp(-MAX_VOLUME_ERROR, MAX_VOLUME_ERROR)
+    } else {
+        0.0
+    };
+    let global = volume_error as f32;
     let (dx, deep) = (f64::from(spec.dx), -INTERIOR_DEPTH * spec.dx);
     let (phi, density) = (&scratch.phi.data, &scratch.density.data);
     let p = &mut sys.problem;
@@ -130,13 +152,14 @@ pub fn assemble_correction(
                 if phi[c] >= deep {
                     s = s.max(0.0);
                 }
-                *r = f64::from(strength * s) * dx;
+                *r = f64::from(strength * (s - global)) * dx;
             }
         });
     let (err, n) = interior_sums(spec, scratch, |d| f64::from((d * inv_rest - 1.0).abs()));
     CorrectionReport {
         mean_error: if n > 0 { err / n as f64 } else { 0.0 },
         interior_cells: n,
+        volume_error,
         max_shift: 0.0,
     }
 }

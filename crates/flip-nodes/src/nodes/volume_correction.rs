@@ -63,7 +63,8 @@ impl VolumeCorrection {
             return Ok(());
         };
         let sys = &mut self.system;
-        let report = assemble_correction(g, solids, rest, self.strength, &mut self.scratch, sys);
+        let n = particles.len();
+        let report = assemble_correction(g, solids, n, rest, self.strength, &mut self.scratch, sys);
         sys.step = ctx.step;
         solver.set_limits(SolveLimits {
             time_limit: None,
@@ -79,6 +80,7 @@ impl VolumeCorrection {
         io.stat("residual", stats.residual);
         io.stat("rest_density", f64::from(rest));
         io.stat("density_error", report.mean_error);
+        io.stat("volume_error", report.volume_error);
         io.stat("max_shift_cells", f64::from(shift));
         Ok(())
     }
@@ -130,7 +132,9 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         "Keeps the liquid's volume: measures the particle density against the rest density and \
          moves particles from over- to under-dense regions along −∇q, where q solves the \
          pressure Poisson problem with the density error as its source (implicit density \
-         projection, Kugelstadt et al. 2019). Near the surface only over-density is corrected. \
+         projection, Kugelstadt et al. 2019). Near the surface only over-density is corrected; a \
+         uniform source steers the level set's volume to the particles' rest volume (volume \
+         control, Kim et al. 2007). \
          Particles stay in the domain and out of solids.",
         vec![
             PortSpec::new("particles", DataKind::Particles, "advected particles"),
