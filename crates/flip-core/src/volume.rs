@@ -14,7 +14,8 @@
 //! which the local term cannot see. A global term closes the books, the volume control of Kim
 //! et al. 2007 ("Practical control of bubble volume"): every liquid cell also gets the uniform
 //! source `−e`, `e = (V − V_p)/V_p`, where `V` is the level set's volume and `V_p` the particles'
-//! rest volume (`N / ρ₀` cells), so the liquid as a whole contracts or expands towards it.
+//! rest volume (`N` times the volume per particle measured when the rest density was), so the
+//! liquid as a whole contracts or expands towards it.
 
 use crate::advect::shift_confined;
 use crate::cells::{CellGrid, CellKind};
@@ -33,6 +34,9 @@ use rayon::prelude::*;
 /// Cells whose centre lies deeper than this (in cells) are interior: their kernel support is
 /// wholly liquid, so under-density there is real.
 const INTERIOR_DEPTH: f32 = 1.0;
+/// Cells nearer a solid than this (in cells) get no local term: the mirror images behind a
+/// curved solid only approximate the missing kernel mass.
+const NEAR_SOLID: f32 = 1.5;
 /// Largest relative density error corrected in one step.
 const MAX_ERROR: f32 = 0.5;
 /// Largest particle shift per step, in cells.
@@ -103,14 +107,19 @@ fn interior_sums(
         .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
-/// Poses the correction for the last [`measure`] of `particles` particles: the pressure
-/// operator of the liquid in `scratch.phi` with `rhs = strength · dx · (s − e)` (solved units:
-/// outflow over a cell, see [`crate::pressure`]) and a zero initial guess. `rest` is `ρ₀` in
-/// particles per cell.
+/// Volume of the liquid of the last [`measure`] (solid cells left out).
+pub fn liquid_volume(spec: &GridSpec, solids: &Solids, scratch: &VolumeScratch) -> f64 {
+    level_set_volume(spec, &scratch.phi, Some(solids))
+}
+
+/// Poses the correction for the last [`measure`]: the pressure operator of the liquid in
+/// `scratch.phi` with `rhs = strength · dx · (s − e)` (solved units: outflow over a cell, see
+/// [`crate::pressure`]) and a zero initial guess. `rest` is `ρ₀` in particles per cell,
+/// `rest_volume` the particles' rest volume `V_p` (0: no global term).
 pub fn assemble_correction(
     spec: &GridSpec,
     solids: &Solids,
-    particles: usize,
+    rest_volume: f64,
     rest: f32,
     strength: f32,
     scratch: &mut VolumeScratch,
@@ -127,9 +136,7 @@ pub fn assemble_correction(
     }
     assemble_operator(spec, &scratch.cells, &scratch.phi, solids, &params, sys);
     let inv_rest = 1.0 / rest.max(1e-6);
-    let cell = f64::from(spec.dx).powi(spec.dimension() as i32);
-    let rest_volume = particles as f64 * cell * f64::from(inv_rest);
-    let volume = level_set_volume(spec, &scratch.phi, Some(solids));
+    let volume = liquid_volume(spec, solids, scratch);
     let volume_error = if rest_volume > 0.0 {
         (volume / rest_volume - 1.0).clamp(-MAX_VOLUME_ERROR, MAX_VOLUME_ERROR)
     } else {
@@ -137,7 +144,8 @@ pub fn assemble_correction(
     };
     let global = volume_error as f32;
     let (dx, deep) = (f64::from(spec.dx), -INTERIOR_DEPTH * spec.dx);
-    let (phi, density) = (&scratch.phi.data, &scratch.density.data);
+    let (phi, density, solid) = (&scratch.phi.data, &scratch.density.data, &solids.phi.data);
+    let near_solid = NEAR_SOLID * spec.dx;
     let p = &mut sys.problem;
     p.rhs
         .par_iter_mut()
@@ -149,7 +157,9 @@ pub fn assemble_correction(
             *r = 0.0;
             if kind == CELL_FLUID {
                 let mut s = (density[c] * inv_rest - 1.0).clamp(-MAX_ERROR, MAX_ERROR);
-                if phi[c] >= deep {
+                if solid[c] < near_solid {
+                    s = 0.0;
+                } else if phi[c] >= deep {
                     s = s.max(0.0);
                 }
                 *r = f64::from(strength * (s - global)) * dx;

@@ -20,8 +20,14 @@ pub struct FrameMetrics {
     pub residual: f64,
     /// Largest max |∇·u| after projection (1/s).
     pub max_divergence: f64,
-    /// Liquid volume at the frame's last solve (fluid cells · dx^d).
+    /// Liquid volume (m^d) at the frame's last step: of the level set where a node reports
+    /// `liquid_volume` (the level-set node does), else fluid cells · dx^d.
     pub volume: f64,
+    /// Fluid cells (pressure unknowns) at the frame's last solve.
+    pub fluid_cells: f64,
+    /// Whether `volume` came from a level set.
+    #[serde(skip)]
+    pub volume_from_level_set: bool,
     /// Kinetic energy Σ ½|v|² per unit particle mass.
     pub kinetic_energy: f64,
     /// RMS particle-position difference to the baseline (m).
@@ -69,6 +75,10 @@ impl FrameMetrics {
         };
         for r in steps {
             for stats in &r.node_stats {
+                if let Some(v) = stat(stats, "liquid_volume") {
+                    m.volume = v;
+                    m.volume_from_level_set = true;
+                }
                 let Some(it) = stat(stats, "iterations") else {
                     continue;
                 };
@@ -78,16 +88,18 @@ impl FrameMetrics {
                 m.max_divergence = m
                     .max_divergence
                     .max(stat(stats, "max_divergence").unwrap_or(0.0));
-                m.volume = stat(stats, "fluid_cells").unwrap_or(0.0);
+                m.fluid_cells = stat(stats, "fluid_cells").unwrap_or(0.0);
             }
         }
         m
     }
 
-    /// Adds the particle-based metrics (call once per frame: it turns the fluid cell count
-    /// into a volume).
+    /// Adds the particle-based metrics (call once per frame: it turns a fluid cell count into
+    /// a volume).
     pub fn finish(&mut self, grid: &GridSpec, p: Option<&Particles>, baseline: Option<&Particles>) {
-        self.volume *= f64::from(grid.dx).powi(grid.dimension() as i32);
+        if !self.volume_from_level_set {
+            self.volume = self.fluid_cells * f64::from(grid.dx).powi(grid.dimension() as i32);
+        }
         let Some(p) = p else { return };
         self.particles = p.len();
         self.kinetic_energy = flip_core::measure::kinetic_energy(p);
@@ -115,7 +127,7 @@ mod tests {
         a.push(Vec3::new(0.1, 0.2, 0.0), Vec3::X);
         a.push(Vec3::new(0.3, 0.4, 0.0), Vec3::ZERO);
         let mut m = FrameMetrics {
-            volume: 3.0,
+            fluid_cells: 3.0,
             ..Default::default()
         };
         m.finish(&grid, Some(&a), Some(&a));

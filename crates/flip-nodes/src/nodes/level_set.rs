@@ -58,6 +58,8 @@ impl Node for LevelSet {
                 ))
             }
         }
+        let volume = flip_core::measure::level_set_volume(g, &phi, solids.as_deref());
+        io.stat("liquid_volume", volume);
         self.spare = Some(phi.clone());
         io.set("level_set", Value::LevelSet(phi));
         Ok(())

@@ -4,7 +4,9 @@ use super::common::{failed, spec};
 use super::pressure::params::{create_solver, default_solver, with_logs};
 use crate::params::Params;
 use flip_core::pressure::PressureSystem;
-use flip_core::volume::{assemble_correction, displace, interior_density, measure, VolumeScratch};
+use flip_core::volume::{
+    assemble_correction, displace, interior_density, liquid_volume, measure, VolumeScratch,
+};
 use flip_core::Grid3;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
@@ -19,6 +21,8 @@ struct VolumeCorrection {
     /// Rest density from the parameter, or measured on the first step with interior cells.
     rest: Option<f32>,
     rest_param: Option<f32>,
+    /// Level-set volume per particle, measured with the rest density.
+    per_particle: Option<f64>,
     system: PressureSystem,
     scratch: VolumeScratch,
     reset_error: Option<String>,
@@ -39,6 +43,7 @@ impl VolumeCorrection {
             strength: p.f32("strength").map_err(|e| e.to_string())?,
             rest: rest_param,
             rest_param,
+            per_particle: None,
             system: PressureSystem::default(),
             scratch: VolumeScratch::default(),
             reset_error: None,
@@ -62,9 +67,13 @@ impl VolumeCorrection {
         let Some(rest) = self.rest else {
             return Ok(());
         };
+        let n = particles.len() as f64;
+        if self.per_particle.is_none() && n > 0.0 {
+            self.per_particle = Some(liquid_volume(g, solids, &self.scratch) / n);
+        }
         let sys = &mut self.system;
-        let n = particles.len();
-        let report = assemble_correction(g, solids, n, rest, self.strength, &mut self.scratch, sys);
+        let (target, strength) = (self.per_particle.map_or(0.0, |v| n * v), self.strength);
+        let report = assemble_correction(g, solids, target, rest, strength, &mut self.scratch, sys);
         sys.step = ctx.step;
         solver.set_limits(SolveLimits {
             time_limit: None,
@@ -74,10 +83,11 @@ impl VolumeCorrection {
         let stats = solver
             .solve(&mut sys.problem.view())
             .map_err(|e| failed(with_logs(e, solver.take_logs())))?;
-        io.stat("solve_ms", start.elapsed().as_secs_f64() * 1e3);
+        io.stat("correction_solve_ms", start.elapsed().as_secs_f64() * 1e3);
         let shift = displace(g, particles, solids, sys, &mut self.scratch);
-        io.stat("iterations", f64::from(stats.iterations));
-        io.stat("residual", stats.residual);
+        // named apart from the pressure solve's statistics, which summaries add up
+        io.stat("correction_iterations", f64::from(stats.iterations));
+        io.stat("correction_residual", stats.residual);
         io.stat("rest_density", f64::from(rest));
         io.stat("density_error", report.mean_error);
         io.stat("volume_error", report.volume_error);
@@ -114,6 +124,7 @@ impl Node for VolumeCorrection {
 
     fn reset(&mut self) {
         self.rest = self.rest_param;
+        self.per_particle = None;
         if let Some(s) = self.solver.as_mut() {
             self.reset_error = s.reset().err().map(|e| e.to_string());
         }
