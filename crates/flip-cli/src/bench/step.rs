@@ -46,6 +46,24 @@ fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
     )
 }
 
+/// The G2P transfer of each g2p node (`flip` or `apic`) and whether a volume correction is on.
+fn transfer_modes(doc: &flip_graph::GraphDoc) -> String {
+    let text = |n: &flip_graph::doc::NodeDoc, p: &str, default: &str| match n.params.get(p) {
+        Some(flip_graph::ParamValue::Text(t)) => t.clone(),
+        Some(flip_graph::ParamValue::Bool(b)) => b.to_string(),
+        _ => default.to_string(),
+    };
+    let mut modes: Vec<String> = doc
+        .nodes
+        .iter()
+        .filter(|n| n.kind == "g2p")
+        .map(|n| text(n, "transfer", "flip"))
+        .collect();
+    let corrections = doc.nodes.iter().filter(|n| n.kind == "volume_correction");
+    modes.extend(corrections.map(|n| format!("correction {}", text(n, "enabled", "true"))));
+    modes.join(", ")
+}
+
 /// Runs the benchmark.
 pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let graph = a.graph.clone().unwrap_or_else(|| {
@@ -117,12 +135,18 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         "{:<18} {:<12} {:>10} {:>10} {:>10} {:>12}",
         "node", "kind", "median s", "min s", "max s", "µs/particle"
     );
-    let mut particle_stage = 0.0;
+    let (mut particle_stage, mut transfers, mut correction) = (0.0, 0.0, 0.0);
     for (i, times) in per_node.into_iter().enumerate() {
         let (m, lo, hi) = stats(times);
         let kind = &summary.kinds[i];
         if matches!(kind.as_str(), "p2g" | "g2p" | "advect") {
             particle_stage += m;
+        }
+        if matches!(kind.as_str(), "p2g" | "g2p") {
+            transfers += m;
+        }
+        if matches!(kind.as_str(), "volume_correction" | "reseed") {
+            correction += m;
         }
         if kind.starts_with("step_") {
             continue;
@@ -144,6 +168,17 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     println!(
         "particle stages (p2g + g2p + advect): {:.4} µs/particle/step",
         1e6 * particle_stage / np.max(1.0)
+    );
+    println!(
+        "transfers (p2g + g2p, {}): {:.4} s/step ({:.1}% of the step)",
+        transfer_modes(&doc),
+        transfers,
+        100.0 * transfers / med.max(1e-12)
+    );
+    println!(
+        "volume correction and reseeding: {:.4} s/step ({:.1}% of the step)",
+        correction,
+        100.0 * correction / med.max(1e-12)
     );
     let (check, _, _) = stats(checks);
     println!(
