@@ -79,7 +79,9 @@ pub fn measure(spec: &GridSpec, pos: &[glam::Vec3], solids: &Solids, scratch: &m
         level,
         ..
     } = scratch;
-    particle_phi_and_density(spec, pos, Some(solids), 2, level, phi, density);
+    // no redistancing: the correction needs φ's sign, θ at the surface and whether a cell is
+    // more than a cell deep, all of which the surface band and the far values (±) give
+    particle_phi_and_density(spec, pos, Some(solids), 0, level, phi, density);
 }
 
 /// Mean density over the interior cells of the last [`measure`], or `None` if there are none:
@@ -176,7 +178,7 @@ pub fn assemble_correction(
 
 /// Moves the particles by `d = −∇q` of the solved correction in `sys` (interpolated
 /// trilinearly, at most half a cell), keeping them in the domain and out of solids. Returns
-/// the largest shift in cells.
+/// a bound on the largest shift (the largest face component), in cells.
 pub fn displace(
     spec: &GridSpec,
     particles: &mut Particles,
@@ -191,11 +193,9 @@ pub fn displace(
     let limit = MAX_SHIFT * spec.dx;
     let (shift, lattice) = (&*shift, Lattice::new(spec));
     let step = |x: glam::Vec3| lattice.sample(shift, x).clamp_length_max(limit);
-    let max = particles
-        .pos
-        .par_iter()
-        .map(|&x| step(x).length())
-        .reduce(|| 0.0, f32::max);
     shift_confined(spec, solids, &mut particles.pos, step);
-    max / spec.dx
+    // interpolation never exceeds the largest face value
+    let largest = |g: &Grid3<f32>| g.data.par_iter().map(|d| d.abs()).reduce(|| 0.0, f32::max);
+    let max = shift.axes().into_iter().map(largest).fold(0.0, f32::max);
+    max.min(limit) / spec.dx
 }

@@ -9,7 +9,8 @@ use flip_core::volume::{
 };
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue,
+    PortSpec, Value,
 };
 use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -34,9 +35,14 @@ impl VolumeCorrection {
         let enabled = p.bool("enabled").map_err(|e| e.to_string())?;
         let rest = p.f32("rest_density").map_err(|e| e.to_string())?;
         let rest_param = (rest > 0.0).then_some(rest);
+        // a per-step correction needs no tight solve: the node's tolerance goes to the
+        // algorithm's `rel_tolerance` where it has one
+        let mut values = init.params.clone();
+        let tolerance = p.f32("tolerance").map_err(|e| e.to_string())?;
+        values.insert("rel_tolerance".into(), ParamValue::Number(f64::from(tolerance)));
         Ok(Self {
             solver: if enabled {
-                Some(create_solver(plugins, init.params, false)?)
+                Some(create_solver(plugins, &values, false)?)
             } else {
                 None
             },
@@ -60,7 +66,9 @@ impl VolumeCorrection {
         solver: &mut SolverInstance,
     ) -> Result<(), NodeError> {
         let g = &ctx.grid;
+        let t0 = Instant::now();
         measure(g, &particles.pos, solids, &mut self.scratch);
+        io.stat("correction_measure_ms", t0.elapsed().as_secs_f64() * 1e3);
         if self.rest.is_none() {
             self.rest = interior_density(g, &self.scratch);
         }
@@ -84,7 +92,9 @@ impl VolumeCorrection {
             .solve(&mut sys.problem.view())
             .map_err(|e| failed(with_logs(e, solver.take_logs())))?;
         io.stat("correction_solve_ms", start.elapsed().as_secs_f64() * 1e3);
+        let t1 = Instant::now();
         let shift = displace(g, particles, solids, sys, &mut self.scratch);
+        io.stat("correction_displace_ms", t1.elapsed().as_secs_f64() * 1e3);
         // named apart from the pressure solve's statistics, which summaries add up
         io.stat("correction_iterations", f64::from(stats.iterations));
         io.stat("correction_residual", stats.residual);
@@ -190,6 +200,14 @@ fn params(choices: &[&str], default: &str) -> Vec<ParamSpec> {
             0.0,
             0.0,
             1e3,
+        ),
+        ParamSpec::float(
+            "tolerance",
+            "Tolerance",
+            "relative residual of the correction's solve (the algorithm's `rel_tolerance`)",
+            1e-3,
+            1e-9,
+            1.0,
         ),
         ParamSpec::choice(
             "solver",
