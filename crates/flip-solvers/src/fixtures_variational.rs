@@ -52,6 +52,8 @@ struct Geometry {
     len: [f64; 3],
     dx: f64,
     three_d: bool,
+    /// Liquid in the left half, full height (Lai's container scene) instead of the lower half.
+    left_half: bool,
 }
 
 impl Geometry {
@@ -97,8 +99,12 @@ impl Geometry {
     }
 
     /// Liquid level set at `x`: a surface just above half height, tilted by 5 % (the thin
-    /// plate holds the left side 0.15 higher).
+    /// plate holds the left side 0.15 higher); with `left_half`, a near-vertical surface just
+    /// right of the centre line.
     fn liquid(&self, x: [f64; 3]) -> f64 {
+        if self.left_half {
+            return x[0] - (0.5 * self.len[0] + 0.3 * self.dx + 0.05 * (x[1] - 0.5 * self.len[1]));
+        }
         let mut h = 0.5 * self.len[1] + 0.3 * self.dx + 0.05 * (x[0] - 0.5 * self.len[0]);
         if self.plate_offset() > 0.0 && x[0] < 0.5 * self.len[0] + self.plate_offset() {
             h += 0.15 * self.len[1];
@@ -159,6 +165,16 @@ pub fn build_variational(
     boundary: Boundary,
     seed: u64,
 ) -> OwnedProblem {
+    build(scene, dims, boundary, seed, false)
+}
+
+fn build(
+    scene: VarScene,
+    dims: [usize; 3],
+    boundary: Boundary,
+    seed: u64,
+    left_half: bool,
+) -> OwnedProblem {
     let [ni, nj, nk] = dims;
     let dx = 1.0 / ni as f64;
     let three_d = nk > 1;
@@ -167,6 +183,7 @@ pub fn build_variational(
         len: [ni as f64 * dx, nj as f64 * dx, nk as f64 * dx],
         dx,
         three_d,
+        left_half,
     };
     let axes = if three_d { 3 } else { 2 };
     let mut p = OwnedProblem::empty(dims, dx);
@@ -234,14 +251,16 @@ pub fn build_variational(
     p
 }
 
-/// The LCP version of `scene`: set S is every fluid cell with a face not fully open.
+/// The LCP version of `scene`: set S is every fluid cell with a face not fully open. The
+/// container holds its liquid in the left half, full height, as Lai's container scene (so
+/// gravity pulls it off the top of the wall and the constraint becomes active).
 pub fn build_variational_lcp(
     scene: VarScene,
     dims: [usize; 3],
     boundary: Boundary,
     seed: u64,
 ) -> OwnedProblem {
-    let mut p = build_variational(scene, dims, boundary, seed);
+    let mut p = build(scene, dims, boundary, seed, scene == VarScene::Container);
     let [ni, nj, nk] = dims;
     let strides = [1, ni, ni * nj];
     let axes = if nk > 1 { 3 } else { 2 };
