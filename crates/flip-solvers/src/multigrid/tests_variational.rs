@@ -132,3 +132,43 @@ fn variational_iteration_table() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn scratch_diag() {
+    let n: usize = std::env::var("N").map(|v| v.parse().unwrap()).unwrap_or(64);
+    let dims = [n, n, n];
+    for variant in ["vox", "var", "var-faces", "var-surface"] {
+        let mut p = match variant {
+            "vox" => build_variational(VarScene::Container, dims, Boundary::Voxelized, 1),
+            "var" => build_variational(VarScene::Container, dims, Boundary::Variational, 1),
+            "var-faces" => {
+                let eps: f32 = std::env::var("EPS").map(|v| v.parse().unwrap()).unwrap_or(0.0);
+                let mut p = build_variational(VarScene::Container, dims, Boundary::Variational, 1);
+                for a in 0..3 { for o in p.face_open[a].iter_mut() { if *o < eps { *o = 0.0; } } }
+                p.assemble_variational();
+                p
+            }
+            _ => {
+                let q = build_variational(VarScene::Container, dims, Boundary::Variational, 1);
+                let mut p = build_variational(VarScene::Container, dims, Boundary::Voxelized, 1);
+                p.liquid_phi = q.liquid_phi.clone();
+                p.assemble_variational();
+                p
+            }
+        };
+        for coarsening in COARSENINGS {
+            for algo in [Algo::MgPcg, Algo::V] {
+                let mut q = p.clone();
+                let cfg = MultigridConfig { coarsening, ..Default::default() };
+                let st = solver(algo, cfg).solve(&mut q.view()).unwrap();
+                println!("{variant} {coarsening:?} {algo:?}: {}", st.iterations);
+            }
+        }
+        let fl: Vec<f32> = (0..p.cell_count()).filter(|&c| p.cell_kind[c] == CELL_FLUID).map(|c| p.diag[c]).collect();
+        let small = fl.iter().filter(|&&d| d < 0.05).count();
+        let min = fl.iter().copied().fold(f32::INFINITY, f32::min);
+        println!("{variant}: fluid {} min diag {min:e} below 0.05: {small}", fl.len());
+        let _ = &mut p;
+    }
+}
