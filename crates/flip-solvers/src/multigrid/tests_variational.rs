@@ -142,3 +142,63 @@ fn variational_iteration_table() {
         }
     }
 }
+
+#[test]
+fn levels_take_the_problems_fractions_and_ghost_fluid_distances() {
+    use super::hierarchy::Hierarchy;
+    use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
+    use flip_plugin::sdk::stencil::ghost_theta;
+    let mut p = build_variational(VarScene::Container, [32, 32, 1], Boundary::Variational, 1);
+    let cfg = MultigridConfig {
+        coarsening: Coarsening::Rediscretise,
+        ..Default::default()
+    };
+    let mut h = Hierarchy::new(&cfg);
+    h.update(&p.view());
+    let (fine, coarse) = (&h.levels[0], &h.levels[1]);
+    let (mut fractional, mut ghost) = (0, 0);
+    for j in 0..32 {
+        for i in 0..31 {
+            let c = p.index(i, j, 0);
+            let solid = p.cell_kind[c] == CELL_SOLID || p.cell_kind[c + 1] == CELL_SOLID;
+            let want = if solid { 0.0 } else { p.face_open[0][c] };
+            assert_eq!(
+                fine.open[0][fine.at(i, j, 0)],
+                want,
+                "level 0 face ({i}, {j})"
+            );
+            // one air face above, none elsewhere: dweight = open, excess / dweight = 1/θ
+            let up = c + 32;
+            let only_up = p.cell_kind[c] == CELL_FLUID
+                && p.cell_kind[up] == CELL_AIR
+                && [c - 1, c + 1, c - 32]
+                    .iter()
+                    .all(|&n| p.cell_kind[n] != CELL_AIR);
+            let f = fine.at(i, j, 0);
+            if only_up && fine.unk[f] != 0 && p.face_open[1][c] > 0.0 {
+                let theta = ghost_theta(p.liquid_phi[c], p.liquid_phi[up]);
+                assert!(
+                    (fine.dweight[f] - p.face_open[1][c]).abs() < 1e-5,
+                    "({i}, {j})"
+                );
+                let ratio = fine.excess[f] / fine.dweight[f];
+                assert!((ratio * theta - 1.0).abs() < 1e-3, "({i}, {j}): θ {theta}");
+                ghost += usize::from(theta < 0.99);
+            }
+        }
+    }
+    // rediscretised level 1: the mean of the two fine x-faces under each coarse x-face
+    for cj in 0..coarse.dims[1] {
+        for ci in 0..coarse.dims[0] - 1 {
+            let under = |j: usize| fine.open[0][fine.at(2 * ci + 1, j, 0)];
+            let mean = 0.5 * (under(2 * cj) + under(2 * cj + 1));
+            let got = coarse.open[0][coarse.at(ci, cj, 0)];
+            assert!(
+                (got - mean).abs() < 1e-6,
+                "coarse face ({ci}, {cj}): {got} vs {mean}"
+            );
+            fractional += usize::from(mean > 0.0 && mean < 1.0);
+        }
+    }
+    assert!(fractional > 0 && ghost > 0, "{fractional} {ghost}");
+}
