@@ -44,6 +44,8 @@ mod mgpcg;
 mod outer;
 /// Connected regions of the fine level and the singular (pure Neumann) ones.
 mod regions;
+/// Coarse cells cut down to slivers by solids, made solid.
+mod slivers;
 /// Red-black Gauss-Seidel smoothing.
 mod smoother;
 /// Stand-alone V-cycle / full-cycle iteration.
