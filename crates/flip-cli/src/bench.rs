@@ -16,9 +16,11 @@ pub use sweep::{SweepArgs, SweepKind};
 pub enum BenchCommand {
     /// Seconds per FLIP step on the reference dam break (PERFORMANCE.md), by node.
     Step(step::StepArgs),
-    /// Linear solvers: iterations and seconds per pressure solve vs grid size (Lai Tables 1, 5).
+    /// Linear solvers: iterations and seconds per pressure solve vs grid size (Lai Tables 1, 5)
+    /// on the dam break and the circle/sphere container, voxelized and variational side by side.
     Solvers(SweepArgs),
-    /// LCP solvers for separating walls vs grid size (Lai Tables 1-6).
+    /// LCP solvers for separating walls vs grid size (Lai Tables 1-6), voxelized and
+    /// variational side by side.
     Lcp(SweepArgs),
 }
 

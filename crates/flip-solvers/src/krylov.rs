@@ -40,6 +40,8 @@ mod ssor;
 mod tests;
 #[cfg(test)]
 mod tests_timing;
+#[cfg(test)]
+mod tests_variational;
 
 pub(crate) use kernels::{check_rhs, restrict_to_fluid, stencil_of};
 pub use mic::{IncompleteCholesky, Mic0Config};

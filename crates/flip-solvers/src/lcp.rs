@@ -29,6 +29,8 @@ mod coarse;
 mod csr;
 /// Fixed-width rows (interpolations).
 mod ell;
+/// Open face fractions on every level.
+mod faces;
 /// FAS multigrid (Alg. 3).
 mod fas;
 /// The finest level of a problem.

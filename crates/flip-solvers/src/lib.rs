@@ -7,6 +7,8 @@
 
 /// Reference problems: free-surface box, dam break, bubbles, closed box, puddles, LCP container.
 pub mod fixtures;
+/// Variational reference problems: circle/sphere container, slanted wall, thin plate.
+pub mod fixtures_variational;
 /// Connected fluid regions and the pure-Neumann (singular) ones.
 pub mod neumann;
 /// An owned problem (for tests, benchmarks and inner solves) with a borrowed SDK view.

@@ -32,6 +32,8 @@ mod coarse;
 mod coarsen;
 /// V-cycle and full cycle.
 mod cycle;
+/// Level 0's face fractions and ghost-fluid weights from the problem.
+mod faces;
 /// The grid hierarchy, kept between solves.
 mod hierarchy;
 /// One grid level: natural and colour-split arrays, spans of unknowns, fine kernels.
@@ -42,6 +44,8 @@ mod mgpcg;
 mod outer;
 /// Connected regions of the fine level and the singular (pure Neumann) ones.
 mod regions;
+/// Coarse cells cut down to slivers by solids, made solid.
+mod slivers;
 /// Red-black Gauss-Seidel smoothing.
 mod smoother;
 /// Stand-alone V-cycle / full-cycle iteration.
@@ -59,6 +63,9 @@ mod tests_profile;
 mod tests_real;
 #[cfg(test)]
 mod tests_scaling;
+/// Variational problems: agreement and iteration counts against the voxelized twins.
+#[cfg(test)]
+mod tests_variational;
 
 pub use mgpcg::MgPcgSolver;
 pub use solver::MultigridSolver;

@@ -1,5 +1,8 @@
 //! Solver sweeps: run the same scene with each algorithm at each size for a few steps and
 //! average iterations and seconds per pressure solve (Lai et al. Tables 1-6 for our solvers).
+//! Every run is made twice, with the voxelized and the variational boundary
+//! (`pressure.geometry`), and the tables print the two side by side; `bench solvers` runs the
+//! dam break and the circle/sphere container, `bench lcp` the container.
 
 use super::bench_dir;
 use crate::cmd_run::build;
@@ -46,7 +49,11 @@ pub struct SweepArgs {
     pub out: Option<PathBuf>,
 }
 
+/// Boundary discretisations every run is made with, and their column tags.
+const GEOMETRIES: [(&str, &str); 2] = [("voxelized", "vox"), ("variational", "var")];
+
 struct Row {
+    scene: &'static str,
     dim: u32,
     size: usize,
     solver: String,
@@ -102,6 +109,7 @@ fn algorithms(
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn one_run(
     session: &Session,
     graph: &Path,
@@ -109,6 +117,7 @@ fn one_run(
     size: usize,
     solver: &str,
     boundary: &str,
+    geometry: &str,
     steps: u32,
 ) -> Result<RunSummary> {
     let grid = if dim == 2 {
@@ -121,6 +130,7 @@ fn one_run(
         format!("settings.cell_size={}", 1.0 / size as f64),
         format!("pressure.solver={solver}"),
         format!("pressure.boundary={boundary}"),
+        format!("pressure.geometry={geometry}"),
     ];
     let doc = session.graph(graph, &sets)?;
     let out = std::env::temp_dir().join("flipgraph-bench");
@@ -137,15 +147,29 @@ fn one_run(
 
 /// Runs a sweep and prints Lai-style tables.
 pub fn run(session: &Session, a: &SweepArgs, kind: SweepKind) -> Result<()> {
-    let (g2, g3, name) = match kind {
+    // (scene, 2D graph, 3D graph); the containers run with standard walls in `bench solvers`.
+    let (scenes, name): (&[(&'static str, &str, &str)], _) = match kind {
         SweepKind::Linear => (
-            "graphs/bench_dam_break_2d.ron",
-            "graphs/bench_dam_break_3d.ron",
+            &[
+                (
+                    "dam break",
+                    "graphs/bench_dam_break_2d.ron",
+                    "graphs/bench_dam_break_3d.ron",
+                ),
+                (
+                    "container",
+                    "graphs/lcp_circle_2d.ron",
+                    "graphs/lcp_sphere_3d.ron",
+                ),
+            ],
             "solvers",
         ),
         SweepKind::Lcp => (
-            "graphs/lcp_circle_2d.ron",
-            "graphs/lcp_sphere_3d.ron",
+            &[(
+                "container",
+                "graphs/lcp_circle_2d.ron",
+                "graphs/lcp_sphere_3d.ron",
+            )],
             "lcp",
         ),
     };
@@ -166,51 +190,42 @@ pub fn run(session: &Session, a: &SweepArgs, kind: SweepKind) -> Result<()> {
         ));
     }
     let mut rows = Vec::new();
-    for (dim, sizes, graph) in [(2u32, &sizes2, g2), (3, &sizes3, g3)] {
-        let graph = PathBuf::from(graph);
-        for (solver, boundary) in &algs {
-            for &size in sizes.iter() {
-                let label = if kind == SweepKind::Lcp && *boundary == "standard" {
-                    format!("{solver} (no LCP)")
-                } else {
-                    solver.clone()
-                };
-                // At least linear growth in the cell count from the largest size run so far.
-                let predicted = rows
-                    .iter()
-                    .filter(|r: &&Row| r.solver == label && r.dim == dim && r.size < size)
-                    .map(|r| r.seconds * (size as f64 / r.size as f64).powi(dim as i32))
-                    .fold(0.0, f64::max);
-                if predicted > a.budget {
-                    println!("{dim}D {size:>4} {label:<24} skipped (a smaller size predicts over {} s per solve)", a.budget);
-                    continue;
+    for &(scene, g2, g3) in scenes {
+        for (dim, sizes, graph) in [(2u32, &sizes2, g2), (3, &sizes3, g3)] {
+            let graph = PathBuf::from(graph);
+            for (solver, boundary) in &algs {
+                for (geometry, tag) in GEOMETRIES {
+                    let base = if kind == SweepKind::Lcp && *boundary == "standard" {
+                        format!("{solver} (no LCP)")
+                    } else {
+                        solver.clone()
+                    };
+                    let label = format!("{base} {tag}");
+                    for &size in sizes.iter() {
+                        let run = (scene, dim, size, label.as_str());
+                        if let Some(row) = sweep_one(a, &rows, run, &graph, |g| {
+                            one_run(session, g, dim, size, solver, boundary, geometry, steps)
+                        })? {
+                            rows.push(row);
+                        }
+                    }
                 }
-                let s = one_run(session, &graph, dim, size, solver, boundary, steps)?;
-                let row = Row {
-                    dim,
-                    size,
-                    solver: label,
-                    iterations: s.mean(|r| r.iterations),
-                    outer: s.mean(|r| r.outer_iterations),
-                    seconds: s.mean(|r| r.solve_ms) / 1e3,
-                    residual: s.max(|r| r.residual),
-                    unconverged: s.solves.iter().filter(|r| !r.converged).count(),
-                    solves: s.solves.len(),
-                };
-                println!("{dim}D {size:>4} {:<24} {:>8.1} it {:>6.2} outer {:>9.4} s/solve  max res {:.1e}  not converged {}/{}",
-                    row.solver, row.iterations, row.outer, row.seconds, row.residual, row.unconverged, row.solves);
-                rows.push(row);
             }
         }
     }
-    print_tables(&rows);
+    for &(scene, _, _) in scenes {
+        let of_scene: Vec<&Row> = rows.iter().filter(|r| r.scene == scene).collect();
+        println!("\n=== {scene} (vox = voxelized, var = variational boundary)");
+        print_tables(&of_scene);
+    }
     let dir = bench_dir(&a.out);
     std::fs::create_dir_all(&dir)?;
-    let mut csv = String::from("dim,size,solver,avg_iterations,avg_outer_iterations,avg_seconds,max_residual,not_converged,solves\n");
+    let mut csv = String::from("scene,dim,size,solver,avg_iterations,avg_outer_iterations,avg_seconds,max_residual,not_converged,solves\n");
     for r in &rows {
         writeln!(
             csv,
-            "{},{},{},{:.3},{:.3},{:.6},{:.3e},{},{}",
+            "{},{},{},{},{:.3},{:.3},{:.6},{:.3e},{},{}",
+            r.scene,
             r.dim,
             r.size,
             r.solver,
@@ -231,7 +246,49 @@ pub fn run(session: &Session, a: &SweepArgs, kind: SweepKind) -> Result<()> {
     Ok(())
 }
 
-fn print_tables(rows: &[Row]) {
+/// Runs one (scene, dim, size, label) unless a smaller size of the same label predicts more
+/// than the budget per solve; prints and returns its row.
+fn sweep_one(
+    a: &SweepArgs,
+    rows: &[Row],
+    (scene, dim, size, label): (&'static str, u32, usize, &str),
+    graph: &Path,
+    run: impl FnOnce(&Path) -> Result<RunSummary>,
+) -> Result<Option<Row>> {
+    // At least linear growth in the cell count from the largest size run so far.
+    let predicted = rows
+        .iter()
+        .filter(|r| r.scene == scene && r.solver == label && r.dim == dim && r.size < size)
+        .map(|r| r.seconds * (size as f64 / r.size as f64).powi(dim as i32))
+        .fold(0.0, f64::max);
+    if predicted > a.budget {
+        println!(
+            "{scene} {dim}D {size:>4} {label:<28} skipped (a smaller size predicts over {} s per solve)",
+            a.budget
+        );
+        return Ok(None);
+    }
+    let s = run(graph)?;
+    let row = Row {
+        scene,
+        dim,
+        size,
+        solver: label.to_string(),
+        iterations: s.mean(|r| r.iterations),
+        outer: s.mean(|r| r.outer_iterations),
+        seconds: s.mean(|r| r.solve_ms) / 1e3,
+        residual: s.max(|r| r.residual),
+        unconverged: s.solves.iter().filter(|r| !r.converged).count(),
+        solves: s.solves.len(),
+    };
+    println!(
+        "{scene} {dim}D {size:>4} {:<28} {:>8.1} it {:>6.2} outer {:>9.4} s/solve  max res {:.1e}  not converged {}/{}",
+        row.solver, row.iterations, row.outer, row.seconds, row.residual, row.unconverged, row.solves
+    );
+    Ok(Some(row))
+}
+
+fn print_tables(rows: &[&Row]) {
     let mut solvers: Vec<&str> = Vec::new();
     for r in rows {
         if !solvers.contains(&r.solver.as_str()) {
@@ -260,7 +317,7 @@ fn print_tables(rows: &[Row]) {
             println!("\n{dim}D — {title}");
             print!("{:>6}", "size");
             for s in &solvers {
-                print!(" {:>16}", s.rsplit('/').next().unwrap_or(s));
+                print!(" {:>20}", s.rsplit('/').next().unwrap_or(s));
             }
             println!();
             for size in sizes {
@@ -270,10 +327,10 @@ fn print_tables(rows: &[Row]) {
                         .iter()
                         .find(|r| r.dim == dim && r.size == size && r.solver == *s)
                     {
-                        Some(r) if value == 0 => print!(" {:>16.1}", r.iterations),
-                        Some(r) if value == 2 => print!(" {:>16.2}", r.outer),
-                        Some(r) => print!(" {:>16.4}", r.seconds),
-                        None => print!(" {:>16}", "-"),
+                        Some(r) if value == 0 => print!(" {:>20.1}", r.iterations),
+                        Some(r) if value == 2 => print!(" {:>20.2}", r.outer),
+                        Some(r) => print!(" {:>20.4}", r.seconds),
+                        None => print!(" {:>20}", "-"),
                     }
                 }
                 println!();

@@ -160,6 +160,7 @@ impl Coarsen for Hierarchy {
                 &grid.s,
                 scratch,
             );
+            super::faces::coarse_open(fine, &mut coarses[0]);
             self.p[l].map_columns(&scratch.inv);
             if l == 0 {
                 std::mem::swap(&mut self.rt, &mut self.r0_grid);
@@ -219,11 +220,10 @@ fn direct(fine: &Level, grid: &CoarseGrid, scale: f64) -> Csr {
     Csr::from_rows(grid.cells.len(), rows)
 }
 
-/// Fraction of the `2^{d−1}` fine faces across the face of coarse cell `cc` on axis `a`,
-/// direction `dir`, whose two fine cells are both non-solid.
+/// Averaged open fraction (Chentanez & Müller) of the `2^{d−1}` fine faces across the face of
+/// coarse cell `cc` on axis `a`, direction `dir`: the mean of their variational fractions.
 fn open_fraction(fine: &Level, cc: [usize; 3], a: usize, dir: isize) -> f64 {
-    let mut open = 0usize;
-    let mut total = 0usize;
+    let mut open = 0.0f64;
     for f in children(fine, cc) {
         let fc = fine.coords(f);
         let on_face = if dir > 0 {
@@ -234,17 +234,11 @@ fn open_fraction(fine: &Level, cc: [usize; 3], a: usize, dir: isize) -> f64 {
         if !on_face {
             continue;
         }
-        total += 1;
         let mut nb: [isize; 3] = fc.map(|x| x as isize);
         nb[a] += dir;
         if fine.kind[f] != CELL_SOLID && !fine.solid_at(nb) {
-            open += 1;
+            open += f64::from(fine.open_face(fc.map(|x| x as isize), a, dir));
         }
     }
-    let nominal = 1usize << (fine.dimension - 1);
-    if total == 0 {
-        0.0
-    } else {
-        open as f64 / nominal as f64
-    }
+    open / (1usize << (fine.dimension - 1)) as f64
 }

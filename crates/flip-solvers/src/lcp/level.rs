@@ -40,6 +40,8 @@ pub(crate) struct Level {
     pub colours: Vec<Range<usize>>,
     /// Whether each unknown is in S (complementarity row).
     pub s: Vec<bool>,
+    /// Open fraction of each grid cell's face towards `+x`, `+y`, `+z` (`faces`).
+    pub open: [Vec<f32>; 3],
 }
 
 impl Level {

@@ -43,6 +43,7 @@ impl FineSystem {
             self.grid = GridLevel::default();
             fine::build_greedy(p, level, &mut self.dirichlet, scratch);
         }
+        super::faces::fine_open(p, level);
         let n = level.len();
         // Pure-Neumann regions without complementarity rows are solved linearly: project rhs.
         let regions = &mut self.regions;

@@ -3,6 +3,7 @@
 mod accuracy;
 mod behaviour;
 mod profile;
+mod variational;
 
 use super::*;
 use crate::direct::solve_reference;

@@ -203,8 +203,14 @@ pub(crate) fn interpolation(
             }
             if boundary != Boundary::Simple {
                 // Same side: no solid fine cell in the box between f and the coarse point.
+                // A face closed between two fluid cells (a plate thinner than a cell) blocks
+                // like a solid cell: every face crossed on the way through the box counts.
+                let at = |sub: usize| std::array::from_fn(|a| f[a] as isize + step(a, sub));
                 let blocked = (1..=o).filter(|&sub| sub & o == sub).any(|sub| {
-                    fine.solid_at(std::array::from_fn(|a| f[a] as isize + step(a, sub)))
+                    let crossed = (0..dim)
+                        .filter(|&a| sub >> a & 1 == 1)
+                        .any(|a| fine.open_face(at(sub & !(1 << a)), a, side[a]) == 0.0);
+                    crossed || fine.solid_at(at(sub))
                 });
                 if blocked {
                     continue;

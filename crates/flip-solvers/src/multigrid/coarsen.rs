@@ -111,11 +111,8 @@ pub(crate) fn load_fine(level: &mut Level, p: &Problem<'_>) -> (bool, Option<f32
             |a, b| (a.0 | b.0, a.1 | b.1, a.2.min(b.2), a.3.max(b.3), a.4 + b.4),
         );
     level.unknowns = count;
-    // The host's Dirichlet terms sit one cell away (unit weight per air face).
-    level.dweight.copy_from_slice(&level.excess);
-    if !level.open[0].is_empty() {
-        fine_open_faces(level);
-    }
+    // Ghost-fluid face weights behind the Dirichlet terms, face fractions for rediscretising.
+    super::faces::load_fine_faces(level, p);
     let uniform = if !any {
         Some(0.0)
     } else if lo == hi {
@@ -131,26 +128,6 @@ fn level_row(pr: usize, pj: usize, pz: usize, njk: [usize; 2]) -> Option<(usize,
     let j = (pr % pj).checked_sub(1).filter(|&j| j < njk[0])?;
     let k = (pr / pj).checked_sub(pz).filter(|&k| k < njk[1])?;
     Some((j, k))
-}
-
-/// Level 0 face openness: 1 between two non-solid cells, else 0.
-fn fine_open_faces(level: &mut Level) {
-    let n = level.len();
-    let (kind, stride, dims) = (&level.kind, level.stride, level.dims);
-    for (a, open) in level.open.iter_mut().enumerate() {
-        if dims[a] == 1 {
-            open.fill(0.0);
-            continue;
-        }
-        open.par_iter_mut().enumerate().for_each(|(c, o)| {
-            let nb = c + stride[a];
-            *o = if nb < n && kind[c] != CELL_SOLID && kind[nb] != CELL_SOLID {
-                1.0
-            } else {
-                0.0
-            };
-        });
-    }
 }
 
 /// Fine-coordinate range of the children of coarse coordinate `cc` along axis `a`.

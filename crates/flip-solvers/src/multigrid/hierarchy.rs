@@ -83,6 +83,7 @@ impl Hierarchy {
                     coarsen::rediscretise(fine, coarse, l, self.bubble_levels)
                 }
             }
+            super::slivers::drop_slivers(coarse, l);
             transfer::compute_mask(coarse);
             transfer::compute_inv_norm(fine, coarse);
             coarse.pack(None);

@@ -42,7 +42,7 @@ pub(super) fn solver(algo: Algo, config: MultigridConfig) -> Box<dyn PressureSol
 }
 
 /// `‖b̂ − A p‖∞` and `‖b̂‖∞`, `b̂` the projected right-hand side, recomputed independently.
-fn true_residual(p: &mut OwnedProblem) -> (f64, f64) {
+pub(super) fn true_residual(p: &mut OwnedProblem) -> (f64, f64) {
     let x = p.pressure.clone();
     let view = p.view();
     let a = Stencil::of(&view);
@@ -61,7 +61,7 @@ fn true_residual(p: &mut OwnedProblem) -> (f64, f64) {
     (a.residual(&b, &x, &mut r), norm_inf(&b))
 }
 
-fn config(coarsening: Coarsening, rel: f64) -> MultigridConfig {
+pub(super) fn config(coarsening: Coarsening, rel: f64) -> MultigridConfig {
     MultigridConfig {
         coarsening,
         tolerance: Tolerance { rel, abs: 1e-12 },

@@ -1,0 +1,83 @@
+//! Level 0's face data from the problem's variational faces (Batty, Bertails & Bridson 2007):
+//! the open fraction of every face, which rediscretised coarse levels average (Chentanez &
+//! Müller 2011), and the face weight behind each ghost-fluid Dirichlet term (Gibou et al.
+//! 2002), whose ratio to the diagonal excess is the mean distance θ to the free surface.
+
+use super::level::Level;
+use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
+use flip_plugin::sdk::Problem;
+use rayon::prelude::*;
+
+/// Open fraction of the face between natural padded cell `c` of `level` and its `+a`
+/// neighbour: the problem's `face_open` when both cells are non-solid, else 0 (ghosts are solid).
+#[inline]
+fn open_face(level: &Level, p: &Problem<'_>, c: usize, a: usize, pc: usize) -> f32 {
+    let nb = c + level.stride[a];
+    if nb < level.len() && level.kind[c] != CELL_SOLID && level.kind[nb] != CELL_SOLID {
+        p.face_open[a][pc].clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Sets level 0's `dweight` (and `open` when allocated) from `p`. A ghost-fluid term of face
+/// `w` adds `w/θ` to the diagonal (Gibou eq. 8 with p = 0 at the surface), so `Σ w` over the
+/// faces to air is the weight behind the excess, `excess / Σ w` its harmonic-mean `1/θ`. An
+/// excess with no air face behind it (a penalty term) keeps distance 1; a sum above the excess
+/// (faces `face_open` claims open that the matrix did not use) is capped at it (θ ≤ 1).
+pub(crate) fn load_fine_faces(level: &mut Level, p: &Problem<'_>) {
+    let [ni, nj, _] = p.dims;
+    let pi = level.pdims[0];
+    let axes = if p.dims[2] > 1 { 3 } else { 2 };
+    let mut dweight = std::mem::take(&mut level.dweight);
+    let lv = &*level;
+    dweight
+        .par_chunks_mut(pi)
+        .enumerate()
+        .for_each(|(pr, row)| {
+            row.fill(0.0);
+            let Some((j, k)) = lv.row_jk(pr) else {
+                return;
+            };
+            for i in 0..ni {
+                let (c, pc) = (lv.at(i, j, k), i + ni * (j + nj * k));
+                let e = lv.excess[c];
+                if lv.unk[c] == 0 || e <= 0.0 {
+                    continue;
+                }
+                let mut w = 0.0f32;
+                for a in 0..axes {
+                    let up = c + lv.stride[a];
+                    if lv.kind[up] == CELL_AIR {
+                        w += open_face(lv, p, c, a, pc);
+                    }
+                    let (down, pdown) = (c - lv.stride[a], pc.wrapping_sub([1, ni, ni * nj][a]));
+                    if lv.kind[down] == CELL_AIR {
+                        w += open_face(lv, p, down, a, pdown);
+                    }
+                }
+                row[i + 1] = if w > 0.0 { w.min(e) } else { e };
+            }
+        });
+    level.dweight = dweight;
+    if level.open[0].is_empty() {
+        return;
+    }
+    let mut open = std::mem::take(&mut level.open);
+    let lv = &*level;
+    for (a, open) in open.iter_mut().enumerate() {
+        open.par_chunks_mut(pi).enumerate().for_each(|(pr, row)| {
+            row.fill(0.0);
+            let Some((j, k)) = lv.row_jk(pr) else {
+                return;
+            };
+            if a >= axes {
+                return;
+            }
+            for i in 0..ni {
+                row[i + 1] = open_face(lv, p, lv.at(i, j, k), a, i + ni * (j + nj * k));
+            }
+        });
+    }
+    level.open = open;
+}
