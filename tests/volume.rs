@@ -250,7 +250,7 @@ fn with_reseed(mut doc: GraphDoc, min: f64, max: f64) -> GraphDoc {
 
 #[test]
 fn reseeding_keeps_every_cell_between_its_bounds() {
-    let doc = with_reseed(dam_break(128, true), 2.0, 8.0);
+    let doc = with_reseed(graph("dam_break_2d.ron"), 2.0, 8.0);
     let spec = spec_of(&doc);
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);

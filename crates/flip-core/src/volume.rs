@@ -43,6 +43,13 @@ const MAX_ERROR: f32 = 0.5;
 const MAX_SHIFT: f32 = 0.5;
 /// Largest global volume error corrected in one step.
 const MAX_VOLUME_ERROR: f64 = 0.1;
+/// Global volume errors below this are left alone (soft threshold): the level set's volume
+/// wobbles by a few 1e-4 as a contact line settles, and still water must stay still.
+const VOLUME_DEADBAND: f64 = 1e-3;
+/// Local density errors below this are left alone (soft threshold): a settled liquid's
+/// particles jiggle its density by a few per cent, and a one-sided surface term would
+/// otherwise pump volume that the global term then pumps back.
+const DENSITY_DEADBAND: f32 = 0.05;
 
 /// Buffers of one correction, kept between steps.
 #[derive(Debug, Default)]
@@ -144,7 +151,7 @@ pub fn assemble_correction(
     } else {
         0.0
     };
-    let global = volume_error as f32;
+    let global = soft_threshold(volume_error as f32, VOLUME_DEADBAND as f32);
     let (dx, deep) = (f64::from(spec.dx), -INTERIOR_DEPTH * spec.dx);
     let (phi, density, solid) = (&scratch.phi.data, &scratch.density.data, &solids.phi.data);
     let near_solid = NEAR_SOLID * spec.dx;
@@ -158,7 +165,8 @@ pub fn assemble_correction(
             *q = 0.0;
             *r = 0.0;
             if kind == CELL_FLUID {
-                let mut s = (density[c] * inv_rest - 1.0).clamp(-MAX_ERROR, MAX_ERROR);
+                let mut s = soft_threshold(density[c] * inv_rest - 1.0, DENSITY_DEADBAND)
+                    .clamp(-MAX_ERROR, MAX_ERROR);
                 if solid[c] < near_solid {
                     s = 0.0;
                 } else if phi[c] >= deep {
@@ -174,6 +182,11 @@ pub fn assemble_correction(
         volume_error,
         max_shift: 0.0,
     }
+}
+
+/// `x` moved towards 0 by `band` (0 inside the band).
+fn soft_threshold(x: f32, band: f32) -> f32 {
+    x.signum() * (x.abs() - band).max(0.0)
 }
 
 /// Moves the particles by `d = −∇q` of the solved correction in `sys` (interpolated
