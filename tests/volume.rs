@@ -56,7 +56,8 @@ fn run(mut doc: GraphDoc, frames: u32, min_steps: usize) -> Drift {
     for export in ["export", "fields"] {
         if doc.node_mut(export).is_some() {
             doc.nodes.retain(|n| n.id != export);
-            doc.edges.retain(|e| !e.to.starts_with(&format!("{export}.")));
+            doc.edges
+                .retain(|e| !e.to.starts_with(&format!("{export}.")));
         }
     }
     let spec = spec_of(&doc);
@@ -69,7 +70,12 @@ fn run(mut doc: GraphDoc, frames: u32, min_steps: usize) -> Drift {
         start.get_or_insert_with(|| measure(&spec, &sim.particles().unwrap(), &solids_of(&sim)));
         if std::env::var_os("FLIP_TRACE").is_some() && sim.frame() % 5 == 0 {
             let m = measure(&spec, &sim.particles().unwrap(), &solids_of(&sim));
-            eprintln!("frame {}: volume {:.4}, per cell {:.2}", sim.frame(), m.0, m.1);
+            eprintln!(
+                "frame {}: volume {:.4}, per cell {:.2}",
+                sim.frame(),
+                m.0,
+                m.1
+            );
         }
     }
     let (v0, n0) = start.unwrap();
@@ -89,8 +95,18 @@ fn dam_break(n: usize, correction: bool) -> GraphDoc {
     let a = (1.0 - 2.0 * dx) / 6.0;
     doc.settings.grid = [n, n, 1];
     doc.settings.cell_size = dx as f32;
-    set(&mut doc, "source", "center", Vector(vec![(dx + a) / 2.0, (dx + 2.0 * a) / 2.0, 0.0]));
-    set(&mut doc, "source", "size", Vector(vec![dx + a, dx + 2.0 * a, 0.0]));
+    set(
+        &mut doc,
+        "source",
+        "center",
+        Vector(vec![(dx + a) / 2.0, (dx + 2.0 * a) / 2.0, 0.0]),
+    );
+    set(
+        &mut doc,
+        "source",
+        "size",
+        Vector(vec![dx + a, dx + 2.0 * a, 0.0]),
+    );
     set(&mut doc, "volume", "enabled", Bool(correction));
     doc
 }
@@ -99,9 +115,16 @@ fn dam_break(n: usize, correction: bool) -> GraphDoc {
 /// particles per cell within ±10 % of the seeding.
 fn assert_kept(label: &str, d: &Drift, bound: f64) {
     report(label, d);
-    assert!(d.volume.abs() < bound, "{label}: volume drift {:+.4}", d.volume);
+    assert!(
+        d.volume.abs() < bound,
+        "{label}: volume drift {:+.4}",
+        d.volume
+    );
     let ppc = d.per_cell.1 / d.per_cell.0 - 1.0;
-    assert!(ppc.abs() < 0.1, "{label}: particles per cell drift {ppc:+.3}");
+    assert!(
+        ppc.abs() < 0.1,
+        "{label}: particles per cell drift {ppc:+.3}"
+    );
 }
 
 fn report(label: &str, d: &Drift) {
@@ -121,7 +144,11 @@ fn dam_break_keeps_its_area_with_the_correction_and_loses_it_without_2d() {
     report("128² correction off", &off);
     assert_kept("128² correction on", &on, 0.01);
     assert!(on.steps >= 1000, "{} steps", on.steps);
-    assert!(off.volume.abs() > 0.03, "without correction: {:+.4}", off.volume);
+    assert!(
+        off.volume.abs() > 0.03,
+        "without correction: {:+.4}",
+        off.volume
+    );
 }
 
 #[test]
@@ -175,7 +202,11 @@ fn disc(vel: impl Fn(glam::Vec3) -> glam::Vec3) -> Particles {
     let mut ps = Particles::default();
     for j in 0..2 * N {
         for i in 0..2 * N {
-            let p = glam::Vec3::new((i as f32 + 0.5) * 0.5 * dx, (j as f32 + 0.5) * 0.5 * dx, 0.0);
+            let p = glam::Vec3::new(
+                (i as f32 + 0.5) * 0.5 * dx,
+                (j as f32 + 0.5) * 0.5 * dx,
+                0.0,
+            );
             if (p - centre).length() < RADIUS {
                 ps.push(p + glam::Vec3::Z * 0.5 * dx, vel(p - centre));
             }
@@ -218,7 +249,11 @@ fn apic_keeps_the_linear_momentum_of_a_translating_blob() {
     let u = glam::Vec3::new(0.5, 0.2, 0.0);
     let start = disc(|_| u);
     let end = free_flight(start.clone(), "apic", 0.0, 100);
-    let momentum = |ps: &Particles| ps.vel.iter().fold(glam::DVec3::ZERO, |m, v| m + v.as_dvec3());
+    let momentum = |ps: &Particles| {
+        ps.vel
+            .iter()
+            .fold(glam::DVec3::ZERO, |m, v| m + v.as_dvec3())
+    };
     let (m0, m1) = (momentum(&start), momentum(&end));
     eprintln!("translating blob, 100 steps: momentum {m0} → {m1}");
     assert_eq!(end.len(), start.len());
@@ -233,7 +268,11 @@ fn with_reseed(mut doc: GraphDoc, min: f64, max: f64) -> GraphDoc {
         "(id: \"reseed\", kind: \"reseed\", params: {{\"min_per_cell\": {min}, \"max_per_cell\": {max}}})"
     );
     doc.nodes.push(ron::from_str(&text).expect("node"));
-    for e in doc.edges.iter_mut().filter(|e| e.from == "volume.particles") {
+    for e in doc
+        .edges
+        .iter_mut()
+        .filter(|e| e.from == "volume.particles")
+    {
         e.from = "reseed.particles".into();
     }
     for (from, to) in [
@@ -261,7 +300,10 @@ fn reseeding_keeps_every_cell_between_its_bounds() {
             let last = reports.last().unwrap();
             let added = flipgraph_tests::stat(&sim, last, "reseed", "added");
             let n = sim.particles().unwrap().len();
-            eprintln!("frame {}: {n} particles, last step added {added:?}", sim.frame());
+            eprintln!(
+                "frame {}: {n} particles, last step added {added:?}",
+                sim.frame()
+            );
         }
     }
     let ps = sim.particles().unwrap();
@@ -272,7 +314,14 @@ fn reseeding_keeps_every_cell_between_its_bounds() {
     }
     let mut phi = Grid3::new(0, 0, 0, 0.0);
     let solids = solids_of(&sim);
-    particle_phi(&spec, &ps.pos, Some(&solids), 2, &mut ParticlePhiScratch::default(), &mut phi);
+    particle_phi(
+        &spec,
+        &ps.pos,
+        Some(&solids),
+        2,
+        &mut ParticlePhiScratch::default(),
+        &mut phi,
+    );
     let deep: Vec<usize> = (0..count.len())
         .filter(|&c| phi.data[c] < -1.5 * spec.dx && solids.phi.data[c] > 0.0)
         .map(|c| count[c])
@@ -285,7 +334,11 @@ fn reseeding_keeps_every_cell_between_its_bounds() {
         deep.len()
     );
     assert!(*count.iter().max().unwrap() <= 8);
-    assert!(sparse * 100 <= deep.len(), "{sparse} sparse of {}", deep.len());
+    assert!(
+        sparse * 100 <= deep.len(),
+        "{sparse} sparse of {}",
+        deep.len()
+    );
 }
 
 #[test]
@@ -294,7 +347,12 @@ fn a_still_tank_stays_still_with_apic_and_the_correction() {
     let mut doc = dam_break(64, true);
     let dx = 1.0 / 64.0;
     let top = dx + 20.5 * dx;
-    set(&mut doc, "source", "center", Vector(vec![0.5, top / 2.0, 0.0]));
+    set(
+        &mut doc,
+        "source",
+        "center",
+        Vector(vec![0.5, top / 2.0, 0.0]),
+    );
     set(&mut doc, "source", "size", Vector(vec![1.0, top, 0.0]));
     set(&mut doc, "source", "jitter", Number(0.0));
     set(&mut doc, "g2p", "transfer", Text("apic".into()));

@@ -74,7 +74,16 @@ pub fn reseed(
     let mut count = vec![0usize; spec.cell_count()];
     cell_of.iter().for_each(|&c| count[c] += 1);
     let removed = remove_surplus(particles, &cell_of, &mut count, rule.max_per_cell, key);
-    let added = top_up(spec, particles, &count, phi, vel, solids, rule.min_per_cell, key);
+    let added = top_up(
+        spec,
+        particles,
+        &count,
+        phi,
+        vel,
+        solids,
+        rule.min_per_cell,
+        key,
+    );
     ReseedReport { added, removed }
 }
 
@@ -136,7 +145,11 @@ fn top_up(
         if n >= min || phi.data[c] >= -DEPTH * spec.dx || solids.phi.data[c] <= 0.0 {
             continue;
         }
-        let ijk = [c % dims[0], (c / dims[0]) % dims[1], c / (dims[0] * dims[1])];
+        let ijk = [
+            c % dims[0],
+            (c / dims[0]) % dims[1],
+            c / (dims[0] * dims[1]),
+        ];
         // one cell's count is noisy (jittered seeding spreads 1 to 7 over cells of mean 4):
         // only a sparse neighbourhood is thin liquid
         if neighbourhood_mean(spec, count, solids, ijk) >= min as f32 {
@@ -237,7 +250,10 @@ mod tests {
         assert_eq!(n[8 + 16 * 4], 4, "sparse liquid cell topped up");
         assert_eq!(n[8 + 16 * 12], 3, "air cells are left alone");
         assert!(r.added >= 3 + 4 * 30, "{r:?}");
-        assert!(a.pos.iter().all(|p| p.y < 6.0 / 16.0 || p.y > 0.5), "surface cells untouched");
+        assert!(
+            a.pos.iter().all(|p| p.y < 6.0 / 16.0 || p.y > 0.5),
+            "surface cells untouched"
+        );
         let new = &a.pos[12..];
         assert!(new.iter().all(|p| solids.distance(*p) > 0.0 && p.y < 0.5));
         // deterministic, and another step draws other choices

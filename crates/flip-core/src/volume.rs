@@ -94,7 +94,7 @@ pub fn measure(spec: &GridSpec, pos: &[glam::Vec3], solids: &Solids, scratch: &m
 /// Mean density over the interior cells of the last [`measure`], or `None` if there are none:
 /// the rest density of a freshly seeded liquid.
 pub fn interior_density(spec: &GridSpec, scratch: &VolumeScratch) -> Option<f32> {
-    let (sum, n) = interior_sums(spec, scratch, |d| f64::from(d));
+    let (sum, n) = interior_sums(spec, scratch, f64::from);
     (n > 0).then(|| (sum / n as f64) as f32)
 }
 

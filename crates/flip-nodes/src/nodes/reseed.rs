@@ -2,7 +2,9 @@
 use super::common::{check_grid, spec};
 use crate::params::Params;
 use flip_core::reseed::{reseed, ReseedRule};
-use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
 use std::sync::Arc;
 
 struct Reseed {
@@ -39,7 +41,11 @@ pub fn kind() -> NodeKind {
         vec![
             PortSpec::new("particles", DataKind::Particles, "marker particles"),
             PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance"),
-            PortSpec::new("velocity", DataKind::Velocity, "grid velocity for new particles"),
+            PortSpec::new(
+                "velocity",
+                DataKind::Velocity,
+                "grid velocity for new particles",
+            ),
             PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
         ],
         vec![PortSpec::new(

@@ -39,7 +39,10 @@ impl VolumeCorrection {
         // algorithm's `rel_tolerance` where it has one
         let mut values = init.params.clone();
         let tolerance = p.f32("tolerance").map_err(|e| e.to_string())?;
-        values.insert("rel_tolerance".into(), ParamValue::Number(f64::from(tolerance)));
+        values.insert(
+            "rel_tolerance".into(),
+            ParamValue::Number(f64::from(tolerance)),
+        );
         Ok(Self {
             solver: if enabled {
                 Some(create_solver(plugins, &values, false)?)
