@@ -227,6 +227,20 @@ fn a_solve_that_lies_about_convergence_is_refused_naming_plugin_and_algorithm() 
 }
 
 #[test]
+fn a_converged_claim_that_leaves_divergence_is_refused() {
+    // The reported residual is true (so the residual check passes), but p = 0 leaves the
+    // divergence as it was, far above what rel_tolerance = 1e-6 allows.
+    let (result, out) = hostile_run("honest-zero", 3.0);
+    let (message, frame) = node_failure(result);
+    assert!(
+        message.contains("plugin `hostile` algorithm `honest-zero` returned a wrong result")
+            && message.contains("reports convergence, but the velocity it projected keeps"),
+        "{message}"
+    );
+    assert!(frame >= 1 && out.path().join("frames/frame_0001.ply").exists());
+}
+
+#[test]
 fn plugin_messages_and_logs_are_escaped() {
     let (result, _out) = hostile_run("escape-error", 0.0);
     let (message, _) = node_failure(result);

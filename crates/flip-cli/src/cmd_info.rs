@@ -1,17 +1,40 @@
 //! `validate`, `plugins`, `nodes`.
 
-use crate::session::{format_errors, Session};
+use crate::cmd_run::{build_with, default_out};
+use crate::session::Session;
 use anyhow::{anyhow, Result};
-use flip_graph::{compile, ParamKind, ParamSpec};
-use std::path::Path;
+use flip_graph::{ParamKind, ParamSpec};
+use flip_plugin::sanitize;
+use std::path::PathBuf;
 
-/// `flipgraph validate GRAPH`.
-pub fn validate(session: &Session, graph: &Path) -> Result<()> {
-    let doc = session.graph(graph, &[])?;
-    let plan = compile(&doc, &session.registry).map_err(|e| anyhow!(format_errors(&e, graph)))?;
+/// Arguments of `validate`.
+#[derive(clap::Args)]
+pub struct ValidateArgs {
+    /// Graph file (.ron).
+    pub graph: PathBuf,
+    /// Output folder the run would write to (default: out/<graph name>); checked, not created.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Override a parameter: node.param=value or settings.field=value (repeatable).
+    #[arg(long = "set", value_name = "NODE.PARAM=VALUE")]
+    pub sets: Vec<String>,
+    /// Let export folders lie outside the output folder (absolute paths, `..`).
+    #[arg(long)]
+    pub allow_outside_out: bool,
+}
+
+/// `flipgraph validate GRAPH`: compiles the graph and creates its nodes (reading masks,
+/// checking output folders and solver capabilities) without running a step, so it refuses
+/// what `run` would refuse.
+pub fn validate(session: &Session, args: &ValidateArgs) -> Result<()> {
+    let graph = args.graph.as_path();
+    let doc = session.graph(graph, &args.sets)?;
+    let out = args.out.clone().unwrap_or_else(|| default_out(graph));
+    let sim = build_with(session, &doc, graph, &out, args.allow_outside_out)?;
+    let plan = sim.plan();
     println!(
         "{}: ok — {} nodes in {} parallel levels, {} edges, grid {:?}",
-        graph.display(),
+        sanitize(&graph.display().to_string()),
         plan.nodes.len(),
         plan.levels.len(),
         doc.edges.len(),

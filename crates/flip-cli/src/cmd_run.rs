@@ -4,7 +4,8 @@ use crate::session::{format_errors, Session};
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use flip_graph::Simulation;
+use flip_graph::{RunPaths, Simulation};
+use flip_plugin::sanitize;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,9 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Let export folders lie outside the output folder (absolute paths, `..`).
+    #[arg(long)]
+    pub allow_outside_out: bool,
 }
 
 /// The run stopped on SIGINT (exit status 130). A second SIGINT ends the process at once
@@ -60,8 +64,23 @@ pub fn build(
     graph: &Path,
     out: &Path,
 ) -> Result<Simulation> {
-    let base = graph.parent().unwrap_or(Path::new("."));
-    Simulation::new(doc, &session.registry, out, base)
+    build_with(session, doc, graph, out, false)
+}
+
+/// [`build`], optionally letting export folders leave `out`.
+pub fn build_with(
+    session: &Session,
+    doc: &flip_graph::GraphDoc,
+    graph: &Path,
+    out: &Path,
+    allow_outside_out: bool,
+) -> Result<Simulation> {
+    let paths = RunPaths {
+        out_dir: out,
+        base_dir: graph.parent().unwrap_or(Path::new(".")),
+        allow_outside_out,
+    };
+    Simulation::with_paths(doc, &session.registry, paths)
         .map_err(|e| anyhow!(format_errors(&e, graph)))
 }
 
@@ -70,12 +89,12 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     let doc = session.graph(&args.graph, &args.sets)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&args.graph));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let mut sim = build(session, &doc, &args.graph, &out)?;
+    let mut sim = build_with(session, &doc, &args.graph, &out, args.allow_outside_out)?;
     let frames = args.frames.unwrap_or(doc.settings.frames);
     println!(
         "{}: {} — {} frames on {:?} cells, output in {}",
-        args.graph.display(),
-        doc.description,
+        sanitize(&args.graph.display().to_string()),
+        sanitize(&doc.description),
         frames,
         doc.settings.grid,
         out.display()

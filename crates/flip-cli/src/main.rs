@@ -32,10 +32,7 @@ enum Command {
     /// Simulate a graph and write its frames.
     Run(cmd_run::RunArgs),
     /// Check a graph without running it.
-    Validate {
-        /// Graph file (.ron).
-        graph: PathBuf,
-    },
+    Validate(cmd_info::ValidateArgs),
     /// List loaded solver plugins, their algorithms and parameters.
     Plugins,
     /// List node kinds with their ports and parameters.
@@ -69,7 +66,7 @@ fn dispatch(cli: Cli) -> Result<()> {
     let session = session::Session::load(&cli.plugin_dirs, cli.allow_plugin_override);
     match cli.command {
         Command::Run(args) => cmd_run::run(&session, &args),
-        Command::Validate { graph } => cmd_info::validate(&session, &graph),
+        Command::Validate(args) => cmd_info::validate(&session, &args),
         Command::Plugins => cmd_info::plugins(&session),
         Command::Nodes => cmd_info::nodes(&session),
         Command::Compare(args) => compare::run(&session, &args),

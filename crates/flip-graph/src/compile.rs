@@ -3,7 +3,9 @@
 
 use crate::doc::{GraphDoc, Settings};
 use crate::error::GraphError;
+use crate::levels::levels;
 use crate::registry::NodeRegistry;
+use crate::settings_check::check_settings;
 use crate::spec::NodeSpec;
 use crate::step::{STEP_INPUT, STEP_OUTPUT};
 use crate::value::ParamMap;
@@ -40,48 +42,6 @@ pub struct ExecPlan {
     pub step_output: Option<usize>,
     /// Settings.
     pub settings: Settings,
-}
-
-fn check_settings(s: &Settings, errors: &mut Vec<GraphError>) {
-    let [ni, nj, nk] = s.grid;
-    if ni < 4 || nj < 4 || nk == 0 || nk == 2 || nk == 3 {
-        errors.push(GraphError::setting(
-            "grid",
-            format!(
-                "{:?}: need at least 4 cells per axis (nk = 1 for 2D)",
-                s.grid
-            ),
-        ));
-    }
-    if ni.saturating_mul(nj).saturating_mul(nk) > 512 * 512 * 512 {
-        errors.push(GraphError::setting(
-            "grid",
-            format!("{:?} has more than 512³ cells", s.grid),
-        ));
-    }
-    let positive = [
-        ("cell_size", s.cell_size),
-        ("fps", s.fps),
-        ("cfl", s.cfl),
-        ("density", s.density),
-    ];
-    for (name, v) in positive {
-        if !(v.is_finite() && v > 0.0) {
-            errors.push(GraphError::setting(
-                name,
-                format!("{v} must be a positive number"),
-            ));
-        }
-    }
-    if s.max_substeps == 0 {
-        errors.push(GraphError::setting("max_substeps", "must be at least 1"));
-    }
-    if !(s.fixed_dt.is_finite() && s.fixed_dt >= 0.0) {
-        errors.push(GraphError::setting(
-            "fixed_dt",
-            "must be 0 (CFL) or a positive time step",
-        ));
-    }
 }
 
 fn resolve_params(
@@ -155,6 +115,9 @@ fn split_port(end: &str) -> Option<(&str, &str)> {
 pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<GraphError>> {
     let mut errors = Vec::new();
     check_settings(&doc.settings, &mut errors);
+    if doc.nodes.is_empty() {
+        errors.push(GraphError::field("nodes", "the graph has no nodes"));
+    }
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut nodes: Vec<Option<PlanNode>> = Vec::new();
     for (i, n) in doc.nodes.iter().enumerate() {
@@ -304,66 +267,4 @@ fn connect(
     }
     nodes[ti].as_mut().expect("checked").sources[ip] = Some((fi, op));
     nodes[fi].as_mut().expect("checked").consumers[op] += 1;
-}
-
-/// Kahn's algorithm by levels; leftover nodes form cycles.
-fn levels(
-    docs: &[crate::doc::NodeDoc],
-    nodes: &[Option<PlanNode>],
-    errors: &mut Vec<GraphError>,
-) -> Vec<Vec<usize>> {
-    let n = nodes.len();
-    let preds: Vec<Vec<usize>> = nodes
-        .iter()
-        .map(|p| {
-            let mut v: Vec<usize> = p
-                .as_ref()
-                .map(|p| p.sources.iter().flatten().map(|s| s.0).collect())
-                .unwrap_or_default();
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
-        .collect();
-    let mut level = vec![usize::MAX; n];
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    let mut done = 0;
-    loop {
-        let ready: Vec<usize> = (0..n)
-            .filter(|&i| {
-                level[i] == usize::MAX
-                    && preds[i]
-                        .iter()
-                        .all(|&p| level[p] != usize::MAX && level[p] < out.len())
-            })
-            .collect();
-        if ready.is_empty() {
-            break;
-        }
-        for &i in &ready {
-            level[i] = out.len();
-        }
-        done += ready.len();
-        out.push(ready);
-    }
-    if done < n {
-        // Nodes left over are on a cycle or downstream of one: peel off the downstream ones.
-        let mut left: Vec<bool> = level.iter().map(|&l| l == usize::MAX).collect();
-        loop {
-            let sink =
-                (0..n).find(|&i| left[i] && !(0..n).any(|j| left[j] && preds[j].contains(&i)));
-            match sink {
-                Some(i) => left[i] = false,
-                None => break,
-            }
-        }
-        let cyclic: Vec<&str> = (0..n)
-            .filter(|&i| left[i])
-            .map(|i| docs[i].id.as_str())
-            .collect();
-        errors.push(GraphError::node(cyclic[0], None, format!(
-            "cycle through nodes {}: state may only cross time steps through step_output → step_input",
-            cyclic.join(", "))));
-    }
-    out
 }

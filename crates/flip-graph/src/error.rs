@@ -1,3 +1,4 @@
+use flip_plugin::sanitize;
 use std::fmt;
 
 /// A problem found while loading or validating a graph. Names the file, node and port/field
@@ -33,6 +34,15 @@ impl GraphError {
             message: message.into(),
         }
     }
+    /// An error about a top-level field of the document (`nodes`, `edges`, `variants`).
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            file: None,
+            node: None,
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
     /// An error about a setting.
     pub fn setting(field: &str, message: impl Into<String>) -> Self {
         Self {
@@ -51,16 +61,19 @@ impl GraphError {
 
 impl fmt::Display for GraphError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Ids, fields and messages come from files a user may not trust: no terminal escapes.
         if let Some(file) = &self.file {
-            write!(f, "{file}: ")?;
+            write!(f, "{}: ", sanitize(file))?;
         }
-        match (&self.node, &self.field) {
+        let node = self.node.as_deref().map(sanitize);
+        let field = self.field.as_deref().map(sanitize);
+        match (&node, &field) {
             (Some(n), Some(p)) => write!(f, "node `{n}`, `{p}`: ")?,
             (Some(n), None) => write!(f, "node `{n}`: ")?,
             (None, Some(p)) => write!(f, "`{p}`: ")?,
             (None, None) => {}
         }
-        f.write_str(&self.message)
+        f.write_str(&sanitize(&self.message))
     }
 }
 

@@ -19,6 +19,8 @@ pub mod compile;
 pub mod doc;
 /// Errors.
 pub mod error;
+/// Dependency levels and cycle detection (linear time).
+mod levels;
 /// The node behaviour trait and its evaluation context.
 pub mod node;
 /// `node.param=value` overrides.
@@ -27,6 +29,8 @@ pub mod overrides;
 pub mod registry;
 /// Running a plan step after step.
 pub mod runner;
+/// Validation of `settings`, including the work a run would ask for.
+pub mod settings_check;
 /// Static description of node kinds: ports and parameters.
 pub mod spec;
 /// The step-state node pair.
@@ -39,6 +43,6 @@ pub use doc::{EdgeDoc, GraphDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_V
 pub use error::{GraphError, RunError};
 pub use node::{EvalCtx, Node, NodeError, NodeInit, NodeIo};
 pub use registry::{NodeKind, NodePack, NodeRegistry};
-pub use runner::{NodeTiming, Simulation, StepReport};
+pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
 pub use spec::{NodeSpec, ParamKind, ParamSpec, PortSpec};
 pub use value::{DataKind, ParamMap, ParamValue, Value, VelocityField};

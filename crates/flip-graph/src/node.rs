@@ -17,6 +17,9 @@ pub struct NodeInit<'a> {
     pub out_dir: &'a std::path::Path,
     /// Folder that relative input paths are resolved against (the graph file's folder).
     pub base_dir: &'a std::path::Path,
+    /// Whether output folders may lie outside `out_dir` (`..`, absolute paths); the CLI's
+    /// `--allow-outside-out`.
+    pub allow_outside_out: bool,
 }
 
 /// Per-substep context handed to every node.
@@ -51,9 +54,39 @@ pub enum NodeError {
     /// A required input did not arrive (e.g. an optional upstream produced nothing).
     #[error("input `{0}` has no value")]
     MissingInput(String),
+    /// A parameter the node cannot work with (found when the node is created).
+    #[error("`{param}`: {message}")]
+    Param {
+        /// The parameter's name.
+        param: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Anything else.
     #[error("{0}")]
     Failed(String),
+}
+
+impl NodeError {
+    /// A problem with parameter `param`.
+    pub fn param(param: &str, message: impl Into<String>) -> Self {
+        Self::Param {
+            param: param.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl From<String> for NodeError {
+    fn from(message: String) -> Self {
+        Self::Failed(message)
+    }
+}
+
+impl From<&str> for NodeError {
+    fn from(message: &str) -> Self {
+        Self::Failed(message.into())
+    }
 }
 
 /// A node's inputs, outputs and reported statistics for one evaluation, by port name.

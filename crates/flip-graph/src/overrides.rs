@@ -49,16 +49,42 @@ fn number(v: &ParamValue, field: &str) -> Result<f64, OverrideError> {
     })
 }
 
+/// A whole number in `0..=max`; a fraction, a negative or a too-large value is refused rather
+/// than truncated or saturated by a cast.
+fn whole(v: &ParamValue, field: &str, max: f64) -> Result<f64, OverrideError> {
+    let x = number(v, field)?;
+    if x.fract() == 0.0 && (0.0..=max).contains(&x) {
+        return Ok(x);
+    }
+    Err(OverrideError::BadSetting {
+        field: field.into(),
+        expected: if max == U32 {
+            "a whole number from 0 to 4294967295"
+        } else {
+            "a whole number from 0 to 2^53"
+        },
+    })
+}
+
+const U32: f64 = u32::MAX as f64;
+/// Seeds above 2^53 do not survive the f64 of an override value.
+const SEED_MAX: f64 = 9_007_199_254_740_992.0;
+
 fn set_setting(doc: &mut GraphDoc, field: &str, v: &ParamValue) -> Result<(), OverrideError> {
     let s = &mut doc.settings;
     match field {
         "grid" => match v {
             ParamValue::Vector(g) if g.len() == 3 => {
-                s.grid = [g[0] as usize, g[1] as usize, g[2] as usize]
+                let axis = |x: f64| whole(&ParamValue::Number(x), "settings.grid", U32);
+                s.grid = [
+                    axis(g[0])? as usize,
+                    axis(g[1])? as usize,
+                    axis(g[2])? as usize,
+                ]
             }
-            ParamValue::Number(n) => {
+            ParamValue::Number(_) => {
                 // one number: that many cells on every axis of this dimension, cell size 1/n
-                let n = *n as usize;
+                let n = whole(v, "settings.grid", U32)? as usize;
                 s.grid = if s.grid[2] == 1 { [n, n, 1] } else { [n, n, n] };
                 s.cell_size = 1.0 / n as f32;
             }
@@ -71,11 +97,11 @@ fn set_setting(doc: &mut GraphDoc, field: &str, v: &ParamValue) -> Result<(), Ov
         },
         "cell_size" => s.cell_size = number(v, field)? as f32,
         "fps" => s.fps = number(v, field)? as f32,
-        "frames" => s.frames = number(v, field)? as u32,
+        "frames" => s.frames = whole(v, field, U32)? as u32,
         "cfl" => s.cfl = number(v, field)? as f32,
-        "max_substeps" => s.max_substeps = number(v, field)? as u32,
+        "max_substeps" => s.max_substeps = whole(v, field, U32)? as u32,
         "fixed_dt" => s.fixed_dt = number(v, field)? as f32,
-        "seed" => s.seed = number(v, field)? as u64,
+        "seed" => s.seed = whole(v, field, SEED_MAX)? as u64,
         "density" => s.density = number(v, field)? as f32,
         _ => return Err(OverrideError::UnknownSetting(field.into())),
     }

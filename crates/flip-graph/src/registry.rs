@@ -1,10 +1,10 @@
-use crate::node::{Node, NodeInit};
+use crate::node::{Node, NodeError, NodeInit};
 use crate::spec::{NodeSpec, ParamSpec};
 use crate::value::ParamMap;
 use std::collections::HashMap;
 
 /// Builds a node instance from validated parameters.
-pub type NodeFactory = Box<dyn Fn(&NodeInit<'_>) -> Result<Box<dyn Node>, String> + Send + Sync>;
+pub type NodeFactory = Box<dyn Fn(&NodeInit<'_>) -> Result<Box<dyn Node>, NodeError> + Send + Sync>;
 /// Parameters that depend on other parameters (the solver node's algorithm parameters).
 pub type DynamicParams = Box<dyn Fn(&ParamMap) -> Result<Vec<ParamSpec>, String> + Send + Sync>;
 
@@ -48,7 +48,7 @@ impl NodeKind {
     ///
     /// # Errors
     /// The factory's message.
-    pub fn instantiate(&self, init: &NodeInit<'_>) -> Result<Box<dyn Node>, String> {
+    pub fn instantiate(&self, init: &NodeInit<'_>) -> Result<Box<dyn Node>, NodeError> {
         (self.factory)(init)
     }
 }

@@ -5,7 +5,7 @@
 use crate::compile::{compile, ExecPlan};
 use crate::doc::{GraphDoc, Settings};
 use crate::error::{GraphError, RunError};
-use crate::node::{EvalCtx, Node, NodeInit, NodeIo};
+use crate::node::{EvalCtx, Node, NodeIo};
 use crate::registry::NodeRegistry;
 use crate::value::Value;
 use flip_core::Particles;
@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 
 /// Stopping a run from another thread.
 mod cancel;
+mod instantiate;
+use instantiate::instantiate;
+pub use instantiate::RunPaths;
 
 /// Accumulated time of one node.
 #[derive(Clone, Debug, Default)]
@@ -92,28 +95,25 @@ impl Simulation {
         out_dir: &Path,
         base_dir: &Path,
     ) -> Result<Self, Vec<GraphError>> {
+        let paths = RunPaths {
+            out_dir,
+            base_dir,
+            allow_outside_out: false,
+        };
+        Self::with_paths(doc, registry, paths)
+    }
+
+    /// [`Simulation::new`] with every path option.
+    ///
+    /// # Errors
+    /// Every validation problem, or every node that refused its parameters.
+    pub fn with_paths(
+        doc: &GraphDoc,
+        registry: &NodeRegistry,
+        paths: RunPaths<'_>,
+    ) -> Result<Self, Vec<GraphError>> {
         let plan = compile(doc, registry)?;
-        let mut nodes = Vec::with_capacity(plan.nodes.len());
-        let mut errors = Vec::new();
-        for p in &plan.nodes {
-            let kind = registry
-                .get(&p.kind)
-                .expect("compiled plans name registered kinds");
-            let init = NodeInit {
-                id: &p.id,
-                params: &p.params,
-                settings: &plan.settings,
-                out_dir,
-                base_dir,
-            };
-            match kind.instantiate(&init) {
-                Ok(n) => nodes.push(n),
-                Err(e) => errors.push(GraphError::node(&p.id, None, e)),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
+        let nodes = instantiate(&plan, registry, paths)?;
         let timings = plan
             .nodes
             .iter()
@@ -129,7 +129,7 @@ impl Simulation {
             plan,
             nodes,
             settings,
-            out_dir: out_dir.into(),
+            out_dir: paths.out_dir.into(),
             state: vec![],
             timings,
             time: 0.0,
@@ -231,23 +231,26 @@ impl Simulation {
     /// # Errors
     /// A failing node or a blow-up; the frame is abandoned.
     pub fn advance_frame(&mut self) -> Result<Vec<StepReport>, RunError> {
-        let frame_dt = 1.0 / self.settings.fps;
-        let min_dt = frame_dt / self.settings.max_substeps as f32;
-        let (mut t, mut reports) = (0.0f32, Vec::new());
+        // Frame time is summed in f64: an f32 sum stops advancing once dt falls below its
+        // rounding step, and the frame would never end.
+        let frame_dt = 1.0 / f64::from(self.settings.fps);
+        let min_dt = frame_dt / f64::from(self.settings.max_substeps);
+        let (mut t, mut reports) = (0.0f64, Vec::new());
         for substep in 0.. {
             let remaining = frame_dt - t;
             let mut dt = if self.settings.fixed_dt > 0.0 {
-                self.settings.fixed_dt
+                f64::from(self.settings.fixed_dt)
             } else {
-                let v = self.speed_bound();
-                (self.settings.cfl * self.settings.cell_size / v.max(1e-6)).max(min_dt)
+                let v = f64::from(self.speed_bound());
+                (f64::from(self.settings.cfl * self.settings.cell_size) / v.max(1e-6)).max(min_dt)
             };
-            // Don't leave a sliver: finish the frame if less than half a step would remain.
-            if dt >= remaining || remaining - dt < 0.5 * dt.min(remaining) {
+            // Don't leave a sliver: finish the frame if less than half a step would remain, or
+            // if the step would not move the frame time at all.
+            if dt >= remaining || remaining - dt < 0.5 * dt.min(remaining) || t + dt <= t {
                 dt = remaining;
             }
             let frame_end = dt >= remaining;
-            reports.push(self.substep(dt, substep, frame_end)?);
+            reports.push(self.substep(dt as f32, substep, frame_end)?);
             t += dt;
             if frame_end {
                 break;

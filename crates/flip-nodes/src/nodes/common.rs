@@ -41,3 +41,54 @@ pub(crate) fn check_grid(
         grid.dims()
     )))
 }
+
+/// The output folder named by parameter `param` (relative to the run's output folder),
+/// checked without creating it: it must stay inside the output folder unless the run allows
+/// otherwise, and it (or its nearest existing ancestor) must be a writable folder.
+pub(crate) fn output_folder(
+    init: &flip_graph::NodeInit<'_>,
+    param: &str,
+) -> Result<std::path::PathBuf, flip_graph::NodeError> {
+    use flip_graph::NodeError;
+    use std::path::{Component, Path};
+    let params = crate::params::Params(init.params);
+    let rel = Path::new(params.text(param)?);
+    let escapes = rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| matches!(c, Component::ParentDir | Component::Prefix(_)));
+    if escapes && !init.allow_outside_out {
+        return Err(NodeError::param(
+            param,
+            format!(
+                "`{}` leaves the output folder (absolute or `..`); pass --allow-outside-out \
+                 to write there",
+                rel.display()
+            ),
+        ));
+    }
+    let folder = init.out_dir.join(rel);
+    let existing = folder.ancestors().find(|a| a.exists());
+    match existing {
+        Some(dir) if !dir.is_dir() => Err(NodeError::param(
+            param,
+            format!("{} is a file, not a folder", dir.display()),
+        )),
+        Some(dir) => check_writable(dir).map_err(|e| {
+            NodeError::param(param, format!("cannot write in {}: {e}", dir.display()))
+        }),
+        None => Ok(()),
+    }
+    .map(|()| folder)
+}
+
+/// Creates and removes a probe file in `dir` (the only test of writability that also holds
+/// for ACLs, read-only mounts and other users' folders).
+fn check_writable(dir: &std::path::Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".flipgraph-write-test-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
+}

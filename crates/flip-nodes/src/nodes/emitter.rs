@@ -30,6 +30,7 @@ impl Emitter {
             "sphere" => EmitShape::Sphere { center, radius },
             _ => EmitShape::HalfSphere { center, radius },
         };
+        check_inside(&shape, &init.settings.grid_spec())?;
         let per_cell = match p.usize("per_cell")? {
             0 if init.settings.grid[2] == 1 => 4,
             0 => 8,
@@ -57,6 +58,34 @@ impl Emitter {
             seed,
         })
     }
+}
+
+/// Refuses a shape that holds no point of the domain: it would never emit anything.
+fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), NodeError> {
+    let (min, max, param) = match *shape {
+        EmitShape::Box { min, max } => (min, max, "size"),
+        EmitShape::Sphere { center, radius } | EmitShape::HalfSphere { center, radius } => {
+            (center - radius, center + radius, "radius")
+        }
+    };
+    if min.cmpgt(max).any() || !(min.is_finite() && max.is_finite()) {
+        return Err(NodeError::param(param, "the shape is empty"));
+    }
+    let axes = grid.dimension();
+    let extent = grid.extent();
+    let outside = (0..axes).any(|a| max[a] <= 0.0 || min[a] >= extent[a]);
+    if outside {
+        return Err(NodeError::param(
+            "center",
+            format!(
+                "the shape ({:.3?} to {:.3?} m) lies entirely outside the domain (0 to {:.3?} m)",
+                &min.to_array()[..axes],
+                &max.to_array()[..axes],
+                &extent.to_array()[..axes]
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Node for Emitter {
@@ -170,8 +199,5 @@ pub fn kind() -> NodeKind {
             ),
         ],
     );
-    NodeKind::new(
-        s,
-        Box::new(|init| Ok(Box::new(Emitter::new(init).map_err(|e| e.to_string())?))),
-    )
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(Emitter::new(init)?))))
 }

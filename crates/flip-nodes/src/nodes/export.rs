@@ -1,7 +1,7 @@
 //! Export: at the end of each frame, particles as binary PLY and a PNG preview (smoke: a PNG
 //! of the density), written atomically (temp file + rename) so an interrupted run never
 //! leaves a torn frame.
-use super::common::{check_grid, failed, spec};
+use super::common::{check_grid, failed, output_folder, spec};
 use crate::params::Params;
 use flip_core::export::{write_density_png, write_ply, write_png};
 use flip_core::Solids;
@@ -23,7 +23,7 @@ impl Export {
     fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
         let p = Params(init.params);
         Ok(Self {
-            folder: init.out_dir.join(p.text("folder")?),
+            folder: output_folder(init, "folder")?,
             prefix: p.text("prefix")?.to_string(),
             ply: p.bool("ply")?,
             png: p.bool("png")?,
@@ -113,8 +113,5 @@ pub fn kind() -> NodeKind {
             ParamSpec::int("every", "Every", "write every n-th frame", 1, 1, 100_000),
         ],
     );
-    NodeKind::new(
-        s,
-        Box::new(|init| Ok(Box::new(Export::new(init).map_err(|e| e.to_string())?))),
-    )
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(Export::new(init)?))))
 }

@@ -1,6 +1,6 @@
 //! Export Fields: at the end of each frame, the grid fields wired into it as one VTK image-data
 //! file (`.vti`, opens in ParaView), written atomically.
-use super::common::{check_grid, failed, spec};
+use super::common::{check_grid, failed, output_folder, spec};
 use crate::params::Params;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
 use flip_graph::{
@@ -26,7 +26,7 @@ impl ExportFields {
     fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
         let p = Params(init.params);
         Ok(Self {
-            folder: init.out_dir.join(p.text("folder")?),
+            folder: output_folder(init, "folder")?,
             prefix: p.text("prefix")?.to_string(),
             every: p.usize("every")?.max(1) as u32,
         })
@@ -128,12 +128,5 @@ pub fn kind() -> NodeKind {
             ParamSpec::int("every", "Every", "write every n-th frame", 1, 1, 100_000),
         ],
     );
-    NodeKind::new(
-        s,
-        Box::new(|init| {
-            Ok(Box::new(
-                ExportFields::new(init).map_err(|e| e.to_string())?,
-            ))
-        }),
-    )
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(ExportFields::new(init)?))))
 }

@@ -3,6 +3,7 @@
 //! plugin algorithm, applies the gradient. Warm-starts from
 //! the previous step's pressure; reports iterations, residual, time and the divergence left.
 
+mod divergence;
 pub(crate) mod params;
 
 use super::common::{failed, spec};
@@ -118,7 +119,17 @@ impl Node for PressureSolve {
         let mut div = Grid3::new(0, 0, 0, 0.0f32);
         divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.
-        io.stat("max_divergence", f64::from(violation(&div, sys)));
+        let max_div = violation(&div, sys);
+        divergence::check_projection(
+            &self.solver,
+            &stats,
+            &sys.problem.rhs,
+            g.dx,
+            &f.vel,
+            max_div,
+        )
+        .map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        io.stat("max_divergence", f64::from(max_div));
         let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
         io.stat("fluid_cells", unknowns as f64);
         io.set("pressure", Value::Scalar(Arc::new(sys.physical_pressure())));

@@ -80,8 +80,9 @@ pub fn kind() -> NodeKind {
             let read = |n: &str| p.usize(n).map_err(|e| e.to_string());
             let (min, max) = (read("min_per_cell")?, read("max_per_cell")?);
             if max > 0 && min > max {
-                return Err(format!(
-                    "`min_per_cell` ({min}) exceeds `max_per_cell` ({max})"
+                return Err(NodeError::param(
+                    "min_per_cell",
+                    format!("{min} exceeds `max_per_cell` ({max})"),
                 ));
             }
             let rule = ReseedRule {

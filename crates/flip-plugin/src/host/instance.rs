@@ -45,6 +45,8 @@ pub struct SolverInstance {
     limits: SolveLimits,
     logs: Vec<LogLine>,
     progress: f64,
+    /// The parameter values it was created with.
+    params: Vec<(String, f64)>,
 }
 
 // SAFETY: an instance is used by one thread at a time (`&mut self` on every call); the ABI
@@ -133,12 +135,34 @@ impl SolverInstance {
             limits: SolveLimits::default(),
             logs: ctx.take_logs(),
             progress: 0.0,
+            params: params.to_vec(),
         })
     }
 
     /// `plugin/algorithm`.
     pub fn qualified_name(&self) -> String {
         format!("{}/{}", self.plugin.id, self.algorithm)
+    }
+
+    /// The plugin's id.
+    pub fn plugin_id(&self) -> &str {
+        &self.plugin.id
+    }
+
+    /// The algorithm's name.
+    pub fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    /// The value of parameter `name` given at creation, if it was given.
+    pub fn param(&self, name: &str) -> Option<f64> {
+        self.params.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+
+    /// A [`PluginError::WrongResult`] naming this instance's plugin and algorithm, for checks
+    /// the caller makes on the result (e.g. the divergence after projection).
+    pub fn wrong_result(&self, message: String) -> PluginError {
+        self.wrong(message)
     }
 
     /// Sets the limits of the following solves.
