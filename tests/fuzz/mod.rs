@@ -25,8 +25,8 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 }
 
@@ -108,11 +108,11 @@ fn mutate_text(rng: &mut Rng, text: &str) -> String {
     match rng.below(6) {
         0 => match numbers(text) {
             n if n.is_empty() => text.into(),
-            n => splice(text, *rng.pick(&n), rng.pick(NUMBERS)),
+            n => splice(text, rng.pick(&n), rng.pick(NUMBERS)),
         },
         1 => match strings(text) {
             s if s.is_empty() => text.into(),
-            s => splice(text, *rng.pick(&s), rng.pick(TEXTS)),
+            s => splice(text, rng.pick(&s), rng.pick(TEXTS)),
         },
         2 => {
             let a = rng.below(bytes.len().max(1));
@@ -166,7 +166,7 @@ fn mutate_doc(rng: &mut Rng, doc: &mut GraphDoc) {
             let name = if names.is_empty() || rng.below(4) == 0 {
                 ["folder", "mask", "solver", "center", "size", "radius"][rng.below(6)].to_string()
             } else {
-                rng.pick(&names).clone()
+                names[rng.below(names.len())].clone()
             };
             node.params.insert(name, interesting_value(rng));
         }
