@@ -56,7 +56,11 @@ fn main() {
         std::process::exit(flip_plugin::host::probe::child_main(file));
     }
     if let Err(e) = dispatch(cli) {
-        eprintln!("error: {}", flip_plugin::sanitize(&format!("{e:#}")));
+        // Line by line: multi-line reports (one validation problem a line) keep their lines,
+        // while anything else that could drive the terminal is escaped.
+        let text = format!("{e:#}");
+        let lines: Vec<_> = text.lines().map(flip_plugin::sanitize).collect();
+        eprintln!("error: {}", lines.join("\n"));
         let interrupted = e.downcast_ref::<cmd_run::Interrupted>().is_some();
         std::process::exit(if interrupted { 130 } else { 1 });
     }

@@ -29,12 +29,11 @@ fn load_mask(path: &Path) -> Result<ShapeKind, String> {
 }
 
 impl SolidsNode {
-    fn new(init: &NodeInit<'_>) -> Result<Self, String> {
+    fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
         let p = Params(init.params);
-        let e = |e: NodeError| e.to_string();
-        let center = p.vec3("center").map_err(e)?;
-        let half = 0.5 * p.vec3("size").map_err(e)?;
-        let kind = match p.text("shape").map_err(e)? {
+        let center = p.vec3("center")?;
+        let half = 0.5 * p.vec3("size")?;
+        let kind = match p.text("shape")? {
             "none" => None,
             "box" => Some(ShapeKind::Box {
                 min: center - half,
@@ -42,14 +41,17 @@ impl SolidsNode {
             }),
             "sphere" => Some(ShapeKind::Sphere {
                 center,
-                radius: p.f32("radius").map_err(e)?,
+                radius: p.f32("radius")?,
             }),
             _ => {
-                let rel = p.text("mask").map_err(e)?;
+                let rel = p.text("mask")?;
                 if rel.is_empty() {
-                    return Err("shape `mask` needs the `mask` parameter (a PNG path)".into());
+                    return Err(NodeError::param(
+                        "mask",
+                        "shape `mask` needs the `mask` parameter (a PNG path)",
+                    ));
                 }
-                Some(load_mask(&init.base_dir.join(rel))?)
+                Some(load_mask(&init.base_dir.join(rel)).map_err(|e| NodeError::param("mask", e))?)
             }
         };
         let shape = kind.map(|kind| Shape {

@@ -1,0 +1,104 @@
+//! The binary against hostile graphs: `validate` finds what `run` refuses (node creation),
+//! errors come one per line with escapes neutralised, and export folders stay inside `--out`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn flipgraph(args: &[&str], cache: &Path) -> Output {
+    // target/<profile>/deps holds the freshly built plugins on a clean checkout.
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    Command::new(env!("CARGO_BIN_EXE_flipgraph"))
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache)
+        .args(["--plugin-dir", deps.to_str().unwrap()])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+fn validate_creates_nodes_and_names_file_node_and_field() {
+    let cache = tempfile::tempdir().unwrap();
+    let o = flipgraph(
+        &["validate", "tests/fuzz_corpus/missing_mask.ron"],
+        cache.path(),
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("missing_mask.ron: node `walls`, `mask`: cannot read mask"),
+        "{t}"
+    );
+    let o = flipgraph(
+        &[
+            "validate",
+            "graphs/dam_break_2d.ron",
+            "--set",
+            "settings.frames=-1",
+        ],
+        cache.path(),
+    );
+    assert!(
+        text(&o).contains("`frames` needs a whole number"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn escapes_in_graph_text_are_neutralised_and_errors_keep_one_per_line() {
+    let cache = tempfile::tempdir().unwrap();
+    let o = flipgraph(
+        &["validate", "tests/fuzz_corpus/escape_sequences.ron"],
+        cache.path(),
+    );
+    let t = text(&o);
+    assert!(!t.contains('\u{1b}'), "raw escape: {t:?}");
+    assert!(t.contains("node `advect\\e[31m`: node ids use"), "{t}");
+    let problems = t
+        .lines()
+        .filter(|l| l.contains("escape_sequences.ron: "))
+        .count();
+    assert!(problems >= 2, "one problem a line: {t}");
+}
+
+#[test]
+fn export_folders_outside_the_output_need_the_flag() {
+    let cache = tempfile::tempdir().unwrap();
+    let graph = "tests/fuzz_corpus/escaping_export.ron";
+    let o = flipgraph(&["validate", graph], cache.path());
+    assert!(
+        text(&o).contains("node `export`, `folder`: `../../escape` leaves"),
+        "{}",
+        text(&o)
+    );
+    let out = tempfile::tempdir().unwrap();
+    let out_dir = out.path().join("a/b");
+    let o = flipgraph(
+        &[
+            "validate",
+            graph,
+            "--allow-outside-out",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        cache.path(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+}
