@@ -76,6 +76,14 @@ fn meshed_drop_writes_closed_meshes_with_velocity_and_a_vdb_per_frame() {
     assert!(fastest_fall < -0.2, "vertex velocities: {fastest_fall}");
     assert_eq!(float(end), mesh.positions[0].x);
 
+    // the particles as VTK poly data (read back by vtkio in flip-core's tests)
+    let vtp = std::fs::read_to_string(frames.join("frame_0001.vtp")).unwrap();
+    assert!(
+        vtp.contains("<PolyData>") && vtp.contains("Name=\"velocity\""),
+        "{}",
+        &vtp[..200]
+    );
+
     // the OpenVDB file with its three grids (read back by OpenVDB in flip-core's tests)
     let vdb = std::fs::read(out.path().join("fields/fields_0001.vdb")).unwrap();
     assert_eq!(&vdb[..8], &0x5644_4220i64.to_le_bytes());
