@@ -31,6 +31,8 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::gas_domain::kind())?;
         r.register(nodes::export::kind())?;
         r.register(nodes::export_fields::kind())?;
+        r.register(nodes::surface::kind())?;
+        r.register(nodes::export_vdb::kind())?;
         Ok(())
     }
 }
