@@ -79,6 +79,9 @@ impl App {
             .and_then(Path::parent)
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         self.doc = EditorDoc::new(doc, &self.user);
+        self.history = crate::history::History::new(self.doc.to_doc());
+        self.unrecorded = false;
+        self.loaded = None;
         self.compare.forget(doc);
         self.path = path;
         self.dirty = false;
