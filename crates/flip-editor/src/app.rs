@@ -81,6 +81,8 @@ pub struct App {
     /// What the simulation runs (see [`crate::worker::sim_view`]) and its output folder: a
     /// reload that would run the same leaves the cache alone.
     pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
+    /// The open file as read or last saved, and its text (see [`crate::files::text_to_save`]).
+    pub(crate) file_text: Option<(GraphDoc, String)>,
 }
 
 impl App {
@@ -133,6 +135,7 @@ impl App {
             history,
             unrecorded: false,
             loaded: None,
+            file_text: None,
         };
         if let Some(o) = app.auto.overlay {
             app.cam.overlay = o;
