@@ -53,6 +53,7 @@ impl Node for Export {
         if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
             let path = self.folder.join(format!("{stem}.ply"));
             write_ply(&path, particles).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         if self.png {
             let solids = match io.take("solids") {
@@ -66,6 +67,7 @@ impl Node for Export {
                 (None, None) => unreachable!("checked above"),
             }
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         io.stat("frames_written", 1.0);
         Ok(())
