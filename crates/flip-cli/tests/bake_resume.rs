@@ -34,37 +34,36 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// The 2D circle with separating walls and the stateful FAS multigrid LCP solver, small.
+/// The 2D circle with separating walls and the policy-iteration LCP solver, whose saved
+/// policy changes the next solve's bits (without it a resumed run differs), small.
 const CIRCLE_2D: [&str; 12] = [
     "graphs/lcp_circle_2d.ron",
     "--set",
-    "settings.grid=[24,24,1]",
+    "settings.grid=[48,48,1]",
     "--set",
-    "settings.cell_size=0.041666668",
-    "--set",
-    "export.png=false",
-    "--set",
-    "pressure.solver=lcp/fas-mg",
-    "--set",
-    "settings.frames=12",
-    "--quiet",
-];
-
-/// The 3D drop, small, with the policy-iteration LCP solver on separating walls.
-const DROP_3D: [&str; 14] = [
-    "graphs/drop_3d.ron",
-    "--set",
-    "settings.grid=[14,14,14]",
-    "--set",
-    "settings.cell_size=0.071428575",
+    "settings.cell_size=0.020833334",
     "--set",
     "export.png=false",
     "--set",
     "pressure.solver=lcp/pi-mg",
     "--set",
-    "pressure.boundary=separating",
+    "settings.frames=16",
+    "--quiet",
+];
+
+/// The 3D half sphere with separating walls and policy iteration (PCG inside), small.
+const SPHERE_3D: [&str; 12] = [
+    "graphs/lcp_sphere_3d.ron",
     "--set",
-    "settings.frames=8",
+    "settings.grid=[20,20,20]",
+    "--set",
+    "settings.cell_size=0.05",
+    "--set",
+    "export.png=false",
+    "--set",
+    "pressure.solver=lcp/pi-pcg",
+    "--set",
+    "settings.frames=16",
     "--quiet",
 ];
 
@@ -153,7 +152,7 @@ fn sigkill_and_resume_is_bit_identical_2d_lcp() {
 
 #[test]
 fn sigkill_and_resume_is_bit_identical_3d_lcp() {
-    killed_and_resumed_equals_uninterrupted(&DROP_3D, 3, 3);
+    killed_and_resumed_equals_uninterrupted(&SPHERE_3D, 3, 3);
 }
 
 #[test]
@@ -198,19 +197,11 @@ fn run_ok(args: &[&str]) -> Output {
 fn a_fork_references_earlier_frames_and_extends_past_the_end() {
     let dirs: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
     let p = |i: usize| dirs[i].path().to_str().unwrap().to_string();
-    let mut base = vec!["run"];
-    base.extend_from_slice(&CIRCLE_2D);
-    let with = |extra: &[&str]| [base.clone(), extra.to_vec()].concat();
+    let (p0, p1) = (p(0), p(1));
     // 0: the original, 8 frames; 1: a fresh 10-frame run.
-    run_ok(&with(&[
-        "--out",
-        &p(0),
-        "--frames",
-        "8",
-        "--checkpoint-every",
-        "4",
-    ]));
-    run_ok(&with(&["--out", &p(1), "--frames", "10"]));
+    let original = ["--out", &p0, "--frames", "8", "--checkpoint-every", "4"];
+    run_ok(&[&["run"], &CIRCLE_2D[..], &original].concat());
+    run_ok(&[&["run"], &CIRCLE_2D[..], &["--out", &p1, "--frames", "10"]].concat());
     // 2: fork at 4 without changes; 3: extend the finished original to 10 frames.
     run_ok(&[
         "run",
@@ -269,7 +260,7 @@ fn a_fork_references_earlier_frames_and_extends_past_the_end() {
         &p(2),
         "--quiet",
         "--set",
-        "pressure.solver=lcp/pi-mg",
+        "pressure.solver=lcp/fas-mg",
     ])
     .output()
     .unwrap();
