@@ -93,7 +93,7 @@ impl Bake {
             summary.add_frame(&reports);
             self.progress.frame(frame, &reports, summary, wall_s);
             snap = self.snapshot()?;
-            if frame % every == 0 || frame == frames {
+            if frame.is_multiple_of(every) || frame == frames {
                 self.write_checkpoint(&snap)?;
             }
             self.manifest.write(&self.out)?;

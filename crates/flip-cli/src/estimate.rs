@@ -2,7 +2,8 @@
 //! that refuses (exit 5) a run this machine cannot hold instead of dying inside an allocation.
 //!
 //! The model: the process as it stands (binary, plugins), plus per cell the fields every node
-//! outputs and keeps (MAC velocity 15 B, level set or scalar 4 B, cell kinds 1 B, solids 28 B)
+//! outputs and keeps (MAC velocity 5 B a face, level set or scalar 4 B, cell kinds 1 B, solids
+//! 4 B and 4 B a face)
 //! and the solve nodes' systems, plus per particle its position and velocity (24 B, 60 B with
 //! APIC) in the copies a step holds. Particle counts come from the emitters' shapes.
 
@@ -13,16 +14,22 @@ use flip_graph::{compile, DataKind, ExecPlan, GraphDoc, NodeRegistry};
 use flip_nodes::params::Params;
 use serde::Serialize;
 
-/// Bytes per cell of an output of each kind.
-fn output_bytes(kind: DataKind) -> f64 {
+/// Bytes per cell of an output of each kind; `faces` is the MAC faces per cell (3 in 3D; 4 in
+/// 2D, where the z faces are two layers).
+fn output_bytes(kind: DataKind, faces: f64) -> f64 {
     match kind {
-        DataKind::Velocity => 15.0,
+        // an f32 and a validity byte per face
+        DataKind::Velocity => 5.0 * faces,
         DataKind::LevelSet | DataKind::Scalar => 4.0,
         DataKind::Cells => 1.0,
-        DataKind::Solids => 28.0,
+        // distance per cell, open fraction per face (velocity only for moving solids)
+        DataKind::Solids => 4.0 + 4.0 * faces,
         DataKind::Particles => 0.0,
     }
 }
+
+/// What running adds before the first cell: the worker threads' stacks and allocator arenas.
+const RUNTIME_BYTES: f64 = 2.5 * 1024.0 * 1024.0;
 
 /// Bytes per cell a node keeps inside (systems, solver hierarchies, scratch).
 fn internal_bytes(kind: &str) -> f64 {
@@ -70,16 +77,23 @@ pub fn estimate(doc: &GraphDoc, registry: &NodeRegistry) -> Result<Estimate> {
         .iter()
         .any(|n| n.kind == "g2p" && Params(&n.params).bool("apic").unwrap_or(false));
     let per_particle = if apic { 60.0 } else { 24.0 };
+    let faces = if plan.settings.grid[2] == 1 { 4.0 } else { 3.0 };
     let per_cell: f64 = plan
         .nodes
         .iter()
         .map(|n| {
-            let outs: f64 = n.spec.outputs.iter().map(|o| output_bytes(o.kind)).sum();
+            let outs: f64 = n
+                .spec
+                .outputs
+                .iter()
+                .map(|o| output_bytes(o.kind, faces))
+                .sum();
             outs + internal_bytes(&n.kind)
         })
         .sum();
     let baseline_bytes = current_rss();
-    let data = per_cell * cells as f64 + PARTICLE_COPIES * per_particle * particles as f64;
+    let data =
+        RUNTIME_BYTES + per_cell * cells as f64 + PARTICLE_COPIES * per_particle * particles as f64;
     Ok(Estimate {
         cells,
         particles,

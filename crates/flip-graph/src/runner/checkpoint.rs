@@ -25,7 +25,7 @@ pub const CHECKPOINT_VERSION: u32 = 1;
 #[derive(Serialize, Deserialize)]
 enum Carried {
     Particles(Particles),
-    Velocity(VelocityField),
+    Velocity(Box<VelocityField>),
     Scalar(Grid3<f32>),
 }
 
@@ -244,7 +244,7 @@ impl Simulation {
 fn carried(v: &Value) -> Option<Carried> {
     match v {
         Value::Particles(p) => Some(Carried::Particles((**p).clone())),
-        Value::Velocity(f) => Some(Carried::Velocity((**f).clone())),
+        Value::Velocity(f) => Some(Carried::Velocity(Box::new((**f).clone()))),
         Value::Scalar(g) => Some(Carried::Scalar((**g).clone())),
         _ => None,
     }
@@ -253,7 +253,7 @@ fn carried(v: &Value) -> Option<Carried> {
 fn value(c: Carried) -> Value {
     match c {
         Carried::Particles(p) => Value::Particles(Arc::new(p)),
-        Carried::Velocity(f) => Value::Velocity(Arc::new(f)),
+        Carried::Velocity(f) => Value::Velocity(Arc::new(*f)),
         Carried::Scalar(g) => Value::Scalar(Arc::new(g)),
     }
 }
