@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 /// Stopping a run from another thread.
 mod cancel;
+/// Saving and restoring a run at a frame boundary.
+pub mod checkpoint;
 
 /// Accumulated time of one node.
 #[derive(Clone, Debug, Default)]
@@ -57,6 +59,8 @@ pub struct StepReport {
     pub state_check: Duration,
     /// Wall time of the whole substep, scheduler included.
     pub wall: Duration,
+    /// Files the output nodes wrote in this substep.
+    pub files: Vec<PathBuf>,
 }
 
 /// A running simulation of one graph.
@@ -405,6 +409,7 @@ impl Simulation {
             self.timings[i].calls += 1;
             report.node_times[i] = elapsed;
             report.node_stats[i] = io.stats;
+            report.files.extend(io.files);
             if let Err(message) = r {
                 let p = &self.plan.nodes[i];
                 failure.get_or_insert(RunError::NodeFailed {

@@ -45,7 +45,7 @@ impl DataKind {
 
 /// MAC velocity plus which faces hold meaningful values (from particles, projection or
 /// extrapolation).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VelocityField {
     /// Face velocities.
     pub vel: MacGrid,

@@ -44,3 +44,6 @@ pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
         .expect("built-in kinds have distinct ids");
     r
 }
+
+/// Kinds whose work is done by a solver plugin: their failures are the plugin's.
+pub const PLUGIN_KINDS: [&str; 2] = ["pressure", "volume_correction"];

@@ -55,6 +55,7 @@ impl Node for Export {
         if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
             let path = self.folder.join(format!("{stem}.ply"));
             write_ply(&path, particles).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         if let Some(particles) = particles.as_deref().filter(|_| self.vtp) {
             let path = self.folder.join(format!("{stem}.vtp"));
@@ -73,6 +74,7 @@ impl Node for Export {
                 (None, None) => unreachable!("checked above"),
             }
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         io.stat("frames_written", 1.0);
         Ok(())
