@@ -1,7 +1,8 @@
-//! `flipgraph bench …`: whole-step timings on the reference scene, and solver sweeps in the
-//! style of Lai et al.'s tables.
+//! `flipgraph bench …`: whole-step timings on the reference scene, solver sweeps in the style
+//! of Lai et al.'s tables, and surface meshing.
 
 mod step;
+mod surface;
 mod sweep;
 
 use crate::session::Session;
@@ -22,6 +23,9 @@ pub enum BenchCommand {
     /// LCP solvers for separating walls vs grid size (Lai Tables 1-6), voxelized and
     /// variational side by side.
     Lcp(SweepArgs),
+    /// Liquid surface meshing (particle level set → Surface Nets → smoothing) of the dam
+    /// break's particles: about 1 M (64³) and 8 M (128³).
+    Surface(surface::SurfaceArgs),
 }
 
 /// Runs a benchmark.
@@ -30,6 +34,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Step(a) => step::run(session, &a),
         BenchCommand::Solvers(a) => sweep::run(session, &a, SweepKind::Linear),
         BenchCommand::Lcp(a) => sweep::run(session, &a, SweepKind::Lcp),
+        BenchCommand::Surface(a) => surface::run(session, &a),
     }
 }
 

@@ -1,55 +1,68 @@
-//! `flipgraph run`.
+//! `flipgraph run`: a fresh run, `--resume` of an interrupted one, `--from` a fork of a
+//! finished one (which also extends it with `--frames`).
 
+use crate::bake::{latest_checkpoint, read_checkpoint, Bake, Signals, CHECKPOINT_DIR};
+use crate::exit::{fail, ExitStatus};
+use crate::manifest::{ForkRecord, Manifest, RunStatus};
+use crate::progress::{Progress, ProgressMode};
 use crate::session::{format_errors, Session};
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use flip_graph::{RunPaths, Simulation};
+use flip_graph::overrides::apply_overrides;
+use flip_graph::{GraphDoc, Simulation};
+use flip_graph::RunPaths;
 use flip_plugin::sanitize;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
+
+/// Checkpoint interval when `--checkpoint-every` is not given.
+pub const DEFAULT_CHECKPOINT_EVERY: u32 = 10;
 
 /// Arguments of `run`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// Graph file (.ron).
-    pub graph: PathBuf,
-    /// Frames to simulate (default: the graph's `settings.frames`).
+    /// Graph file (.ron); not with --resume or --from, which take the graph from run.json.
+    #[arg(required_unless_present_any = ["resume", "from"], conflicts_with_all = ["resume", "from"])]
+    pub graph: Option<PathBuf>,
+    /// Frames to simulate in all (default: the graph's `settings.frames`; with --resume or
+    /// --from, past the run's end extends it).
     #[arg(long)]
     pub frames: Option<u32>,
     /// Output folder (default: out/<graph name>).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Override a parameter: node.param=value or settings.field=value (repeatable).
-    #[arg(long = "set", value_name = "NODE.PARAM=VALUE")]
+    #[arg(
+        long = "set",
+        value_name = "NODE.PARAM=VALUE",
+        conflicts_with = "resume"
+    )]
     pub sets: Vec<String>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Progress as a bar, or as JSON lines on stdout.
+    #[arg(long, value_enum, default_value = "bar")]
+    pub progress: ProgressMode,
+    /// Write a checkpoint every N frames (also always after the last frame and on
+    /// SIGINT/SIGTERM).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub checkpoint_every: Option<u32>,
+    /// Continue the interrupted run in this output folder from its newest checkpoint.
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["from", "out"])]
+    pub resume: Option<PathBuf>,
+    /// Fork the run in this output folder at --frame into --out (frames before are referenced).
+    #[arg(long, value_name = "OUT", requires_all = ["frame", "out"])]
+    pub from: Option<PathBuf>,
+    /// Frame to fork at (needs a checkpoint there).
+    #[arg(long, requires = "from")]
+    pub frame: Option<u32>,
+    /// Run even if the memory estimate exceeds what this machine has.
+    #[arg(long)]
+    pub ignore_memory_check: bool,
     /// Let export folders lie outside the output folder (absolute paths, `..`).
     #[arg(long)]
     pub allow_outside_out: bool,
-}
-
-/// The run stopped on SIGINT (exit status 130). A second SIGINT ends the process at once
-/// (also with 130), for a plugin that ignores the cancel service.
-#[derive(Debug)]
-pub struct Interrupted(pub String);
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-/// Routes SIGINT to the simulation's stop flag.
-fn stop_on_sigint(flag: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> Result<()> {
-    use signal_hook::consts::SIGINT;
-    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone())?;
-    signal_hook::flag::register(SIGINT, flag.clone())?;
-    Ok(())
 }
 
 /// Default output folder for a graph: `out/<stem>`.
@@ -86,57 +99,115 @@ pub fn build_with(
 
 /// Runs `args`.
 pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
-    let doc = session.graph(&args.graph, &args.sets)?;
-    let out = args.out.clone().unwrap_or_else(|| default_out(&args.graph));
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let mut sim = build_with(session, &doc, &args.graph, &out, args.allow_outside_out)?;
-    let frames = args.frames.unwrap_or(doc.settings.frames);
-    println!(
-        "{}: {} — {} frames on {:?} cells, output in {}",
-        sanitize(&args.graph.display().to_string()),
-        sanitize(&doc.description),
-        frames,
-        doc.settings.grid,
-        out.display()
-    );
-    let bar = if args.quiet {
-        ProgressBar::hidden()
+    let (doc, mut manifest, out, fresh_nodes) = if let Some(dir) = &args.resume {
+        let m = Manifest::read(dir).map_err(|e| fail(ExitStatus::Usage, format!("{e:#}")))?;
+        (m.doc()?, m, dir.clone(), Vec::new())
+    } else if let Some(parent) = &args.from {
+        let out = args.out.clone().expect("clap requires --out");
+        fork_manifest(session, parent, args, &out)?
     } else {
-        ProgressBar::new(u64::from(frames))
+        let graph = args.graph.as_ref().expect("clap requires a graph");
+        let doc = session.graph(graph, &args.sets)?;
+        let frames = args.frames.unwrap_or(doc.settings.frames);
+        let out = args.out.clone().unwrap_or_else(|| default_out(graph));
+        let m = Manifest::new(&doc, graph, &session.plugins, frames);
+        (doc, m, out, Vec::new())
     };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:30} {pos}/{len} frames {elapsed_precise} eta {eta} {msg}",
-        )
-        .expect("valid template"),
-    );
-    let mut summary = RunSummary::new(&sim);
-    let stop = sim.cancel_flag();
-    stop_on_sigint(&stop)?;
-    for _ in 0..frames {
-        let reports = sim.advance_frame().map_err(|e| {
-            bar.abandon();
-            let kept = format!("frames written so far are kept in {}", out.display());
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let at = sim.frame() + 1;
-                return anyhow::Error::new(Interrupted(format!(
-                    "interrupted (SIGINT) during frame {at}; {kept}"
-                )));
-            }
-            anyhow!("{}: {e} ({kept})", args.graph.display())
-        })?;
-        summary.add_frame(&reports);
-        let last = summary.solves.last();
-        bar.set_message(format!(
-            "{} substeps, {} particles, solver {} it, res {:.1e}",
-            reports.len(),
-            summary.particles,
-            last.map_or(0.0, |s| s.iterations),
-            last.map_or(0.0, |s| s.residual)
-        ));
-        bar.inc(1);
+    let graph_file = manifest.graph_file.clone();
+    let frames = args.frames.unwrap_or(manifest.frames);
+    manifest.frames = frames;
+    manifest.checkpoint_every = args
+        .checkpoint_every
+        .or((manifest.checkpoint_every > 0).then_some(manifest.checkpoint_every))
+        .unwrap_or(DEFAULT_CHECKPOINT_EVERY);
+    crate::estimate::check_fits(&doc, &session.registry, args.ignore_memory_check)?;
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut sim = build_with(session, &doc, &graph_file, &out, args.allow_outside_out)?;
+    let resume_at = match (&args.resume, &args.from) {
+        (Some(_), _) => latest_checkpoint(&out, &manifest, None),
+        (_, Some(parent)) => latest_checkpoint(parent, &Manifest::read(parent)?, args.frame),
+        _ => None,
+    };
+    if let Some((at, path)) = &resume_at {
+        let hash = match &args.from {
+            Some(parent) => Manifest::read(parent)?.graph_sha256,
+            None => manifest.graph_sha256.clone(),
+        };
+        let fresh: Vec<&str> = fresh_nodes.iter().map(String::as_str).collect();
+        sim.restore(read_checkpoint(path, &hash)?, &fresh)
+            .map_err(|e| fail(ExitStatus::Usage, format!("{}: {e:#}", path.display())))?;
+        manifest.frame_records.retain(|r| r.frame <= *at);
+    } else {
+        manifest.frame_records.clear();
     }
-    bar.finish_and_clear();
-    summary.print();
+    manifest.status = RunStatus::Running;
+    manifest.ended_unix = None;
+    manifest.write(&out)?;
+    let progress = Progress::new(args.progress, args.quiet, sim.frame(), frames);
+    progress.started(&graph_file, &out, doc.settings.grid, &doc.description);
+    let signals = Signals::install(sim.cancel_flag())?;
+    let mut summary = RunSummary::new(&sim);
+    let mut bake = Bake {
+        sim,
+        manifest,
+        out,
+        progress,
+        signals,
+    };
+    if args.from.is_some() {
+        let snap = bake.sim.snapshot().map_err(|e| anyhow!("{e}"))?;
+        bake.write_checkpoint(&snap)?;
+    }
+    bake.run(frames, &mut summary)?;
+    if bake.progress.human() {
+        summary.print();
+    }
     Ok(())
+}
+
+/// The manifest of a fork of `parent` at `--frame`: the parent's graph with `--set` applied,
+/// the frames before the fork referenced, and the nodes whose parameters changed (they start
+/// without saved state).
+fn fork_manifest(
+    session: &Session,
+    parent: &Path,
+    args: &RunArgs,
+    out: &Path,
+) -> Result<(GraphDoc, Manifest, PathBuf, Vec<String>)> {
+    let usage = |m: String| fail(ExitStatus::Usage, m);
+    let pm = Manifest::read(parent).map_err(|e| usage(format!("{e:#}")))?;
+    let at = args.frame.expect("clap requires --frame");
+    if !pm.checkpoints.contains(&at) {
+        return Err(usage(format!(
+            "{} has no checkpoint after frame {at} (it has {:?} in {}); fork at one of those",
+            parent.display(),
+            pm.checkpoints,
+            parent.join(CHECKPOINT_DIR).display()
+        )));
+    }
+    if std::fs::canonicalize(parent).ok() == std::fs::canonicalize(out).ok() {
+        return Err(usage("--out must differ from --from".into()));
+    }
+    let before = pm.doc()?;
+    let mut doc = before.clone();
+    apply_overrides(&mut doc, &args.sets).map_err(|e| anyhow!("--set: {e}"))?;
+    let changed = doc
+        .nodes
+        .iter()
+        .filter(|n| before.node(&n.id).is_none_or(|b| b.params != n.params))
+        .map(|n| n.id.clone())
+        .collect();
+    let mut m = Manifest::new(&doc, &pm.graph_file, &session.plugins, pm.frames);
+    m.checkpoint_every = pm.checkpoint_every;
+    let abs_parent = std::path::absolute(parent)?;
+    m.forked_from = Some(ForkRecord {
+        run: abs_parent.clone(),
+        frame: at,
+    });
+    m.frame_records = pm.frame_records;
+    m.frame_records.retain(|r| r.frame <= at);
+    for f in m.frame_records.iter_mut().flat_map(|r| r.files.iter_mut()) {
+        f.path = abs_parent.join(&f.path);
+    }
+    Ok((doc, m, out.to_path_buf(), changed))
 }

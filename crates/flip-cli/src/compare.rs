@@ -61,7 +61,7 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
         ));
     }
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
-    let mut variants = Lockstep::new(&base_doc, &specs, jobs, |spec, doc| {
+    let mut variants = Lockstep::new(&base_doc, &session.registry, &specs, jobs, |spec, doc| {
         let mut sim =
             build(session, doc, &a.graph, &out.join(&spec.name)).map_err(|e| format!("{e:#}"))?;
         // The last solids node of the graph is what the previews draw.

@@ -1,9 +1,17 @@
 //! `flipgraph`: run, validate, compare and benchmark simulation graphs headless.
 
+mod bake;
 mod bench;
+mod cmd_estimate;
 mod cmd_info;
 mod cmd_run;
+mod cmd_verify;
 mod compare;
+mod estimate;
+mod exit;
+mod limits;
+mod manifest;
+mod progress;
 mod session;
 mod summary;
 
@@ -33,6 +41,22 @@ enum Command {
     Run(cmd_run::RunArgs),
     /// Check a graph without running it.
     Validate(cmd_info::ValidateArgs),
+    /// Check a run's frames against its manifest (run.json): missing, torn or changed files.
+    Verify {
+        /// Output folder of the run.
+        out: PathBuf,
+    },
+    /// Predict the memory and disk a run of a graph needs.
+    Estimate {
+        /// Graph file (.ron).
+        graph: PathBuf,
+        /// Override a parameter: node.param=value or settings.field=value (repeatable).
+        #[arg(long = "set", value_name = "NODE.PARAM=VALUE")]
+        sets: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// List loaded solver plugins, their algorithms and parameters.
     Plugins,
     /// List node kinds with their ports and parameters.
@@ -61,8 +85,7 @@ fn main() {
         let text = format!("{e:#}");
         let lines: Vec<_> = text.lines().map(flip_plugin::sanitize).collect();
         eprintln!("error: {}", lines.join("\n"));
-        let interrupted = e.downcast_ref::<cmd_run::Interrupted>().is_some();
-        std::process::exit(if interrupted { 130 } else { 1 });
+        std::process::exit(exit::status_of(&e));
     }
 }
 
@@ -71,6 +94,8 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => cmd_run::run(&session, &args),
         Command::Validate(args) => cmd_info::validate(&session, &args),
+        Command::Verify { out } => cmd_verify::verify(&out),
+        Command::Estimate { graph, sets, json } => cmd_estimate::run(&session, &graph, &sets, json),
         Command::Plugins => cmd_info::plugins(&session),
         Command::Nodes => cmd_info::nodes(&session),
         Command::Compare(args) => compare::run(&session, &args),

@@ -1,7 +1,7 @@
 //! Plugins and the node registry of one invocation, and graph loading with overrides.
 
 use anyhow::{anyhow, Result};
-use flip_graph::overrides::apply_overrides;
+use flip_graph::overrides::apply_overrides_scoped;
 use flip_graph::{GraphDoc, GraphError, NodeRegistry};
 use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
 use flip_plugin::host::{LoadOptions, PluginSet};
@@ -43,10 +43,12 @@ impl Session {
         }
     }
 
-    /// Loads a graph and applies `--set` overrides.
+    /// Loads a graph and applies `--set` overrides (a solver switch drops the other solver's
+    /// parameters).
     pub fn graph(&self, path: &Path, sets: &[String]) -> Result<GraphDoc> {
         let mut doc = GraphDoc::load(path).map_err(|e| anyhow!("{e}"))?;
-        apply_overrides(&mut doc, sets).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        apply_overrides_scoped(&mut doc, sets, &self.registry)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         Ok(doc)
     }
 }

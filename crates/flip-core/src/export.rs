@@ -1,17 +1,24 @@
-//! Frame export, always atomic (write `<path>.tmp`, then rename): binary PLY point clouds, PNG
-//! previews and VTK image data of grid fields.
+//! Frame export, always atomic (write `<path>.tmp`, then rename): binary PLY and VTK poly-data
+//! point clouds, PNG previews, VTK image data and OpenVDB grids of grid fields, and OBJ /
+//! binary PLY surface meshes.
 
 use crate::particles::Particles;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 mod density_png;
+mod mesh;
 mod png;
+mod vdb;
 mod vtk;
+mod vtp;
 
 pub use density_png::write_density_png;
+pub use mesh::{write_mesh_obj, write_mesh_ply};
 pub use png::write_png;
+pub use vdb::{write_vdb, VdbClass, VdbCompression, VdbGrid, VdbValues};
 pub use vtk::{as_f32, cell_velocity, write_fields_vti, CellField};
+pub use vtp::write_particles_vtp;
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]

@@ -73,7 +73,7 @@ fn clamp_index(x: f32, n: usize) -> usize {
 }
 
 /// A dense 3D array, x fastest: `index = i + ni * (j + nj * k)`. 2D arrays have `nk == 1`.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Grid3<T> {
     /// Size along x.
     pub ni: usize,

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 /// Alg. 5's `D`: far value in cells (at least twice the grid's size).
 const FAR_CELLS: f32 = 1000.0;
 
+mod contact;
 #[cfg(test)]
 mod particle_tests;
 mod particles;

@@ -12,7 +12,7 @@ pub mod advect;
 pub mod cells;
 /// Particle emission (Karlsson Alg. 1).
 pub mod emit;
-/// Frame export: binary PLY and PNG previews, written atomically.
+/// Frame export: binary PLY, PNG previews, VTK grids and OBJ/PLY meshes, written atomically.
 pub mod export;
 /// Velocity extrapolation into the air band (§4.3).
 pub mod extrapolate;
@@ -38,6 +38,8 @@ pub mod reseed;
 pub mod smoke;
 /// Solid geometry.
 pub mod solids;
+/// Liquid surface meshes: particle level set → Surface Nets → Taubin smoothing.
+pub mod surface;
 /// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22; APIC).
 pub mod transfer;
 /// Volume (density) correction of the particles (Kugelstadt et al. 2019).

@@ -1,8 +1,9 @@
 use crate::grid::{Grid3, GridSpec};
+use serde::{Deserialize, Serialize};
 
 /// Velocity on a staggered (MAC) grid: `u` on x-faces `(ni+1, nj, nk)`, `v` on y-faces
 /// `(ni, nj+1, nk)`, `w` on z-faces `(ni, nj, nk+1)`. In 2D `w` exists but stays zero.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct MacGrid {
     /// x-face velocities.
     pub u: Grid3<f32>,
@@ -45,7 +46,7 @@ impl MacGrid {
 }
 
 /// One flag per MAC face (same layout as [`MacGrid`]); 1 = set.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct MacMask {
     /// x-faces.
     pub u: Grid3<u8>,

@@ -1,7 +1,8 @@
 use glam::Vec3;
+use serde::{Deserialize, Serialize};
 
 /// Marker particles, structure of arrays. In 2D, z is `dx/2` and z-velocity is 0.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Particles {
     /// Positions in metres.
     pub pos: Vec<Vec3>,

@@ -4,7 +4,6 @@
 use crate::autorun::AutoRun;
 use crate::compare_mode::CompareMode;
 use crate::convert::EditorDoc;
-use crate::edit::reaches;
 use crate::files::Pending;
 use crate::frames::FrameData;
 use crate::types::{AllKinds, NodeStatus, Response, UserState};
@@ -73,6 +72,17 @@ pub struct App {
     pub(crate) path_dialog: Option<crate::path_dialog::PathDialog>,
     /// The compare mode (variants side by side).
     pub(crate) compare: CompareMode,
+    /// Cached frames being played back.
+    pub(crate) playback: Option<crate::timeline::Playback>,
+    /// Undo/redo snapshots.
+    pub(crate) history: crate::history::History,
+    /// An edit (or move) not yet recorded in the history.
+    pub(crate) unrecorded: bool,
+    /// What the simulation runs (see [`crate::worker::sim_view`]) and its output folder: a
+    /// reload that would run the same leaves the cache alone.
+    pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
+    /// The open file as read or last saved, and its text (see [`crate::files::text_to_save`]).
+    pub(crate) file_text: Option<(GraphDoc, String)>,
 }
 
 impl App {
@@ -92,6 +102,7 @@ impl App {
         let default = GraphDoc::from_ron(DEFAULT_SCENE, "built-in dam_break_2d.ron")
             .expect("the built-in scene parses");
         let doc = EditorDoc::new(&default, &user);
+        let history = crate::history::History::new(doc.to_doc());
         let mut app = Self {
             doc,
             user,
@@ -120,6 +131,11 @@ impl App {
             overlap_check: 3,
             path_dialog: None,
             compare,
+            playback: None,
+            history,
+            unrecorded: false,
+            loaded: None,
+            file_text: None,
         };
         if let Some(o) = app.auto.overlay {
             app.cam.overlay = o;
@@ -132,7 +148,8 @@ impl App {
             app.enter_compare();
             app.start_compare();
         }
-        if app.auto.autoplay && !app.auto.active() {
+        // `--compare` alone runs the variants at once too.
+        if (app.auto.autoplay || app.auto.compare) && !app.auto.active() {
             if app.compare.active {
                 app.compare.toggle_play();
             } else {
@@ -150,13 +167,24 @@ impl App {
     /// Marks the document changed in a way the simulation must see (restart after a pause).
     pub(crate) fn edited(&mut self) {
         self.dirty = true;
+        self.unrecorded = true;
         self.compare.stale = true;
         self.pending_reload = Some(Instant::now());
     }
 
-    /// Sends the current graph to the worker (back to frame 0; keeps playing if it was).
+    /// Sends the current graph, less its unwired nodes, to the worker (back to frame 0; keeps
+    /// playing if it was), unless what it simulates did not change (a node moved, an unwired
+    /// node added, edited or deleted): then the cache and the running simulation stay.
     pub(crate) fn reload(&mut self) {
         self.pending_reload = None;
+        let out_dir = self.write_exports.then(|| self.user.base_dir.join("out"));
+        let doc = crate::worker::sim_view(&self.doc.to_doc());
+        let view = (doc.clone(), out_dir.clone());
+        if self.loaded.as_ref() == Some(&view) {
+            return;
+        }
+        self.loaded = Some(view);
+        self.playback = None;
         self.gen += 1;
         self.frames.clear();
         self.shown = 0;
@@ -164,11 +192,10 @@ impl App {
         self.finished = false;
         self.failure = None;
         self.invalid.clear();
-        let out_dir = self.write_exports.then(|| self.user.base_dir.join("out"));
         self.worker.interrupt(); // the frame in progress belongs to the old graph
         self.worker.send(Command::Load {
             gen: self.gen,
-            doc: Box::new(self.doc.to_doc()),
+            doc: Box::new(doc),
             base_dir: self.user.base_dir.clone(),
             out_dir,
         });
@@ -279,64 +306,20 @@ impl App {
                     self.doc.adopt_new_node(n);
                     self.edited();
                 }
-                NodeResponse::MoveNode { .. } => self.dirty = true,
+                NodeResponse::MoveNode { .. } => {
+                    self.dirty = true;
+                    self.unrecorded = true;
+                }
                 NodeResponse::User(Response::ParamChanged { node, name }) => {
                     self.doc.state.graph[node].user_data.explicit.insert(name);
                     self.doc.sync_params(node, &self.user.registry);
                     self.edited();
                 }
                 NodeResponse::User(Response::Duplicate(node)) => self.duplicate(&[node]),
+                NodeResponse::User(Response::Swap(node, kind)) => self.swap_kind(node, &kind),
                 _ => {}
             }
         }
-    }
-
-    /// Accepts a new connection unless it closes a cycle (then the input's previous
-    /// connections come back).
-    fn connected(
-        &mut self,
-        output: OutputId,
-        input: InputId,
-        before: &HashMap<InputId, Vec<OutputId>>,
-    ) {
-        let g = &mut self.doc.state.graph;
-        let (from, to) = (g.get_output(output).node, g.get_input(input).node);
-        if reaches(g, to, from) {
-            g.remove_connection(input, output);
-            for o in before.get(&input).into_iter().flatten() {
-                g.add_connection(*o, input, 0);
-            }
-            self.notify(
-                "link refused: it would make a cycle (state crosses steps only through \
-                 step_input/step_output)",
-            );
-            return;
-        }
-        self.edited();
-    }
-
-    /// Duplicates nodes and selects the copies.
-    pub(crate) fn duplicate(&mut self, nodes: &[egui_node_graph2::NodeId]) {
-        let copies: Vec<_> = nodes.iter().map(|n| self.doc.duplicate(*n)).collect();
-        if !copies.is_empty() {
-            self.doc.state.selected_nodes = copies;
-            self.edited();
-        }
-    }
-
-    /// Play or pause.
-    pub(crate) fn toggle_play(&mut self) {
-        if self.pending_reload.is_some() || (self.finished && !self.playing) {
-            self.reload();
-        }
-        let cmd = if self.playing {
-            Command::Pause
-        } else {
-            Command::Play
-        };
-        self.playing = !self.playing;
-        self.follow = true;
-        self.worker.send(cmd);
     }
 
     fn update_title(&mut self, ctx: &Context) {
@@ -370,6 +353,8 @@ impl eframe::App for App {
         } else if self.pending_reload.is_some() {
             ctx.request_repaint_after(RELOAD_DELAY);
         }
+        self.tick_playback(ctx);
+        self.record_history(ctx);
         self.shortcuts(ctx);
         self.handle_close(ctx);
         self.top_bar(ctx);

@@ -2,7 +2,8 @@
 //! (the same Play/Step/Reset buttons and timeline as the run mode, driving every variant).
 
 use crate::app::App;
-use crate::controls::{run_buttons, timeline_slider, RunButton};
+use crate::controls::{run_buttons, RunButton};
+use crate::timeline::timeline_bar;
 use egui::{RichText, Ui};
 
 impl App {
@@ -68,7 +69,7 @@ impl App {
 
     pub(crate) fn compare_timeline(&mut self, ui: &mut Ui) {
         let c = &mut self.compare;
-        if let Some(k) = timeline_slider(ui, c.shown, c.done, c.frames) {
+        if let Some(k) = timeline_bar(ui, c.shown, c.done, c.frames) {
             c.shown = k;
             c.follow = k + 1 == c.done;
         }

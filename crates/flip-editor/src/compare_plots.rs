@@ -16,11 +16,14 @@ const CURVES: [(&str, &str, Getter); 6] = [
         m.max_divergence
     }),
     ("volume", "liquid volume (m^d)", |m| m.volume),
-    ("kinetic", "kinetic energy (per unit mass)", |m| {
-        m.kinetic_energy
-    }),
+    (
+        "kinetic",
+        "kinetic energy (sum over particles, per unit mass)",
+        |m| m.kinetic_energy,
+    ),
+    // No point where the baseline failed (n/a, not a flat 0).
     ("rms", "RMS distance to the baseline (m)", |m| {
-        m.rms_vs_baseline
+        m.rms_vs_baseline.unwrap_or(f64::NAN)
     }),
 ];
 

@@ -75,8 +75,9 @@ fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
         }
         if let Some(f) = &frame {
             let m = v.metrics.get(c.shown);
-            let rms = m.map_or(String::new(), |m| {
-                format!(" · rms {:.3} m", m.rms_vs_baseline)
+            let rms = m.map_or(String::new(), |m| match m.rms_vs_baseline {
+                Some(d) => format!(" · rms {d:.3} m"),
+                None => " · rms n/a".into(),
             });
             let text = format!(
                 "{:.0} it · {:.0} ms/frame{rms}",

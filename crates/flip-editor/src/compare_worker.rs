@@ -174,7 +174,7 @@ impl CompareThread {
         self.lockstep = None;
         let out = std::env::temp_dir().join("flipgraph-editor-compare");
         let registry = self.registry.clone();
-        let built = Lockstep::new(doc, variants, default_jobs(), |spec, doc| {
+        let built = Lockstep::new(doc, &registry, variants, default_jobs(), |spec, doc| {
             build_variant(&registry, doc, out.join(&spec.name), &base_dir)
         });
         match built {

@@ -1,8 +1,8 @@
-//! Controls shared by the run and compare modes: Play/Step/Reset, the timeline slider, and
-//! the viewport options.
+//! Controls shared by the run and compare modes: Play/Step/Reset and the viewport options (the
+//! timeline is [`crate::timeline`]).
 
 use crate::viewport::{self, Camera, Overlay};
-use egui::{RichText, Ui};
+use egui::Ui;
 
 /// A run-control button that was pressed.
 pub(crate) enum RunButton {
@@ -36,26 +36,6 @@ pub(crate) fn run_buttons(ui: &mut Ui, playing: bool) -> Option<RunButton> {
         pressed = Some(RunButton::Reset);
     }
     pressed
-}
-
-/// "frame k / total" and a slider over the `cached` frames; returns the frame index scrubbed to.
-pub(crate) fn timeline_slider(
-    ui: &mut Ui,
-    shown: usize,
-    cached: usize,
-    total: u32,
-) -> Option<usize> {
-    let shown = if cached == 0 { 0 } else { shown + 1 };
-    ui.label(RichText::new(format!("frame {shown:>3} / {total}")).monospace())
-        .on_hover_text(format!("{cached} frame(s) cached"));
-    let mut k = shown;
-    let width = (ui.available_width() - 120.0).max(80.0);
-    ui.spacing_mut().slider_width = width;
-    let slider = egui::Slider::new(&mut k, cached.min(1)..=cached.max(1)).show_value(false);
-    let r = ui
-        .add_enabled(cached > 1, slider)
-        .on_hover_text("scrub the cached frames");
-    (r.changed() && k > 0).then(|| k - 1)
 }
 
 /// Overlay, perspective, point size and the speed legend under a viewport.

@@ -6,7 +6,7 @@ use crate::convert::EditorDoc;
 use crate::types::{add_param_input, EditorGraph, ValueType};
 use egui::vec2;
 use egui_node_graph2::{InputId, NodeId, OutputId};
-use flip_graph::{NodeRegistry, ParamMap};
+use flip_graph::{GraphDoc, NodeRegistry, ParamMap};
 use std::collections::{HashMap, HashSet};
 
 /// Whether following connections from `from` reaches `to`.
@@ -162,24 +162,70 @@ impl EditorDoc {
 }
 
 impl EditorDoc {
-    /// Zooms (between 0.7 and 1, so text stays readable) and pans so that as much of the graph as fits is shown,
-    /// starting at its top-left node.
-    pub fn fit(&mut self, ui: &egui::Ui) {
-        let all: Vec<egui::Pos2> = self.state.node_positions.values().copied().collect();
-        if all.is_empty() {
-            return;
+    /// Replaces the graph with `doc` (an undo step, a paste), keeping the canvas view: the
+    /// same zoom, pan and file origin, and the selection of nodes whose ids remain, plus
+    /// `select` (new ids to select).
+    pub fn replace_keeping_view(
+        &mut self,
+        doc: &GraphDoc,
+        registry: &NodeRegistry,
+        select: &[String],
+    ) {
+        let g = &self.state.graph;
+        let mut selected: Vec<String> = self
+            .state
+            .selected_nodes
+            .iter()
+            .filter_map(|n| g.nodes.get(*n).map(|n| n.user_data.doc_id.clone()))
+            .collect();
+        selected.extend(select.iter().cloned());
+        let mut fresh = crate::convert::from_doc(doc, registry);
+        fresh.state.pan_zoom = self.state.pan_zoom.clone();
+        fresh.origin = self.origin;
+        let zoom = fresh.state.pan_zoom.zoom;
+        for pos in fresh.state.node_positions.values_mut() {
+            *pos = self.origin + pos.to_vec2() * zoom;
         }
+        fresh.state.selected_nodes = selected.iter().filter_map(|id| fresh.find(id)).collect();
+        *self = fresh;
+    }
+
+    /// Zooms (down to 0.2, the library's smallest zoom; never above 1) and pans so that the
+    /// whole graph fits the canvas. `drawn`: the nodes' screen rectangles of the last frame
+    /// (nodes not drawn yet count with a default size).
+    pub fn fit(&mut self, ui: &egui::Ui, drawn: &HashMap<NodeId, egui::Rect>) {
         let z0 = self.state.pan_zoom.zoom;
-        let bbox = egui::Rect::from_points(&all);
-        let avail = ui.max_rect().size();
-        // Rough size of one node at the current zoom.
-        let node = vec2(220.0, 300.0) * z0;
-        let fit = (avail.x / (bbox.width() + node.x)).min(avail.y / (bbox.height() + node.y));
-        let want = (fit * z0).clamp(0.7, 1.0);
+        let Some(span) = self.extent(drawn, z0) else {
+            return;
+        };
+        let margin = vec2(24.0, 24.0);
+        let avail = ui.max_rect().size() - margin * 2.0;
+        let size = span.size().max(vec2(1.0, 1.0));
+        let fit = (avail.x / size.x).min(avail.y / size.y);
+        let want = (fit * z0).clamp(0.2, 1.0);
         self.state.zoom(ui, want / z0);
         self.track_zoom(z0);
-        let all: Vec<egui::Pos2> = self.state.node_positions.values().copied().collect();
-        let min = egui::Rect::from_points(&all).min;
-        self.state.pan_zoom.pan = vec2(12.0, 12.0) - min.to_vec2();
+        let Some(span) = self.extent(drawn, z0) else {
+            return;
+        };
+        // centred horizontally, from the top
+        let slack = ((avail.x - span.width()) / 2.0).max(0.0);
+        self.state.pan_zoom.pan = margin + vec2(slack, 0.0) - span.min.to_vec2();
+    }
+
+    /// Canvas rectangle covering every node at the current zoom; `drawn` sizes were taken at
+    /// zoom `drawn_zoom`.
+    fn extent(&self, drawn: &HashMap<NodeId, egui::Rect>, drawn_zoom: f32) -> Option<egui::Rect> {
+        let zoom = self.state.pan_zoom.zoom;
+        let mut rect: Option<egui::Rect> = None;
+        for (n, p) in &self.state.node_positions {
+            let size = drawn
+                .get(&n)
+                .map_or(crate::layout::DEFAULT_SIZE * drawn_zoom, |r| r.size())
+                * (zoom / drawn_zoom);
+            let r = egui::Rect::from_min_size(*p, size);
+            rect = Some(rect.map_or(r, |a| a.union(r)));
+        }
+        rect
     }
 }

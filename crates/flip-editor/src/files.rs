@@ -8,6 +8,16 @@ use egui::{Align2, Context, RichText};
 use flip_graph::{GraphDoc, NodeDoc, FORMAT_VERSION};
 use std::path::{Path, PathBuf};
 
+/// The text Save writes for `doc`: the file's own text when `doc` is what was read from (or
+/// last written to) it, so saving an unchanged graph changes nothing on disk (comments and the
+/// file's order of parameters and positions stay); else the document as RON.
+pub fn text_to_save(doc: &GraphDoc, file: Option<&(GraphDoc, String)>) -> String {
+    match file {
+        Some((read, text)) if read == doc => text.clone(),
+        _ => doc.to_ron(),
+    }
+}
+
 /// An action that would discard the document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pending {
@@ -79,6 +89,10 @@ impl App {
             .and_then(Path::parent)
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         self.doc = EditorDoc::new(doc, &self.user);
+        self.file_text = None;
+        self.history = crate::history::History::new(self.doc.to_doc());
+        self.unrecorded = false;
+        self.loaded = None;
         self.compare.forget(doc);
         self.path = path;
         self.dirty = false;
@@ -92,7 +106,10 @@ impl App {
         match GraphDoc::load(path) {
             Ok(doc) => {
                 let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-                self.replace(&doc, Some(path));
+                self.replace(&doc, Some(path.clone()));
+                // what the editor makes of the file, with the file's text
+                let text = std::fs::read_to_string(&path).ok();
+                self.file_text = text.map(|t| (self.doc.to_doc(), t));
                 self.notify(format!("opened {}", self.path_name()));
             }
             Err(e) => {
@@ -132,8 +149,13 @@ impl App {
     }
 
     fn save_to(&mut self, path: &Path) -> bool {
-        match self.doc.to_doc().save(path) {
+        let doc = self.doc.to_doc();
+        let text = text_to_save(&doc, self.file_text.as_ref());
+        let tmp = path.with_extension("ron.tmp");
+        let written = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, path));
+        match written {
             Ok(()) => {
+                self.file_text = Some((doc, text));
                 self.dirty = false;
                 self.notify(format!("saved {}", path.display()));
                 true

@@ -117,6 +117,8 @@ impl App {
         self.overlap_check -= 1;
         ctx.request_repaint();
         if self.overlap_check == 0 {
+            // the nodes have been drawn now: fit with their real sizes
+            self.fit_view = true;
             let rects = drawn_rects(ctx, self.doc.state.graph.iter_nodes());
             if any_overlap(&rects) {
                 self.notify("some nodes overlap: press Tidy to rearrange them");

@@ -9,6 +9,8 @@
 pub mod app;
 /// Scripted runs: autoplay, screenshot, quit.
 pub mod autorun;
+/// Copy/paste of node selections as RON text.
+pub mod clipboard;
 /// Switching modes and the compare mode's top-bar controls.
 pub mod compare_app;
 /// The compare mode's variant list as edited.
@@ -27,12 +29,18 @@ pub mod compare_worker;
 pub mod controls;
 /// `GraphDoc` ⇄ editor state.
 pub mod convert;
+/// Swapping a node's kind on a graph document.
+pub mod doc_edits;
 /// Graph edits: duplicate, delete, cycle check, dynamic parameters, fit view.
 pub mod edit;
+/// Undo/redo, copy/paste and swap-kind in the app, with their shortcuts.
+pub mod editing;
 /// Open / Save and the unsaved-changes modal.
 pub mod files;
 /// What is kept of each simulated frame.
 pub mod frames;
+/// Undo/redo snapshots.
+pub mod history;
 /// "Tidy" auto-layout.
 pub mod layout;
 /// Node title, status and buttons.
@@ -45,10 +53,14 @@ pub mod panels;
 pub mod params_ui;
 /// The in-app Open / Save As dialog.
 pub mod path_dialog;
+/// Play/Step and the run mode's timeline.
+pub mod play;
 /// A simulation thread behind channels (run and compare modes).
 pub mod sim_thread;
 /// Stats panel.
 pub mod stats;
+/// Timeline rules: playback of cached frames, the cache bar.
+pub mod timeline;
 /// User types and library traits.
 pub mod types;
 /// The particle viewport.

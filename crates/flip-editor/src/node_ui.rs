@@ -1,6 +1,6 @@
 //! Per-node UI around the library's drawing: the id in the title bar, the title colour (red on
 //! error, violet for the step-state boundary), and below the ports the last run time, solver
-//! statistics, errors and a "Duplicate" button.
+//! statistics, errors, and "Duplicate" and "Swap" buttons.
 
 use crate::types::{DataType, NodeData, NodeStatus, Response, UserState, ValueType};
 use egui::{Color32, RichText, Ui};
@@ -98,6 +98,19 @@ impl NodeDataTrait for NodeData {
             if r.clicked() {
                 out.push(NodeResponse::User(Response::Duplicate(node_id)));
             }
+            let kinds = crate::doc_edits::swap_candidates(&user_state.registry, &self.kind);
+            if !kinds.is_empty() {
+                ui.menu_button("Swap", |ui| {
+                    for (kind, label) in kinds {
+                        if ui.button(label).on_hover_text(&kind).clicked() {
+                            out.push(NodeResponse::User(Response::Swap(node_id, kind)));
+                            ui.close_menu();
+                        }
+                    }
+                })
+                .response
+                .on_hover_text("make this a node of another kind, keeping its wires");
+            }
             if !self.help.is_empty() {
                 ui.label(RichText::new("(?)").weak())
                     .on_hover_text(&self.help);
@@ -131,12 +144,12 @@ impl NodeDataTrait for NodeData {
 /// Run time, solver statistics and errors of one node.
 fn status_ui(ui: &mut Ui, s: &NodeStatus) {
     if let Some(ms) = s.time_ms {
-        ui.label(RichText::new(format!("⏱ {ms:.2} ms")).small())
+        ui.label(RichText::new(format!("⏱ {ms:.2} ms")))
             .on_hover_text("time in this node during the shown frame (all substeps)");
     }
     if let (Some(it), Some(res)) = (s.stat("iterations"), s.stat("residual")) {
         ui.horizontal(|ui| {
-            ui.label(RichText::new(format!("it {it:.0} · res {res:.1e}")).small())
+            ui.label(RichText::new(format!("it {it:.0} · res {res:.1e}")))
                 .on_hover_text("iterations and residual of the frame's last substep");
             if s.converged == Some(false) {
                 ui.label(
@@ -150,13 +163,6 @@ fn status_ui(ui: &mut Ui, s: &NodeStatus) {
         });
     }
     for e in &s.errors {
-        ui.add(
-            egui::Label::new(
-                RichText::new(e)
-                    .small()
-                    .color(Color32::from_rgb(255, 120, 110)),
-            )
-            .wrap(),
-        );
+        ui.add(egui::Label::new(RichText::new(e).color(Color32::from_rgb(255, 120, 110))).wrap());
     }
 }

@@ -2,7 +2,7 @@
 //! canvas with its toolbar, and the right side (viewport over the stats panel).
 
 use crate::app::App;
-use crate::controls::{run_buttons, timeline_slider, view_options, RunButton};
+use crate::controls::{run_buttons, view_options, RunButton};
 use crate::files::Pending;
 use crate::viewport;
 use crate::worker::Command;
@@ -12,7 +12,8 @@ use std::time::Duration;
 
 const RESTART_HELP: &str = "Edits restart the simulation automatically: 0.3 s after the last \
     change the graph is re-validated and run again from frame 0 (still playing if it was). \
-    Cached frames of the old graph are dropped. Moving nodes does not restart.";
+    Cached frames of the old graph are dropped. Moving nodes, and adding, editing or deleting \
+    a node with no wires, keep the cache and the run.";
 
 impl App {
     /// Keyboard shortcuts (ignored while a text field has focus).
@@ -21,6 +22,9 @@ impl App {
             return;
         }
         let cmd = |k: Key| ctx.input_mut(|i| i.consume_key(Modifiers::COMMAND, k));
+        if !self.compare.active {
+            self.edit_shortcuts(ctx);
+        }
         if cmd(Key::D) && !self.compare.active {
             let sel = self.doc.state.selected_nodes.clone();
             self.duplicate(&sel);
@@ -102,16 +106,11 @@ impl App {
     }
 
     fn run_controls(&mut self, ui: &mut Ui) {
-        match run_buttons(ui, self.playing) {
+        match run_buttons(ui, self.is_playing()) {
             Some(RunButton::PlayPause) => self.toggle_play(),
-            Some(RunButton::Step) => {
-                if self.pending_reload.is_some() {
-                    self.reload();
-                }
-                self.follow = true;
-                self.worker.send(Command::Step);
-            }
+            Some(RunButton::Step) => self.step_frame(),
             Some(RunButton::Reset) => {
+                self.loaded = None; // a fresh run even when the graph did not change
                 self.reload();
                 self.worker.send(Command::Reset);
             }
@@ -126,20 +125,6 @@ impl App {
         );
         if r.changed() {
             self.reload();
-        }
-    }
-
-    fn timeline(&mut self, ui: &mut Ui) {
-        let n = self.frames.len();
-        if let Some(k) = timeline_slider(ui, self.shown, n, self.doc.settings.frames) {
-            self.shown = k;
-            self.follow = self.shown + 1 == n;
-            self.refresh_status();
-        }
-        if self.playing {
-            ui.label(RichText::new("running…").weak());
-        } else if self.finished {
-            ui.label(RichText::new("finished").weak());
         }
     }
 
@@ -180,7 +165,7 @@ impl App {
             }
             if ui
                 .button("Fit")
-                .on_hover_text("show the whole graph")
+                .on_hover_text("show the whole graph (F or Home)")
                 .clicked()
             {
                 self.fit_view = true;
@@ -193,8 +178,9 @@ impl App {
             }
             ui.label(
                 RichText::new(
-                    "drag ports to connect · Del deletes · Ctrl+D duplicates · \
-                     Ctrl/middle-drag pans · scroll zooms",
+                    "drag ports to connect · Del deletes · Ctrl+D duplicates · Ctrl+C/V \
+                     copy/paste · Ctrl+Z/Ctrl+Shift+Z undo/redo · Ctrl/middle-drag pans · \
+                     scroll zooms",
                 )
                 .weak()
                 .small(),
@@ -205,7 +191,9 @@ impl App {
             .rect_filled(rect, 0.0, egui::Color32::from_rgb(28, 28, 32));
         let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
         if std::mem::take(&mut self.fit_view) {
-            self.doc.fit(&child);
+            let nodes = self.doc.state.graph.iter_nodes();
+            let drawn = crate::layout::drawn_rects(ui.ctx(), nodes);
+            self.doc.fit(&child, &drawn);
         }
         self.canvas(&mut child);
         self.toast_ui(ui);

@@ -98,6 +98,8 @@ pub enum Response {
     },
     /// The node's "Duplicate" button.
     Duplicate(NodeId),
+    /// The node's "Swap" menu: make it a node of this kind, keeping its wires.
+    Swap(NodeId, String),
 }
 
 impl UserResponseTrait for Response {}

@@ -142,6 +142,24 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     probes
 }
 
+/// What a run of `doc` depends on: the graph without its layout and description, and without
+/// nodes that have no wire at all (they cannot change the state). Two documents with the same
+/// view simulate the same.
+pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
+    let mut d = doc.clone();
+    d.layout = Default::default();
+    d.description.clear();
+    d.variants.clear();
+    let wired = |id: &str| {
+        let names = |end: &str| end.split_once('.').is_some_and(|(n, _)| n == id);
+        d.edges.iter().any(|e| names(&e.from) || names(&e.to))
+    };
+    let keep: Vec<bool> = d.nodes.iter().map(|n| wired(&n.id)).collect();
+    let mut keep = keep.into_iter();
+    d.nodes.retain(|_| keep.next().unwrap_or(true));
+    d
+}
+
 /// The graph without its export nodes (and their edges).
 pub fn without_exports(doc: &GraphDoc) -> GraphDoc {
     let mut d = doc.clone();

@@ -91,11 +91,13 @@ fn a_variant_identical_to_the_baseline_shows_no_difference() {
             .map(|v| &v.as_ref().expect("no variant fails").metrics)
             .collect();
         assert_eq!(
-            m[0].rms_vs_baseline, 0.0,
+            m[0].rms_vs_baseline,
+            Some(0.0),
             "frame {frame}: baseline vs itself"
         );
         assert_eq!(
-            m[1].rms_vs_baseline, 0.0,
+            m[1].rms_vs_baseline,
+            Some(0.0),
             "frame {frame}: identical variant"
         );
         assert_eq!(m[0].iterations, m[1].iterations);
@@ -106,7 +108,7 @@ fn a_variant_identical_to_the_baseline_shows_no_difference() {
     let last = &frames[3].1;
     let loose = &last[2].as_ref().unwrap().metrics;
     assert!(
-        loose.rms_vs_baseline > 0.0,
+        loose.rms_vs_baseline.unwrap() > 0.0,
         "a looser tolerance moves the particles"
     );
 }
@@ -205,4 +207,62 @@ fn the_saved_variants_start_the_list() {
     assert!(c.problem.as_deref().unwrap().contains("name must be"));
     c.toggle_play();
     assert!(!c.playing && !c.poll());
+}
+
+fn wait_loaded(c: &mut CompareMode) {
+    let start = Instant::now();
+    while c.variants.is_empty() && c.problem.is_none() && start.elapsed() < Duration::from_secs(60)
+    {
+        if !c.poll() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    assert!(!c.variants.is_empty(), "not loaded: {:?}", c.problem);
+}
+
+/// Issue 14, bug 1: a solver parameter edited in the graph must not break the variants that
+/// switch to another solver.
+#[test]
+fn variants_switching_the_solver_drop_the_edited_solvers_parameters() {
+    let mut doc = GraphDoc::load(&graphs_dir().join("lcp_circle_2d.ron")).unwrap();
+    apply_overrides(
+        &mut doc,
+        &[
+            "pressure.solver=lcp/pi-mg".to_string(),
+            "pressure.max_outer_iterations=20".into(),
+            "settings.grid=32".into(),
+        ],
+    )
+    .unwrap();
+    let mut c = CompareMode::new(registry(), || {});
+    c.drafts = initial_drafts(&doc);
+    c.frames = 1;
+    c.load(&doc, graphs_dir());
+    wait_loaded(&mut c);
+    for v in &c.variants {
+        assert_eq!(v.start.failure, None, "variant {}", v.start.name);
+    }
+}
+
+/// Issue 14, bug 2: the distance to a baseline that failed is n/a, not 0.
+#[test]
+fn distance_to_a_failed_baseline_reads_not_available() {
+    let mut c = CompareMode::new(registry(), || {});
+    let draft = |name: &str, set: &str| VariantDraft {
+        name: name.into(),
+        overrides: vec![set.into()],
+    };
+    c.drafts = vec![
+        draft("broken", "pressure.solver=nope/none"),
+        draft("good", "pressure.solver=pcg/mic0-pcg"),
+    ];
+    c.frames = 2;
+    c.load(&small_dam_break(), graphs_dir());
+    c.toggle_play();
+    wait_finished(&mut c);
+    assert!(c.variants[0].start.failure.is_some());
+    let good = &c.variants[1].metrics;
+    assert_eq!(good.len(), 2);
+    assert!(good.iter().all(|m| m.rms_vs_baseline.is_none()));
+    assert_eq!(good[1].rms_text(), "n/a");
 }

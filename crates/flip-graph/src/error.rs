@@ -79,11 +79,13 @@ impl fmt::Display for GraphError {
 
 impl std::error::Error for GraphError {}
 
-/// A failure while running a compiled graph. Output written before it stays on disk.
+/// A failure while running a compiled graph. Output written before it stays on disk. The
+/// `frame` fields count from 0 (frames completed before it); messages count from 1, as the
+/// editor's timeline and exported files do.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// A node returned an error or panicked.
-    #[error("frame {frame}, node `{node}` ({kind}) failed: {message}")]
+    #[error("frame {}, node `{node}` ({kind}) failed: {message}", frame + 1)]
     NodeFailed {
         /// Node id.
         node: String,
@@ -95,7 +97,7 @@ pub enum RunError {
         message: String,
     },
     /// The state became non-finite or absurdly fast.
-    #[error("simulation blew up at frame {frame}, substep {substep}: {message}")]
+    #[error("simulation blew up at frame {}, substep {substep}: {message}", frame + 1)]
     BlowUp {
         /// Frame.
         frame: u32,
@@ -105,7 +107,7 @@ pub enum RunError {
         message: String,
     },
     /// The run was asked to stop ([`crate::Simulation::cancel_flag`]).
-    #[error("frame {frame}: stopped on request")]
+    #[error("frame {}: stopped on request", frame + 1)]
     Cancelled {
         /// Frame that was abandoned.
         frame: u32,

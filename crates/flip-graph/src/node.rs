@@ -98,6 +98,8 @@ pub struct NodeIo {
     pub(crate) outputs: Vec<Option<Value>>,
     /// Statistics to report for this evaluation (`("iterations", 12.0)`).
     pub stats: Vec<(String, f64)>,
+    /// Files this evaluation wrote (output nodes), for the run manifest.
+    pub files: Vec<PathBuf>,
 }
 
 impl NodeIo {
@@ -110,6 +112,7 @@ impl NodeIo {
             output_names: outputs.to_vec(),
             outputs: vec![None; outputs.len()],
             stats: Vec::new(),
+            files: Vec::new(),
         }
     }
 
@@ -152,6 +155,21 @@ impl NodeIo {
     pub fn stat(&mut self, name: &str, value: f64) {
         self.stats.push((name.into(), value));
     }
+
+    /// Records a file this evaluation wrote (a frame), so the run manifest can hash it.
+    pub fn wrote(&mut self, path: PathBuf) {
+        self.files.push(path);
+    }
+}
+
+/// A node's saved state: opaque bytes, and what could not be saved.
+#[derive(Clone, Debug, Default)]
+pub struct NodeState {
+    /// Bytes for [`Node::load_state`] (empty: nothing to restore).
+    pub bytes: Vec<u8>,
+    /// Why part of the state could not be saved (a plugin without state support: a resumed
+    /// run re-creates that solver); `None` when the state is complete.
+    pub incomplete: Option<String>,
 }
 
 /// Behaviour of a node instance. Instances live for the whole simulation, so they may keep
@@ -165,6 +183,27 @@ pub trait Node: Send {
 
     /// Forgets state carried between steps (the editor's reset).
     fn reset(&mut self) {}
+
+    /// What this node carries between steps (warm starts, measured constants, a plugin's
+    /// learned state), for a checkpoint. Stateless nodes keep the default (no bytes).
+    ///
+    /// # Errors
+    /// A plugin that failed to save its state.
+    fn save_state(&mut self) -> Result<NodeState, NodeError> {
+        Ok(NodeState::default())
+    }
+
+    /// Restores what [`Node::save_state`] returned (called on a freshly created node).
+    ///
+    /// # Errors
+    /// Bytes this node cannot read, or a plugin that refused its state.
+    fn load_state(&mut self, state: &[u8]) -> Result<(), NodeError> {
+        if state.is_empty() {
+            Ok(())
+        } else {
+            Err(NodeError::Failed("this node keeps no state".into()))
+        }
+    }
 
     /// Largest acceleration this node applies (m/s²), for the time-step bound
     /// (`v_max + sqrt(5·dx·a)`, Bridson). Force nodes override it.

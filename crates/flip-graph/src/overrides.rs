@@ -3,7 +3,9 @@
 //! `variants` all go through here.
 
 use crate::doc::GraphDoc;
+use crate::registry::NodeRegistry;
 use crate::value::ParamValue;
+use std::collections::BTreeSet;
 
 /// Why an override could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -143,6 +145,46 @@ pub fn apply_overrides(doc: &mut GraphDoc, items: &[String]) -> Result<(), Overr
     items.iter().try_for_each(|i| apply_override(doc, i))
 }
 
+/// Applies every override in order, then drops the parameters they made stale: one the node
+/// knew before (`max_outer_iterations` of an `lcp/...` solver) and no longer knows after (the
+/// override switched the solver to `multigrid/...`), unless an override set it. Parameters that
+/// were unknown to begin with are kept, so validation still reports them.
+///
+/// # Errors
+/// The first bad override.
+pub fn apply_overrides_scoped(
+    doc: &mut GraphDoc,
+    items: &[String],
+    registry: &NodeRegistry,
+) -> Result<(), OverrideError> {
+    let before = doc.clone();
+    apply_overrides(doc, items)?;
+    let explicit: BTreeSet<&str> = items
+        .iter()
+        .filter_map(|i| Some(i.split_once('=')?.0.trim()))
+        .collect();
+    for node in &mut doc.nodes {
+        let Some(old) = before.node(&node.id).filter(|o| o.params != node.params) else {
+            continue;
+        };
+        let Some(kind) = registry.get(&node.kind) else {
+            continue;
+        };
+        let names = |values| -> Option<BTreeSet<String>> {
+            let specs = kind.params_for(values).ok()?;
+            Some(specs.into_iter().map(|p| p.name).collect())
+        };
+        let (Some(was), Some(now)) = (names(&old.params), names(&node.params)) else {
+            continue;
+        };
+        let id = node.id.clone();
+        node.params.retain(|name, _| {
+            now.contains(name) || !was.contains(name) || explicit.contains(&*format!("{id}.{name}"))
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +258,65 @@ mod tests {
         assert_eq!(err("settings.fps=fast"), "`fps` needs a number");
         assert_eq!(err("settings.nope=1"), "unknown setting `nope`");
         assert!(apply_override(&mut d, "solver=1").is_err());
+    }
+
+    /// A `pressure` kind whose parameters follow its solver: `lcp/...` takes
+    /// `max_outer_iterations`, the others `sweeps`.
+    fn registry() -> NodeRegistry {
+        use crate::registry::NodeKind;
+        use crate::spec::{NodeSpec, ParamSpec};
+        let spec = NodeSpec {
+            kind: "pressure".into(),
+            label: "Pressure".into(),
+            category: "Solve".into(),
+            help: String::new(),
+            inputs: vec![],
+            outputs: vec![],
+            params: vec![ParamSpec::choice(
+                "solver",
+                "Solver",
+                "",
+                &["lcp/pi-mg", "multigrid/mgpcg"],
+                "multigrid/mgpcg",
+            )],
+        };
+        let kind = NodeKind::new(spec, Box::new(|_| Err("not built in tests".into())))
+            .with_dynamic_params(Box::new(|values| {
+                let lcp = matches!(values.get("solver"), Some(ParamValue::Text(s)) if s.starts_with("lcp/"));
+                let extra = if lcp { "max_outer_iterations" } else { "sweeps" };
+                Ok(vec![ParamSpec::int(extra, extra, "", 2, 1, 100)])
+            }));
+        let mut reg = NodeRegistry::new();
+        reg.register(kind).unwrap();
+        reg
+    }
+
+    #[test]
+    fn switching_the_solver_drops_the_other_solvers_parameters() {
+        let mut d = doc();
+        let params = &mut d.node_mut("pressure").unwrap().params;
+        params.insert("solver".into(), ParamValue::Text("lcp/pi-mg".into()));
+        params.insert("max_outer_iterations".into(), ParamValue::Number(20.0));
+        params.insert("typo".into(), ParamValue::Number(1.0));
+        let reg = registry();
+        let keys = |d: &GraphDoc| -> Vec<String> {
+            d.node("pressure").unwrap().params.keys().cloned().collect()
+        };
+        let mut mg = d.clone();
+        apply_overrides_scoped(&mut mg, &["pressure.solver=multigrid/mgpcg".into()], &reg).unwrap();
+        // the lcp parameter goes; a parameter unknown to both stays for validation to report
+        assert_eq!(keys(&mg), ["solver", "typo"]);
+        // a parameter the variant sets itself is kept even when the new solver lacks it
+        let mut forced = d.clone();
+        let sets = [
+            "pressure.solver=multigrid/mgpcg".to_string(),
+            "pressure.max_outer_iterations=5".into(),
+        ];
+        apply_overrides_scoped(&mut forced, &sets, &reg).unwrap();
+        assert_eq!(keys(&forced), ["max_outer_iterations", "solver", "typo"]);
+        // the same solver keeps everything
+        let mut same = d.clone();
+        apply_overrides_scoped(&mut same, &["pressure.solver=lcp/pi-mg".into()], &reg).unwrap();
+        assert_eq!(keys(&same), keys(&d));
     }
 }

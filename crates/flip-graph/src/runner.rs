@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 
 /// Stopping a run from another thread.
 mod cancel;
+/// Saving and restoring a run at a frame boundary.
+pub mod checkpoint;
 mod instantiate;
 use instantiate::instantiate;
 pub use instantiate::RunPaths;
@@ -60,6 +62,8 @@ pub struct StepReport {
     pub state_check: Duration,
     /// Wall time of the whole substep, scheduler included.
     pub wall: Duration,
+    /// Files the output nodes wrote in this substep.
+    pub files: Vec<PathBuf>,
 }
 
 /// A running simulation of one graph.
@@ -408,6 +412,7 @@ impl Simulation {
             self.timings[i].calls += 1;
             report.node_times[i] = elapsed;
             report.node_stats[i] = io.stats;
+            report.files.extend(io.files);
             if let Err(message) = r {
                 let p = &self.plan.nodes[i];
                 failure.get_or_insert(RunError::NodeFailed {

@@ -45,7 +45,7 @@ impl DataKind {
 
 /// MAC velocity plus which faces hold meaningful values (from particles, projection or
 /// extrapolation).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VelocityField {
     /// Face velocities.
     pub vel: MacGrid,
@@ -97,7 +97,7 @@ impl Value {
 
 /// A parameter value as written in a graph file: `true`, `0.95`, `[0.0, -9.81, 0.0]`,
 /// `"mic0-pcg"`. The node's [`crate::ParamSpec`] says how it is read.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum ParamValue {
     /// A boolean.
@@ -155,5 +155,37 @@ impl ParamValue {
     }
 }
 
+/// Whole numbers are written as integers (`"sweeps": 2`, not `2.0`), so a graph saved
+/// unchanged reads as it was written.
+impl Serialize for ParamValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ParamValue::Bool(b) => s.serialize_bool(*b),
+            ParamValue::Number(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+                s.serialize_i64(*x as i64)
+            }
+            ParamValue::Number(x) => s.serialize_f64(*x),
+            ParamValue::Vector(v) => v.serialize(s),
+            ParamValue::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
 /// Parameters of a node by name (sorted, so files diff cleanly).
 pub type ParamMap = BTreeMap<String, ParamValue>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_are_written_as_integers() {
+        let text = |v: ParamValue| ron::to_string(&v).unwrap();
+        assert_eq!(text(ParamValue::Number(2.0)), "2");
+        assert_eq!(text(ParamValue::Number(-3.0)), "-3");
+        assert_eq!(text(ParamValue::Number(0.95)), "0.95");
+        assert_eq!(text(ParamValue::Vector(vec![0.0, -9.81])), "[0.0,-9.81]");
+        let back: ParamValue = ron::from_str("2").unwrap();
+        assert_eq!(back, ParamValue::Number(2.0));
+    }
+}

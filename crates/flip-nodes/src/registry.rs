@@ -31,6 +31,8 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::gas_domain::kind())?;
         r.register(nodes::export::kind())?;
         r.register(nodes::export_fields::kind())?;
+        r.register(nodes::surface::kind())?;
+        r.register(nodes::export_vdb::kind())?;
         Ok(())
     }
 }
@@ -42,3 +44,6 @@ pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
         .expect("built-in kinds have distinct ids");
     r
 }
+
+/// Kinds whose work is done by a solver plugin: their failures are the plugin's.
+pub const PLUGIN_KINDS: [&str; 2] = ["pressure", "volume_correction"];

@@ -31,7 +31,7 @@ pub fn print_table(reports: &[VariantReport]) {
         let last = r.frames.last().cloned().unwrap_or_default();
         let max = |f: fn(&FrameMetrics) -> f64| r.frames.iter().map(f).fold(0.0, f64::max);
         println!(
-            "{:<14} {:>7} {:>11.2} {:>11.1} {:>10.2e} {:>10.2e} {:>11.4} {:>11.4} {:>11.2e}  {}",
+            "{:<14} {:>7} {:>11.2} {:>11.1} {:>10.2e} {:>10.2e} {:>11.4} {:>11.4} {:>11}  {}",
             r.name,
             r.frames.len(),
             mean(&r.frames, |m| m.solve_ms),
@@ -40,7 +40,8 @@ pub fn print_table(reports: &[VariantReport]) {
             max(|m| m.max_divergence),
             last.volume,
             last.kinetic_energy,
-            last.rms_vs_baseline,
+            last.rms_vs_baseline
+                .map_or_else(|| "n/a".into(), |d| format!("{d:.2e}")),
             r.failure.as_deref().unwrap_or("ok")
         );
     }
@@ -56,7 +57,7 @@ pub fn write_files(dir: &Path, reports: &[VariantReport]) -> anyhow::Result<()> 
         for m in &r.frames {
             writeln!(
                 csv,
-                "{},{},{},{:.4},{},{:.4e},{:.4e},{:.6},{:.6},{:.6e},{}",
+                "{},{},{},{:.4},{},{:.4e},{:.4e},{:.6},{:.6},{},{}",
                 r.name,
                 m.frame,
                 m.substeps,
@@ -66,7 +67,9 @@ pub fn write_files(dir: &Path, reports: &[VariantReport]) -> anyhow::Result<()> 
                 m.max_divergence,
                 m.volume,
                 m.kinetic_energy,
-                m.rms_vs_baseline,
+                // an empty cell: no baseline to compare with
+                m.rms_vs_baseline
+                    .map_or(String::new(), |d| format!("{d:.6e}")),
                 m.particles
             )?;
         }

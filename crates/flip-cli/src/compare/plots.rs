@@ -35,14 +35,15 @@ const METRICS: [(&str, &str, Getter, bool); 7] = [
     ),
     (
         "kinetic_energy",
-        "kinetic energy per unit particle mass",
+        "kinetic energy: sum of |v|^2/2 over particles (per unit particle mass)",
         |m| m.kinetic_energy,
         false,
     ),
     (
         "rms_vs_baseline",
         "RMS particle distance to baseline (m)",
-        |m| m.rms_vs_baseline,
+        // no point where the baseline failed (n/a, not 0)
+        |m| m.rms_vs_baseline.unwrap_or(f64::NAN),
         false,
     ),
 ];

@@ -82,3 +82,73 @@ fn a_still_tank_has_a_flat_surface_where_its_particles_end() {
         }
     }
 }
+
+/// Largest deviation (cells) of the surface from its height in the middle of the container,
+/// over the columns whose two cells around the crossing have their centres out of the solid.
+fn contact_line_deviation(spec: &GridSpec, solids: &Solids, h: f32) -> f32 {
+    let e = spec.extent();
+    let params = EmitParams {
+        shape: EmitShape::Box {
+            min: Vec3::ZERO,
+            max: Vec3::new(e.x, h, e.z),
+        },
+        per_cell: if spec.is_2d() { 4 } else { 8 },
+        velocity: Vec3::ZERO,
+        jitter: 0.0,
+        top_up: false,
+    };
+    let mut ps = Particles::default();
+    emit(spec, solids, &params, 1, &mut ps);
+    let mut phi = Grid3::new(1, 1, 1, 0.0);
+    let mut scratch = ParticlePhiScratch::default();
+    particle_phi(spec, &ps.pos, Some(solids), 2, &mut scratch, &mut phi);
+    let mid = spec.ni / 2;
+    let k_mid = spec.nk / 2;
+    let reference = crossing(spec, &phi, mid, k_mid);
+    let mut worst = 0.0f32;
+    for k in 0..spec.nk {
+        for i in 0..spec.ni {
+            let c = crossing(spec, &phi, i, k);
+            if !c.is_finite() {
+                continue;
+            }
+            let j = (c / spec.dx - 0.5).floor() as usize;
+            if solids.phi[(i, j, k)] > 0.0 && solids.phi[(i, j + 1, k)] > 0.0 {
+                worst = worst.max((c - reference).abs() / spec.dx);
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn a_flat_surface_stays_flat_up_to_a_curved_wall() {
+    use crate::solids::{Shape, ShapeKind};
+    let container = Shape {
+        kind: ShapeKind::Sphere {
+            center: Vec3::splat(0.5),
+            radius: 0.45,
+        },
+        inverted: true,
+        shell: 0.0,
+        subtract: false,
+    };
+    for spec in [
+        GridSpec::new(128, 128, 1, 1.0 / 128.0),
+        GridSpec::new(32, 32, 32, 1.0 / 32.0),
+    ] {
+        let solids = Solids::new(spec, vec![container.clone()]);
+        for h in [0.3f32, 0.5, 0.7] {
+            let worst = contact_line_deviation(&spec, &solids, h);
+            eprintln!(
+                "{:?} h {h}: contact line off by {worst:.4} cells",
+                spec.dims()
+            );
+            assert!(
+                worst < 5e-3,
+                "{:?}, h = {h}: surface off by {worst} cells",
+                spec.dims()
+            );
+        }
+    }
+}

@@ -115,6 +115,9 @@ fn build(
         .par_iter_mut()
         .zip(unsigned.par_iter())
         .for_each(|(o, &u)| *o = if *o < D_SURFACE { -u } else { u });
+    if let Some(solids) = solids {
+        super::contact::extend_across_shapes(spec, solids, phi);
+    }
 }
 
 /// Trilinear splat of weight and weighted position to the cell centres, slab by slab in two

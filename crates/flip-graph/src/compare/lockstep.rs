@@ -5,7 +5,8 @@
 use super::{CompareError, FrameMetrics, VariantReport, VariantSpec};
 use crate::doc::GraphDoc;
 use crate::error::RunError;
-use crate::overrides::apply_overrides;
+use crate::overrides::apply_overrides_scoped;
+use crate::registry::NodeRegistry;
 use crate::runner::{Simulation, StepReport};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
@@ -86,14 +87,16 @@ pub struct Lockstep {
 }
 
 impl Lockstep {
-    /// Applies each variant's overrides to `base` and builds its simulation with `build`
-    /// (which may set probes). A variant whose overrides or build fail is kept with its
-    /// failure; `jobs` variants are simulated at once.
+    /// Applies each variant's overrides to `base` (dropping the parameters a solver switch
+    /// makes stale, [`apply_overrides_scoped`]) and builds its simulation with `build` (which
+    /// may set probes). A variant whose overrides or build fail is kept with its failure;
+    /// `jobs` variants are simulated at once.
     ///
     /// # Errors
     /// No variants, or no threads.
     pub fn new(
         base: &GraphDoc,
+        registry: &NodeRegistry,
         specs: &[VariantSpec],
         jobs: usize,
         mut build: impl FnMut(&VariantSpec, &GraphDoc) -> Result<Simulation, String>,
@@ -106,7 +109,7 @@ impl Lockstep {
             .map(|spec| {
                 let mut report = VariantReport::new(&spec.name, &spec.overrides);
                 let mut doc = base.clone();
-                let sim = apply_overrides(&mut doc, &spec.overrides)
+                let sim = apply_overrides_scoped(&mut doc, &spec.overrides, registry)
                     .map_err(|e| e.to_string())
                     .and_then(|()| build(spec, &doc))
                     .map_err(|e| report.failure = Some(e))

@@ -28,10 +28,11 @@ pub struct FrameMetrics {
     /// Whether `volume` came from a level set.
     #[serde(skip)]
     pub volume_from_level_set: bool,
-    /// Kinetic energy Σ ½|v|² per unit particle mass.
+    /// Kinetic energy Σ ½|v|² summed over particles, per unit particle mass.
     pub kinetic_energy: f64,
-    /// RMS particle-position difference to the baseline (m).
-    pub rms_vs_baseline: f64,
+    /// RMS particle-position difference to the baseline (m); `None` (n/a) when the baseline
+    /// has no particles this frame (it failed).
+    pub rms_vs_baseline: Option<f64>,
     /// Particles.
     pub particles: usize,
 }
@@ -103,15 +104,25 @@ impl FrameMetrics {
         let Some(p) = p else { return };
         self.particles = p.len();
         self.kinetic_energy = flip_core::measure::kinetic_energy(p);
-        if let Some(b) = baseline {
+        self.rms_vs_baseline = baseline.map(|b| {
             let n = p.len().min(b.len());
             let sum: f64 = p.pos[..n]
                 .iter()
                 .zip(&b.pos[..n])
                 .map(|(a, b)| f64::from(a.distance_squared(*b)))
                 .sum();
-            self.rms_vs_baseline = if n == 0 { 0.0 } else { (sum / n as f64).sqrt() };
-        }
+            if n == 0 {
+                0.0
+            } else {
+                (sum / n as f64).sqrt()
+            }
+        });
+    }
+
+    /// The distance to the baseline as text: `n/a` when there is none.
+    pub fn rms_text(&self) -> String {
+        self.rms_vs_baseline
+            .map_or_else(|| "n/a".into(), |d| format!("{d:.3e}"))
     }
 }
 
@@ -131,13 +142,26 @@ mod tests {
             ..Default::default()
         };
         m.finish(&grid, Some(&a), Some(&a));
-        assert_eq!((m.rms_vs_baseline, m.particles), (0.0, 2));
+        assert_eq!((m.rms_vs_baseline, m.particles), (Some(0.0), 2));
         assert_eq!(m.volume, 0.75);
         assert_eq!(m.kinetic_energy, 0.5);
         let mut b = a.clone();
         b.pos[0].x += 0.2;
         let mut m = FrameMetrics::default();
         m.finish(&grid, Some(&b), Some(&a));
-        assert!((m.rms_vs_baseline - (0.04f64 / 2.0).sqrt()).abs() < 1e-6);
+        assert!((m.rms_vs_baseline.unwrap() - (0.04f64 / 2.0).sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn distance_to_a_failed_baseline_is_not_available() {
+        let grid = GridSpec::new(4, 4, 1, 0.5);
+        let mut a = Particles::default();
+        a.push(Vec3::new(0.1, 0.2, 0.0), Vec3::X);
+        let mut m = FrameMetrics::default();
+        m.finish(&grid, Some(&a), None);
+        assert_eq!(m.rms_vs_baseline, None);
+        assert_eq!(m.rms_text(), "n/a");
+        m.finish(&grid, Some(&a), Some(&a));
+        assert_eq!(m.rms_text(), "0.000e0");
     }
 }

@@ -1,9 +1,9 @@
-//! Export: at the end of each frame, particles as binary PLY and a PNG preview (smoke: a PNG
-//! of the density), written atomically (temp file + rename) so an interrupted run never
-//! leaves a torn frame.
+//! Export: at the end of each frame, particles as binary PLY (optionally VTK poly data) and a PNG
+//! preview (smoke: a PNG of the density), written atomically (temp file + rename) so an
+//! interrupted run never leaves a torn frame.
 use super::common::{check_grid, failed, output_folder, spec};
 use crate::params::Params;
-use flip_core::export::{write_density_png, write_ply, write_png};
+use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write_png};
 use flip_core::Solids;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
@@ -14,6 +14,7 @@ struct Export {
     folder: PathBuf,
     prefix: String,
     ply: bool,
+    vtp: bool,
     png: bool,
     width: u32,
     every: u32,
@@ -26,6 +27,7 @@ impl Export {
             folder: output_folder(init, "folder")?,
             prefix: p.text("prefix")?.to_string(),
             ply: p.bool("ply")?,
+            vtp: p.bool("vtp")?,
             png: p.bool("png")?,
             width: p.usize("png_width")? as u32,
             every: p.usize("every")?.max(1) as u32,
@@ -53,6 +55,12 @@ impl Node for Export {
         if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
             let path = self.folder.join(format!("{stem}.ply"));
             write_ply(&path, particles).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
+        }
+        if let Some(particles) = particles.as_deref().filter(|_| self.vtp) {
+            let path = self.folder.join(format!("{stem}.vtp"));
+            write_particles_vtp(&path, particles)
+                .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         }
         if self.png {
             let solids = match io.take("solids") {
@@ -66,6 +74,7 @@ impl Node for Export {
                 (None, None) => unreachable!("checked above"),
             }
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         io.stat("frames_written", 1.0);
         Ok(())
@@ -78,7 +87,8 @@ pub fn kind() -> NodeKind {
         "export",
         "Export",
         "Output",
-        "Writes each frame's particles as binary PLY (Blender, Houdini, ParaView) and a PNG \
+        "Writes each frame's particles as binary PLY (Blender, Houdini, ParaView), optionally as \
+         VTK poly data (.vtp, ParaView), and a PNG \
          preview coloured by speed (3D: orthographic view along z), or for smoke a PNG of the \
          density (3D: opacity along z); atomically.",
         vec![
@@ -97,10 +107,16 @@ pub fn kind() -> NodeKind {
             ParamSpec::path(
                 "prefix",
                 "File prefix",
-                "file names are <prefix><frame:04>.ply/.png",
+                "file names are <prefix><frame:04>.ply/.vtp/.png",
                 "frame_",
             ),
             ParamSpec::bool("ply", "PLY", "write particles as binary PLY", true),
+            ParamSpec::bool(
+                "vtp",
+                "VTK",
+                "write particles as VTK poly data (.vtp, velocity as point data) for ParaView",
+                false,
+            ),
             ParamSpec::bool("png", "PNG", "write a preview image", true),
             ParamSpec::int(
                 "png_width",

@@ -77,6 +77,7 @@ impl Node for ExportFields {
         write_fields_vti(&path, g, &fields)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         io.stat("fields_written", fields.len() as f64);
+        io.wrote(path);
         Ok(())
     }
 }

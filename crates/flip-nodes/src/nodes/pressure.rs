@@ -5,6 +5,7 @@
 
 mod divergence;
 pub(crate) mod params;
+pub(crate) mod state;
 
 use super::common::{failed, spec};
 use crate::params::Params;
@@ -14,7 +15,8 @@ use flip_core::project::{
 };
 use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
+    NodeState, ParamSpec, PortSpec, Value,
 };
 use flip_plugin::abi::CELL_FLUID;
 use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
@@ -144,6 +146,21 @@ impl Node for PressureSolve {
         // The plugin forgets what it learned too (policies, hierarchies), so a run after a
         // reset equals a fresh run.
         self.reset_error = self.solver.reset().err().map(|e| e.to_string());
+    }
+
+    /// The warm-start pressure and the plugin's learned state.
+    fn save_state(&mut self) -> Result<NodeState, NodeError> {
+        let (solver, incomplete) = state::save_solver(&mut self.solver)?;
+        Ok(NodeState {
+            bytes: encode_state(&(&self.previous, solver))?,
+            incomplete,
+        })
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> Result<(), NodeError> {
+        let (previous, solver): (Vec<f64>, Option<Vec<u8>>) = decode_state(bytes)?;
+        self.previous = previous;
+        state::load_solver(&mut self.solver, solver.as_deref())
     }
 }
 

@@ -2,6 +2,7 @@
 //! 2019), solved by a plugin algorithm through the same ABI as the pressure solve.
 use super::common::{failed, spec};
 use super::pressure::params::{create_solver, default_solver, with_logs};
+use super::pressure::state::{load_solver, save_solver};
 use crate::params::Params;
 use flip_core::pressure::PressureSystem;
 use flip_core::volume::{
@@ -9,8 +10,8 @@ use flip_core::volume::{
 };
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue,
-    PortSpec, Value,
+    decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
+    NodeState, ParamSpec, ParamValue, PortSpec, Value,
 };
 use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -140,6 +141,28 @@ impl Node for VolumeCorrection {
         self.per_particle = None;
         if let Some(s) = self.solver.as_mut() {
             self.reset_error = s.reset().err().map(|e| e.to_string());
+        }
+    }
+
+    /// The measured rest density and volume per particle, and the plugin's learned state.
+    fn save_state(&mut self) -> Result<NodeState, NodeError> {
+        let (solver, incomplete) = match self.solver.as_mut() {
+            Some(s) => save_solver(s)?,
+            None => (None, None),
+        };
+        Ok(NodeState {
+            bytes: encode_state(&(self.rest, self.per_particle, solver))?,
+            incomplete,
+        })
+    }
+
+    fn load_state(&mut self, bytes: &[u8]) -> Result<(), NodeError> {
+        let (rest, per_particle, solver): (Option<f32>, Option<f64>, Option<Vec<u8>>) =
+            decode_state(bytes)?;
+        (self.rest, self.per_particle) = (rest, per_particle);
+        match self.solver.as_mut() {
+            Some(s) => load_solver(s, solver.as_deref()),
+            None => Ok(()),
         }
     }
 }

@@ -1,0 +1,275 @@
+//! Checkpoints: everything a run carries from one frame to the next (the step state, the
+//! step counter and simulated time, the speed that sizes the next substep, every node's saved
+//! state), so a run restored from one writes the same bytes as a run that never stopped.
+//!
+//! Layout of a checkpoint file: the magic `FGCK`, the format version as a little-endian
+//! `u32`, then a [`Checkpoint`] encoded with postcard. Files are written to a temporary name
+//! and renamed, so a reader never sees half a checkpoint.
+
+use super::Simulation;
+use crate::node::NodeError;
+use crate::value::{Value, VelocityField};
+use flip_core::{Grid3, Particles};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// First bytes of every checkpoint file.
+pub const CHECKPOINT_MAGIC: &[u8; 4] = b"FGCK";
+/// Version of the checkpoint layout; a file of another version is refused.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// A value carried between steps (the kinds of [`crate::step::STATE_SLOTS`]).
+#[derive(Serialize, Deserialize)]
+enum Carried {
+    Particles(Particles),
+    Velocity(Box<VelocityField>),
+    Scalar(Grid3<f32>),
+}
+
+/// One node's saved state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SavedNode {
+    /// Node id.
+    pub id: String,
+    /// Bytes for the node's `load_state`.
+    pub bytes: Vec<u8>,
+    /// Why part of the state could not be saved (`None`: complete).
+    pub incomplete: Option<String>,
+}
+
+/// A run saved at a frame boundary.
+#[derive(Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Hash of the resolved graph the run simulates (set by the front end; checked on resume).
+    pub graph_hash: String,
+    /// Frames completed.
+    pub frame: u32,
+    step: u64,
+    time: f64,
+    state_speed: Option<f32>,
+    state: Vec<Option<Carried>>,
+    /// Every node's saved state, in plan order.
+    pub nodes: Vec<SavedNode>,
+}
+
+/// Why a checkpoint could not be made, written, read or restored.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// File system error.
+    #[error("checkpoint {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not a checkpoint, or a checkpoint of another layout version.
+    #[error("{path}: {message}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A node could not save or restore its state.
+    #[error("node `{node}`: {source}")]
+    Node {
+        /// Node id.
+        node: String,
+        /// The node's error.
+        #[source]
+        source: NodeError,
+    },
+    /// The checkpoint does not belong to this graph.
+    #[error("the checkpoint does not match the graph: {0}")]
+    Mismatch(String),
+}
+
+impl Checkpoint {
+    /// Writes the checkpoint to `path` atomically (temporary file, sync, rename).
+    ///
+    /// # Errors
+    /// [`CheckpointError::Io`].
+    pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
+        let io = |source| CheckpointError::Io {
+            path: path.into(),
+            source,
+        };
+        let body = postcard::to_stdvec(self).map_err(|e| io(std::io::Error::other(e)))?;
+        let tmp = path.with_extension("tmp");
+        let mut f = std::fs::File::create(&tmp).map_err(io)?;
+        f.write_all(CHECKPOINT_MAGIC)
+            .and_then(|()| f.write_all(&CHECKPOINT_VERSION.to_le_bytes()))
+            .and_then(|()| f.write_all(&body))
+            .and_then(|()| f.sync_all())
+            .map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// Reads a checkpoint written by [`Checkpoint::write`].
+    ///
+    /// # Errors
+    /// [`CheckpointError::Io`], or [`CheckpointError::Format`] for a file that is not a
+    /// checkpoint of this version or is damaged.
+    pub fn read(path: &Path) -> Result<Self, CheckpointError> {
+        let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+            path: path.into(),
+            source,
+        })?;
+        let format = |message: String| CheckpointError::Format {
+            path: path.into(),
+            message,
+        };
+        let (magic, rest) = bytes.split_at(bytes.len().min(4));
+        if magic != CHECKPOINT_MAGIC || rest.len() < 4 {
+            return Err(format("not a flipgraph checkpoint".into()));
+        }
+        let (version, body) = rest.split_at(4);
+        let version = u32::from_le_bytes(version.try_into().expect("4 bytes"));
+        if version != CHECKPOINT_VERSION {
+            return Err(format(format!(
+                "checkpoint format {version}; this flipgraph reads format {CHECKPOINT_VERSION}"
+            )));
+        }
+        postcard::from_bytes(body).map_err(|e| format(format!("damaged checkpoint: {e}")))
+    }
+}
+
+/// The run between two frames, held in memory: the carried values (shared, so holding them
+/// costs one copy of what the next frame modifies) and every node's saved state. The front end
+/// takes one before each frame, so an interrupted frame can still be checkpointed.
+pub struct Snapshot {
+    frame: u32,
+    step: u64,
+    time: f64,
+    state_speed: Option<f32>,
+    state: Vec<Option<Value>>,
+    nodes: Vec<SavedNode>,
+}
+
+impl Snapshot {
+    /// Frames completed when it was taken.
+    pub fn frame(&self) -> u32 {
+        self.frame
+    }
+
+    /// The nodes whose state could not be fully saved, with the reason.
+    pub fn incomplete(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.nodes
+            .iter()
+            .filter_map(|n| Some((n.id.as_str(), n.incomplete.as_deref()?)))
+    }
+
+    /// A checkpoint of this snapshot for the graph with hash `graph_hash`.
+    pub fn to_checkpoint(&self, graph_hash: &str) -> Checkpoint {
+        Checkpoint {
+            graph_hash: graph_hash.into(),
+            frame: self.frame,
+            step: self.step,
+            time: self.time,
+            state_speed: self.state_speed,
+            state: self
+                .state
+                .iter()
+                .map(|v| v.as_ref().and_then(carried))
+                .collect(),
+            nodes: self.nodes.clone(),
+        }
+    }
+}
+
+impl Simulation {
+    /// Takes a [`Snapshot`] of the run as it stands between frames.
+    ///
+    /// # Errors
+    /// A node (plugin) that failed to save its state.
+    pub fn snapshot(&mut self) -> Result<Snapshot, CheckpointError> {
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        for (node, p) in self.nodes.iter_mut().zip(&self.plan.nodes) {
+            let saved = node.save_state().map_err(|source| CheckpointError::Node {
+                node: p.id.clone(),
+                source,
+            })?;
+            nodes.push(SavedNode {
+                id: p.id.clone(),
+                bytes: saved.bytes,
+                incomplete: saved.incomplete,
+            });
+        }
+        Ok(Snapshot {
+            frame: self.frame,
+            step: self.step,
+            time: self.time,
+            state_speed: self.state_speed,
+            state: self.state.clone(),
+            nodes,
+        })
+    }
+
+    /// Continues from `ck`, taken of a graph with the same nodes. The nodes named in `fresh`
+    /// (those whose parameters a fork changed) start without their saved state.
+    ///
+    /// # Errors
+    /// A checkpoint of another graph, or a node that refused its saved state.
+    pub fn restore(&mut self, ck: Checkpoint, fresh: &[&str]) -> Result<(), CheckpointError> {
+        let ids: Vec<String> = self.plan.nodes.iter().map(|p| p.id.clone()).collect();
+        let saved: Vec<&str> = ck.nodes.iter().map(|n| n.id.as_str()).collect();
+        if ids != saved || ck.state.len() != self.state.len() {
+            return Err(CheckpointError::Mismatch(format!(
+                "it holds nodes {saved:?}, the graph has {ids:?}"
+            )));
+        }
+        self.reset();
+        for ((node, saved), id) in self.nodes.iter_mut().zip(&ck.nodes).zip(&ids) {
+            if fresh.contains(&id.as_str()) {
+                continue;
+            }
+            node.load_state(&saved.bytes)
+                .map_err(|source| CheckpointError::Node {
+                    node: id.clone(),
+                    source,
+                })?;
+        }
+        self.state = ck.state.into_iter().map(|c| c.map(value)).collect();
+        (self.frame, self.step, self.time) = (ck.frame, ck.step, ck.time);
+        self.state_speed = ck.state_speed;
+        Ok(())
+    }
+}
+
+fn carried(v: &Value) -> Option<Carried> {
+    match v {
+        Value::Particles(p) => Some(Carried::Particles((**p).clone())),
+        Value::Velocity(f) => Some(Carried::Velocity(Box::new((**f).clone()))),
+        Value::Scalar(g) => Some(Carried::Scalar((**g).clone())),
+        _ => None,
+    }
+}
+
+fn value(c: Carried) -> Value {
+    match c {
+        Carried::Particles(p) => Value::Particles(Arc::new(p)),
+        Carried::Velocity(f) => Value::Velocity(Arc::new(*f)),
+        Carried::Scalar(g) => Value::Scalar(Arc::new(g)),
+    }
+}
+
+/// Encodes a node's state (for [`crate::Node::save_state`]).
+///
+/// # Errors
+/// A value serde cannot encode.
+pub fn encode_state<T: Serialize>(value: &T) -> Result<Vec<u8>, NodeError> {
+    postcard::to_stdvec(value).map_err(|e| NodeError::Failed(format!("cannot save state: {e}")))
+}
+
+/// Decodes what [`encode_state`] wrote (for [`crate::Node::load_state`]).
+///
+/// # Errors
+/// Bytes of another layout.
+pub fn decode_state<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, NodeError> {
+    postcard::from_bytes(bytes).map_err(|e| NodeError::Failed(format!("unreadable state: {e}")))
+}
