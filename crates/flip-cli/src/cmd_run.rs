@@ -12,7 +12,6 @@ use clap::Args;
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, Simulation};
 use flip_graph::RunPaths;
-use flip_plugin::sanitize;
 use std::path::{Path, PathBuf};
 
 /// Checkpoint interval when `--checkpoint-every` is not given.

@@ -68,8 +68,9 @@ impl Progress {
     pub fn started(&self, graph: &Path, out: &Path, grid: [usize; 3], description: &str) {
         if self.human() {
             println!(
-                "{}: {description} — {} frames on {grid:?} cells, output in {}",
-                graph.display(),
+                "{}: {} — {} frames on {grid:?} cells, output in {}",
+                flip_plugin::sanitize(&graph.display().to_string()),
+                flip_plugin::sanitize(description),
                 self.total,
                 out.display()
             );
