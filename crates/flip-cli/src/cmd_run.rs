@@ -10,8 +10,8 @@ use crate::summary::RunSummary;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flip_graph::overrides::apply_overrides;
-use flip_graph::{GraphDoc, Simulation};
 use flip_graph::RunPaths;
+use flip_graph::{GraphDoc, Simulation};
 use std::path::{Path, PathBuf};
 
 /// Checkpoint interval when `--checkpoint-every` is not given.
