@@ -7,6 +7,11 @@ use glam::Vec3;
 
 /// Particles seeded as the emitter does (4 per cell in 2D, 8 in 3D, full jitter) below `h`.
 fn tank(spec: &GridSpec, solids: &Solids, h: f32, seed: u64) -> Particles {
+    seeded_below(spec, solids, h, 1.0, seed)
+}
+
+/// Particles seeded as the emitter does (4 per cell in 2D, 8 in 3D) below `h`.
+fn seeded_below(spec: &GridSpec, solids: &Solids, h: f32, jitter: f32, seed: u64) -> Particles {
     let e = spec.extent();
     let params = EmitParams {
         shape: EmitShape::Box {
@@ -15,7 +20,7 @@ fn tank(spec: &GridSpec, solids: &Solids, h: f32, seed: u64) -> Particles {
         },
         per_cell: if spec.is_2d() { 4 } else { 8 },
         velocity: Vec3::ZERO,
-        jitter: 1.0,
+        jitter,
         top_up: false,
     };
     let mut ps = Particles::default();
@@ -86,19 +91,7 @@ fn a_still_tank_has_a_flat_surface_where_its_particles_end() {
 /// Largest deviation (cells) of the surface from its height in the middle of the container,
 /// over the columns whose two cells around the crossing have their centres out of the solid.
 fn contact_line_deviation(spec: &GridSpec, solids: &Solids, h: f32) -> f32 {
-    let e = spec.extent();
-    let params = EmitParams {
-        shape: EmitShape::Box {
-            min: Vec3::ZERO,
-            max: Vec3::new(e.x, h, e.z),
-        },
-        per_cell: if spec.is_2d() { 4 } else { 8 },
-        velocity: Vec3::ZERO,
-        jitter: 0.0,
-        top_up: false,
-    };
-    let mut ps = Particles::default();
-    emit(spec, solids, &params, 1, &mut ps);
+    let ps = seeded_below(spec, solids, h, 0.0, 1);
     let mut phi = Grid3::new(1, 1, 1, 0.0);
     let mut scratch = ParticlePhiScratch::default();
     particle_phi(spec, &ps.pos, Some(solids), 2, &mut scratch, &mut phi);
