@@ -5,12 +5,10 @@
 use crate::compile::{compile, ExecPlan};
 use crate::doc::{GraphDoc, Settings};
 use crate::error::{GraphError, RunError};
-use crate::node::{EvalCtx, Node, NodeIo};
+use crate::node::{EvalCtx, Node};
 use crate::registry::NodeRegistry;
 use crate::value::Value;
 use flip_core::Particles;
-use rayon::prelude::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -21,6 +19,7 @@ mod cancel;
 /// Saving and restoring a run at a frame boundary.
 pub mod checkpoint;
 mod instantiate;
+mod level;
 use instantiate::instantiate;
 pub use instantiate::RunPaths;
 
@@ -345,148 +344,4 @@ impl Simulation {
         report.wall = start.elapsed();
         Ok(report)
     }
-
-    fn run_level(
-        &mut self,
-        level: &[usize],
-        ctx: &EvalCtx,
-        slots: &mut [Vec<Option<Value>>],
-        left: &mut [Vec<usize>],
-        report: &mut StepReport,
-    ) -> Result<(), RunError> {
-        // Gather inputs: the last reader of a value takes it, earlier readers share it.
-        let mut ios: Vec<(usize, NodeIo)> = Vec::with_capacity(level.len());
-        for &i in level {
-            let p = &self.plan.nodes[i];
-            let inputs = p
-                .spec
-                .inputs
-                .iter()
-                .zip(&p.sources)
-                .map(|(port, src)| {
-                    let v = src.and_then(|(m, o)| {
-                        left[m][o] -= 1;
-                        if left[m][o] == 0 {
-                            slots[m][o].take()
-                        } else {
-                            slots[m][o].clone()
-                        }
-                    });
-                    (port.name.clone(), v)
-                })
-                .collect();
-            let outs: Vec<String> = p.spec.outputs.iter().map(|o| o.name.clone()).collect();
-            ios.push((i, NodeIo::new(inputs, &outs)));
-        }
-        let step_in = self.plan.step_input;
-        let mut work: Vec<(usize, &mut Box<dyn Node>, NodeIo)> = Vec::with_capacity(level.len());
-        let mut ios = ios.into_iter().peekable();
-        for (i, node) in self.nodes.iter_mut().enumerate() {
-            if ios.peek().is_some_and(|(j, _)| *j == i) {
-                let (_, io) = ios.next().expect("peeked");
-                work.push((i, node, io));
-            }
-        }
-        let run = |(i, node, mut io): (usize, &mut Box<dyn Node>, NodeIo)| {
-            let t = Instant::now();
-            let r = if Some(i) == step_in {
-                Ok(())
-            } else {
-                match catch_unwind(AssertUnwindSafe(|| node.eval(ctx, &mut io))) {
-                    Ok(r) => r.map_err(|e| e.to_string()),
-                    Err(payload) => Err(panic_text(payload.as_ref())),
-                }
-            };
-            (i, io, t.elapsed(), r)
-        };
-        // A lone node runs on this thread (handing it to the pool only adds latency); nodes of
-        // a wider level run in parallel.
-        let results: Vec<(usize, NodeIo, Duration, Result<(), String>)> = if work.len() == 1 {
-            work.into_iter().map(run).collect()
-        } else {
-            work.into_par_iter().map(run).collect()
-        };
-        let mut failure = None;
-        for (i, io, elapsed, r) in results {
-            self.timings[i].total += elapsed;
-            self.timings[i].calls += 1;
-            report.node_times[i] = elapsed;
-            report.node_stats[i] = io.stats;
-            report.files.extend(io.files);
-            if let Err(message) = r {
-                let p = &self.plan.nodes[i];
-                failure.get_or_insert(RunError::NodeFailed {
-                    node: p.id.clone(),
-                    kind: p.kind.clone(),
-                    frame: self.frame,
-                    message,
-                });
-                continue;
-            }
-            if ctx.frame_end {
-                for (k, &(pi, po)) in self.probes.iter().enumerate() {
-                    if pi == i {
-                        self.probed[k] = io.outputs[po].clone();
-                    }
-                }
-            }
-            if Some(i) == self.plan.step_output {
-                self.state = io.inputs;
-            } else if Some(i) != step_in {
-                slots[i] = io.outputs;
-            }
-        }
-        failure.map_or(Ok(()), Err)
-    }
-
-    /// Refuses a blown-up state; returns the particle count and the largest carried speed
-    /// (particles and, for smoke, the grid velocity).
-    fn check_state(&self, substep: u32) -> Result<(usize, f32), RunError> {
-        let blow = |message: String| {
-            Err(RunError::BlowUp {
-                frame: self.frame,
-                substep,
-                message,
-            })
-        };
-        let (mut count, mut speed) = (0, 0.0f32);
-        for v in self.state.iter().flatten() {
-            match v {
-                Value::Particles(p) => {
-                    let Some(s) = p.checked_max_speed() else {
-                        return blow("a particle position or velocity is not finite".into());
-                    };
-                    (count, speed) = (p.len(), speed.max(s));
-                }
-                Value::Velocity(f) => {
-                    let Some(s) = f.vel.checked_max_abs() else {
-                        return blow("the carried grid velocity is not finite".into());
-                    };
-                    speed = speed.max(s);
-                }
-                Value::Scalar(g) if !g.data.iter().all(|x| x.is_finite()) => {
-                    return blow(
-                        "a carried scalar field (density or temperature) is not finite".into(),
-                    );
-                }
-                _ => {}
-            }
-        }
-        let extent = self.settings.grid_spec().extent().max_element();
-        if speed * (1.0 / self.settings.fps) > 100.0 * extent {
-            return blow(format!(
-                "speed {speed:.3e} m/s crosses the domain 100× per frame"
-            ));
-        }
-        Ok((count, speed))
-    }
-}
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("panicked: {text}")
 }

@@ -100,6 +100,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut walls = Vec::new();
     let mut overheads = Vec::new();
     let mut checks = Vec::new();
+    let mut stages = StageTimes::default();
     let levels = sim.plan().levels.clone();
     for s in 0..a.steps {
         // Substep indices keep counting: index 0 is the start of the run (one-shot emitters).
@@ -123,6 +124,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         let check = r.state_check.as_secs_f64();
         overheads.push(r.wall.as_secs_f64() - critical - check);
         checks.push(check);
+        stages.add(&summary.kinds, &r);
         summary.add_frame(std::slice::from_ref(&r));
     }
     let (med, min, max) = stats(walls);
@@ -180,6 +182,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         correction,
         100.0 * correction / med.max(1e-12)
     );
+    stages.print(a.steps);
     let (check, _, _) = stats(checks);
     println!(
         "state check (largest speed for CFL, blow-up test): {:.3} ms/step ({:.2}% of the step)",
@@ -205,4 +208,52 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     std::fs::write(&path, csv)?;
     println!("csv: {}", path.display());
     Ok(())
+}
+
+/// Sums of the correction's stage timings that its nodes report as statistics.
+#[derive(Default)]
+struct StageTimes {
+    /// (statistic, total ms) in first-seen order.
+    totals: Vec<(String, f64)>,
+}
+
+impl StageTimes {
+    const NAMES: [&'static str; 4] = [
+        "correction_measure_ms",
+        "correction_solve_ms",
+        "correction_displace_ms",
+        "correction_iterations",
+    ];
+
+    fn add(&mut self, kinds: &[String], r: &flip_graph::StepReport) {
+        let corrections = kinds.iter().zip(&r.node_stats);
+        for (_, stats) in corrections.filter(|(k, _)| *k == "volume_correction") {
+            for (name, v) in stats
+                .iter()
+                .filter(|(n, _)| Self::NAMES.contains(&n.as_str()))
+            {
+                match self.totals.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, t)) => *t += v,
+                    None => self.totals.push((name.clone(), *v)),
+                }
+            }
+        }
+    }
+
+    fn print(&self, steps: u32) {
+        if self.totals.is_empty() {
+            return;
+        }
+        let mean = |name: &str| {
+            let t = self.totals.iter().find(|(n, _)| n == name);
+            t.map_or(0.0, |(_, t)| t / f64::from(steps.max(1)))
+        };
+        println!(
+            "volume correction stages (mean ms/step): measure {:.1}, solve {:.1} ({:.1} iterations), displace {:.1}",
+            mean(Self::NAMES[0]),
+            mean(Self::NAMES[1]),
+            mean(Self::NAMES[3]),
+            mean(Self::NAMES[2])
+        );
+    }
 }
