@@ -227,21 +227,20 @@ fn an_emitter_outside_the_domain_is_refused_when_nodes_are_created() {
 fn export_folders_stay_inside_the_output_folder_unless_allowed() {
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
-    for escape in ["../..", "frames/../../x", "/tmp/flipgraph-elsewhere"] {
-        let mut doc = graph("dam_break_2d.ron");
-        set(
-            &mut doc,
-            "export",
-            "folder",
-            ParamValue::Text(escape.into()),
-        );
-        let errors = instantiate(&doc, &out, false).err().expect(escape);
-        find(
-            &errors,
-            Some("export"),
-            Some("folder"),
-            "--allow-outside-out",
-        );
+    // every node that writes files: particles, grid fields (VTK and VDB) and meshes
+    let writers = [
+        ("dam_break_2d.ron", "export"),
+        ("dam_break_2d.ron", "fields"),
+        ("drop_mesh_3d.ron", "surface"),
+        ("drop_mesh_3d.ron", "vdb"),
+    ];
+    for (file, node) in writers {
+        for escape in ["../..", "frames/../../x", "/tmp/flipgraph-elsewhere"] {
+            let mut doc = graph(file);
+            set(&mut doc, node, "folder", ParamValue::Text(escape.into()));
+            let errors = instantiate(&doc, &out, false).err().expect(escape);
+            find(&errors, Some(node), Some("folder"), "--allow-outside-out");
+        }
     }
     let mut doc = graph("dam_break_2d.ron");
     set(

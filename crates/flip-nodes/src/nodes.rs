@@ -2,6 +2,7 @@
 
 /// Helpers shared by the node files.
 mod common;
+mod frame_files;
 
 pub mod advect;
 pub mod advect_grid;

@@ -1,12 +1,9 @@
 //! Export Fields: at the end of each frame, the grid fields wired into it as one VTK image-data
 //! file (`.vti`, opens in ParaView), written atomically.
-use super::common::{check_grid, failed, output_folder, spec};
-use crate::params::Params;
+use super::common::{check_grid, failed, spec};
+use super::frame_files::FrameFiles;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
-use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
-};
-use std::path::PathBuf;
+use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec};
 
 /// Scalar inputs and the array names they are written under.
 const SCALARS: [(&str, &str); 4] = [
@@ -17,18 +14,13 @@ const SCALARS: [(&str, &str); 4] = [
 ];
 
 struct ExportFields {
-    folder: PathBuf,
-    prefix: String,
-    every: u32,
+    files: FrameFiles,
 }
 
 impl ExportFields {
     fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
-        let p = Params(init.params);
         Ok(Self {
-            folder: output_folder(init, "folder")?,
-            prefix: p.text("prefix")?.to_string(),
-            every: p.usize("every")?.max(1) as u32,
+            files: FrameFiles::new(init)?,
         })
     }
 }
@@ -46,7 +38,7 @@ impl Node for ExportFields {
         let phi = io.level_set_opt("level_set")?;
         let cells = io.cells_opt("cells")?;
         let velocity = io.velocity_opt("velocity")?;
-        if !ctx.frame_end || !ctx.frame.is_multiple_of(self.every) {
+        if !self.files.due(ctx) {
             return Ok(());
         }
         let kinds: Option<Vec<f32>> =
@@ -68,12 +60,8 @@ impl Node for ExportFields {
         if fields.is_empty() {
             return Err(NodeError::MissingInput("any field".into()));
         }
-        std::fs::create_dir_all(&self.folder).map_err(|e| {
-            NodeError::Failed(format!("cannot create {}: {e}", self.folder.display()))
-        })?;
-        let path = self
-            .folder
-            .join(format!("{}{:04}.vti", self.prefix, ctx.frame + 1));
+        let file = self.files.frame(ctx)?;
+        let path = file("vti");
         write_fields_vti(&path, g, &fields)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         io.stat("fields_written", fields.len() as f64);
@@ -113,21 +101,7 @@ pub fn kind() -> NodeKind {
          cell data on the simulation grid, origin 0, spacing dx) for ParaView; atomically.",
         inputs,
         vec![],
-        vec![
-            ParamSpec::path(
-                "folder",
-                "Folder",
-                "output folder, relative to the run's output directory",
-                "fields",
-            ),
-            ParamSpec::path(
-                "prefix",
-                "File prefix",
-                "file names are <prefix><frame:04>.vti",
-                "fields_",
-            ),
-            ParamSpec::int("every", "Every", "write every n-th frame", 1, 1, 100_000),
-        ],
+        FrameFiles::params("fields", "fields_", "vti", "write").to_vec(),
     );
     NodeKind::new(s, Box::new(|init| Ok(Box::new(ExportFields::new(init)?))))
 }

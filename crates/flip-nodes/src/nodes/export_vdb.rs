@@ -2,12 +2,12 @@
 //! (Houdini, Blender, ParaView): the liquid level set as a level-set grid, the velocity as a
 //! vec3 grid, pressure and the smoke's density (a fog volume) and temperature; atomically.
 use super::common::{check_grid, failed, spec};
+use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{cell_velocity, write_vdb, VdbClass, VdbCompression, VdbGrid, VdbValues};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
 };
-use std::path::PathBuf;
 
 /// Scalar inputs: grid name, help, class.
 const SCALARS: [(&str, &str, VdbClass); 3] = [
@@ -21,9 +21,7 @@ const SCALARS: [(&str, &str, VdbClass); 3] = [
 ];
 
 struct ExportVdb {
-    folder: PathBuf,
-    prefix: String,
-    every: u32,
+    files: FrameFiles,
     half_width: f32,
     compression: VdbCompression,
 }
@@ -36,9 +34,7 @@ impl ExportVdb {
             _ => VdbCompression::Zlib,
         };
         Ok(Self {
-            folder: init.out_dir.join(p.text("folder")?),
-            prefix: p.text("prefix")?.to_string(),
-            every: p.usize("every")?.max(1) as u32,
+            files: FrameFiles::new(init)?,
             half_width: p.f32("half_width")?,
             compression,
         })
@@ -60,7 +56,7 @@ impl Node for ExportVdb {
             check_grid("level_set", phi, g)?;
         }
         let velocity = io.velocity_opt("velocity")?;
-        if !ctx.frame_end || !ctx.frame.is_multiple_of(self.every) {
+        if !self.files.due(ctx) {
             return Ok(());
         }
         let cell_vel: Option<Vec<glam::Vec3>> = velocity.map(|v| {
@@ -94,14 +90,11 @@ impl Node for ExportVdb {
         if grids.is_empty() {
             return Err(NodeError::MissingInput("any field".into()));
         }
-        std::fs::create_dir_all(&self.folder).map_err(|e| {
-            NodeError::Failed(format!("cannot create {}: {e}", self.folder.display()))
-        })?;
-        let path = self
-            .folder
-            .join(format!("{}{:04}.vdb", self.prefix, ctx.frame + 1));
+        let file = self.files.frame(ctx)?;
+        let path = file("vdb");
         write_vdb(&path, g, &grids, self.compression)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+        io.wrote(path);
         io.stat("grids_written", grids.len() as f64);
         Ok(())
     }
@@ -135,39 +128,29 @@ pub fn kind() -> NodeKind {
          `temperature`; raw or zlib; atomically.",
         inputs,
         vec![],
-        vec![
-            ParamSpec::path(
-                "folder",
-                "Folder",
-                "output folder, relative to the run's output directory",
-                "fields",
-            ),
-            ParamSpec::path(
-                "prefix",
-                "File prefix",
-                "file names are <prefix><frame:04>.vdb",
-                "fields_",
-            ),
-            ParamSpec::choice(
-                "compression",
-                "Compression",
-                "value buffers raw or zlib-compressed",
-                &["zlib", "none"],
-                "zlib",
-            ),
-            ParamSpec::float(
-                "half_width",
-                "Band half width",
-                "level-set narrow band, in voxels (OpenVDB's default: 3)",
-                3.0,
-                1.0,
-                100.0,
-            ),
-            ParamSpec::int("every", "Every", "write every n-th frame", 1, 1, 100_000),
-        ],
+        FrameFiles::params("fields", "fields_", "vdb", "write")
+            .into_iter()
+            .chain([
+                ParamSpec::choice(
+                    "compression",
+                    "Compression",
+                    "value buffers raw or zlib-compressed",
+                    &["zlib", "none"],
+                    "zlib",
+                ),
+                ParamSpec::float(
+                    "half_width",
+                    "Band half width",
+                    "level-set narrow band, in voxels (OpenVDB's default: 3)",
+                    3.0,
+                    1.0,
+                    100.0,
+                ),
+            ])
+            .collect(),
     );
     NodeKind::new(
         s,
-        Box::new(|init| Ok(Box::new(ExportVdb::new(init).map_err(|e| e.to_string())?))),
+        Box::new(|init| Ok(Box::new(ExportVdb::new(init)?))),
     )
 }

@@ -2,6 +2,7 @@
 //! by a resolution factor, clipped by the solids; Naive Surface Nets; Taubin smoothing) and
 //! writes it as OBJ and/or binary PLY with a velocity vertex attribute, atomically.
 use super::common::{failed, spec};
+use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{write_mesh_obj, write_mesh_ply};
 use flip_core::surface::{enclosed_volume, liquid_surface, SurfaceScratch, SurfaceSettings};
@@ -11,14 +12,11 @@ use flip_graph::{
 };
 use glam::Vec3;
 use rayon::prelude::*;
-use std::path::PathBuf;
 
 struct Surface {
-    folder: PathBuf,
-    prefix: String,
+    files: FrameFiles,
     obj: bool,
     ply: bool,
-    every: u32,
     settings: SurfaceSettings,
     scratch: SurfaceScratch,
 }
@@ -27,11 +25,9 @@ impl Surface {
     fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
         let p = Params(init.params);
         Ok(Self {
-            folder: init.out_dir.join(p.text("folder")?),
-            prefix: p.text("prefix")?.to_string(),
+            files: FrameFiles::new(init)?,
             obj: p.bool("obj")?,
             ply: p.bool("ply")?,
-            every: p.usize("every")?.max(1) as u32,
             settings: SurfaceSettings {
                 resolution: p.usize("resolution")?,
                 smoothing: p.usize("smoothing")?,
@@ -48,7 +44,7 @@ impl Node for Surface {
         let particles = particles.ok_or_else(|| NodeError::MissingInput("particles".into()))?;
         let solids = io.solids_opt("solids")?;
         let velocity = io.velocity_opt("velocity")?;
-        if !ctx.frame_end || !ctx.frame.is_multiple_of(self.every) {
+        if !self.files.due(ctx) {
             return Ok(());
         }
         let g = &ctx.grid;
@@ -63,22 +59,21 @@ impl Node for Surface {
         io.stat("mesh_vertices", mesh.positions.len() as f64);
         io.stat("mesh_triangles", mesh.triangles.len() as f64);
         io.stat("mesh_volume", enclosed_volume(&mesh));
-        std::fs::create_dir_all(&self.folder).map_err(|e| {
-            NodeError::Failed(format!("cannot create {}: {e}", self.folder.display()))
-        })?;
-        let stem = format!("{}{:04}", self.prefix, ctx.frame + 1);
+        let file = self.files.frame(ctx)?;
         if self.obj {
-            let path = self.folder.join(format!("{stem}.obj"));
+            let path = file("obj");
             write_mesh_obj(&path, &mesh).map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         if self.ply {
             let vertex_velocity: Option<Vec<Vec3>> = velocity.as_deref().map(|v| {
                 let at = |p: &Vec3| sample_velocity(g, &v.vel, *p);
                 mesh.positions.par_iter().map(at).collect()
             });
-            let path = self.folder.join(format!("{stem}.ply"));
+            let path = file("ply");
             write_mesh_ply(&path, &mesh, vertex_velocity.as_deref())
                 .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+            io.wrote(path);
         }
         Ok(())
     }
@@ -105,50 +100,40 @@ pub fn kind() -> NodeKind {
             ),
         ],
         vec![],
-        vec![
-            ParamSpec::int(
-                "resolution",
-                "Resolution",
-                "level-set cells per simulation cell along each axis",
-                1,
-                1,
-                8,
-            ),
-            ParamSpec::int(
-                "smoothing",
-                "Smoothing",
-                "Taubin smoothing iterations (0 = none)",
-                2,
-                0,
-                100,
-            ),
-            ParamSpec::int(
-                "sweeps",
-                "Sweeps",
-                "fast-sweeping passes of the level set",
-                2,
-                1,
-                16,
-            ),
-            ParamSpec::path(
-                "folder",
-                "Folder",
-                "output folder, relative to the run's output directory",
-                "frames",
-            ),
-            ParamSpec::path(
-                "prefix",
-                "File prefix",
-                "file names are <prefix><frame:04>.obj/.ply",
-                "surface_",
-            ),
-            ParamSpec::bool("obj", "OBJ", "write the mesh as Wavefront OBJ", true),
-            ParamSpec::bool("ply", "PLY", "write the mesh as binary PLY", true),
-            ParamSpec::int("every", "Every", "mesh every n-th frame", 1, 1, 100_000),
-        ],
+        FrameFiles::params("frames", "surface_", "obj/.ply", "mesh")
+            .into_iter()
+            .chain([
+                ParamSpec::int(
+                    "resolution",
+                    "Resolution",
+                    "level-set cells per simulation cell along each axis",
+                    1,
+                    1,
+                    8,
+                ),
+                ParamSpec::int(
+                    "smoothing",
+                    "Smoothing",
+                    "Taubin smoothing iterations (0 = none)",
+                    2,
+                    0,
+                    100,
+                ),
+                ParamSpec::int(
+                    "sweeps",
+                    "Sweeps",
+                    "fast-sweeping passes of the level set",
+                    2,
+                    1,
+                    16,
+                ),
+                ParamSpec::bool("obj", "OBJ", "write the mesh as Wavefront OBJ", true),
+                ParamSpec::bool("ply", "PLY", "write the mesh as binary PLY", true),
+            ])
+            .collect(),
     );
     NodeKind::new(
         s,
-        Box::new(|init| Ok(Box::new(Surface::new(init).map_err(|e| e.to_string())?))),
+        Box::new(|init| Ok(Box::new(Surface::new(init)?))),
     )
 }
