@@ -145,9 +145,34 @@ impl Bake {
             list.push(snap.frame());
             list.sort_unstable();
         }
+        self.prune_checkpoints();
         self.manifest.write(&self.out)?;
         self.progress.checkpoint(snap.frame(), &path);
         Ok(path)
+    }
+
+    /// Deletes the oldest checkpoints beyond `keep_checkpoints` (0 keeps all). A file that
+    /// cannot be deleted stays listed, with a warning.
+    fn prune_checkpoints(&mut self) {
+        let keep = self.manifest.keep_checkpoints as usize;
+        let list = &mut self.manifest.checkpoints;
+        if keep == 0 || list.len() <= keep {
+            return;
+        }
+        let old: Vec<u32> = list.drain(..list.len() - keep).collect();
+        for frame in old {
+            let path = checkpoint_path(&self.out, frame);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    self.manifest.checkpoints.insert(0, frame);
+                    let message = format!("cannot delete old checkpoint {}: {e}", path.display());
+                    self.progress.warning(&message);
+                }
+            }
+        }
+        self.manifest.checkpoints.sort_unstable();
     }
 
     /// The error for a failed frame; on a signal, checkpoints the last whole frame first.

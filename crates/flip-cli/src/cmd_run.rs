@@ -47,6 +47,10 @@ pub struct RunArgs {
     /// SIGINT/SIGTERM).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub checkpoint_every: Option<u32>,
+    /// Keep only the newest N checkpoints, deleting older ones as new ones are written
+    /// (default: keep all, so the run can be forked at any of them).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep_checkpoints: Option<u32>,
     /// Continue the interrupted run in this output folder from its newest checkpoint.
     #[arg(long, value_name = "OUT", conflicts_with_all = ["from", "out"])]
     pub resume: Option<PathBuf>,
@@ -119,6 +123,9 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         .checkpoint_every
         .or((manifest.checkpoint_every > 0).then_some(manifest.checkpoint_every))
         .unwrap_or(DEFAULT_CHECKPOINT_EVERY);
+    if let Some(keep) = args.keep_checkpoints {
+        manifest.keep_checkpoints = keep;
+    }
     crate::estimate::check_fits(&doc, &session.registry, args.ignore_memory_check)?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut sim = build_with(session, &doc, &graph_file, &out, args.allow_outside_out)?;
@@ -198,6 +205,7 @@ fn fork_manifest(
         .collect();
     let mut m = Manifest::new(&doc, &pm.graph_file, &session.plugins, pm.frames);
     m.checkpoint_every = pm.checkpoint_every;
+    m.keep_checkpoints = pm.keep_checkpoints;
     let abs_parent = std::path::absolute(parent)?;
     m.forked_from = Some(ForkRecord {
         run: abs_parent.clone(),

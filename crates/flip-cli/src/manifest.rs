@@ -112,6 +112,9 @@ pub struct Manifest {
     pub frames: u32,
     /// Checkpoint interval in frames.
     pub checkpoint_every: u32,
+    /// How many of the newest checkpoints are kept (0: all).
+    #[serde(default)]
+    pub keep_checkpoints: u32,
     /// Start (Unix seconds).
     pub started_unix: u64,
     /// End (Unix seconds), once stopped.
@@ -181,6 +184,7 @@ impl Manifest {
             threads: rayon::current_num_threads(),
             frames,
             checkpoint_every: 0,
+            keep_checkpoints: 0,
             started_unix: now_unix(),
             ended_unix: None,
             status: RunStatus::Running,

@@ -261,3 +261,38 @@ fn the_memory_estimate_is_within_25_percent_of_peak_rss() {
         ],
     );
 }
+
+#[test]
+fn keep_checkpoints_deletes_all_but_the_newest_and_the_run_still_extends() {
+    let out = tempfile::tempdir().unwrap();
+    let o = dam_break(
+        out.path(),
+        "6",
+        &["--checkpoint-every", "1", "--keep-checkpoints", "2"],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let mut files: Vec<String> = std::fs::read_dir(out.path().join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["frame_000005.fgck", "frame_000006.fgck"]);
+    assert_eq!(
+        manifest(out.path())["checkpoints"],
+        serde_json::json!([5, 6])
+    );
+    // the rule is the run's: extending it keeps pruning
+    let o = flipgraph(&[
+        "run",
+        "--resume",
+        out.path().to_str().unwrap(),
+        "--frames",
+        "8",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        manifest(out.path())["checkpoints"],
+        serde_json::json!([7, 8])
+    );
+}

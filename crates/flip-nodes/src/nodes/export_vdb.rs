@@ -149,8 +149,5 @@ pub fn kind() -> NodeKind {
             ])
             .collect(),
     );
-    NodeKind::new(
-        s,
-        Box::new(|init| Ok(Box::new(ExportVdb::new(init)?))),
-    )
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(ExportVdb::new(init)?))))
 }

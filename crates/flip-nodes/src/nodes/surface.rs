@@ -132,8 +132,5 @@ pub fn kind() -> NodeKind {
             ])
             .collect(),
     );
-    NodeKind::new(
-        s,
-        Box::new(|init| Ok(Box::new(Surface::new(init)?))),
-    )
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(Surface::new(init)?))))
 }
