@@ -91,7 +91,7 @@ pub fn kind() -> NodeKind {
         s,
         Box::new(|init| {
             let p = Params(init.params);
-            let read = |n: &str| p.f32(n).map_err(|e| e.to_string());
+            let read = |n: &str| p.f32(n);
             Ok(Box::new(Buoyancy {
                 alpha: read("alpha")?,
                 beta: read("beta")?,

@@ -56,9 +56,7 @@ pub fn kind() -> NodeKind {
     NodeKind::new(
         s,
         Box::new(|init| {
-            let layers = Params(init.params)
-                .usize("layers")
-                .map_err(|e| e.to_string())?;
+            let layers = Params(init.params).usize("layers")?;
             Ok(Box::new(Extrapolate { layers }))
         }),
     )

@@ -76,8 +76,8 @@ pub fn kind() -> NodeKind {
         s,
         Box::new(|init| {
             let p = Params(init.params);
-            let flip_ratio = p.f32("flip_ratio").map_err(|e| e.to_string())?;
-            let apic = p.text("transfer").map_err(|e| e.to_string())? == "apic";
+            let flip_ratio = p.f32("flip_ratio")?;
+            let apic = p.text("transfer")? == "apic";
             Ok(Box::new(G2p { flip_ratio, apic }))
         }),
     )

@@ -82,9 +82,7 @@ pub fn kind() -> NodeKind {
     NodeKind::new(
         s,
         Box::new(|init| {
-            let open_top = Params(init.params)
-                .bool("open_top")
-                .map_err(|e| e.to_string())?;
+            let open_top = Params(init.params).bool("open_top")?;
             Ok(Box::new(GasDomain {
                 open_top,
                 cache: None,

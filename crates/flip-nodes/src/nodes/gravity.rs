@@ -58,9 +58,7 @@ pub fn kind() -> NodeKind {
     NodeKind::new(
         s,
         Box::new(|init| {
-            let g = Params(init.params)
-                .vec3("gravity")
-                .map_err(|e| e.to_string())?;
+            let g = Params(init.params).vec3("gravity")?;
             Ok(Box::new(Gravity { g }))
         }),
     )

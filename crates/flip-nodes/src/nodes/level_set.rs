@@ -117,7 +117,7 @@ pub fn kind() -> NodeKind {
         s,
         Box::new(|init| {
             let p = Params(init.params);
-            let sweeps = p.usize("sweeps").map_err(|e| e.to_string())?;
+            let sweeps = p.usize("sweeps")?;
             let method = match p.text("method").unwrap_or("auto") {
                 "particles" => Method::Particles,
                 "cells" => Method::Cells,

@@ -77,7 +77,7 @@ pub fn kind() -> NodeKind {
         s,
         Box::new(|init| {
             let p = Params(init.params);
-            let read = |n: &str| p.usize(n).map_err(|e| e.to_string());
+            let read = |n: &str| p.usize(n);
             let (min, max) = (read("min_per_cell")?, read("max_per_cell")?);
             if max > 0 && min > max {
                 return Err(NodeError::param(

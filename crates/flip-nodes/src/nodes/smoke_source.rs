@@ -147,7 +147,7 @@ pub fn kind() -> NodeKind {
                     velocity: p.vec3("velocity")?,
                 })
             };
-            Ok(Box::new(build().map_err(|e| e.to_string())?))
+            Ok(Box::new(build()?))
         }),
     )
 }

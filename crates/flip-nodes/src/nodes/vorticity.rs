@@ -52,9 +52,7 @@ pub fn kind() -> NodeKind {
     NodeKind::new(
         s,
         Box::new(|init| {
-            let epsilon = Params(init.params)
-                .f32("epsilon")
-                .map_err(|e| e.to_string())?;
+            let epsilon = Params(init.params).f32("epsilon")?;
             Ok(Box::new(Vorticity { epsilon }))
         }),
     )
