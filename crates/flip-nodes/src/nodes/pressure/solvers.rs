@@ -6,7 +6,7 @@ use super::params;
 use crate::nodes::common::failed;
 use flip_graph::{NodeError, ParamMap, ParamValue};
 use flip_plugin::abi::SolveStats;
-use flip_plugin::host::{PluginError, PluginSet, SolveLimits, SolverInstance};
+use flip_plugin::host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
 use flip_plugin::sdk::Problem;
 
 pub(crate) struct Solvers {
@@ -69,7 +69,10 @@ impl Solvers {
             Err(e) => e,
         };
         let child_failed = match &err {
-            PluginError::Isolated { failure, .. } => failure.is_solver_fault(),
+            // A user's stop is not a reason to switch solvers.
+            PluginError::Isolated { failure, .. } => {
+                failure.is_solver_fault() && *failure != ChildFailure::CancelIgnored
+            }
             PluginError::TimeLimit { .. } => self.primary.is_isolated(),
             _ => false,
         };
