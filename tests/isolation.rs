@@ -1,6 +1,7 @@
 //! The out-of-process solver mode (`pressure.isolation = "process"`): the same pressure as
 //! in-process, bit for bit, in 2D and 3D and for CSR problems and saved state; a crashing or
-//! hanging solve fails the step with a clear message; the fallback solver takes over; the
+//! hanging solve fails the step with a clear message; plugin messages and logs cross the boundary
+//! sanitised; the fallback solver takes over; the
 //! children are always reaped.
 
 use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
@@ -203,6 +204,17 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
         e.contains("ran past its time limit of 0.100 s and was cancelled"),
         "{e}"
     );
+    // The plugin's message and log cross the boundary, sanitised.
+    let (e, _) = hostile_run("escape-error", &[]);
+    assert!(
+        e.contains("\\e[31mforged\\nerror: everything is fine"),
+        "{e}"
+    );
+    assert!(
+        e.contains("plugin log: about to fail\\e[2J\\nerror: forged log"),
+        "{e}"
+    );
+    assert!(!e.contains('\u{1b}'), "{e:?}");
     assert_eq!(lingering_zombies(), 0, "every solver child is reaped");
 }
 
