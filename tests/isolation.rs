@@ -1,8 +1,7 @@
 //! The out-of-process solver mode (`pressure.isolation = "process"`): the same pressure as
 //! in-process, bit for bit, in 2D and 3D and for CSR problems and saved state; a crashing or
-//! hanging solve fails the step with a clear message; plugin messages and logs cross the boundary
-//! sanitised; the fallback solver takes over; the
-//! children are always reaped.
+//! hanging solve fails the step with a clear message; plugin messages and logs cross the
+//! boundary sanitised; the fallback solver takes over; the children are always reaped.
 
 use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
 use flip_plugin::host::{default_plugin_dirs, ChildCommand, PluginSet, SolverInstance};
