@@ -1,6 +1,7 @@
 //! `flipgraph bench …`: whole-step timings on the reference scene, solver sweeps in the style
 //! of Lai et al.'s tables, and surface meshing.
 
+mod isolation;
 mod step;
 mod surface;
 mod sweep;
@@ -23,6 +24,9 @@ pub enum BenchCommand {
     /// LCP solvers for separating walls vs grid size (Lai Tables 1-6), voxelized and
     /// variational side by side.
     Lcp(SweepArgs),
+    /// Seconds per pressure solve in-process vs isolated in a child process
+    /// (`pressure.isolation = "process"`) at 128² and 64³, and the overhead.
+    Isolation(isolation::IsolationArgs),
     /// Liquid surface meshing (particle level set → Surface Nets → smoothing) of the dam
     /// break's particles: about 1 M (64³) and 8 M (128³).
     Surface(surface::SurfaceArgs),
@@ -35,6 +39,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Solvers(a) => sweep::run(session, &a, SweepKind::Linear),
         BenchCommand::Lcp(a) => sweep::run(session, &a, SweepKind::Lcp),
         BenchCommand::Surface(a) => surface::run(session, &a),
+        BenchCommand::Isolation(a) => isolation::run(session, &a),
     }
 }
 

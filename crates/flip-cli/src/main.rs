@@ -66,6 +66,9 @@ enum Command {
     /// Benchmarks: linear solvers, LCP solvers, whole steps.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Internal: serve one isolated solver instance on stdin/stdout (`isolation = "process"`).
+    #[command(name = "__solver-child", hide = true)]
+    SolverChild,
     /// Internal: load and describe one plugin library in this (child) process.
     #[command(name = "__probe-plugin", hide = true)]
     ProbePlugin {
@@ -76,8 +79,12 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    if let Command::ProbePlugin { file } = &cli.command {
-        std::process::exit(flip_plugin::host::probe::child_main(file));
+    match &cli.command {
+        Command::ProbePlugin { file } => {
+            std::process::exit(flip_plugin::host::probe::child_main(file));
+        }
+        Command::SolverChild => std::process::exit(flip_plugin::host::isolation::child_main()),
+        _ => {}
     }
     if let Err(e) = dispatch(cli) {
         // Line by line: multi-line reports (one validation problem a line) keep their lines,
@@ -100,6 +107,8 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Nodes => cmd_info::nodes(&session),
         Command::Compare(args) => compare::run(&session, &args),
         Command::Bench(cmd) => bench::run(&session, cmd),
-        Command::ProbePlugin { .. } => unreachable!("handled before loading plugins"),
+        Command::ProbePlugin { .. } | Command::SolverChild => {
+            unreachable!("handled before loading plugins")
+        }
     }
 }

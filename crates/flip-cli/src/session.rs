@@ -4,7 +4,7 @@ use anyhow::{anyhow, Result};
 use flip_graph::overrides::apply_overrides_scoped;
 use flip_graph::{GraphDoc, GraphError, NodeRegistry};
 use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
-use flip_plugin::host::{LoadOptions, PluginSet};
+use flip_plugin::host::{ChildCommand, LoadOptions, PluginSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,6 +27,7 @@ impl Session {
         let opts = LoadOptions {
             allow_override,
             probe: ProbeCommand::current_exe(&["__probe-plugin"]).ok(),
+            solver_child: ChildCommand::current_exe(&["__solver-child"]).ok(),
             cache_dir: default_cache_dir(),
             ..LoadOptions::with_user_dirs(extra)
         };

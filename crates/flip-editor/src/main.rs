@@ -7,7 +7,7 @@ use flip_editor::autorun::AutoRun;
 use flip_editor::viewport::Overlay;
 use flip_editor::{App, Options};
 use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
-use flip_plugin::host::{LoadOptions, PluginSet};
+use flip_plugin::host::{ChildCommand, LoadOptions, PluginSet};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -59,6 +59,7 @@ fn parse_args() -> Result<Args> {
                 let file = PathBuf::from(value()?);
                 std::process::exit(flip_plugin::host::probe::child_main(&file));
             }
+            "--solver-child" => std::process::exit(flip_plugin::host::isolation::child_main()),
             "--autoplay" => args.auto.autoplay = true,
             "--compare" => args.auto.compare = true,
             "--screenshot" => args.auto.screenshot = Some(value()?.into()),
@@ -95,6 +96,8 @@ fn main() -> Result<()> {
     let opts = LoadOptions {
         allow_override: args.allow_override,
         probe: ProbeCommand::current_exe(&["--probe-plugin"]).ok(),
+        // Isolated solvers (`isolation = "process"`) run in this binary with --solver-child.
+        solver_child: ChildCommand::current_exe(&["--solver-child"]).ok(),
         cache_dir: default_cache_dir(),
         ..LoadOptions::with_user_dirs(&args.plugin_dirs)
     };

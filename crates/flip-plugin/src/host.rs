@@ -9,6 +9,8 @@
 mod discovery;
 mod elf;
 mod instance;
+/// The out-of-process solver mode (child process, shared memory, control channel).
+pub mod isolation;
 mod loaded;
 /// Child-process probing of plugin libraries, with a cache by content hash.
 pub mod probe;
@@ -20,6 +22,7 @@ pub use discovery::{
     PLUGIN_DIR_ENV,
 };
 pub use instance::{ProblemRef, SolveLimits, SolverInstance, HANG_EXIT_CODE};
+pub use isolation::{ChildCommand, ChildFailure};
 pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo};
 pub use services::{CancelToken, LogLine};
 pub use validate::RESERVED_PARAM_NAMES;
@@ -142,6 +145,19 @@ pub enum PluginError {
         plugin: String,
         /// Algorithm name.
         algorithm: String,
+    },
+    /// The child process of an isolated instance crashed, exited, hung or broke the protocol
+    /// (it was reaped; the instance refuses further calls).
+    #[error("plugin `{plugin}` algorithm `{algorithm}` (isolation = \"process\") failed during {call}: {failure}")]
+    Isolated {
+        /// Plugin id.
+        plugin: String,
+        /// Algorithm name.
+        algorithm: String,
+        /// The call that failed (`create`, `solve`, `reset`, ...).
+        call: &'static str,
+        /// How the child failed.
+        failure: ChildFailure,
     },
     /// The returned result contradicts the plugin's own report or is unusable.
     #[error("plugin `{plugin}` algorithm `{algorithm}` returned a wrong result: {message}")]

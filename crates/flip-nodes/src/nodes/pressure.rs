@@ -5,6 +5,7 @@
 
 mod divergence;
 pub(crate) mod params;
+mod solvers;
 pub(crate) mod state;
 
 use super::common::{failed, spec};
@@ -19,13 +20,13 @@ use flip_graph::{
     NodeState, ParamSpec, PortSpec, Value,
 };
 use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
+use flip_plugin::host::{PluginSet, SolveLimits};
 use flip_plugin::sdk::Problem;
 use std::sync::Arc;
 use std::time::Instant;
 
 struct PressureSolve {
-    solver: SolverInstance,
+    solvers: solvers::Solvers,
     separating: bool,
     geometry: Geometry,
     warm_start: bool,
@@ -38,26 +39,25 @@ struct PressureSolve {
 }
 
 impl PressureSolve {
-    fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, String> {
+    fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, NodeError> {
         let p = Params(init.params);
-        let separating = p.text("boundary").map_err(|e| e.to_string())? == "separating";
-        let solver = params::create_solver(plugins, init.params, separating)?;
+        let separating = p.text("boundary")? == "separating";
+        let solvers = solvers::Solvers::new(plugins, init.params, separating, init.id)?;
         let geometry = match p.text("geometry").unwrap_or("variational") {
             "voxelized" => Geometry::Voxelized,
             _ => Geometry::Variational,
         };
         Ok(Self {
-            solver,
+            solvers,
             separating,
             geometry,
-            warm_start: p.bool("warm_start").map_err(|e| e.to_string())?,
+            warm_start: p.bool("warm_start")?,
             system: PressureSystem::default(),
             previous: Vec::new(),
-            time_limit: params::time_limit(&p)?,
+            time_limit: params::time_limit(&p).map_err(failed)?,
             reset_error: None,
             dump_dir: p
-                .bool("dump_problems")
-                .map_err(|e| e.to_string())?
+                .bool("dump_problems")?
                 .then(|| init.out_dir.join(format!("{}_problems", init.id))),
         })
     }
@@ -97,15 +97,12 @@ impl Node for PressureSolve {
         if let Some(e) = self.reset_error.take() {
             return Err(failed(format!("resetting the solver failed: {e}")));
         }
-        self.solver.set_limits(SolveLimits {
+        let limits = SolveLimits {
             time_limit: self.time_limit,
             cancel: Some(ctx.cancel.clone().into()),
-        });
+        };
         let start = Instant::now();
-        let stats = self
-            .solver
-            .solve(&mut view)
-            .map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        let stats = self.solvers.solve(&mut view, limits)?;
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         if self.warm_start {
             self.previous.clone_from(&sys.pressure);
@@ -122,15 +119,13 @@ impl Node for PressureSolve {
         divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.
         let max_div = violation(&div, sys);
-        divergence::check_projection(
-            &self.solver,
-            &stats,
-            &sys.problem.rhs,
-            g.dx,
-            &f.vel,
-            max_div,
-        )
-        .map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        io.stat(
+            "on_fallback",
+            f64::from(u8::from(self.solvers.on_fallback())),
+        );
+        let solver = self.solvers.active();
+        divergence::check_projection(solver, &stats, &sys.problem.rhs, g.dx, &f.vel, max_div)
+            .map_err(|e| failed(params::with_logs(e, solver.take_logs())))?;
         io.stat("max_divergence", f64::from(max_div));
         let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
         io.stat("fluid_cells", unknowns as f64);
@@ -145,12 +140,18 @@ impl Node for PressureSolve {
         self.previous.clear();
         // The plugin forgets what it learned too (policies, hierarchies), so a run after a
         // reset equals a fresh run.
-        self.reset_error = self.solver.reset().err().map(|e| e.to_string());
+        self.reset_error = self.solvers.reset().err().map(|e| e.to_string());
     }
 
     /// The warm-start pressure and the plugin's learned state.
     fn save_state(&mut self) -> Result<NodeState, NodeError> {
-        let (solver, incomplete) = state::save_solver(&mut self.solver)?;
+        let (solver, incomplete) = if self.solvers.on_fallback() {
+            let why =
+                "the fallback solver took over: a resumed run starts the chosen solver afresh";
+            (None, Some(why.to_string()))
+        } else {
+            state::save_solver(self.solvers.active())?
+        };
         Ok(NodeState {
             bytes: encode_state(&(&self.previous, solver))?,
             incomplete,
@@ -160,7 +161,7 @@ impl Node for PressureSolve {
     fn load_state(&mut self, bytes: &[u8]) -> Result<(), NodeError> {
         let (previous, solver): (Vec<f64>, Option<Vec<u8>>) = decode_state(bytes)?;
         self.previous = previous;
-        state::load_solver(&mut self.solver, solver.as_deref())
+        state::load_solver(self.solvers.active(), solver.as_deref())
     }
 }
 
@@ -194,6 +195,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
     let names: Vec<String> = plugins.algorithms().into_iter().map(|(n, _)| n).collect();
     let default = params::default_solver(&names);
     let choices: Vec<&str> = names.iter().map(String::as_str).collect();
+    let fallback_choices: Vec<&str> = std::iter::once("none").chain(choices.clone()).collect();
     let s = spec(
         "pressure",
         "Pressure Solve",
@@ -255,6 +257,24 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 0.0,
                 0.0,
                 1e6,
+            ),
+            ParamSpec::choice(
+                "isolation",
+                "Isolation",
+                "none: the solver runs in this process; process: in a child process on shared \
+                 memory, so a crash or hang of the plugin stops the run with a clear error (or \
+                 falls back)",
+                &["none", "process"],
+                "none",
+            ),
+            ParamSpec::choice(
+                "fallback_solver",
+                "Fallback solver",
+                "with isolation = process: the algorithm (in this process, default parameters) \
+                 that solves the failed step and the rest of the run when the isolated solver \
+                 crashes, exits or hangs; none: the run stops",
+                &fallback_choices,
+                "none",
             ),
             ParamSpec::bool(
                 "dump_problems",

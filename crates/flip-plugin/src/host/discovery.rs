@@ -11,7 +11,7 @@
 //!   is refused naming both.
 
 use super::probe::{self, ProbeCommand};
-use super::{elf, AlgorithmInfo, LoadedPlugin, PluginError};
+use super::{elf, AlgorithmInfo, ChildCommand, LoadedPlugin, PluginError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -74,6 +74,9 @@ pub struct LoadOptions {
     pub probe: Option<ProbeCommand>,
     /// Where probe verdicts are cached (None: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// How to start the child of an isolated solver (`isolation = "process"`); None: this
+    /// program offers no process isolation.
+    pub solver_child: Option<ChildCommand>,
 }
 
 impl LoadOptions {
@@ -108,6 +111,8 @@ pub struct PluginSet {
     pub refused: Vec<PluginError>,
     /// Things the user must hear about that are not refusals (a bundled plugin overridden).
     pub warnings: Vec<String>,
+    /// How to start the child of an isolated solver (from [`LoadOptions::solver_child`]).
+    pub solver_child: Option<ChildCommand>,
 }
 
 fn plugin_files(dir: &Path) -> Vec<PathBuf> {
@@ -134,7 +139,10 @@ impl PluginSet {
 
     /// Discovers, probes and loads plugins as `opts` says (rules: module docs).
     pub fn load(opts: &LoadOptions) -> Self {
-        let mut set = Self::default();
+        let mut set = Self {
+            solver_child: opts.solver_child.clone(),
+            ..Self::default()
+        };
         for (dirs, bundled) in [(&opts.bundled_dirs, true), (&opts.user_dirs, false)] {
             for file in dirs.iter().flat_map(|d| plugin_files(d)) {
                 if let Err(e) = set.consider(&file, bundled, opts) {

@@ -1,18 +1,19 @@
 //! A live solver instance: creation, solves with limits and result checks, reset and state.
 
+mod local;
+mod remote;
 mod state;
 mod watchdog;
 
-use super::services::{CallContext, CancelToken, LogLine};
+use super::isolation::ChildSolver;
+use super::services::{CancelToken, LogLine};
 use super::{LoadedPlugin, PluginError};
-use crate::abi::{self, ErrorBuf, ParamValue, SolveStats};
+use crate::abi::{self, SolveStats};
 use crate::sdk::{check, CsrProblem, Problem};
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::c_void;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 pub use watchdog::HANG_EXIT_CODE;
-
-const ERROR_CAPACITY: usize = 1024;
 
 /// Limits of every solve of an instance.
 #[derive(Clone, Debug, Default)]
@@ -35,12 +36,21 @@ pub enum ProblemRef<'p, 'a> {
     Csr(&'p mut CsrProblem<'a>),
 }
 
-/// A live solver instance of a plugin algorithm. Destroyed on drop.
+/// Where the plugin's instance lives.
+enum Backend {
+    /// In this process: the plugin's handle.
+    Local(*mut c_void),
+    /// In a child process ([`SolverInstance::create_isolated`]).
+    Child(Box<ChildSolver>),
+}
+
+/// A live solver instance of a plugin algorithm, in this process or isolated in a child
+/// process. Destroyed on drop.
 pub struct SolverInstance {
     plugin: Arc<LoadedPlugin>,
     algorithm: String,
     capabilities: u32,
-    handle: *mut c_void,
+    backend: Backend,
     poisoned: bool,
     limits: SolveLimits,
     logs: Vec<LogLine>,
@@ -50,33 +60,9 @@ pub struct SolverInstance {
 }
 
 // SAFETY: an instance is used by one thread at a time (`&mut self` on every call); the ABI
-// requires plugin instances to be movable between threads (see `abi`'s thread-safety section).
+// requires plugin instances to be movable between threads (see `abi`'s thread-safety section);
+// a child backend is plain process handles and a mapping.
 unsafe impl Send for SolverInstance {}
-
-/// The sanitised message in an error buffer.
-fn message(buf: &[u8]) -> String {
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let text = crate::sanitize(&String::from_utf8_lossy(&buf[..end])).into_owned();
-    if text.is_empty() {
-        "no message".into()
-    } else {
-        text
-    }
-}
-
-/// A caller-owned error buffer and its C description.
-struct Buf(Vec<u8>);
-impl Buf {
-    fn new() -> Self {
-        Self(vec![0u8; ERROR_CAPACITY])
-    }
-    fn raw(&mut self) -> ErrorBuf {
-        ErrorBuf {
-            data: self.0.as_mut_ptr().cast::<c_char>(),
-            capacity: self.0.len(),
-        }
-    }
-}
 
 impl SolverInstance {
     /// Creates an instance of `algorithm` with `params` (name, value) pairs.
@@ -91,52 +77,36 @@ impl SolverInstance {
         let info = plugin
             .algorithm(algorithm)
             .ok_or_else(|| PluginError::UnknownAlgorithm(format!("{}/{algorithm}", plugin.id)))?;
-        let names: Vec<CString> = params
-            .iter()
-            .map(|(n, _)| CString::new(n.as_str()).unwrap_or_default())
-            .collect();
-        let values: Vec<ParamValue> = names
-            .iter()
-            .zip(params)
-            .map(|(n, (_, v))| ParamValue {
-                name: n.as_ptr(),
-                value: *v,
-            })
-            .collect();
-        let (mut handle, mut buf) = (std::ptr::null_mut(), Buf::new());
-        let ctx = CallContext::new(None, None);
-        let services = ctx.services();
-        let create = plugin.table().create.expect("checked at load");
-        // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
-        let status = unsafe {
-            create(
-                info.index,
-                values.as_ptr(),
-                values.len() as u32,
-                &services,
-                &mut handle,
-                &mut buf.raw(),
-            )
-        };
-        if status != abi::STATUS_OK || handle.is_null() {
-            return Err(PluginError::Call {
-                plugin: plugin.id.clone(),
-                algorithm: algorithm.into(),
-                status,
-                message: message(&buf.0),
-            });
-        }
-        Ok(Self {
-            capabilities: info.capabilities,
+        let (index, caps) = (info.index, info.capabilities);
+        let (handle, logs) = local::create(&plugin, index, algorithm, params)?;
+        let backend = Backend::Local(handle);
+        Ok(Self::new(plugin, caps, algorithm, backend, logs, params))
+    }
+
+    fn new(
+        plugin: Arc<LoadedPlugin>,
+        capabilities: u32,
+        algorithm: &str,
+        backend: Backend,
+        logs: Vec<LogLine>,
+        params: &[(String, f64)],
+    ) -> Self {
+        Self {
+            capabilities,
             plugin,
             algorithm: algorithm.into(),
-            handle,
+            backend,
             poisoned: false,
             limits: SolveLimits::default(),
-            logs: ctx.take_logs(),
+            logs,
             progress: 0.0,
             params: params.to_vec(),
-        })
+        }
+    }
+
+    /// Whether the instance runs in a child process.
+    pub fn is_isolated(&self) -> bool {
+        matches!(self.backend, Backend::Child(_))
     }
 
     /// `plugin/algorithm`.
@@ -246,9 +216,7 @@ impl SolverInstance {
         match problem {
             ProblemRef::Structured(p) => {
                 p.validate().map_err(|e| bad(e.to_string()))?;
-                let raw = p.to_abi();
-                let stats =
-                    self.call_solve(abi::PROBLEM_STRUCTURED, std::ptr::from_ref(&raw).cast())?;
+                let stats = self.run_solve(ProblemRef::Structured(p))?;
                 // The one-pass residual settles almost every solve; the projected one decides
                 // only when that pass alone would refuse the result.
                 if self.check(check::structured_raw(p), &stats).is_err() {
@@ -258,54 +226,42 @@ impl SolverInstance {
             }
             ProblemRef::Csr(p) => {
                 p.validate().map_err(|e| bad(e.to_string()))?;
-                let raw = p.to_abi();
-                let stats = self.call_solve(abi::PROBLEM_CSR, std::ptr::from_ref(&raw).cast())?;
+                let stats = self.run_solve(ProblemRef::Csr(p))?;
                 self.check(check::csr(p), &stats)?;
                 Ok(stats)
             }
         }
     }
 
-    /// Calls the plugin's `solve` under the limits.
-    fn call_solve(&mut self, kind: u32, problem: *const c_void) -> Result<SolveStats, PluginError> {
-        let start = Instant::now();
-        let limit = self.limits.time_limit;
-        let ctx = CallContext::new(self.limits.cancel.clone(), limit.map(|l| start + l));
-        let services = ctx.services();
-        let (mut stats, mut buf) = (SolveStats::default(), Buf::new());
-        let solve = self.plugin.table().solve.expect("checked at load");
-        let guard = limit.map(|l| watchdog::Watchdog::start(self.qualified_name(), l));
-        // SAFETY: `problem` borrows validated arrays for the duration of the call; `services`
-        // points at `ctx`, alive until after the call.
-        let status = unsafe {
-            solve(
-                self.handle,
-                kind,
-                problem,
-                &services,
-                &mut stats,
-                &mut buf.raw(),
-            )
-        };
-        drop(guard);
-        self.logs = ctx.take_logs();
-        self.progress = ctx.progress();
-        if status == abi::STATUS_PANIC {
-            self.poisoned = true;
+    /// Solves without the result checks (the isolated solver's child: the host checks).
+    ///
+    /// # Errors
+    /// As [`SolverInstance::solve`], except [`PluginError::WrongResult`].
+    pub(crate) fn solve_unchecked(
+        &mut self,
+        problem: ProblemRef<'_, '_>,
+    ) -> Result<SolveStats, PluginError> {
+        self.usable()?;
+        match problem {
+            ProblemRef::Structured(p) => self.run_solve(ProblemRef::Structured(p)),
+            ProblemRef::Csr(p) => self.run_solve(ProblemRef::Csr(p)),
         }
-        let timed_out = ctx.timed_out.load(std::sync::atomic::Ordering::Relaxed);
-        match (status, timed_out, ctx.user_cancelled()) {
-            (abi::STATUS_OK, _, _) => Ok(stats),
-            (abi::STATUS_CANCELLED, true, _) => Err(PluginError::TimeLimit {
-                plugin: self.plugin.id.clone(),
-                algorithm: self.algorithm.clone(),
-                limit: limit.unwrap_or_default(),
-            }),
-            (abi::STATUS_CANCELLED, _, true) => Err(PluginError::Cancelled {
-                plugin: self.plugin.id.clone(),
-                algorithm: self.algorithm.clone(),
-            }),
-            (s, _, _) => Err(self.fail(s, message(&buf.0))),
+    }
+
+    /// Hands a validated problem to the backend.
+    fn run_solve(&mut self, mut problem: ProblemRef<'_, '_>) -> Result<SolveStats, PluginError> {
+        if let Backend::Child(_) = self.backend {
+            return self.remote_solve(&mut problem);
+        }
+        match problem {
+            ProblemRef::Structured(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_STRUCTURED, std::ptr::from_ref(&raw).cast())
+            }
+            ProblemRef::Csr(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_CSR, std::ptr::from_ref(&raw).cast())
+            }
         }
     }
 
@@ -339,11 +295,12 @@ impl SolverInstance {
 }
 
 impl Drop for SolverInstance {
+    /// Destroys a local instance (not after a panic); a child backend ends its process.
     fn drop(&mut self) {
-        if !self.poisoned {
+        if let (Backend::Local(handle), false) = (&self.backend, self.poisoned) {
             let destroy = self.plugin.table().destroy.expect("checked at load");
             // SAFETY: `handle` came from this plugin's `create` and is destroyed once.
-            unsafe { destroy(self.handle) };
+            unsafe { destroy(*handle) };
         }
     }
 }

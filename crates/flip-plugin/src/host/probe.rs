@@ -89,13 +89,16 @@ pub fn child_main(path: &Path) -> i32 {
 }
 
 /// Name of a common fatal signal.
-fn signal_name(sig: i32) -> &'static str {
+pub(super) fn signal_name(sig: i32) -> &'static str {
     match sig {
         4 => " (SIGILL)",
         6 => " (SIGABRT)",
         7 => " (SIGBUS)",
         8 => " (SIGFPE)",
         9 => " (SIGKILL)",
+        2 => " (SIGINT)",
+        5 => " (SIGTRAP)",
+        13 => " (SIGPIPE)",
         11 => " (SIGSEGV)",
         15 => " (SIGTERM)",
         _ => "",

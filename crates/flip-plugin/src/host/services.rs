@@ -13,15 +13,27 @@ const MAX_LOG_LINES: usize = 64;
 /// Longest log line kept, in bytes.
 const MAX_LOG_LEN: usize = 1024;
 
+/// Another source of "stop" besides the flag: an isolated solver's child reads the flag the
+/// host raises in their shared memory.
+type Watched = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// A cancel flag shared by whoever may stop a run (SIGINT handler, the editor's Stop) and the
 /// solves that poll it through the host services.
-#[derive(Clone, Debug, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+#[derive(Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>, Option<Watched>);
+
+impl std::fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("CancelToken")
+            .field(&self.is_cancelled())
+            .finish()
+    }
+}
 
 impl From<Arc<AtomicBool>> for CancelToken {
     /// A token over an existing flag (e.g. `flip_graph::Simulation::cancel_flag`).
     fn from(flag: Arc<AtomicBool>) -> Self {
-        Self(flag)
+        Self(flag, None)
     }
 }
 
@@ -34,9 +46,14 @@ impl CancelToken {
     pub fn cancel(&self) {
         self.0.store(true, Ordering::SeqCst);
     }
-    /// Whether [`CancelToken::cancel`] was called since the last [`CancelToken::clear`].
+    /// A token that is also cancelled whenever `source` says so.
+    pub(crate) fn watching(source: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::default(), Some(Arc::new(source)))
+    }
+    /// Whether [`CancelToken::cancel`] was called since the last [`CancelToken::clear`] (or
+    /// the watched source says stop).
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.load(Ordering::Relaxed) || self.1.as_ref().is_some_and(|w| w())
     }
     /// Back to "not cancelled" (the editor after a Stop, before the next Play).
     pub fn clear(&self) {

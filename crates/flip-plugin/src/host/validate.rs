@@ -17,6 +17,8 @@ pub const RESERVED_PARAM_NAMES: &[&str] = &[
     "warm_start",
     "time_limit",
     "dump_problems",
+    "isolation",
+    "fallback_solver",
 ];
 
 /// Reads a NUL-terminated UTF-8 string of at most `cap` bytes, sanitised.

@@ -48,8 +48,48 @@ pub(crate) fn create_solver(
             lcp_solvers(plugins).join(", ")
         ));
     }
+    let isolated = matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
     let values = algorithm_values(info, values)?;
-    SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string())
+    if !isolated {
+        return SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string());
+    }
+    let Some(cmd) = &plugins.solver_child else {
+        return Err(
+            "parameter `isolation`: \"process\" is not offered by this program (it \
+            cannot start a solver child process); use \"none\""
+                .into(),
+        );
+    };
+    SolverInstance::create_isolated(plugin, &info.name, &values, cmd).map_err(|e| e.to_string())
+}
+
+/// The in-process fallback named by `fallback_solver` (`none`: no fallback), with its default
+/// parameters; it must pose the same problems as the node.
+pub(crate) fn create_fallback(
+    plugins: &PluginSet,
+    values: &ParamMap,
+    separating: bool,
+) -> Result<Option<SolverInstance>, String> {
+    let name = match values.get("fallback_solver") {
+        Some(ParamValue::Text(t)) if t != "none" && !t.is_empty() => t,
+        _ => return Ok(None),
+    };
+    let (plugin, info) = plugins
+        .find(name)
+        .map_err(|e| no_solver_message(&e, plugins))?;
+    if !info.accepts_structured() || (separating && !info.supports_lcp()) {
+        let need = if separating {
+            "an LCP solver"
+        } else {
+            "a solver"
+        };
+        return Err(format!(
+            "`{name}` cannot stand in: this node needs {need} of structured grid problems"
+        ));
+    }
+    SolverInstance::create(plugin, &info.name, &[])
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Preferred default: multigrid-preconditioned CG, then MIC(0)-PCG, then anything.

@@ -1,7 +1,9 @@
 //! Reset and saved state of an instance.
 
-use super::{message, Buf, SolverInstance};
+use super::local::{message, Buf};
+use super::{Backend, SolverInstance};
 use crate::abi;
+use crate::host::isolation::wire::{Answer, Request};
 use crate::host::PluginError;
 
 impl SolverInstance {
@@ -22,10 +24,13 @@ impl SolverInstance {
     /// [`PluginError::Call`] with the plugin's message.
     pub fn reset(&mut self) -> Result<(), PluginError> {
         self.usable()?;
+        if let Backend::Child(_) = self.backend {
+            return self.remote_call(&Request::Reset, "reset").map(drop);
+        }
         let mut buf = Buf::new();
         let reset = self.plugin.table().reset.expect("checked at load");
         // SAFETY: `handle` is live; `buf` outlives the call.
-        let status = unsafe { reset(self.handle, &mut buf.raw()) };
+        let status = unsafe { reset(self.handle(), &mut buf.raw()) };
         self.status(status, &buf)
     }
 
@@ -36,13 +41,19 @@ impl SolverInstance {
     /// [`PluginError::Call`] with the plugin's message, or a size the plugin misreported.
     pub fn save_state(&mut self) -> Result<Option<Vec<u8>>, PluginError> {
         self.usable()?;
+        if let Backend::Child(_) = self.backend {
+            return match self.remote_call(&Request::SaveState, "save_state")? {
+                Answer::State(state) => Ok(state),
+                _ => Err(self.protocol("save_state")),
+            };
+        }
         let t = self.plugin.table();
         let (Some(size_fn), Some(save_fn)) = (t.state_size, t.save_state) else {
             return Ok(None);
         };
         let (mut size, mut buf) = (0u64, Buf::new());
         // SAFETY: `handle` is live; out-pointers are valid.
-        let status = unsafe { size_fn(self.handle, &mut size, &mut buf.raw()) };
+        let status = unsafe { size_fn(self.handle(), &mut size, &mut buf.raw()) };
         self.status(status, &buf)?;
         let size = usize::try_from(size).ok().filter(|&s| s <= 1 << 32);
         let Some(size) = size else {
@@ -52,7 +63,7 @@ impl SolverInstance {
         // SAFETY: `data` is writable for `size` bytes.
         let status = unsafe {
             save_fn(
-                self.handle,
+                self.handle(),
                 data.as_mut_ptr(),
                 size as u64,
                 &mut written,
@@ -76,6 +87,10 @@ impl SolverInstance {
     /// [`PluginError::Call`]: no state support, or a state the plugin refuses.
     pub fn load_state(&mut self, state: &[u8]) -> Result<(), PluginError> {
         self.usable()?;
+        if let Backend::Child(_) = self.backend {
+            let req = Request::LoadState(state.to_vec());
+            return self.remote_call(&req, "load_state").map(drop);
+        }
         let Some(load) = self.plugin.table().load_state else {
             return Err(self.fail(
                 abi::STATUS_UNSUPPORTED,
@@ -86,7 +101,7 @@ impl SolverInstance {
         // SAFETY: `state` is readable for its length during the call.
         let status = unsafe {
             load(
-                self.handle,
+                self.handle(),
                 state.as_ptr(),
                 state.len() as u64,
                 &mut buf.raw(),

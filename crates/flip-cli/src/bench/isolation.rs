@@ -1,0 +1,122 @@
+//! `flipgraph bench isolation`: seconds per pressure solve with the solver in this process
+//! and isolated in a child process (`pressure.isolation = "process"`), on the reference dam
+//! break at 128² and 64³; both simulations step in turn on the same problems.
+
+use super::bench_dir;
+use crate::cmd_run::build;
+use crate::session::Session;
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use flip_graph::{Simulation, StepReport};
+use std::path::PathBuf;
+
+/// Arguments of `bench isolation`.
+#[derive(Args)]
+pub struct IsolationArgs {
+    /// 2D grid sizes (cells per axis).
+    #[arg(long, value_delimiter = ',', default_value = "128")]
+    pub sizes_2d: Vec<usize>,
+    /// 3D grid sizes (cells per axis).
+    #[arg(long, value_delimiter = ',', default_value = "64")]
+    pub sizes_3d: Vec<usize>,
+    /// Timed solves per mode and size.
+    #[arg(long, default_value_t = 20)]
+    pub steps: u32,
+    /// Untimed warm-up steps (the first solve maps the shared memory).
+    #[arg(long, default_value_t = 3)]
+    pub warmup: u32,
+    /// The algorithm.
+    #[arg(long, default_value = "multigrid/mgpcg")]
+    pub solver: String,
+    /// Folder for scratch output (default out/bench).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// A statistic of the pressure node in a step.
+fn stat(sim: &Simulation, r: &StepReport, name: &str) -> Option<f64> {
+    let i = sim.plan().nodes.iter().position(|n| n.id == "pressure")?;
+    r.node_stats[i]
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| *v)
+}
+
+/// Median and minimum (the least disturbed solve, on a busy machine).
+fn median_min(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let med = v.get(v.len() / 2).copied().unwrap_or(f64::NAN);
+    (med, v.first().copied().unwrap_or(f64::NAN))
+}
+
+/// (median, minimum) ms per solve in-process and isolated.
+type Times = [(f64, f64); 2];
+
+/// One scene in both modes: the times and whether both gave the same iterations and residuals.
+fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(Times, bool)> {
+    let (graph, grid) = if dim == 2 {
+        ("graphs/bench_dam_break_2d.ron", format!("[{n}, {n}, 1]"))
+    } else {
+        ("graphs/bench_dam_break_3d.ron", format!("[{n}, {n}, {n}]"))
+    };
+    let graph = PathBuf::from(graph);
+    let out = bench_dir(&a.out).join("isolation");
+    std::fs::create_dir_all(&out)?;
+    let mut sims = Vec::new();
+    for mode in ["none", "process"] {
+        let sets = [
+            format!("settings.grid={grid}"),
+            format!("settings.cell_size={}", 1.0 / n as f64),
+            format!("pressure.solver={}", a.solver),
+            format!("pressure.isolation={mode}"),
+        ];
+        let doc = session.graph(&graph, &sets)?;
+        sims.push(build(session, &doc, &graph, &out.join(mode))?);
+    }
+    let (mut times, mut same) = ([Vec::new(), Vec::new()], true);
+    for s in 0..a.warmup + a.steps {
+        let mut seen = Vec::new();
+        for (m, sim) in sims.iter_mut().enumerate() {
+            let r = sim
+                .substep(1.0 / 240.0, s, false)
+                .map_err(|e| anyhow!("{e}"))?;
+            let ms = stat(sim, &r, "solve_ms").ok_or_else(|| anyhow!("no pressure solve"))?;
+            if s >= a.warmup {
+                times[m].push(ms);
+            }
+            seen.push((stat(sim, &r, "iterations"), stat(sim, &r, "residual")));
+        }
+        same &= seen[0] == seen[1];
+    }
+    Ok((times.map(median_min), same))
+}
+
+/// Runs the benchmark and prints the table.
+pub fn run(session: &Session, a: &IsolationArgs) -> Result<()> {
+    if a.steps == 0 {
+        bail!("--steps must be at least 1");
+    }
+    println!(
+        "{} per pressure solve, median and minimum of {} solves after {} warm-up steps",
+        a.solver, a.steps, a.warmup
+    );
+    println!("| grid | in-process ms | isolated ms | overhead ms | overhead | min in-process / isolated ms | overhead of min | same results |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let scenes = a.sizes_2d.iter().map(|&n| (2, n));
+    for (dim, n) in scenes.chain(a.sizes_3d.iter().map(|&n| (3, n))) {
+        let ([(local, local_min), (isolated, isolated_min)], same) = measure(session, a, dim, n)?;
+        let name = if dim == 2 {
+            format!("{n}²")
+        } else {
+            format!("{n}³")
+        };
+        println!(
+            "| {name} | {local:.3} | {isolated:.3} | {:.3} | {:+.1} % | {local_min:.3} / {isolated_min:.3} | {:+.1} % | {} |",
+            isolated - local,
+            100.0 * (isolated - local) / local,
+            100.0 * (isolated_min - local_min) / local_min,
+            if same { "yes" } else { "NO" }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! The binary with `pressure.isolation = "process"`: a crashing or hanging solver ends the run
+//! with a clear message, the frames before it intact and nothing left behind (no child, no
+//! shared-memory file); a killed host takes its solver child with it; `validate` checks the
+//! new parameters.
+
+use flipgraph_tests::hostile_copy;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn flipgraph(plugins: &Path, cache: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_flipgraph"));
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    c.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("XDG_CACHE_HOME", cache)
+        .args(["--plugin-dir", deps.to_str().unwrap()])
+        .args(["--plugin-dir", plugins.to_str().unwrap()]);
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A 24² dam break for 3 frames (2 solves a frame) with `solver` isolated.
+fn run_args(out: &Path, solver: &str) -> Vec<String> {
+    let sets = [
+        "settings.grid=24",
+        "export.png=false",
+        "pressure.isolation=process",
+        "pressure.fail_after=4",
+    ];
+    let mut a: Vec<String> = ["run", "graphs/dam_break_2d.ron", "--quiet", "--frames=3"]
+        .map(String::from)
+        .into();
+    a.extend(["--out".into(), out.display().to_string()]);
+    for s in sets
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("pressure.solver={solver}")])
+    {
+        a.extend(["--set".into(), s]);
+    }
+    a
+}
+
+/// Shared-memory files of process `pid` left in /dev/shm.
+fn shm_files(pid: u32) -> Vec<PathBuf> {
+    let prefix = format!("flipgraph-solver-{pid}-");
+    std::fs::read_dir("/dev/shm").map_or(Vec::new(), |d| {
+        d.flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn a_crashing_or_hanging_isolated_solver_ends_the_run_keeping_earlier_frames() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    for (solver, extra, message) in [
+        ("hostile/crash-segv", None, "failed during solve: the solver process was killed by signal 11 (SIGSEGV)"),
+        ("hostile/ignore-cancel", Some("pressure.time_limit=0.2"), "failed during solve: the solve ignored its time limit of 0.200 s and cancellation; the solver process was killed after"),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let start = Instant::now();
+        let mut cmd = flipgraph(dir.path(), cache.path());
+        cmd.args(run_args(out.path(), solver));
+        if let Some(e) = extra {
+            cmd.args(["--set", e]);
+        }
+        let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let pid = child.id();
+        let o = child.wait_with_output().unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(3), "{t}");
+        assert!(t.contains("frame 3, node `pressure`"), "{t}");
+        assert!(t.contains(&format!("plugin `hostile` algorithm `{}` (isolation = \"process\") {message}", &solver[8..])), "{t}");
+        assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+        for f in 1..=2 {
+            assert!(out.path().join(format!("frames/frame_{f:04}.ply")).is_file(), "frame {f}");
+        }
+        let verify = Command::new(env!("CARGO_BIN_EXE_flipgraph"))
+            .args(["verify", out.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(verify.status.success(), "{}", text(&verify));
+        assert_eq!(shm_files(pid), Vec::<PathBuf>::new(), "no shared file left");
+    }
+}
+
+/// Processes whose environment holds `tag`.
+fn tagged(tag: &str) -> usize {
+    let needle = format!("FLIPGRAPH_TEST_TAG={tag}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("environ")).ok())
+        .filter(|env| env.split(|&b| b == 0).any(|v| v == needle.as_bytes()))
+        .count()
+}
+
+#[test]
+fn a_killed_host_takes_its_hung_solver_child_with_it() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let tag = format!("{}-{:?}", std::process::id(), Instant::now());
+    let mut host = flipgraph(dir.path(), cache.path())
+        .args(run_args(out.path(), "hostile/ignore-cancel"))
+        .env("FLIPGRAPH_TEST_TAG", &tag)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while tagged(&tag) < 2 && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(tagged(&tag), 2, "host and solver child running");
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let start = Instant::now();
+    while tagged(&tag) > 0 && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(tagged(&tag), 0, "no orphaned solver child");
+}
+
+#[test]
+fn validate_checks_the_isolation_parameters() {
+    let cache = tempfile::tempdir().unwrap();
+    let validate = |sets: &[&str]| {
+        let mut c = flipgraph(cache.path(), cache.path());
+        c.args(["validate", "graphs/dam_break_2d.ron"]);
+        for s in sets {
+            c.args(["--set", s]);
+        }
+        c.output().unwrap()
+    };
+    let ok = validate(&[
+        "pressure.isolation=process",
+        "pressure.fallback_solver=pcg/mic0-pcg",
+    ]);
+    assert!(ok.status.success(), "{}", text(&ok));
+    let bad = validate(&["pressure.isolation=thread"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad).contains("node `pressure`, `isolation`: `thread` is not one of none, process"),
+        "{}",
+        text(&bad)
+    );
+    let bad = validate(&["pressure.fallback_solver=nope/x"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad).contains("node `pressure`, `fallback_solver`: `nope/x` is not one of none,"),
+        "{}",
+        text(&bad)
+    );
+    let lcp = Command::new(env!("CARGO_BIN_EXE_flipgraph"))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .env("XDG_CACHE_HOME", cache.path())
+        .args([
+            "validate",
+            "graphs/lcp_circle_2d.ron",
+            "--set",
+            "pressure.fallback_solver=pcg/cg",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(lcp.status.code(), Some(1));
+    assert!(
+        text(&lcp)
+            .contains("`fallback_solver`: `pcg/cg` cannot stand in: this node needs an LCP solver"),
+        "{}",
+        text(&lcp)
+    );
+}

@@ -1,0 +1,99 @@
+//! The pressure node's solvers: the chosen algorithm, in this process or isolated in a child
+//! process (`isolation = "process"`), and the optional in-process `fallback_solver` that takes
+//! over for the rest of the run when the isolated child crashes, exits or hangs.
+
+use super::params;
+use crate::nodes::common::failed;
+use flip_graph::{NodeError, ParamMap, ParamValue};
+use flip_plugin::abi::SolveStats;
+use flip_plugin::host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
+use flip_plugin::sdk::Problem;
+
+pub(crate) struct Solvers {
+    primary: SolverInstance,
+    fallback: Option<SolverInstance>,
+    on_fallback: bool,
+    node: String,
+}
+
+impl Solvers {
+    /// The node's solver and fallback from its parameters.
+    pub fn new(
+        plugins: &PluginSet,
+        values: &ParamMap,
+        separating: bool,
+        node: &str,
+    ) -> Result<Self, NodeError> {
+        let isolated =
+            matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
+        if isolated && plugins.solver_child.is_none() {
+            let why = "\"process\" is not offered by this program (it cannot start a solver \
+                child process); use \"none\"";
+            return Err(NodeError::param("isolation", why));
+        }
+        let primary = params::create_solver(plugins, values, separating)?;
+        let fallback = params::create_fallback(plugins, values, separating)
+            .map_err(|e| NodeError::param("fallback_solver", e))?;
+        Ok(Self {
+            primary,
+            fallback,
+            on_fallback: false,
+            node: node.into(),
+        })
+    }
+
+    /// The instance that solves now.
+    pub fn active(&mut self) -> &mut SolverInstance {
+        match (&mut self.fallback, self.on_fallback) {
+            (Some(f), true) => f,
+            _ => &mut self.primary,
+        }
+    }
+
+    /// Whether the fallback has taken over.
+    pub fn on_fallback(&self) -> bool {
+        self.on_fallback
+    }
+
+    /// Solves `view` with the active instance; when the isolated primary fails, warns and
+    /// solves the same problem with the fallback, which then stays.
+    pub fn solve(
+        &mut self,
+        view: &mut Problem<'_>,
+        limits: SolveLimits,
+    ) -> Result<SolveStats, NodeError> {
+        let solver = self.active();
+        solver.set_limits(limits.clone());
+        let err = match solver.solve(view) {
+            Ok(stats) => return Ok(stats),
+            Err(e) => e,
+        };
+        let child_failed = match &err {
+            // A user's stop is not a reason to switch solvers.
+            PluginError::Isolated { failure, .. } => {
+                failure.is_solver_fault() && *failure != ChildFailure::CancelIgnored
+            }
+            PluginError::TimeLimit { .. } => self.primary.is_isolated(),
+            _ => false,
+        };
+        if self.on_fallback || !child_failed || self.fallback.is_none() {
+            return Err(failed(params::with_logs(err, self.active().take_logs())));
+        }
+        self.on_fallback = true;
+        let node = flip_plugin::sanitize(&self.node).into_owned();
+        let fallback = self.active();
+        eprintln!(
+            "warning: node `{node}`: {err}; this step and the rest of the run are solved with the fallback `{}`",
+            fallback.qualified_name()
+        );
+        fallback.set_limits(limits);
+        fallback
+            .solve(view)
+            .map_err(|e| failed(params::with_logs(e, fallback.take_logs())))
+    }
+
+    /// Resets the active instance.
+    pub fn reset(&mut self) -> Result<(), PluginError> {
+        self.active().reset()
+    }
+}

@@ -1,0 +1,157 @@
+//! Calls into an instance isolated in a child process ([`crate::host::isolation`]): the same
+//! contract as a local instance, with the child's failures reported as
+//! [`PluginError::Isolated`].
+
+use super::{Backend, SolverInstance};
+use crate::abi::{self, SolveStats};
+use crate::host::isolation::wire::{Answer, Reply, Request, WireError};
+use crate::host::isolation::{ChildCommand, ChildFailure, ChildSolver};
+use crate::host::services::LogLine;
+use crate::host::{LoadedPlugin, PluginError, ProblemRef};
+use std::sync::Arc;
+
+/// Most log lines taken from one reply (the child caps them too).
+const MAX_LOG_LINES: usize = 65;
+/// Longest log line or message taken from a reply, in bytes.
+const MAX_TEXT: usize = 4096;
+
+/// Text from the child, sanitised again (the child runs plugin code) and capped.
+fn clean(text: &str) -> String {
+    let mut end = text.len().min(MAX_TEXT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    crate::sanitize(&text[..end]).into_owned()
+}
+
+impl SolverInstance {
+    /// Creates an instance of `algorithm` in a child process started by `cmd`; solves then copy
+    /// the problem into shared memory and run in the child, so a crash, exit or hang of the
+    /// plugin fails the call ([`PluginError::Isolated`]) instead of the host.
+    ///
+    /// # Errors
+    /// [`PluginError::UnknownAlgorithm`], [`PluginError::Call`] with the plugin's message, or
+    /// [`PluginError::Isolated`] when the child could not be started or failed.
+    pub fn create_isolated(
+        plugin: Arc<LoadedPlugin>,
+        algorithm: &str,
+        params: &[(String, f64)],
+        cmd: &ChildCommand,
+    ) -> Result<Self, PluginError> {
+        let info = plugin
+            .algorithm(algorithm)
+            .ok_or_else(|| PluginError::UnknownAlgorithm(format!("{}/{algorithm}", plugin.id)))?;
+        let isolated = |failure| PluginError::Isolated {
+            plugin: plugin.id.clone(),
+            algorithm: algorithm.into(),
+            call: "create",
+            failure,
+        };
+        let (child, reply) =
+            ChildSolver::start(cmd, &plugin, algorithm, params).map_err(isolated)?;
+        let caps = info.capabilities;
+        let backend = Backend::Child(Box::new(child));
+        let mut me = Self::new(plugin.clone(), caps, algorithm, backend, Vec::new(), params);
+        me.answer(reply)?;
+        Ok(me)
+    }
+
+    /// Sends a control request and returns the child's answer.
+    pub(super) fn remote_call(
+        &mut self,
+        req: &Request,
+        call: &'static str,
+    ) -> Result<Answer, PluginError> {
+        let Backend::Child(child) = &mut self.backend else {
+            unreachable!("remote call on a local instance");
+        };
+        let reply = child.call(req).map_err(|f| self.isolated(call, f))?;
+        self.answer(reply)
+    }
+
+    /// Solves a validated problem in the child.
+    pub(super) fn remote_solve(
+        &mut self,
+        problem: &mut ProblemRef<'_, '_>,
+    ) -> Result<SolveStats, PluginError> {
+        let Backend::Child(child) = &mut self.backend else {
+            unreachable!("remote solve on a local instance");
+        };
+        let limits = self.limits.clone();
+        let waited = child
+            .solve(problem, &limits)
+            .map_err(|f| self.isolated("solve", f))?;
+        let cancelled = matches!(waited.reply.result, Err(WireError::Cancelled));
+        match (cancelled, waited.timed_out, waited.cancelled) {
+            (true, true, _) => Err(PluginError::TimeLimit {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+                limit: limits.time_limit.unwrap_or_default(),
+            }),
+            (true, _, true) => Err(PluginError::Cancelled {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+            }),
+            _ => match self.answer(waited.reply)? {
+                Answer::Solved(s) => Ok(SolveStats {
+                    iterations: s.iterations,
+                    outer_iterations: s.outer_iterations,
+                    residual: s.residual,
+                    initial_residual: s.initial_residual,
+                    converged: s.converged,
+                }),
+                _ => Err(self.protocol("solve")),
+            },
+        }
+    }
+
+    /// Takes the logs and progress of a reply and turns its error into a [`PluginError`].
+    fn answer(&mut self, reply: Reply) -> Result<Answer, PluginError> {
+        self.logs = reply
+            .logs
+            .iter()
+            .take(MAX_LOG_LINES)
+            .map(|(level, text)| LogLine {
+                level: (*level).min(abi::LOG_DEBUG),
+                text: clean(text),
+            })
+            .collect();
+        let p = reply.progress;
+        self.progress = if p.is_finite() {
+            p.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        match reply.result {
+            Ok(answer) => Ok(answer),
+            Err(WireError::Call { status, message }) => {
+                if status == abi::STATUS_PANIC {
+                    self.poisoned = true;
+                }
+                Err(self.fail(status, clean(&message)))
+            }
+            Err(WireError::Cancelled) => Err(PluginError::Cancelled {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+            }),
+            Err(WireError::Other(message)) => Err(self.fail(abi::STATUS_FAILED, clean(&message))),
+        }
+    }
+
+    fn isolated(&self, call: &'static str, failure: ChildFailure) -> PluginError {
+        PluginError::Isolated {
+            plugin: self.plugin.id.clone(),
+            algorithm: self.algorithm.clone(),
+            call,
+            failure,
+        }
+    }
+
+    /// An answer of the wrong kind.
+    pub(super) fn protocol(&self, call: &'static str) -> PluginError {
+        self.isolated(
+            call,
+            ChildFailure::Protocol(format!("wrong answer to {call}")),
+        )
+    }
+}

@@ -1,0 +1,283 @@
+//! The host's end of an isolated solver: starts the child, maps the shared memory, sends
+//! requests and waits for replies while watching the child, the time limit and the cancel
+//! token. Every way the child can end is reaped and described; none leaves a zombie.
+
+use super::shm::{self, Segment};
+use super::wire::{self, Answer, Reply, Request};
+use super::{ChildCommand, ChildFailure};
+use crate::host::{LoadedPlugin, ProblemRef, SolveLimits};
+use std::io::Read;
+use std::os::fd::AsRawFd;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How long a call without a time limit (create, reset, state) may take.
+const CONTROL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a cancelled solve may take to stop before the child is killed.
+const CANCEL_GRACE: Duration = Duration::from_secs(1);
+/// How often the host looks at the clock and the cancel token while waiting.
+const POLL_MS: i32 = 5;
+
+/// A reply and how the wait went.
+pub(crate) struct Waited {
+    /// The child's reply.
+    pub reply: Reply,
+    /// The host raised the cancel flag because the time limit passed.
+    pub timed_out: bool,
+    /// The host raised the cancel flag because the token was cancelled.
+    pub cancelled: bool,
+}
+
+/// A live child holding one solver instance.
+pub(crate) struct ChildSolver {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: ChildStdout,
+    buf: Vec<u8>,
+    segment: Option<Segment>,
+    failure: Option<ChildFailure>,
+}
+
+impl ChildSolver {
+    /// Starts the child and creates the instance in it; the reply tells whether `create`
+    /// succeeded.
+    pub fn start(
+        cmd: &ChildCommand,
+        plugin: &LoadedPlugin,
+        algorithm: &str,
+        params: &[(String, f64)],
+    ) -> Result<(Self, Reply), ChildFailure> {
+        let mut child = Command::new(&cmd.program)
+            .args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| ChildFailure::Start {
+                program: cmd.program.clone(),
+                reason: e.to_string(),
+            })?;
+        let (input, output) = (child.stdin.take(), child.stdout.take());
+        let mut me = Self {
+            child,
+            input,
+            output: output.expect("piped"),
+            buf: Vec::new(),
+            segment: None,
+            failure: None,
+        };
+        let create = Request::Create {
+            plugin: plugin.path.clone(),
+            sha256: plugin.sha256.clone(),
+            algorithm: algorithm.into(),
+            params: params.to_vec(),
+        };
+        let reply = me.call(&create)?;
+        Ok((me, reply))
+    }
+
+    /// A control request (no time limit of the node; [`CONTROL_TIMEOUT`]).
+    pub fn call(&mut self, req: &Request) -> Result<Reply, ChildFailure> {
+        self.send(req)?;
+        Ok(self.wait(None)?.reply)
+    }
+
+    /// Copies the problem into the shared memory, solves it in the child under `limits` and
+    /// copies the solution back into the problem's pressure.
+    pub fn solve(
+        &mut self,
+        problem: &mut ProblemRef<'_, '_>,
+        limits: &SolveLimits,
+    ) -> Result<Waited, ChildFailure> {
+        let meta = match problem {
+            ProblemRef::Structured(p) => shm::structured_meta(p),
+            ProblemRef::Csr(p) => shm::csr_meta(p),
+        };
+        let (offsets, total) = shm::plan(&meta);
+        self.map(total)?;
+        let seg = self.segment.as_ref().expect("mapped");
+        match problem {
+            ProblemRef::Structured(p) => shm::write_structured(seg, &offsets, p),
+            ProblemRef::Csr(p) => shm::write_csr(seg, &offsets, p),
+        }
+        seg.cancel_flag().store(0, Ordering::SeqCst);
+        self.send(&Request::Solve(meta))?;
+        let waited = self.wait(Some(limits))?;
+        if matches!(waited.reply.result, Ok(Answer::Solved(_))) {
+            let seg = self.segment.as_ref().expect("mapped");
+            let pressure = match problem {
+                ProblemRef::Structured(p) => &mut *p.pressure,
+                ProblemRef::Csr(p) => &mut *p.pressure,
+            };
+            shm::read_pressure(seg, &offsets, pressure);
+        }
+        Ok(waited)
+    }
+
+    /// Makes sure the child maps at least `bytes` of shared memory (a new, larger file when the
+    /// problem outgrew the mapping), then removes the file's name.
+    fn map(&mut self, bytes: usize) -> Result<(), ChildFailure> {
+        if self.segment.as_ref().is_some_and(|s| s.len() >= bytes) {
+            return Ok(());
+        }
+        let mut seg = Segment::create(bytes).map_err(|e| {
+            self.kill(ChildFailure::Protocol(format!(
+                "cannot create shared memory of {bytes} bytes: {e}"
+            )))
+        })?;
+        let path = seg.path().expect("new segment").to_path_buf();
+        let reply = self.call(&Request::Map {
+            path,
+            len: bytes as u64,
+        })?;
+        seg.unlink();
+        match reply.result {
+            Ok(Answer::Done) => {
+                self.segment = Some(seg);
+                Ok(())
+            }
+            Ok(_) => Err(self.kill(ChildFailure::Protocol("unexpected answer to Map".into()))),
+            Err(e) => Err(self.kill(ChildFailure::Protocol(format!(
+                "it could not map the shared memory: {e:?}"
+            )))),
+        }
+    }
+
+    fn send(&mut self, req: &Request) -> Result<(), ChildFailure> {
+        if let Some(f) = &self.failure {
+            return Err(f.clone());
+        }
+        let sent = match self.input.as_mut() {
+            Some(input) => wire::send(input, req),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        sent.map_err(|_| self.reap())
+    }
+
+    /// Waits for the next reply; `limits` for a solve, `None` for a control call.
+    fn wait(&mut self, limits: Option<&SolveLimits>) -> Result<Waited, ChildFailure> {
+        let start = Instant::now();
+        let limit = limits.and_then(|l| l.time_limit);
+        let token = limits.and_then(|l| l.cancel.as_ref());
+        let (mut timed_out, mut cancelled_at) = (false, None::<Duration>);
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            match wire::take_frame(&mut self.buf) {
+                Ok(Some(reply)) => {
+                    return Ok(Waited {
+                        reply,
+                        timed_out,
+                        cancelled: cancelled_at.is_some(),
+                    })
+                }
+                Ok(None) => {}
+                Err(e) => return Err(self.kill(ChildFailure::Protocol(e))),
+            }
+            if readable(self.output.as_raw_fd(), POLL_MS) {
+                match self.output.read(&mut chunk) {
+                    Ok(0) | Err(_) => return Err(self.reap()),
+                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                }
+                continue;
+            }
+            let now = start.elapsed();
+            if let Some(l) = limit.filter(|&l| now >= l) {
+                timed_out = true;
+                self.raise_cancel();
+                if now >= l + l + Duration::from_secs(1) {
+                    return Err(self.kill(ChildFailure::Hung {
+                        limit: l,
+                        waited: now,
+                    }));
+                }
+            }
+            if token.is_some_and(|t| t.is_cancelled()) {
+                self.raise_cancel();
+                let since = *cancelled_at.get_or_insert(now);
+                if now - since >= CANCEL_GRACE {
+                    return Err(self.kill(ChildFailure::CancelIgnored));
+                }
+            }
+            if limits.is_none() && now >= CONTROL_TIMEOUT {
+                return Err(self.kill(ChildFailure::Unresponsive { waited: now }));
+            }
+        }
+    }
+
+    /// Raises the cancel flag the child's solve polls.
+    fn raise_cancel(&self) {
+        if let Some(seg) = &self.segment {
+            seg.cancel_flag().store(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Kills and reaps the child, remembering why.
+    fn kill(&mut self, why: ChildFailure) -> ChildFailure {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.failure = Some(why.clone());
+        why
+    }
+
+    /// The child closed its channel: waits for it to end and says how it ended.
+    fn reap(&mut self) -> ChildFailure {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let why = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break ending(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                _ => {
+                    return self.kill(ChildFailure::Protocol(
+                        "it closed its channel without ending".into(),
+                    ))
+                }
+            }
+        };
+        self.failure = Some(why.clone());
+        why
+    }
+}
+
+/// How a child that ended by itself ended.
+fn ending(status: std::process::ExitStatus) -> ChildFailure {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.signal(), status.code()) {
+        (Some(signal), _) => ChildFailure::Signal { signal },
+        (None, Some(code)) => ChildFailure::Exit { code },
+        (None, None) => ChildFailure::Protocol("it ended abnormally".into()),
+    }
+}
+
+/// Whether `fd` has data (or end of file) within `ms` milliseconds.
+fn readable(fd: std::os::fd::RawFd, ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; an interrupted poll (EINTR) counts as "nothing yet".
+    unsafe { libc::poll(&mut p, 1, ms) > 0 }
+}
+
+impl Drop for ChildSolver {
+    /// Closes the channel (the child destroys the instance and exits), waits up to two
+    /// seconds, then kills; the child is always reaped.
+    fn drop(&mut self) {
+        if self.failure.is_some() {
+            return;
+        }
+        self.input = None;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
