@@ -55,8 +55,12 @@ pub mod params_ui;
 pub mod path_dialog;
 /// Play/Step and the run mode's timeline.
 pub mod play;
+/// Where an edited graph's run starts: frame 0, "simulate from here", live edits.
+pub mod resim;
 /// A simulation thread behind channels (run and compare modes).
 pub mod sim_thread;
+/// Saved states after simulated frames.
+pub mod snapshots;
 /// Stats panel.
 pub mod stats;
 /// Timeline rules: playback of cached frames, the cache bar.
