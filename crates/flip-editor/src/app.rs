@@ -100,7 +100,13 @@ impl App {
         let worker = Worker::spawn(registry.clone(), move || wake_ctx.request_repaint());
         let wake_ctx = ctx.clone();
         let compare = CompareMode::new(registry.clone(), move || wake_ctx.request_repaint());
-        let user = UserState::new(registry);
+        let mut user = UserState::new(registry);
+        user.lcp_solvers = plugins
+            .algorithms()
+            .into_iter()
+            .filter(|(_, info)| info.supports_lcp())
+            .map(|(name, _)| name)
+            .collect();
         let default = GraphDoc::from_ron(DEFAULT_SCENE, "built-in dam_break_2d.ron")
             .expect("the built-in scene parses");
         let doc = EditorDoc::new(&default, &user);

@@ -141,6 +141,9 @@ pub struct UserState {
     /// The wires the selected unwired node can be inserted on (see
     /// [`crate::doc_edits::wires_to_insert_on`]).
     pub wire_choices: Option<(NodeId, Vec<flip_graph::EdgeDoc>)>,
+    /// Solver algorithms (`plugin/algorithm`) that solve LCPs (separating walls), marked in
+    /// the solver combo.
+    pub lcp_solvers: std::collections::HashSet<String>,
 }
 
 impl UserState {
@@ -151,6 +154,7 @@ impl UserState {
             status: HashMap::new(),
             base_dir: PathBuf::from("."),
             wire_choices: None,
+            lcp_solvers: Default::default(),
         }
     }
     fn kind(&self, k: KindRef) -> &flip_graph::NodeKind {

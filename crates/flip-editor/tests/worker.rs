@@ -51,6 +51,14 @@ fn a_failing_node_stops_the_run_and_is_named() {
         Some(Event::Failed { gen, node, message }) => {
             assert_eq!((*gen, node.as_deref()), (7, Some("bad")));
             assert!(message.contains("ran dry"), "{message}");
+            // the CLI names the same frame: two completed, the third failed
+            assert!(message.starts_with("frame 3:"), "{message}");
+            let tmp = std::env::temp_dir();
+            let reg = registry();
+            let mut sim = flip_graph::Simulation::new(&graph("bad", false), &reg, &tmp, &tmp);
+            let sim = sim.as_mut().unwrap();
+            let cli = (0..3).find_map(|_| sim.advance_frame().err()).unwrap();
+            assert!(cli.to_string().starts_with("frame 3,"), "{cli}");
         }
         _ => panic!("no failure reported"),
     }
