@@ -6,7 +6,7 @@ use crate::compare_mode::CompareMode;
 use crate::convert::EditorDoc;
 use crate::files::Pending;
 use crate::frames::FrameData;
-use crate::types::{AllKinds, NodeStatus, Response, UserState};
+use crate::types::{NodeStatus, Response, UserState};
 use crate::viewport::Camera;
 use crate::worker::{Command, Event, Worker};
 use egui::Context;
@@ -314,15 +314,11 @@ impl App {
         let before: HashMap<InputId, Vec<OutputId>> =
             self.doc.state.graph.iter_connection_groups().collect();
         let zoom = self.doc.state.pan_zoom.zoom;
-        let kinds = AllKinds(self.user.registry.kinds().count());
         if std::mem::take(&mut self.tidy) {
             self.tidy_layout(ui.ctx());
         }
         self.user.wire_choices = self.wire_choices();
-        let resp = self
-            .doc
-            .state
-            .draw_graph_editor(ui, kinds, &mut self.user, vec![]);
+        let resp = crate::canvas::draw(&mut self.doc.state, ui, &mut self.user);
         self.check_overlap(ui.ctx());
         self.doc.track_zoom(zoom);
         for r in resp.node_responses {

@@ -9,6 +9,8 @@
 pub mod app;
 /// Scripted runs: autoplay, screenshot, quit.
 pub mod autorun;
+/// Drawing the node canvas: selectable titles, wires under nodes.
+pub mod canvas;
 /// Copy/paste of node selections as RON text.
 pub mod clipboard;
 /// Switching modes and the compare mode's top-bar controls.
