@@ -1,7 +1,10 @@
 //! The example graphs are stored tidy: drawn by the real node UI (egui run headless, no
-//! window), with the status lines a running simulation adds, no two nodes overlap.
+//! window) at the zooms Fit uses, with the status lines a running simulation adds, no two
+//! nodes overlap.
 //! `FLIPGRAPH_TIDY_GRAPHS=1` rewrites the positions of the files that fail with Tidy's layout.
 
+use egui::{Rect, Vec2};
+use egui_node_graph2::NodeId;
 use flip_editor::convert::{from_doc, EditorDoc};
 use flip_editor::layout::{any_overlap, drawn_rects};
 use flip_editor::types::{AllKinds, NodeStatus, UserState};
@@ -29,9 +32,12 @@ fn running_status(doc: &GraphDoc) -> HashMap<String, NodeStatus> {
         .collect()
 }
 
-/// Draws `ed` at zoom 1 on a large headless screen twice (the second pass has real sizes)
-/// and returns the node rectangles in file units.
-fn draw(ed: &mut EditorDoc, user: &mut UserState) -> HashMap<egui_node_graph2::NodeId, egui::Rect> {
+/// Zooms the canvas shows the example graphs at (Fit zooms out as far as 0.2).
+const ZOOMS: [f32; 5] = [1.0, 0.5, 0.35, 0.25, 0.2];
+
+/// Draws `ed` at `zoom` on a large headless screen (three passes: later ones have real sizes)
+/// and returns the node sizes in file units.
+fn sizes_at(ed: &mut EditorDoc, user: &mut UserState, zoom: f32) -> HashMap<NodeId, Vec2> {
     let ctx = egui::Context::default();
     let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(8000.0, 6000.0));
     let count = user.registry.kinds().count();
@@ -42,13 +48,45 @@ fn draw(ed: &mut EditorDoc, user: &mut UserState) -> HashMap<egui_node_graph2::N
         };
         let _ = ctx.run(input, |ctx| {
             egui::CentralPanel::default().show(ctx, |ui| {
+                let before = ed.state.pan_zoom.zoom;
+                if before != zoom {
+                    ed.state.zoom(ui, zoom / before);
+                    ed.track_zoom(before);
+                }
                 let _ = ed
                     .state
                     .draw_graph_editor(ui, AllKinds(count), user, vec![]);
             });
         });
     }
-    drawn_rects(&ctx, ed.state.graph.iter_nodes())
+    let rects = drawn_rects(&ctx, ed.state.graph.iter_nodes());
+    rects
+        .into_iter()
+        .map(|(n, r)| (n, r.size() / zoom))
+        .collect()
+}
+
+/// The largest size of each node over [`ZOOMS`] (small zooms round text up), in file units.
+fn node_sizes(ed: &mut EditorDoc, user: &mut UserState) -> HashMap<NodeId, Vec2> {
+    let mut sizes: HashMap<NodeId, Vec2> = HashMap::new();
+    for zoom in ZOOMS {
+        for (n, s) in sizes_at(ed, user, zoom) {
+            let e = sizes.entry(n).or_insert(s);
+            *e = e.max(s);
+        }
+    }
+    sizes
+}
+
+/// The nodes' rectangles in file units: stored positions, `sizes`.
+fn file_rects(ed: &EditorDoc, sizes: &HashMap<NodeId, Vec2>) -> HashMap<NodeId, Rect> {
+    sizes
+        .iter()
+        .map(|(n, s)| {
+            let (x, y) = ed.doc_position(*n);
+            (*n, Rect::from_min_size(egui::pos2(x, y), *s))
+        })
+        .collect()
 }
 
 fn registry() -> Arc<NodeRegistry> {
@@ -73,20 +111,20 @@ fn example_graphs_are_stored_without_overlapping_nodes() {
         let mut user = UserState::new(registry.clone());
         user.status = running_status(&doc);
         let mut ed = from_doc(&doc, &registry);
-        let rects = draw(&mut ed, &mut user);
+        let sizes = node_sizes(&mut ed, &mut user);
+        let ed = from_doc(&doc, &registry);
         assert_eq!(
-            rects.len(),
+            sizes.len(),
             doc.nodes.len(),
             "{}: every node drawn",
             path.display()
         );
-        if !any_overlap(&rects) {
+        if !any_overlap(&file_rects(&ed, &sizes)) {
             continue;
         }
         overlapping.push(path.display().to_string());
         if std::env::var_os("FLIPGRAPH_TIDY_GRAPHS").is_some() {
-            let zoom = ed.state.pan_zoom.zoom;
-            let sizes = rects.iter().map(|(n, r)| (*n, r.size() / zoom)).collect();
+            let mut ed = ed;
             ed.tidy(&sizes);
             let text = std::fs::read_to_string(path).unwrap();
             std::fs::write(path, with_positions(&text, &ed.to_doc())).unwrap();
