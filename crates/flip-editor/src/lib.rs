@@ -7,6 +7,8 @@
 
 /// The eframe application.
 pub mod app;
+/// What the particles are coloured by (speed, vorticity, pressure, id).
+pub mod attributes;
 /// Scripted runs: autoplay, screenshot, quit.
 pub mod autorun;
 /// Drawing the node canvas: selectable titles, wires under nodes.

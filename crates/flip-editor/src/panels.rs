@@ -223,7 +223,7 @@ impl App {
                 ui.allocate_ui(egui::vec2(ui.available_width(), h), |ui| {
                     viewport::show(ui, spec, frame.as_deref(), &mut self.cam, vmax);
                 });
-                view_options(ui, &mut self.cam, spec.is_2d(), vmax);
+                view_options(ui, &mut self.cam, spec.is_2d(), vmax, frame.as_deref());
                 ui.separator();
                 egui::ScrollArea::vertical().show(ui, |ui| self.stats_ui(ui));
             });

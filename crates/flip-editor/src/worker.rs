@@ -109,7 +109,8 @@ pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc) {
 }
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
-/// node, and of the smoke density carried to the next step.
+/// node, of the smoke density carried to the next step, then those of
+/// [`crate::attributes::attribute_probes`].
 pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     let first = |kind: &str| {
         doc.nodes
@@ -148,6 +149,7 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
             probes.push((node.to_string(), port.to_string()));
         }
     }
+    probes.extend(crate::attributes::attribute_probes(doc));
     probes
 }
 

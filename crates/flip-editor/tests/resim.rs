@@ -65,6 +65,7 @@ fn clone_frame(f: &FrameData) -> FrameData {
         max_speed: f.max_speed,
         points: f.points.clone(),
         speeds: f.speeds.clone(),
+        grid: f.grid.clone(),
         level_set: None,
         cells: None,
         density: None,

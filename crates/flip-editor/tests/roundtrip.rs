@@ -247,7 +247,10 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
     assert!(d.edges.iter().all(|e| !e.to.starts_with("export.")));
     let probes = probe_list(&doc);
     let ports: Vec<&str> = probes.iter().map(|(_, p)| p.as_str()).collect();
-    assert_eq!(ports, ["level_set", "cells", "solids"]);
+    assert_eq!(
+        ports,
+        ["level_set", "cells", "solids", "pressure", "velocity"]
+    );
 }
 
 #[test]

@@ -104,6 +104,20 @@ fn the_built_in_scene_plays_when_plugins_are_built() {
     };
     assert!(data.particles > 1000);
     assert!(data.level_set.is_some() && data.cells.is_some() && data.solids.is_some());
+    // colour by attribute: pressure and vorticity at every drawn particle; no density field
+    let n = data.points.len();
+    assert_eq!(
+        (data.grid.pressure.len(), data.grid.vorticity.len()),
+        (n, n)
+    );
+    assert!(
+        data.grid.pressure.iter().any(|p| *p > 0.0),
+        "hydrostatic pressure"
+    );
+    assert!(
+        data.density.is_none(),
+        "a liquid's pressure is not drawn as smoke"
+    );
     let pressure = data.nodes.iter().find(|(id, _)| id == "pressure").unwrap();
     assert!(pressure.1.stat("iterations").is_some() && pressure.1.converged.is_some());
 }
