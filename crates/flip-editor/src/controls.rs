@@ -50,15 +50,6 @@ pub(crate) fn view_options(
     frame: Option<&FrameData>,
 ) {
     ui.horizontal(|ui| {
-        egui::ComboBox::from_id_salt("color_by")
-            .selected_text(cam.color_by.label())
-            .show_ui(ui, |ui| {
-                for c in ColorBy::ALL {
-                    ui.selectable_value(&mut cam.color_by, c, c.label());
-                }
-            })
-            .response
-            .on_hover_text("what the particles are coloured by");
         ui.label("overlay");
         egui::ComboBox::from_id_salt("overlay")
             .selected_text(match cam.overlay {
@@ -75,6 +66,18 @@ pub(crate) fn view_options(
             ui.checkbox(&mut cam.perspective, "perspective");
         }
         ui.add(egui::Slider::new(&mut cam.point_size, 1.0..=6.0).text("px"));
+    });
+    ui.horizontal(|ui| {
+        ui.label("colour");
+        egui::ComboBox::from_id_salt("color_by")
+            .selected_text(cam.color_by.label())
+            .show_ui(ui, |ui| {
+                for c in ColorBy::ALL {
+                    ui.selectable_value(&mut cam.color_by, c, c.label());
+                }
+            })
+            .response
+            .on_hover_text("what the particles are coloured by");
         let range = frame.and_then(|f| normalized(f, cam.color_by, vmax));
         match range {
             Some((_, lo, hi)) => viewport::legend(ui, lo, hi, cam.color_by.unit()),

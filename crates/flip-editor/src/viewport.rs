@@ -337,10 +337,19 @@ fn draw_domain(painter: &egui::Painter, pr: &Projector) {
     }
 }
 
+/// A legend end: three significant digits or so.
+fn legend_number(x: f32) -> String {
+    match x.abs() {
+        a if (100.0..1e6).contains(&a) => format!("{x:.0}"),
+        a if (1.0..100.0).contains(&a) => format!("{x:.2}"),
+        _ => crate::params_ui::format_number(f64::from(x)),
+    }
+}
+
 /// A horizontal colour bar for values `lo..hi` in `unit`.
 pub fn legend(ui: &mut Ui, lo: f32, hi: f32, unit: &str) {
     ui.horizontal(|ui| {
-        ui.label(crate::params_ui::format_number(f64::from(lo)));
+        ui.label(legend_number(lo));
         let (rect, _) = ui.allocate_exact_size(vec2(120.0, 12.0), Sense::hover());
         let mut mesh = Mesh::default();
         let n = 24;
