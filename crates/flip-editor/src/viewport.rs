@@ -366,10 +366,7 @@ pub fn legend(ui: &mut Ui, lo: f32, hi: f32, unit: &str) {
             quad(&mut mesh, p, speed_color(t0 + 0.5 / n as f32));
         }
         ui.painter().add(Shape::mesh(mesh));
-        ui.label(format!(
-            "{} {unit}",
-            crate::params_ui::format_number(f64::from(hi))
-        ));
+        ui.label(format!("{} {unit}", legend_number(hi)));
     });
 }
 
