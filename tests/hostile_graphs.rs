@@ -29,11 +29,7 @@ fn find<'a>(
 }
 
 fn node(id: &str, kind: &str) -> NodeDoc {
-    NodeDoc {
-        id: id.into(),
-        kind: kind.into(),
-        params: Default::default(),
-    }
+    NodeDoc::new(id, kind)
 }
 
 /// Node creation with `allow` for outside output folders, writing under `out`.

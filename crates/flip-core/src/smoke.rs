@@ -135,13 +135,9 @@ fn central<T: Copy + std::ops::Sub<Output = T> + std::ops::Mul<f32, Output = T>>
     (f[(hi[0], hi[1], hi[2])] - f[(lo[0], lo[1], lo[2])]) * inv_2dx
 }
 
-/// Vorticity confinement (Wave §2.1.2, Fedkiw et al. 2001): `ω = ∇ × u` at cells by central
-/// differences, `N = ∇|ω| / (|∇|ω|| + 10⁻²⁰)`, `f = ε·dx·(N × ω)`, added to each inner face as
-/// the mean of its two cells' forces times `dt`. In 2D `ω` is along z.
-pub fn vorticity_confinement(spec: &GridSpec, vel: &mut MacGrid, epsilon: f32, dt: f32) {
-    if epsilon == 0.0 {
-        return;
-    }
+/// The vorticity `ω = ∇ × u` at cell centres, by central differences of the cell-centred
+/// velocity (zero in the outermost cells); in 2D only `ω.z` is non-zero.
+pub fn vorticity(spec: &GridSpec, vel: &MacGrid) -> Grid3<Vec3> {
     let uc = cell_velocity(spec, vel);
     let inv_2dx = 0.5 / spec.dx;
     let axes = spec.dimension();
@@ -158,6 +154,19 @@ pub fn vorticity_confinement(spec: &GridSpec, vel: &mut MacGrid, epsilon: f32, d
         let (dx, dy, dz) = (d(c, 0), d(c, 1), d(c, 2));
         *w = Vec3::new(dy.z - dz.y, dz.x - dx.z, dx.y - dy.x);
     });
+    omega
+}
+
+/// Vorticity confinement (Wave §2.1.2, Fedkiw et al. 2001): `ω = ∇ × u` at cells by central
+/// differences, `N = ∇|ω| / (|∇|ω|| + 10⁻²⁰)`, `f = ε·dx·(N × ω)`, added to each inner face as
+/// the mean of its two cells' forces times `dt`. In 2D `ω` is along z.
+pub fn vorticity_confinement(spec: &GridSpec, vel: &mut MacGrid, epsilon: f32, dt: f32) {
+    if epsilon == 0.0 {
+        return;
+    }
+    let inv_2dx = 0.5 / spec.dx;
+    let axes = spec.dimension();
+    let omega = vorticity(spec, vel);
     let mut magnitude = Grid3::new(spec.ni, spec.nj, spec.nk, 0.0f32);
     par_for_each_mut(magnitude.dims(), &mut magnitude.data, |i, j, k, m| {
         *m = omega[(i, j, k)].length();

@@ -6,7 +6,7 @@ use crate::compare_mode::CompareMode;
 use crate::convert::EditorDoc;
 use crate::files::Pending;
 use crate::frames::FrameData;
-use crate::types::{AllKinds, NodeStatus, Response, UserState};
+use crate::types::{NodeStatus, Response, UserState};
 use crate::viewport::Camera;
 use crate::worker::{Command, Event, Worker};
 use egui::Context;
@@ -81,6 +81,8 @@ pub struct App {
     /// What the simulation runs (see [`crate::worker::sim_view`]) and its output folder: a
     /// reload that would run the same leaves the cache alone.
     pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
+    /// What an edit does to the run (from here or from frame 0; live edits).
+    pub(crate) edit_policy: crate::resim::EditPolicy,
     /// The open file as read or last saved, and its text (see [`crate::files::text_to_save`]).
     pub(crate) file_text: Option<(GraphDoc, String)>,
 }
@@ -98,7 +100,13 @@ impl App {
         let worker = Worker::spawn(registry.clone(), move || wake_ctx.request_repaint());
         let wake_ctx = ctx.clone();
         let compare = CompareMode::new(registry.clone(), move || wake_ctx.request_repaint());
-        let user = UserState::new(registry);
+        let mut user = UserState::new(registry);
+        user.lcp_solvers = plugins
+            .algorithms()
+            .into_iter()
+            .filter(|(_, info)| info.supports_lcp())
+            .map(|(name, _)| name)
+            .collect();
         let default = GraphDoc::from_ron(DEFAULT_SCENE, "built-in dam_break_2d.ron")
             .expect("the built-in scene parses");
         let doc = EditorDoc::new(&default, &user);
@@ -135,6 +143,7 @@ impl App {
             history,
             unrecorded: false,
             loaded: None,
+            edit_policy: Default::default(),
             file_text: None,
         };
         if let Some(o) = app.auto.overlay {
@@ -172,9 +181,10 @@ impl App {
         self.pending_reload = Some(Instant::now());
     }
 
-    /// Sends the current graph, less its unwired nodes, to the worker (back to frame 0; keeps
-    /// playing if it was), unless what it simulates did not change (a node moved, an unwired
-    /// node added, edited or deleted): then the cache and the running simulation stay.
+    /// Sends the current graph, less its unwired nodes, to the worker (keeps playing if it
+    /// was), unless what it simulates did not change (a node moved, an unwired node added,
+    /// edited or deleted): then the cache and the running simulation stay. The run continues
+    /// from the shown frame or restarts at frame 0 as [`crate::resim::start_after_edit`] says.
     pub(crate) fn reload(&mut self) {
         self.pending_reload = None;
         let out_dir = self.write_exports.then(|| self.user.base_dir.join("out"));
@@ -183,11 +193,23 @@ impl App {
         if self.loaded.as_ref() == Some(&view) {
             return;
         }
+        let same_out = self.loaded.as_ref().is_some_and(|(_, o)| *o == out_dir);
+        let old = self.loaded.as_ref().filter(|_| same_out).map(|(d, _)| d);
+        let number = |f: Option<&Arc<FrameData>>| f.map_or(0, |f| f.frame);
+        let (shown, newest) = (
+            number(self.frames.get(self.shown)),
+            number(self.frames.last()),
+        );
+        let start = crate::resim::start_after_edit(old, &doc, shown, newest, self.edit_policy);
+        let kept = match &start {
+            crate::resim::Start::After { frame, .. } => *frame as usize,
+            crate::resim::Start::Zero => 0,
+        };
         self.loaded = Some(view);
         self.playback = None;
         self.gen += 1;
-        self.frames.clear();
-        self.shown = 0;
+        self.frames.truncate(kept);
+        self.shown = self.shown.min(kept.saturating_sub(1));
         self.follow = true;
         self.finished = false;
         self.failure = None;
@@ -198,6 +220,7 @@ impl App {
             doc: Box::new(doc),
             base_dir: self.user.base_dir.clone(),
             out_dir,
+            start,
         });
         self.refresh_status();
     }
@@ -237,7 +260,14 @@ impl App {
         while let Ok(ev) = self.worker.rx.try_recv() {
             changed = true;
             match ev {
-                Event::Loaded { gen } if gen == self.gen => self.invalid.clear(),
+                Event::Loaded { gen, kept, note } if gen == self.gen => {
+                    self.invalid.clear();
+                    self.frames.truncate(kept as usize);
+                    self.shown = self.shown.min(self.frames.len().saturating_sub(1));
+                    if let Some(note) = note {
+                        self.notify(note);
+                    }
+                }
                 Event::Invalid { gen, errors } if gen == self.gen => {
                     self.invalid.clear();
                     for e in errors {
@@ -284,14 +314,11 @@ impl App {
         let before: HashMap<InputId, Vec<OutputId>> =
             self.doc.state.graph.iter_connection_groups().collect();
         let zoom = self.doc.state.pan_zoom.zoom;
-        let kinds = AllKinds(self.user.registry.kinds().count());
         if std::mem::take(&mut self.tidy) {
             self.tidy_layout(ui.ctx());
         }
-        let resp = self
-            .doc
-            .state
-            .draw_graph_editor(ui, kinds, &mut self.user, vec![]);
+        self.user.wire_choices = self.wire_choices();
+        let resp = crate::canvas::draw(&mut self.doc.state, ui, &mut self.user);
         self.check_overlap(ui.ctx());
         self.doc.track_zoom(zoom);
         for r in resp.node_responses {
@@ -317,6 +344,15 @@ impl App {
                 }
                 NodeResponse::User(Response::Duplicate(node)) => self.duplicate(&[node]),
                 NodeResponse::User(Response::Swap(node, kind)) => self.swap_kind(node, &kind),
+                NodeResponse::User(Response::Bypass(node)) => {
+                    if let Some(n) = self.doc.state.graph.nodes.get_mut(node) {
+                        n.user_data.bypass = !n.user_data.bypass;
+                        self.edited();
+                    }
+                }
+                NodeResponse::User(Response::InsertOnWire(node, wire)) => {
+                    self.insert_on_wire(node, &wire);
+                }
                 _ => {}
             }
         }

@@ -18,7 +18,7 @@ const CURVES: [(&str, &str, Getter); 6] = [
     ("volume", "liquid volume (m^d)", |m| m.volume),
     (
         "kinetic",
-        "kinetic energy (sum over particles, per unit mass)",
+        "kinetic energy: Σ ½|v|² summed over particles (m²/s²; × particle mass = J)",
         |m| m.kinetic_energy,
     ),
     // No point where the baseline failed (n/a, not a flat 0).

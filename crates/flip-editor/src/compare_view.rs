@@ -51,7 +51,7 @@ fn compare_view(ui: &mut Ui, c: &mut CompareMode) {
         }
     });
     let is_2d = c.variants[0].start.grid.is_2d();
-    view_options(ui, &mut c.cam, is_2d, vmax);
+    view_options(ui, &mut c.cam, is_2d, vmax, None);
     ui.separator();
     let shown = if c.done == 0 { 0 } else { c.shown as u32 + 1 };
     if let Some(frame) = metric_plots(ui, &c.variants, shown, c.frames) {

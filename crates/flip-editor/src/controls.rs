@@ -1,6 +1,8 @@
 //! Controls shared by the run and compare modes: Play/Step/Reset and the viewport options (the
 //! timeline is [`crate::timeline`]).
 
+use crate::attributes::{normalized, ColorBy};
+use crate::frames::FrameData;
 use crate::viewport::{self, Camera, Overlay};
 use egui::Ui;
 
@@ -38,8 +40,15 @@ pub(crate) fn run_buttons(ui: &mut Ui, playing: bool) -> Option<RunButton> {
     pressed
 }
 
-/// Overlay, perspective, point size and the speed legend under a viewport.
-pub(crate) fn view_options(ui: &mut Ui, cam: &mut Camera, is_2d: bool, vmax: f32) {
+/// Overlay, colouring, perspective, point size and the colour legend under a viewport
+/// (`frame`: the shown frame, for the legend's range).
+pub(crate) fn view_options(
+    ui: &mut Ui,
+    cam: &mut Camera,
+    is_2d: bool,
+    vmax: f32,
+    frame: Option<&FrameData>,
+) {
     ui.horizontal(|ui| {
         ui.label("overlay");
         egui::ComboBox::from_id_salt("overlay")
@@ -57,7 +66,23 @@ pub(crate) fn view_options(ui: &mut Ui, cam: &mut Camera, is_2d: bool, vmax: f32
             ui.checkbox(&mut cam.perspective, "perspective");
         }
         ui.add(egui::Slider::new(&mut cam.point_size, 1.0..=6.0).text("px"));
-        viewport::legend(ui, vmax);
+    });
+    ui.horizontal(|ui| {
+        ui.label("colour");
+        egui::ComboBox::from_id_salt("color_by")
+            .selected_text(cam.color_by.label())
+            .show_ui(ui, |ui| {
+                for c in ColorBy::ALL {
+                    ui.selectable_value(&mut cam.color_by, c, c.label());
+                }
+            })
+            .response
+            .on_hover_text("what the particles are coloured by");
+        let range = frame.and_then(|f| normalized(f, cam.color_by, vmax));
+        match range {
+            Some((_, lo, hi)) => viewport::legend(ui, lo, hi, cam.color_by.unit()),
+            None => viewport::legend(ui, 0.0, vmax, ColorBy::Speed.unit()),
+        }
     })
     .response
     .on_hover_text(if is_2d {

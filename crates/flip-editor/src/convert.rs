@@ -90,6 +90,7 @@ fn node_parts(
         extra: ParamMap::new(),
         known: false,
         help: String::new(),
+        bypass: n.bypass,
     };
     let Some(kind) = registry.get(&n.kind) else {
         data.extra = n.params.clone();
@@ -250,6 +251,7 @@ impl EditorDoc {
                 id: data.doc_id.clone(),
                 kind: data.kind.clone(),
                 params,
+                bypass: data.bypass,
             });
             positions.insert(data.doc_id.clone(), self.doc_position(id));
         }

@@ -1,5 +1,6 @@
 //! Whole-document edits on a [`GraphDoc`]: swapping a node's kind while keeping its wires
-//! (e.g. one pressure solver node for another). Plain functions, tested without a window.
+//! (e.g. one pressure solver node for another), inserting an unwired node on a wire. Plain
+//! functions, tested without a window.
 
 use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, NodeSpec};
 
@@ -12,6 +13,9 @@ pub enum SwapError {
     /// No such kind.
     #[error("unknown node kind `{0}`")]
     NoKind(String),
+    /// The node cannot go on this wire.
+    #[error("cannot insert the node on {0}")]
+    NoWire(String),
 }
 
 /// Whether `spec` has a port `port` of the same data kind as `old`'s (`input`: an input port).
@@ -93,6 +97,68 @@ pub fn swap_candidates(registry: &NodeRegistry, kind: &str) -> Vec<(String, Stri
     out
 }
 
+/// The wires unwired node `id` can be inserted on: it has an output of the wire's data kind and
+/// an input that passes it on (the input a bypass would use, [`flip_graph::bypass`]).
+pub fn wires_to_insert_on(doc: &GraphDoc, registry: &NodeRegistry, id: &str) -> Vec<EdgeDoc> {
+    let touches = |e: &EdgeDoc| {
+        [&e.from, &e.to]
+            .iter()
+            .any(|s| s.split('.').next() == Some(id))
+    };
+    if doc.edges.iter().any(touches) {
+        return vec![];
+    }
+    doc.edges
+        .iter()
+        .filter(|e| insertion_ports(doc, registry, id, e).is_some())
+        .cloned()
+        .collect()
+}
+
+/// `(input, output)` of node `id` that would carry `wire` on.
+fn insertion_ports<'a>(
+    doc: &GraphDoc,
+    registry: &'a NodeRegistry,
+    id: &str,
+    wire: &EdgeDoc,
+) -> Option<(&'a str, &'a str)> {
+    let spec = |node: &str| Some(&registry.get(&doc.node(node)?.kind)?.spec);
+    let (from, port) = wire.from.split_once('.')?;
+    let from_spec = spec(from)?;
+    let kind = from_spec.outputs.get(from_spec.output(port)?)?.kind;
+    let mine = spec(id)?;
+    let out = mine
+        .outputs
+        .iter()
+        .filter(|o| o.kind == kind)
+        .find_map(|o| Some((flip_graph::bypass::passing_input(mine, &o.name)?, &o.name)))?;
+    Some((out.0, out.1.as_str()))
+}
+
+/// Puts unwired node `id` on `wire`: `from → id.input`, `id.output → to`.
+///
+/// # Errors
+/// The wire is not in the graph or the node has no ports to carry it.
+pub fn insert_on_wire(
+    doc: &mut GraphDoc,
+    registry: &NodeRegistry,
+    id: &str,
+    wire: &EdgeDoc,
+) -> Result<(), SwapError> {
+    let refuse = || SwapError::NoWire(format!("{} → {}", wire.from, wire.to));
+    let at = doc
+        .edges
+        .iter()
+        .position(|e| e == wire)
+        .ok_or_else(refuse)?;
+    let (input, output) = insertion_ports(doc, registry, id, wire).ok_or_else(refuse)?;
+    let (input, output) = (format!("{id}.{input}"), format!("{id}.{output}"));
+    doc.edges.remove(at);
+    doc.edges.insert(at, EdgeDoc::new(output, wire.to.clone()));
+    doc.edges.insert(at, EdgeDoc::new(wire.from.clone(), input));
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +218,32 @@ mod tests {
             Err(SwapError::NoNode("nope".into()))
         );
         assert!(swap_kind(&mut doc, &id, "nope", &reg).is_err());
+    }
+
+    #[test]
+    fn an_unwired_node_goes_on_a_wire_of_its_type() {
+        let (mut doc, reg) = scene();
+        doc.nodes
+            .push(flip_graph::NodeDoc::new("more_gravity", "gravity"));
+        let wires = wires_to_insert_on(&doc, &reg, "more_gravity");
+        let wire = EdgeDoc::new("gravity.velocity", "extrapolate.velocity");
+        assert!(wires.contains(&wire), "{wires:?}");
+        assert!(
+            wires.iter().all(|w| !w.from.starts_with("source.")),
+            "velocity wires only: {wires:?}"
+        );
+        insert_on_wire(&mut doc, &reg, "more_gravity", &wire).unwrap();
+        let new = [
+            EdgeDoc::new("gravity.velocity", "more_gravity.velocity"),
+            EdgeDoc::new("more_gravity.velocity", "extrapolate.velocity"),
+        ];
+        assert!(new.iter().all(|e| doc.edges.contains(e)) && !doc.edges.contains(&wire));
+        let errors = flip_graph::compile(&doc, &reg).err().unwrap_or_default();
+        assert!(errors
+            .iter()
+            .all(|e| e.node.as_deref() != Some("more_gravity")));
+        // wired now: no more offers, and the old wire is gone
+        assert!(wires_to_insert_on(&doc, &reg, "more_gravity").is_empty());
+        assert!(insert_on_wire(&mut doc, &reg, "more_gravity", &wire).is_err());
     }
 }

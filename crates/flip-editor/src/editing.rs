@@ -6,7 +6,7 @@ use crate::app::App;
 use crate::clipboard;
 use crate::edit::reaches;
 use egui::{Context, Key, Modifiers};
-use egui_node_graph2::{InputId, OutputId};
+use egui_node_graph2::{InputId, NodeId, OutputId};
 use flip_graph::GraphDoc;
 use std::collections::HashMap;
 
@@ -141,6 +141,41 @@ impl App {
                         lost.join(", ")
                     )),
                 }
+            }
+            Err(e) => self.notify(e.to_string()),
+        }
+    }
+
+    /// The wires the one selected node can be inserted on, when it has no wires.
+    pub(crate) fn wire_choices(&self) -> Option<(NodeId, Vec<flip_graph::EdgeDoc>)> {
+        let [node] = self.doc.state.selected_nodes[..] else {
+            return None;
+        };
+        let g = &self.doc.state.graph;
+        let n = g.nodes.get(node)?;
+        let wired = n.inputs.iter().any(|(_, i)| g.connection(*i).is_some())
+            || g.iter_connections()
+                .any(|(_, o)| g.get_output(o).node == node);
+        if wired {
+            return None;
+        }
+        let doc = self.doc.to_doc();
+        let wires =
+            crate::doc_edits::wires_to_insert_on(&doc, &self.user.registry, &n.user_data.doc_id);
+        Some((node, wires))
+    }
+
+    /// Puts `node` on `wire`.
+    pub(crate) fn insert_on_wire(&mut self, node: NodeId, wire: &flip_graph::EdgeDoc) {
+        let Some(id) = self.doc.state.graph.nodes.get(node) else {
+            return;
+        };
+        let id = id.user_data.doc_id.clone();
+        let mut doc = self.doc.to_doc();
+        match crate::doc_edits::insert_on_wire(&mut doc, &self.user.registry, &id, wire) {
+            Ok(()) => {
+                self.show_doc(&doc, &[id]);
+                self.unrecorded = true;
             }
             Err(e) => self.notify(e.to_string()),
         }

@@ -32,11 +32,7 @@ pub enum Pending {
 /// A new graph: the step-state pair and the settings of the built-in scene.
 pub fn empty_graph() -> GraphDoc {
     let base = GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "built-in").expect("built-in parses");
-    let node = |id: &str, kind: &str| NodeDoc {
-        id: id.into(),
-        kind: kind.into(),
-        params: Default::default(),
-    };
+    let node = |id: &str, kind: &str| NodeDoc::new(id, kind);
     let mut layout = flip_graph::doc::Layout::default();
     layout.positions.insert("step_in".into(), (40.0, 40.0));
     layout.positions.insert("step_out".into(), (700.0, 40.0));

@@ -33,6 +33,8 @@ pub struct FrameData {
     pub points: Vec<[f32; 3]>,
     /// Particle speeds, same order.
     pub speeds: Vec<f32>,
+    /// Vorticity and pressure at the same particles (liquid graphs).
+    pub grid: crate::attributes::GridSamples,
     /// Liquid level set slice, if the graph has a level-set node.
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice (0 fluid, 1 air, 2 solid), if the graph has a marker node.
@@ -67,6 +69,8 @@ impl FrameData {
             None => (vec![], vec![], 0, 0.0),
         };
         let o = overlays(sim.probed(), last_solids);
+        let spec = sim.settings().grid_spec();
+        let grid = crate::attributes::sample(&spec, &points, sim.probed());
         let (solve_iterations, solve_residual) = solve_summary(steps);
         Self {
             frame: sim.frame(),
@@ -77,6 +81,7 @@ impl FrameData {
             max_speed,
             points,
             speeds,
+            grid,
             level_set: o.level_set,
             cells: o.cells,
             density: o.density,
@@ -171,6 +176,7 @@ mod tests {
             max_speed: 0.0,
             points: vec![[0.0; 3]; points],
             speeds: vec![0.0; points],
+            grid: Default::default(),
             level_set: None,
             cells: None,
             density: None,

@@ -7,8 +7,12 @@
 
 /// The eframe application.
 pub mod app;
+/// What the particles are coloured by (speed, vorticity, pressure, id).
+pub mod attributes;
 /// Scripted runs: autoplay, screenshot, quit.
 pub mod autorun;
+/// Drawing the node canvas: selectable titles, wires under nodes.
+pub mod canvas;
 /// Copy/paste of node selections as RON text.
 pub mod clipboard;
 /// Switching modes and the compare mode's top-bar controls.
@@ -55,8 +59,12 @@ pub mod params_ui;
 pub mod path_dialog;
 /// Play/Step and the run mode's timeline.
 pub mod play;
+/// Where an edited graph's run starts: frame 0, "simulate from here", live edits.
+pub mod resim;
 /// A simulation thread behind channels (run and compare modes).
 pub mod sim_thread;
+/// Saved states after simulated frames.
+pub mod snapshots;
 /// Stats panel.
 pub mod stats;
 /// Timeline rules: playback of cached frames, the cache bar.

@@ -11,6 +11,8 @@ use flip_graph::step::STEP_INPUT;
 pub const STEP_COLOR: Color32 = Color32::from_rgb(110, 70, 150);
 /// Title bar colour of a node with an error.
 pub const ERROR_COLOR: Color32 = Color32::from_rgb(170, 40, 40);
+/// Title bar colour of a bypassed node.
+pub const BYPASS_COLOR: Color32 = Color32::from_gray(70);
 /// Badge colour of a solve that did not converge.
 pub const WARN_COLOR: Color32 = Color32::from_rgb(235, 200, 40);
 
@@ -32,6 +34,10 @@ impl NodeDataTrait for NodeData {
         let id = RichText::new(&self.doc_id).small().weak();
         ui.label(id)
             .on_hover_text(format!("node id (kind `{}`)", self.kind));
+        if self.bypass {
+            ui.label(RichText::new("bypassed").small().italics())
+                .on_hover_text("left out of the run: inputs pass on to the outputs");
+        }
         let errors = user_state.status.get(&self.doc_id).map(|s| &s.errors);
         if let Some(errors) = errors.filter(|e| !e.is_empty()) {
             let badge = RichText::new("⚠").color(Color32::from_rgb(255, 200, 190));
@@ -111,11 +117,33 @@ impl NodeDataTrait for NodeData {
                 .response
                 .on_hover_text("make this a node of another kind, keeping its wires");
             }
+            let bypass = ui.selectable_label(self.bypass, RichText::new("Bypass").small());
+            let bypass = bypass.on_hover_text(
+                "leave this node out of the run: each output carries on the input of the same \
+                 name (or type)",
+            );
+            if bypass.clicked() {
+                out.push(NodeResponse::User(Response::Bypass(node_id)));
+            }
             if !self.help.is_empty() {
                 ui.label(RichText::new("(?)").weak())
                     .on_hover_text(&self.help);
             }
         });
+        let wires = match &user_state.wire_choices {
+            Some((n, wires)) if *n == node_id && !wires.is_empty() => wires.clone(),
+            _ => vec![],
+        };
+        if !wires.is_empty() {
+            ui.menu_button("Insert on wire", |ui| {
+                for w in wires {
+                    if ui.button(format!("{} → {}", w.from, w.to)).clicked() {
+                        out.push(NodeResponse::User(Response::InsertOnWire(node_id, w)));
+                        ui.close_menu();
+                    }
+                }
+            });
+        }
         out
     }
 
@@ -133,6 +161,8 @@ impl NodeDataTrait for NodeData {
                 .is_some_and(|s| !s.errors.is_empty());
         if failed {
             Some(ERROR_COLOR)
+        } else if self.bypass {
+            Some(BYPASS_COLOR)
         } else if self.is_step_boundary() {
             Some(STEP_COLOR)
         } else {

@@ -121,11 +121,17 @@ pub struct Overlays {
 /// did not change (same `Arc`).
 pub fn overlays(probed: &[Option<Value>], last_solids: &mut SolidsCache) -> Overlays {
     let mut o = Overlays::default();
+    // A liquid graph's probes include the velocity G2P reads; its scalar is the pressure
+    // (coloured at the particles), a smoke graph's the density (drawn as a field).
+    let liquid = probed
+        .iter()
+        .flatten()
+        .any(|v| matches!(v, Value::Velocity(_)));
     for v in probed.iter().flatten() {
         match v {
             Value::LevelSet(g) => o.level_set = Some(Slice::middle(g)),
             Value::Cells(c) => o.cells = Some(cell_slice(c)),
-            Value::Scalar(d) => o.density = Some(Slice::middle(d)),
+            Value::Scalar(d) if !liquid => o.density = Some(Slice::middle(d)),
             Value::Solids(s) => {
                 let same = last_solids.as_ref().is_some_and(|(a, _)| Arc::ptr_eq(a, s));
                 if !same {

@@ -10,10 +10,13 @@ use egui::{Context, Key, Modifiers, RichText, Ui};
 use egui_node_graph2::NodeFinder;
 use std::time::Duration;
 
-const RESTART_HELP: &str = "Edits restart the simulation automatically: 0.3 s after the last \
-    change the graph is re-validated and run again from frame 0 (still playing if it was). \
-    Cached frames of the old graph are dropped. Moving nodes, and adding, editing or deleting \
-    a node with no wires, keep the cache and the run.";
+const FROM_HERE_HELP: &str = "Simulate from here: 0.3 s after the last edit the graph is \
+    re-validated and the run continues from the state saved after the shown frame (frames up \
+    to it stay cached; nodes the edit changed start afresh, like `flipgraph run --from`). \
+    Off: edits rerun from frame 0. Settings (grid, cell size, fps, …) always rerun from 0. \
+    Moving nodes, and adding, editing or deleting a node with no wires, keep the cache.";
+const LIVE_HELP: &str = "Live edits: gravity, the FLIP ratio and the solver tolerances apply \
+    to the running simulation from its newest frame on, without dropping cached frames.";
 
 impl App {
     /// Keyboard shortcuts (ignored while a text field has focus).
@@ -116,8 +119,10 @@ impl App {
             }
             None => {}
         }
-        ui.label(RichText::new("↻ auto-restart").weak())
-            .on_hover_text(RESTART_HELP);
+        ui.checkbox(&mut self.edit_policy.from_here, "from here")
+            .on_hover_text(FROM_HERE_HELP);
+        ui.checkbox(&mut self.edit_policy.live, "live")
+            .on_hover_text(LIVE_HELP);
         let r = ui.checkbox(&mut self.write_exports, "exports");
         let r = r.on_hover_text(
             "Run export nodes (PLY/PNG files under <graph folder>/out). Off: export nodes are \
@@ -218,7 +223,7 @@ impl App {
                 ui.allocate_ui(egui::vec2(ui.available_width(), h), |ui| {
                     viewport::show(ui, spec, frame.as_deref(), &mut self.cam, vmax);
                 });
-                view_options(ui, &mut self.cam, spec.is_2d(), vmax);
+                view_options(ui, &mut self.cam, spec.is_2d(), vmax, frame.as_deref());
                 ui.separator();
                 egui::ScrollArea::vertical().show(ui, |ui| self.stats_ui(ui));
             });

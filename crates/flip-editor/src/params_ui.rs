@@ -5,6 +5,7 @@ use crate::types::{NodeData, Response, UserState, ValueType};
 use egui::{ComboBox, DragValue, RichText, TextEdit, Ui};
 use egui_node_graph2::{NodeId, WidgetValueTrait};
 use flip_graph::{ParamKind, ParamSpec, ParamValue};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Width of the value part of a parameter row.
@@ -33,7 +34,7 @@ impl WidgetValueTrait for ValueType {
             ui.label(format!("{param_name}: {}", value.display()));
             return vec![];
         };
-        let changed = param_row(ui, node_id, spec, value, &user_state.base_dir);
+        let changed = param_row(ui, node_id, spec, value, user_state);
         if changed {
             vec![Response::ParamChanged {
                 node: node_id,
@@ -79,14 +80,14 @@ fn param_row(
     node_id: NodeId,
     spec: &ParamSpec,
     value: &mut ParamValue,
-    base_dir: &Path,
+    user: &UserState,
 ) -> bool {
     let hover = format!("{} (`{}`)", spec.help, spec.name);
     let mut changed = false;
     if matches!(spec.kind, ParamKind::Vec3 | ParamKind::Path) {
         ui.label(spec.label.as_str()).on_hover_text(hover);
         ui.horizontal(|ui| {
-            changed = value_editor(ui, node_id, spec, value, base_dir);
+            changed = value_editor(ui, node_id, spec, value, user);
         });
         return changed;
     }
@@ -94,11 +95,11 @@ fn param_row(
         ui.label(spec.label.as_str()).on_hover_text(hover);
         if matches!(spec.kind, ParamKind::Choice(_)) {
             // A combo box in a right-to-left layout grows over the label.
-            changed = value_editor(ui, node_id, spec, value, base_dir);
+            changed = value_editor(ui, node_id, spec, value, user);
             return;
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            changed = value_editor(ui, node_id, spec, value, base_dir);
+            changed = value_editor(ui, node_id, spec, value, user);
         });
     });
     changed
@@ -116,6 +117,13 @@ fn drag_speed(x: f64, min: f64, max: f64) -> f64 {
     } else {
         1e-3
     }
+}
+
+/// A typed number, refused unless finite: egui would clamp a NaN to the top of the range and
+/// show `inf`, so `nan` (or `inf`) leaves the value as it was.
+pub fn parse_finite(text: &str) -> Option<f64> {
+    let x: f64 = text.trim().replace('−', "-").parse().ok()?;
+    x.is_finite().then_some(x)
 }
 
 /// Short text for a number: scientific for very small or large magnitudes.
@@ -136,15 +144,17 @@ fn value_editor(
     node_id: NodeId,
     spec: &ParamSpec,
     value: &mut ParamValue,
-    base_dir: &Path,
+    user: &UserState,
 ) -> bool {
+    let (base_dir, lcp) = (user.base_dir.as_path(), &user.lcp_solvers);
     match (&spec.kind, value) {
         (ParamKind::Float { min, max }, ParamValue::Number(x)) => {
             let speed = drag_speed(*x, *min, *max);
             let drag = DragValue::new(x)
                 .range(*min..=*max)
                 .speed(speed)
-                .custom_formatter(|n, _| format_number(n));
+                .custom_formatter(|n, _| format_number(n))
+                .custom_parser(parse_finite);
             ui.add(drag).changed()
         }
         (ParamKind::Int { min, max }, ParamValue::Number(x)) => {
@@ -166,7 +176,7 @@ fn value_editor(
             changed
         }
         (ParamKind::Choice(choices), ParamValue::Text(s)) => {
-            choice_editor(ui, node_id, &spec.name, choices, s)
+            choice_editor(ui, (node_id, &spec.name), choices, s, lcp)
         }
         (ParamKind::Path, ParamValue::Text(s)) => path_editor(ui, s, base_dir),
         (ParamKind::Text, ParamValue::Text(s)) => ui
@@ -187,20 +197,29 @@ fn value_editor(
     }
 }
 
+/// A choice's label: LCP-capable solver algorithms are marked.
+pub fn choice_label(choice: &str, lcp: &HashSet<String>) -> String {
+    if lcp.contains(choice) {
+        format!("{choice} (LCP)")
+    } else {
+        choice.to_string()
+    }
+}
+
 fn choice_editor(
     ui: &mut Ui,
-    node_id: NodeId,
-    name: &str,
+    id: (NodeId, &str),
     choices: &[String],
     s: &mut String,
+    lcp: &HashSet<String>,
 ) -> bool {
     let mut changed = false;
     let shown = if choices.contains(s) {
-        s.clone()
+        choice_label(s, lcp)
     } else {
         format!("{s} (missing)")
     };
-    ComboBox::from_id_salt((node_id, name))
+    ComboBox::from_id_salt(id)
         .selected_text(shown)
         .width(VALUE_WIDTH)
         .show_ui(ui, |ui| {
@@ -208,7 +227,8 @@ fn choice_editor(
                 ui.label("(none available)");
             }
             for c in choices {
-                changed |= ui.selectable_value(s, c.clone(), c.as_str()).changed();
+                let label = choice_label(c, lcp);
+                changed |= ui.selectable_value(s, c.clone(), label).changed();
             }
         });
     changed
@@ -234,7 +254,7 @@ fn path_editor(ui: &mut Ui, s: &mut String, base_dir: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{drag_speed, format_number};
+    use super::{choice_label, drag_speed, format_number, parse_finite};
 
     #[test]
     fn drag_speed_follows_size_or_range() {
@@ -250,5 +270,17 @@ mod tests {
         assert_eq!(format_number(0.95), "0.95");
         assert_eq!(format_number(2000.0), "2000");
         assert_eq!(format_number(0.0), "0");
+    }
+
+    #[test]
+    fn typed_nan_or_inf_keeps_the_value_and_lcp_solvers_are_marked() {
+        assert_eq!(parse_finite("nan"), None);
+        assert_eq!(parse_finite("NaN"), None);
+        assert_eq!(parse_finite("inf"), None);
+        assert_eq!(parse_finite(" 1e-6 "), Some(1e-6));
+        assert_eq!(parse_finite("−0.5"), Some(-0.5));
+        let lcp = ["lcp/pi-mg".to_string()].into();
+        assert_eq!(choice_label("lcp/pi-mg", &lcp), "lcp/pi-mg (LCP)");
+        assert_eq!(choice_label("multigrid/mgpcg", &lcp), "multigrid/mgpcg");
     }
 }

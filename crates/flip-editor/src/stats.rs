@@ -130,8 +130,13 @@ impl App {
             ui.label("grid (ni, nj, nk)")
                 .on_hover_text("nk = 1 makes a 2D simulation");
             ui.horizontal(|ui| {
-                for n in &mut s.grid {
-                    changed |= ui.add(DragValue::new(n).range(1..=512)).changed();
+                for (axis, n) in s.grid.iter_mut().enumerate() {
+                    let min = if axis == 2 { 1 } else { 4 };
+                    let before = *n;
+                    if ui.add(DragValue::new(n).range(min..=512)).changed() {
+                        *n = valid_cells(axis, before, *n);
+                        changed = true;
+                    }
                 }
             });
             ui.end_row();
@@ -184,5 +189,29 @@ impl App {
         for r in &self.plugins.refused {
             ui.colored_label(Color32::from_rgb(240, 180, 90), format!("refused: {r}"));
         }
+    }
+}
+
+/// Cells along `axis` after an edit from `before` to `typed`: at least 4 (what validation
+/// needs), except nk = 1 for 2D; nk = 2 or 3 goes on to 4 or back to 1.
+pub fn valid_cells(axis: usize, before: usize, typed: usize) -> usize {
+    match (axis, typed) {
+        (2, 2 | 3) if typed > before => 4,
+        (2, 0..=3) => 1,
+        (_, n) => n.clamp(4, 512),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_cells;
+
+    #[test]
+    fn the_grid_accepts_only_sizes_validation_accepts() {
+        assert_eq!(valid_cells(0, 8, 2), 4);
+        assert_eq!(valid_cells(1, 8, 1000), 512);
+        assert_eq!(valid_cells(2, 1, 2), 4, "from 2D up: 4 cells deep");
+        assert_eq!(valid_cells(2, 4, 3), 1, "from 4 down: back to 2D");
+        assert_eq!(valid_cells(2, 4, 16), 16);
     }
 }

@@ -59,6 +59,8 @@ pub struct NodeData {
     pub known: bool,
     /// One-sentence description of the kind.
     pub help: String,
+    /// Left out of the run, inputs passed to outputs of the same name (drawn greyed).
+    pub bypass: bool,
 }
 
 impl NodeData {
@@ -100,6 +102,10 @@ pub enum Response {
     Duplicate(NodeId),
     /// The node's "Swap" menu: make it a node of this kind, keeping its wires.
     Swap(NodeId, String),
+    /// The node's "Bypass" toggle.
+    Bypass(NodeId),
+    /// The node's "Insert on wire" menu: put the (unwired) node on this wire.
+    InsertOnWire(NodeId, flip_graph::EdgeDoc),
 }
 
 impl UserResponseTrait for Response {}
@@ -132,6 +138,12 @@ pub struct UserState {
     pub status: HashMap<String, NodeStatus>,
     /// Folder relative paths in parameters are resolved against (the graph file's folder).
     pub base_dir: PathBuf,
+    /// The wires the selected unwired node can be inserted on (see
+    /// [`crate::doc_edits::wires_to_insert_on`]).
+    pub wire_choices: Option<(NodeId, Vec<flip_graph::EdgeDoc>)>,
+    /// Solver algorithms (`plugin/algorithm`) that solve LCPs (separating walls), marked in
+    /// the solver combo.
+    pub lcp_solvers: std::collections::HashSet<String>,
 }
 
 impl UserState {
@@ -141,6 +153,8 @@ impl UserState {
             registry,
             status: HashMap::new(),
             base_dir: PathBuf::from("."),
+            wire_choices: None,
+            lcp_solvers: Default::default(),
         }
     }
     fn kind(&self, k: KindRef) -> &flip_graph::NodeKind {
@@ -290,6 +304,7 @@ impl NodeTemplateTrait for KindRef {
             extra: ParamMap::new(),
             known: true,
             help: kind.spec.help.clone(),
+            bypass: false,
         }
     }
     fn build_node(&self, graph: &mut EditorGraph, user_state: &mut UserState, node_id: NodeId) {

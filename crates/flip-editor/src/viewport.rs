@@ -36,6 +36,8 @@ pub struct Camera {
     pub point_size: f32,
     /// Overlay.
     pub overlay: Overlay,
+    /// What the particles are coloured by.
+    pub color_by: crate::attributes::ColorBy,
 }
 
 impl Default for Camera {
@@ -48,6 +50,7 @@ impl Default for Camera {
             perspective: true,
             point_size: 2.0,
             overlay: Overlay::None,
+            color_by: Default::default(),
         }
     }
 }
@@ -218,6 +221,7 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             perspective: cam.perspective,
             point_size: cam.point_size,
             overlay: cam.overlay,
+            color_by: cam.color_by,
             ..Camera::default()
         };
     }
@@ -265,15 +269,18 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             painter.add(Shape::mesh(mesh));
         }
     }
-    painter.add(Shape::mesh(points_mesh(&pr, f, cam.point_size, vmax)));
+    let colors = crate::attributes::normalized(f, cam.color_by, vmax)
+        .or_else(|| crate::attributes::normalized(f, Default::default(), vmax))
+        .map_or(vec![], |(t, _, _)| t);
+    painter.add(Shape::mesh(points_mesh(&pr, f, &colors, cam.point_size)));
 }
 
 /// Particles (and in 3D the solid surface cells) as depth-sorted quads.
-fn points_mesh(pr: &Projector, f: &FrameData, size: f32, vmax: f32) -> Mesh {
+fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh {
     let mut items: Vec<(f32, Pos2, Color32, f32)> = Vec::with_capacity(f.points.len());
-    for (p, s) in f.points.iter().zip(&f.speeds) {
+    for (p, t) in f.points.iter().zip(colors) {
         let (q, depth) = pr.project(Vec3::from_array(*p));
-        items.push((depth, q, speed_color(s / vmax.max(1e-6)), size));
+        items.push((depth, q, speed_color(*t), size));
     }
     if !pr.spec.is_2d() {
         if let Some(solids) = &f.solids {
@@ -330,10 +337,19 @@ fn draw_domain(painter: &egui::Painter, pr: &Projector) {
     }
 }
 
-/// A horizontal colour bar for speeds `0..vmax`.
-pub fn legend(ui: &mut Ui, vmax: f32) {
+/// A legend end: three significant digits or so.
+fn legend_number(x: f32) -> String {
+    match x.abs() {
+        a if (100.0..1e6).contains(&a) => format!("{x:.0}"),
+        a if (1.0..100.0).contains(&a) => format!("{x:.2}"),
+        _ => crate::params_ui::format_number(f64::from(x)),
+    }
+}
+
+/// A horizontal colour bar for values `lo..hi` in `unit`.
+pub fn legend(ui: &mut Ui, lo: f32, hi: f32, unit: &str) {
     ui.horizontal(|ui| {
-        ui.label("0");
+        ui.label(legend_number(lo));
         let (rect, _) = ui.allocate_exact_size(vec2(120.0, 12.0), Sense::hover());
         let mut mesh = Mesh::default();
         let n = 24;
@@ -350,7 +366,7 @@ pub fn legend(ui: &mut Ui, vmax: f32) {
             quad(&mut mesh, p, speed_color(t0 + 0.5 / n as f32));
         }
         ui.painter().add(Shape::mesh(mesh));
-        ui.label(format!("{vmax:.2} m/s"));
+        ui.label(format!("{} {unit}", legend_number(hi)));
     });
 }
 

@@ -3,7 +3,9 @@
 //! new generation; events carry it so the UI can drop frames of a graph it no longer shows.
 
 use crate::frames::{FrameData, SolidsCache};
+use crate::resim::{fresh_nodes, Start};
 use crate::sim_thread::{Emitter, SimLoop, SimThread};
+use crate::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
 use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +17,8 @@ pub const EXPORT_KIND: &str = "export";
 
 /// A request to the simulation thread.
 pub enum Command {
-    /// Compile and instantiate a graph (stops playback, back to frame 0).
+    /// Compile and instantiate a graph and start it at `start` (frame 0, or the saved state
+    /// after a kept frame: "simulate from here").
     Load {
         /// Generation of this load.
         gen: u64,
@@ -25,6 +28,8 @@ pub enum Command {
         base_dir: PathBuf,
         /// Output folder, or `None` to leave export nodes out.
         out_dir: Option<PathBuf>,
+        /// Where the run starts.
+        start: Start,
     },
     /// Run frames until paused, finished or failed.
     Play,
@@ -32,16 +37,20 @@ pub enum Command {
     Pause,
     /// Simulate one frame.
     Step,
-    /// Back to frame 0.
+    /// Back to frame 0: every node (solver plugins included) forgets its state.
     Reset,
 }
 
 /// A report from the simulation thread.
 pub enum Event {
-    /// The graph compiled; frames of this generation follow.
+    /// The graph compiled; frames of this generation follow, numbered from `kept + 1`.
     Loaded {
         /// Generation.
         gen: u64,
+        /// Frames of the previous generation still valid (0: the run starts at frame 0).
+        kept: u32,
+        /// Why the requested start could not be honoured (the run then starts earlier).
+        note: Option<String>,
     },
     /// The graph does not validate: every problem, each naming its node where it can.
     Invalid {
@@ -100,7 +109,8 @@ pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc) {
 }
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
-/// node, and of the smoke density carried to the next step.
+/// node, of the smoke density carried to the next step, then those of
+/// [`crate::attributes::attribute_probes`].
 pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     let first = |kind: &str| {
         doc.nodes
@@ -139,6 +149,7 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
             probes.push((node.to_string(), port.to_string()));
         }
     }
+    probes.extend(crate::attributes::attribute_probes(doc));
     probes
 }
 
@@ -190,6 +201,10 @@ struct Thread {
     want_play: bool,
     broken: bool,
     last_solids: SolidsCache,
+    /// States after simulated frames, for "simulate from here".
+    snapshots: Snapshots,
+    /// The graph the current simulation runs.
+    doc: Arc<GraphDoc>,
     /// The UI's stop flag, installed in every simulation.
     stop: Arc<AtomicBool>,
 }
@@ -207,6 +222,8 @@ impl Thread {
             want_play: false,
             broken: false,
             last_solids: None,
+            snapshots: Snapshots::new(SNAPSHOT_BUDGET_BYTES),
+            doc: Arc::new(GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "").expect("parses")),
         }
     }
 
@@ -231,7 +248,8 @@ impl Thread {
                 doc,
                 base_dir,
                 out_dir,
-            } => self.load(gen, &doc, base_dir, out_dir),
+                start,
+            } => self.load(gen, &doc, (base_dir, out_dir), start),
             Command::Play => {
                 self.want_play = true;
                 let can = self.sim.is_some() && !self.broken;
@@ -251,13 +269,15 @@ impl Thread {
                 if let Some(sim) = &mut self.sim {
                     sim.reset();
                 }
+                self.snapshots.clear();
                 self.broken = false;
                 self.set_playing(false, false);
             }
         }
     }
 
-    fn load(&mut self, gen: u64, doc: &GraphDoc, base_dir: PathBuf, out_dir: Option<PathBuf>) {
+    fn load(&mut self, gen: u64, doc: &GraphDoc, dirs: (PathBuf, Option<PathBuf>), start: Start) {
+        let (base_dir, out_dir) = dirs;
         self.gen = gen;
         self.sim = None;
         self.broken = false;
@@ -274,13 +294,59 @@ impl Thread {
                 sim.set_cancel_flag(self.stop.clone());
                 set_overlay_probes(&mut sim, &doc);
                 self.ids = sim.plan().nodes.iter().map(|n| n.id.clone()).collect();
+                let (kept, note) = self.start_at(&mut sim, &doc, &start);
+                self.doc = Arc::new(doc);
                 self.sim = Some(sim);
-                self.emit(Event::Loaded { gen });
+                self.emit(Event::Loaded { gen, kept, note });
             }
             Err(errors) => self.emit(Event::Invalid { gen, errors }),
         }
         let playing = self.want_play && self.sim.is_some();
         self.set_playing(playing, false);
+    }
+
+    /// Puts `sim` at `start` from the saved states; returns the frame it starts after, and
+    /// why it starts earlier than asked.
+    fn start_at(
+        &mut self,
+        sim: &mut Simulation,
+        doc: &GraphDoc,
+        start: &Start,
+    ) -> (u32, Option<String>) {
+        let &Start::After { frame, live } = start else {
+            self.snapshots.clear();
+            return (0, None);
+        };
+        let saved = self.snapshots.at_or_before(frame);
+        let fresh = saved.and_then(|(_, saved_doc)| fresh_nodes(saved_doc, doc, live));
+        let (Some((snap, _)), Some(fresh)) = (saved, fresh) else {
+            self.snapshots.clear();
+            return (
+                0,
+                Some(format!(
+                    "no usable saved state at frame {frame}: rerun from 0"
+                )),
+            );
+        };
+        let fresh: Vec<&str> = fresh.iter().map(String::as_str).collect();
+        match sim.fork_from(snap, &fresh) {
+            Ok(()) => {
+                let kept = snap.frame();
+                self.snapshots.forget_after(kept);
+                let note = (kept < frame).then(|| format!("continued from frame {kept}"));
+                (kept, note)
+            }
+            Err(e) => {
+                sim.reset();
+                self.snapshots.clear();
+                (
+                    0,
+                    Some(format!(
+                        "cannot continue from frame {frame} ({e}): rerun from 0"
+                    )),
+                )
+            }
+        }
     }
 
     fn next_frame(&mut self) {
@@ -297,6 +363,10 @@ impl Thread {
         match sim.advance_frame() {
             Ok(reports) => {
                 let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+                // A node that cannot save its state only means no fork from this frame.
+                if let Ok(snap) = sim.snapshot() {
+                    self.snapshots.keep(snap, self.doc.clone());
+                }
                 let data =
                     FrameData::capture(sim, &reports, &self.ids, wall_ms, &mut self.last_solids);
                 self.emit(Event::Frame {

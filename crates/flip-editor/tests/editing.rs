@@ -58,6 +58,7 @@ fn only_edits_that_change_the_run_drop_the_cache() {
             ParamValue::Vector(vec![0.0, 1.0, 0.0]),
         )]
         .into(),
+        bypass: false,
     });
     assert_eq!(sim_view(&moved), view);
     assert_eq!(sim_view(&scratch), view);

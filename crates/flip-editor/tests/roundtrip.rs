@@ -63,6 +63,7 @@ fn unknown_kinds_params_and_edges_survive() {
         id: "mystery".into(),
         kind: "plugin:org.example.vortex".into(),
         params,
+        bypass: false,
     });
     let first = doc.nodes[1].id.clone();
     doc.edges
@@ -144,6 +145,7 @@ fn dynamic_doc() -> GraphDoc {
             id: id.into(),
             kind: "solve".into(),
             params,
+            bypass: false,
         });
         doc.layout.positions.insert(id.into(), (0.0, 0.0));
     }
@@ -245,7 +247,10 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
     assert!(d.edges.iter().all(|e| !e.to.starts_with("export.")));
     let probes = probe_list(&doc);
     let ports: Vec<&str> = probes.iter().map(|(_, p)| p.as_str()).collect();
-    assert_eq!(ports, ["level_set", "cells", "solids"]);
+    assert_eq!(
+        ports,
+        ["level_set", "cells", "solids", "pressure", "velocity"]
+    );
 }
 
 #[test]

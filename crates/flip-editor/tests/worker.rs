@@ -2,107 +2,13 @@
 //! graph is reported per node, and the built-in scene runs when the solver plugins are built.
 //! No display needed.
 
+mod common;
+
+use common::{collect, graph, load, registry};
 use flip_editor::worker::{Command, Event, Worker};
-use flip_graph::{
-    DataKind, EdgeDoc, EvalCtx, GraphDoc, Node, NodeDoc, NodeError, NodeIo, NodeKind, NodeRegistry,
-    NodeSpec, PortSpec, Value,
-};
+use flip_graph::GraphDoc;
 use flip_plugin::host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// Adds one particle per step; fails from frame `fail_at` on.
-struct Drip {
-    fail_at: u32,
-}
-
-impl Node for Drip {
-    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
-        if ctx.frame >= self.fail_at {
-            return Err(NodeError::Failed("the drip ran dry".into()));
-        }
-        let mut p = io.particles("particles")?;
-        Arc::make_mut(&mut p).push(glam::Vec3::splat(0.5), glam::Vec3::ZERO);
-        io.set("particles", Value::Particles(p));
-        Ok(())
-    }
-}
-
-fn registry() -> Arc<NodeRegistry> {
-    let spec = NodeSpec {
-        kind: "drip".into(),
-        label: "Drip".into(),
-        category: "Test".into(),
-        help: String::new(),
-        inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
-        outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
-        params: vec![],
-    };
-    let mut r = NodeRegistry::new();
-    r.register(NodeKind::new(
-        spec,
-        Box::new(|init| {
-            let fail_at = if init.id == "bad" { 2 } else { u32::MAX };
-            Ok(Box::new(Drip { fail_at }))
-        }),
-    ))
-    .unwrap();
-    Arc::new(r)
-}
-
-fn graph(node: &str, cycle: bool) -> GraphDoc {
-    let base = include_str!("../../../graphs/dam_break_2d.ron");
-    let mut doc = GraphDoc::from_ron(base, "test").unwrap();
-    doc.settings.frames = 5;
-    doc.settings.grid = [8, 8, 1];
-    let n = |id: &str, kind: &str| NodeDoc {
-        id: id.into(),
-        kind: kind.into(),
-        params: Default::default(),
-    };
-    doc.nodes = vec![
-        n("in", "step_input"),
-        n(node, "drip"),
-        n("out", "step_output"),
-    ];
-    doc.edges = vec![
-        EdgeDoc::new("in.particles", format!("{node}.particles")),
-        EdgeDoc::new(format!("{node}.particles"), "out.particles"),
-    ];
-    if cycle {
-        doc.nodes.push(n("loop", "drip"));
-        doc.edges[0] = EdgeDoc::new("loop.particles", format!("{node}.particles"));
-        doc.edges
-            .push(EdgeDoc::new(format!("{node}.particles"), "loop.particles"));
-    }
-    doc.layout = Default::default();
-    doc
-}
-
-/// Events until `done` says stop (or 60 s pass).
-fn collect(w: &Worker, done: impl Fn(&Event) -> bool) -> Vec<Event> {
-    let start = Instant::now();
-    let mut out = vec![];
-    while start.elapsed() < Duration::from_secs(60) {
-        if let Ok(e) = w.rx.recv_timeout(Duration::from_millis(100)) {
-            let stop = done(&e);
-            out.push(e);
-            if stop {
-                break;
-            }
-        }
-    }
-    out
-}
-
-fn load(w: &Worker, gen: u64, doc: GraphDoc) {
-    w.send(Command::Load {
-        gen,
-        doc: Box::new(doc),
-        base_dir: ".".into(),
-        out_dir: None,
-    });
-}
 
 #[test]
 fn frames_then_finished() {
@@ -145,6 +51,14 @@ fn a_failing_node_stops_the_run_and_is_named() {
         Some(Event::Failed { gen, node, message }) => {
             assert_eq!((*gen, node.as_deref()), (7, Some("bad")));
             assert!(message.contains("ran dry"), "{message}");
+            // the CLI names the same frame: two completed, the third failed
+            assert!(message.starts_with("frame 3:"), "{message}");
+            let tmp = std::env::temp_dir();
+            let reg = registry();
+            let mut sim = flip_graph::Simulation::new(&graph("bad", false), &reg, &tmp, &tmp);
+            let sim = sim.as_mut().unwrap();
+            let cli = (0..3).find_map(|_| sim.advance_frame().err()).unwrap();
+            assert!(cli.to_string().starts_with("frame 3,"), "{cli}");
         }
         _ => panic!("no failure reported"),
     }
@@ -190,6 +104,20 @@ fn the_built_in_scene_plays_when_plugins_are_built() {
     };
     assert!(data.particles > 1000);
     assert!(data.level_set.is_some() && data.cells.is_some() && data.solids.is_some());
+    // colour by attribute: pressure and vorticity at every drawn particle; no density field
+    let n = data.points.len();
+    assert_eq!(
+        (data.grid.pressure.len(), data.grid.vorticity.len()),
+        (n, n)
+    );
+    assert!(
+        data.grid.pressure.iter().any(|p| *p > 0.0),
+        "hydrostatic pressure"
+    );
+    assert!(
+        data.density.is_none(),
+        "a liquid's pressure is not drawn as smoke"
+    );
     let pressure = data.nodes.iter().find(|(id, _)| id == "pressure").unwrap();
     assert!(pressure.1.stat("iterations").is_some() && pressure.1.converged.is_some());
 }

@@ -58,6 +58,26 @@ pub struct NodeDoc {
     /// Parameters; missing ones take their defaults.
     #[serde(default)]
     pub params: ParamMap,
+    /// Left out of the run: each input passes straight to the output of the same name (see
+    /// [`crate::bypass`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bypass: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl NodeDoc {
+    /// A node of `kind` with default parameters.
+    pub fn new(id: impl Into<String>, kind: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            kind: kind.into(),
+            params: ParamMap::new(),
+            bypass: false,
+        }
+    }
 }
 
 /// An edge `from: "node.output"` → `to: "node.input"`.

@@ -11,6 +11,8 @@
 //! out of `step_input` at the start of the next. Every edge cycle is therefore an error.
 #![forbid(unsafe_code)]
 
+/// Bypassed nodes: left out of the run, inputs passed on to outputs.
+pub mod bypass;
 /// Variants of a graph advanced in lockstep, with per-frame metrics.
 pub mod compare;
 /// Validation and the execution plan.

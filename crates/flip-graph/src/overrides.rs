@@ -220,11 +220,7 @@ mod tests {
                 seed: 1,
                 density: 1000.0,
             },
-            nodes: vec![NodeDoc {
-                id: "pressure".into(),
-                kind: "pressure".into(),
-                params: Default::default(),
-            }],
+            nodes: vec![NodeDoc::new("pressure", "pressure")],
             edges: vec![],
             variants: vec![],
             layout: Default::default(),

@@ -164,6 +164,24 @@ impl Snapshot {
             .filter_map(|n| Some((n.id.as_str(), n.incomplete.as_deref()?)))
     }
 
+    /// Bytes held by the carried values (what keeping this snapshot costs once the next
+    /// frame has copied them), plus the nodes' saved state.
+    pub fn bytes(&self) -> usize {
+        let grid = |g: &Grid3<f32>| g.ni * g.nj * g.nk * 4;
+        let carried: usize = self
+            .state
+            .iter()
+            .flatten()
+            .map(|v| match v {
+                Value::Particles(p) => p.len() * 24 + p.affine.len() * 36,
+                Value::Velocity(f) => 2 * (grid(&f.vel.u) + grid(&f.vel.v) + grid(&f.vel.w)),
+                Value::Scalar(g) => grid(g),
+                _ => 0,
+            })
+            .sum();
+        carried + self.nodes.iter().map(|n| n.bytes.len()).sum::<usize>()
+    }
+
     /// A checkpoint of this snapshot for the graph with hash `graph_hash`.
     pub fn to_checkpoint(&self, graph_hash: &str) -> Checkpoint {
         Checkpoint {
@@ -237,6 +255,34 @@ impl Simulation {
         self.state = ck.state.into_iter().map(|c| c.map(value)).collect();
         (self.frame, self.step, self.time) = (ck.frame, ck.step, ck.time);
         self.state_speed = ck.state_speed;
+        Ok(())
+    }
+}
+
+impl Simulation {
+    /// Continues from `snap`, taken of this graph or of an edited version of it (the editor's
+    /// "simulate from here"): the carried values are shared, not copied; a node whose id the
+    /// snapshot has and that is not named in `fresh` gets its saved state back, every other
+    /// node (new, or changed by the edit) starts fresh.
+    ///
+    /// # Errors
+    /// A node that refused its saved state.
+    pub fn fork_from(&mut self, snap: &Snapshot, fresh: &[&str]) -> Result<(), CheckpointError> {
+        self.reset();
+        for (node, p) in self.nodes.iter_mut().zip(&self.plan.nodes) {
+            let saved = snap.nodes.iter().find(|n| n.id == p.id);
+            let Some(saved) = saved.filter(|_| !fresh.contains(&p.id.as_str())) else {
+                continue;
+            };
+            node.load_state(&saved.bytes)
+                .map_err(|source| CheckpointError::Node {
+                    node: p.id.clone(),
+                    source,
+                })?;
+        }
+        self.state.clone_from(&snap.state);
+        (self.frame, self.step, self.time) = (snap.frame, snap.step, snap.time);
+        self.state_speed = snap.state_speed;
         Ok(())
     }
 }

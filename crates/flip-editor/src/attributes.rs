@@ -1,0 +1,189 @@
+//! What the particles are coloured by: speed, vorticity magnitude or pressure (sampled at the
+//! particles from the grid values of the frame's end), or particle id (the order in the
+//! particle list, which emitters keep).
+
+use crate::frames::FrameData;
+use flip_core::smoke::{sample_cell, vorticity};
+use flip_core::{Grid3, GridSpec, MacGrid};
+use flip_graph::{GraphDoc, Value};
+
+/// The particle attribute the viewport colours by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorBy {
+    /// |v| (m/s).
+    #[default]
+    Speed,
+    /// |∇ × u| of the grid velocity (1/s).
+    Vorticity,
+    /// Pressure of the last solve (Pa).
+    Pressure,
+    /// Index in the particle list.
+    ParticleId,
+}
+
+impl ColorBy {
+    /// Every choice, for the combo box.
+    pub const ALL: [ColorBy; 4] = [
+        ColorBy::Speed,
+        ColorBy::Vorticity,
+        ColorBy::Pressure,
+        ColorBy::ParticleId,
+    ];
+
+    /// Name in the combo box.
+    pub fn label(self) -> &'static str {
+        match self {
+            ColorBy::Speed => "speed",
+            ColorBy::Vorticity => "vorticity",
+            ColorBy::Pressure => "pressure",
+            ColorBy::ParticleId => "particle id",
+        }
+    }
+
+    /// Unit shown on the legend.
+    pub fn unit(self) -> &'static str {
+        match self {
+            ColorBy::Speed => "m/s",
+            ColorBy::Vorticity => "1/s",
+            ColorBy::Pressure => "Pa",
+            ColorBy::ParticleId => "",
+        }
+    }
+}
+
+/// Per-particle values sampled from the grid (same order as the frame's points; empty when the
+/// graph has no such field).
+#[derive(Clone, Debug, Default)]
+pub struct GridSamples {
+    /// |ω| at the particles (1/s).
+    pub vorticity: Vec<f32>,
+    /// Pressure at the particles (Pa).
+    pub pressure: Vec<f32>,
+}
+
+/// Probes for the attributes of a liquid graph: the first pressure node's `pressure` and the
+/// velocity the first `g2p` reads (none for graphs without `g2p`, e.g. smoke).
+pub fn attribute_probes(doc: &GraphDoc) -> Vec<(String, String)> {
+    let first = |kind: &str| doc.nodes.iter().find(|n| n.kind == kind && !n.bypass);
+    let Some(g2p) = first("g2p") else {
+        return vec![];
+    };
+    let to = format!("{}.velocity", g2p.id);
+    let mut probes = vec![];
+    if let Some(p) = first("pressure") {
+        probes.push((p.id.clone(), "pressure".to_string()));
+    }
+    let from = doc.edges.iter().find(|e| e.to == to);
+    if let Some((node, port)) = from.and_then(|e| e.from.split_once('.')) {
+        probes.push((node.to_string(), port.to_string()));
+    }
+    probes
+}
+
+/// Samples the probed pressure and velocity (of a liquid graph) at `points`.
+pub fn sample(spec: &GridSpec, points: &[[f32; 3]], probed: &[Option<Value>]) -> GridSamples {
+    let mut pressure: Option<&Grid3<f32>> = None;
+    let mut velocity: Option<&MacGrid> = None;
+    for v in probed.iter().flatten() {
+        match v {
+            Value::Scalar(g) => pressure = Some(g),
+            Value::Velocity(f) => velocity = Some(&f.vel),
+            _ => {}
+        }
+    }
+    let at = |g: &Grid3<f32>| -> Vec<f32> {
+        if g.dims() != spec.dims() {
+            return vec![];
+        }
+        let p = |x: &[f32; 3]| sample_cell(spec, g, glam::Vec3::from_array(*x));
+        points.iter().map(p).collect()
+    };
+
+    let vorticity = velocity.map_or(vec![], |u| {
+        let w = vorticity(spec, u);
+        let magnitude = Grid3 {
+            ni: w.ni,
+            nj: w.nj,
+            nk: w.nk,
+            data: w.data.iter().map(|v| v.length()).collect(),
+        };
+        at(&magnitude)
+    });
+    GridSamples {
+        vorticity,
+        pressure: pressure.map_or(vec![], at),
+    }
+}
+
+/// The values `by` selects for `f`'s points, mapped to `0..=1` over `lo..=hi`, with that
+/// range (`speed_max`: the speed at the top of the scale). `None`: the frame lacks them.
+pub fn normalized(f: &FrameData, by: ColorBy, speed_max: f32) -> Option<(Vec<f32>, f32, f32)> {
+    let n = f.points.len();
+    let (values, lo, hi): (Vec<f32>, f32, f32) = match by {
+        ColorBy::Speed => (f.speeds.clone(), 0.0, speed_max),
+        ColorBy::ParticleId => {
+            let ids = (0..n).map(|i| i as f32).collect();
+            (ids, 0.0, n.saturating_sub(1) as f32)
+        }
+        ColorBy::Vorticity | ColorBy::Pressure => {
+            let v = match by {
+                ColorBy::Vorticity => &f.grid.vorticity,
+                _ => &f.grid.pressure,
+            };
+            let lo = v.iter().copied().fold(f32::INFINITY, f32::min).min(0.0);
+            let hi = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            (v.clone(), lo, hi)
+        }
+    };
+    if values.len() != n || n == 0 {
+        return None;
+    }
+    let span = (hi - lo).max(1e-12);
+    Some((values.iter().map(|v| (v - lo) / span).collect(), lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flip_graph::VelocityField;
+    use std::sync::Arc;
+
+    /// Solid-body rotation `u = Ω × (x − c)` at rate `omega` on a 16² grid: vorticity `2Ω`.
+    fn rotation(spec: &GridSpec, omega: f32) -> MacGrid {
+        let mut vel = MacGrid::zeros(spec);
+        let c = spec.extent() * 0.5;
+        for (axis, comp) in vel.axes_mut().into_iter().enumerate().take(2) {
+            let [ni, nj, nk] = comp.dims();
+            for (i, j, k) in
+                (0..nk).flat_map(|k| (0..nj).flat_map(move |j| (0..ni).map(move |i| (i, j, k))))
+            {
+                let p = spec.face_center(axis, i, j, k) - c;
+                comp[(i, j, k)] = if axis == 0 { -omega * p.y } else { omega * p.x };
+            }
+        }
+        vel
+    }
+
+    #[test]
+    fn particles_get_the_vorticity_and_pressure_around_them() {
+        let spec = GridSpec::new(16, 16, 1, 1.0 / 16.0);
+        let field = VelocityField {
+            vel: rotation(&spec, 3.0),
+            valid: flip_core::MacMask::zeros(&spec),
+        };
+        let mut pressure = Grid3::new(16, 16, 1, 0.0f32);
+        pressure[(8, 4, 0)] = 250.0;
+        let probed = vec![
+            Some(Value::Scalar(Arc::new(pressure))),
+            Some(Value::Velocity(Arc::new(field))),
+        ];
+        // cell centres: one inside, one on the pressure peak
+        let points = [[0.5, 0.5, 0.0], [8.5 / 16.0, 4.5 / 16.0, 0.0]];
+        let s = sample(&spec, &points, &probed);
+        assert!((s.vorticity[0] - 6.0).abs() < 1e-3, "{:?}", s.vorticity);
+        assert_eq!(s.pressure, [0.0, 250.0]);
+        // a field of another size is not sampled
+        let other = GridSpec::new(8, 8, 1, 1.0 / 8.0);
+        assert!(sample(&other, &points, &probed).pressure.is_empty());
+    }
+}
