@@ -1,0 +1,222 @@
+//! The pressure projection on the tall-cell grid (the paper's PP stage): the point-wise
+//! Laplacian and divergence at every liquid sample, neighbours read through the paper's rule
+//! (a neighbour inside a tall cell is the linear mix of its bottom and top), the ghost-fluid
+//! free surface (Gibou et al. 2002) and solid face fractions through the FLIP assembly's
+//! stencil rule (`flip_plugin::sdk::stencil`), posed as a general sparse (CSR) problem.
+//!
+//! Unknowns are `p̂ = p·Δt/(ρ·Δx)` (m/s): the update is `u −= p̂_right − p̂_left` and the rows
+//! read `Σ w·(p̂_c − p̂_nb) = −Δx·div u*`. With every tall cell two cells high the matrix is
+//! the symmetric MAC matrix; with taller cells the interpolation weights make it unsymmetric
+//! (a sample beside a tall cell couples to its bottom and top, which do not couple back with
+//! the same weights), which [`TallPressure::csr`]'s `symmetric` flag reports.
+
+use super::grid::{Lookup, Stagger, TallGrid};
+use super::sample::{value, Outside};
+use super::state::TallLiquid;
+use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
+use flip_plugin::sdk::OwnedCsr;
+
+/// An assembled tall-cell pressure problem.
+#[derive(Clone, Debug)]
+pub struct TallPressure {
+    /// The system, rows in sample order (`csr.cells` holds each row's flat sample index).
+    pub csr: OwnedCsr,
+    /// Pascals per unit of the unknown (`ρ·Δx/Δt`).
+    pub scale: f64,
+}
+
+/// The four faces of cell sample (`i`, row `y`): open fraction and the neighbour's position.
+fn faces(g: &TallGrid, i: usize, y: i64) -> [(f32, i64, i64); 4] {
+    let i_ = i as i64;
+    let below = if y - 1 >= g.terrain[i] as i64 { 1.0 } else { 0.0 };
+    let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
+    [
+        (g.open_x(i, y), i_ - 1, y),
+        (g.open_x(i + 1, y), i_ + 1, y),
+        (below, i_, y - 1),
+        (above, i_, y + 1),
+    ]
+}
+
+/// Centre lookup at (`i`, `y`), columns clamped.
+fn centre(g: &TallGrid, i: i64, y: i64) -> Lookup {
+    g.lookup(Stagger::Centre, i.clamp(0, g.columns as i64 - 1) as usize, y)
+}
+
+/// `Δx·div u` at cell sample (`i`, row `y`), faces weighted by their open fraction.
+pub fn divergence_dx(liquid: &TallLiquid, i: usize, y: i64) -> f32 {
+    let g = &liquid.grid;
+    let u = |f: usize| {
+        let lk = g.lookup(Stagger::FaceX, f, y);
+        g.open_x(f, y) * value(g, &liquid.u, lk, Outside::Velocity)
+    };
+    let v = |r: i64| value(g, &liquid.v, g.lookup(Stagger::FaceY, i, r), Outside::Velocity);
+    u(i + 1) - u(i) + v(y + 1) - v(y)
+}
+
+/// Row numbers of the unknowns (liquid cell samples under the lid), `u32::MAX` elsewhere.
+fn unknowns(liquid: &TallLiquid) -> Vec<u32> {
+    let g = &liquid.grid;
+    let mut next = 0u32;
+    (0..g.sample_count())
+        .map(|c| {
+            let (i, s) = (c / g.slots(), c % g.slots());
+            if liquid.phi[c] < 0.0 && liquid.inside(i, s) {
+                next += 1;
+                next - 1
+            } else {
+                u32::MAX
+            }
+        })
+        .collect()
+}
+
+/// Assembles the problem for `liquid` after forces (`density` kg/m³, step `dt` s); the
+/// previous pressure is the initial guess.
+pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
+    let g = &liquid.grid;
+    let scale = f64::from(density) * f64::from(g.dx) / f64::from(dt);
+    let row_of = unknowns(liquid);
+    let mut csr = OwnedCsr {
+        row_ptr: vec![0],
+        ..OwnedCsr::default()
+    };
+    for (c, &r) in row_of.iter().enumerate() {
+        if r == u32::MAX {
+            continue;
+        }
+        let (i, s) = (c / g.slots(), c % g.slots());
+        let y = g.row(Stagger::Centre, i, s) as i64;
+        let mut row = vec![(r, 0.0f64)];
+        for (w, ni, ny) in faces(g, i, y) {
+            if w > 0.0 {
+                couple(liquid, &row_of, (c, w), centre(g, ni, ny), &mut row);
+            }
+        }
+        row.sort_unstable_by_key(|e| e.0);
+        row.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+        csr.col_idx.extend(row.iter().map(|e| e.0));
+        csr.values.extend(row.iter().map(|e| e.1));
+        csr.row_ptr.push(csr.col_idx.len() as u64);
+        csr.rhs.push(-f64::from(divergence_dx(liquid, i, y)));
+        csr.pressure.push(f64::from(liquid.pressure[c]) / scale);
+        csr.cells.push(c);
+    }
+    csr.symmetric = is_symmetric(&csr);
+    TallPressure { csr, scale }
+}
+
+/// Adds one face of sample `c` (open fraction `w`) towards the neighbour `lk` to `row`:
+/// a Dirichlet term at the ghost-fluid distance towards air, else `w` on the diagonal and
+/// `−w·weight` on each liquid sample of the neighbour's mix.
+fn couple(
+    liquid: &TallLiquid,
+    row_of: &[u32],
+    (c, w): (usize, f32),
+    lk: Lookup,
+    row: &mut Vec<(u32, f64)>,
+) {
+    let g = &liquid.grid;
+    let phi_c = liquid.phi[c];
+    let phi_n = value(g, &liquid.phi, lk, Outside::LevelSet);
+    let Lookup::Mix(parts) = lk else {
+        row[0].1 += f64::from(dirichlet_weight(w, phi_c, phi_n.max(0.0)));
+        return;
+    };
+    if phi_n >= 0.0 {
+        row[0].1 += f64::from(dirichlet_weight(w, phi_c, phi_n));
+        return;
+    }
+    row[0].1 += f64::from(w);
+    for (sample, weight) in parts {
+        if weight != 0.0 && row_of[sample] != u32::MAX {
+            row.push((row_of[sample], -f64::from(w * weight)));
+        }
+    }
+}
+
+/// Whether `A = Aᵀ` to rounding.
+fn is_symmetric(csr: &OwnedCsr) -> bool {
+    let entry = |r: usize, c: u32| {
+        let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
+        csr.col_idx[a..b]
+            .binary_search(&c)
+            .ok()
+            .map(|k| csr.values[a + k])
+    };
+    (0..csr.rhs.len()).all(|r| {
+        let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
+        (a..b).all(|k| {
+            let back = entry(csr.col_idx[k] as usize, r as u32);
+            back.is_some_and(|v| (v - csr.values[k]).abs() <= 1e-9 * v.abs().max(1.0))
+        })
+    })
+}
+
+/// `p̂(L2) − p̂(L1)` across a face from cell `L1` to cell `L2`, with the ghost-fluid value on
+/// an air side; `None` when both sides are air.
+fn difference(g: &TallGrid, phi: &[f32], p: &[f32], l1: Lookup, l2: Lookup) -> Option<f32> {
+    let side = |lk: Lookup| {
+        let f = value(g, phi, lk, Outside::LevelSet);
+        let wet = matches!(lk, Lookup::Mix(_)) && f < 0.0;
+        (f, wet, value(g, p, lk, Outside::Pressure))
+    };
+    let ((f1, w1, p1), (f2, w2, p2)) = (side(l1), side(l2));
+    match (w1, w2) {
+        (true, true) => Some(p2 - p1),
+        (true, false) => Some(-p1 / ghost_theta(f1, f2.max(0.0))),
+        (false, true) => Some(p2 / ghost_theta(f2, f1.max(0.0))),
+        (false, false) => None,
+    }
+}
+
+/// Applies the solved pressure: `u −= Δp̂` on every open face next to liquid, stores the
+/// pressure in pascals. Returns the largest `|div u|` (1/s) left at a liquid sample.
+pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
+    let g = liquid.grid.clone();
+    let mut p = vec![0.0f32; g.sample_count()];
+    for (&c, &x) in problem.csr.cells.iter().zip(&problem.csr.pressure) {
+        p[c] = x as f32;
+    }
+    for i in 0..g.columns {
+        for s in 0..g.slots() {
+            let c = g.index(i, s);
+            let y = g.row(Stagger::FaceX, i, s) as i64;
+            if g.open_x(i, y) > 0.0 {
+                let (l1, l2) = (centre(&g, i as i64 - 1, y), centre(&g, i as i64, y));
+                if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
+                    liquid.u[c] -= d;
+                }
+            }
+            let y = g.row(Stagger::FaceY, i, s) as i64;
+            if y < g.height as i64 && !g.is_alias(Stagger::FaceY, i, s) {
+                let (l1, l2) = (centre(&g, i as i64, y - 1), centre(&g, i as i64, y));
+                if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
+                    liquid.v[c] -= d;
+                }
+            }
+        }
+    }
+    g.sync_aliases(&mut liquid.v);
+    liquid.pressure = p.iter().map(|&x| (f64::from(x) * problem.scale) as f32).collect();
+    max_divergence(liquid, &problem.csr.cells)
+}
+
+/// Largest `|div u|` (1/s) over the given cell samples.
+fn max_divergence(liquid: &TallLiquid, samples: &[usize]) -> f32 {
+    let g = &liquid.grid;
+    samples
+        .iter()
+        .map(|&c| {
+            let (i, s) = (c / g.slots(), c % g.slots());
+            let y = g.row(Stagger::Centre, i, s) as i64;
+            divergence_dx(liquid, i, y).abs() / g.dx
+        })
+        .fold(0.0, f32::max)
+}
