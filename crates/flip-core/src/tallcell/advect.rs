@@ -23,7 +23,10 @@ fn backtrace(liquid: &TallLiquid, p: (f32, f32), dt: f32) -> (f32, f32) {
     let v0 = velocity(liquid, p);
     let mid = (p.0 - 0.5 * dt * v0.0, p.1 - 0.5 * dt * v0.1);
     let v1 = velocity(liquid, mid);
-    ((p.0 - dt * v1.0).clamp(0.0, w), (p.1 - dt * v1.1).clamp(0.0, h))
+    (
+        (p.0 - dt * v1.0).clamp(0.0, w),
+        (p.1 - dt * v1.1).clamp(0.0, h),
+    )
 }
 
 /// `field` (staggered as `stagger`) carried by the liquid's velocity over `dt`; samples for
@@ -48,9 +51,6 @@ fn advect_field(
             *q = sample(g, field, stagger, start, outside);
         }
     });
-    if stagger == Stagger::FaceY {
-        g.sync_aliases(&mut out);
-    }
     out
 }
 
@@ -94,9 +94,9 @@ fn closed_x(g: &TallGrid, i: usize, s: usize) -> bool {
     g.open_x(i, g.row(Stagger::FaceX, i, s) as i64) <= 0.0
 }
 
-/// A y-face sample on or above the lid, or an alias.
+/// A y-face sample on the terrain or the lid.
 fn closed_y(g: &TallGrid, i: usize, s: usize) -> bool {
-    g.row(Stagger::FaceY, i, s) >= g.height || g.is_alias(Stagger::FaceY, i, s)
+    g.closed_y(i, s)
 }
 
 /// Zero normal velocity on closed faces (static walls and terrain).
@@ -108,12 +108,11 @@ pub fn enforce_walls(liquid: &mut TallLiquid) {
             if closed_x(g, i, s) {
                 liquid.u[c] = 0.0;
             }
-            if g.row(Stagger::FaceY, i, s) >= g.height {
+            if g.closed_y(i, s) {
                 liquid.v[c] = 0.0;
             }
         }
     }
-    g.sync_aliases(&mut liquid.v);
 }
 
 /// Gravity on the vertical velocity: `v += g_y·dt` on every open y face.
@@ -126,5 +125,4 @@ pub fn add_gravity(liquid: &mut TallLiquid, gravity_y: f32, dt: f32) {
             }
         }
     }
-    g.sync_aliases(&mut liquid.v);
 }

@@ -15,9 +15,7 @@ fn touches_liquid(liquid: &TallLiquid, stagger: Stagger, i: usize, s: usize) -> 
     let (i_, c) = (i as i64, g.index(i, s));
     match stagger {
         Stagger::FaceX => g.open_x(i, y) > 0.0 && (wet(i_ - 1, y) || wet(i_, y)),
-        Stagger::FaceY => {
-            y < g.height as i64 && !g.is_alias(stagger, i, s) && (wet(i_, y - 1) || wet(i_, y))
-        }
+        Stagger::FaceY => !g.closed_y(i, s) && (wet(i_, y - 1) || wet(i_, y)),
         Stagger::Centre => liquid.phi[c] < 0.0,
     }
 }
@@ -33,12 +31,16 @@ fn neighbour_mean(
     let (mut sum, mut n) = (0.0, 0u32);
     let y = g.row(stagger, i, s) as i64;
     for t in [s.wrapping_sub(1), s + 1] {
-        if t < g.slots() && !g.is_alias(stagger, i, t) && valid[g.index(i, t)] {
+        if t < g.slots() && valid[g.index(i, t)] {
             sum += field[g.index(i, t)];
             n += 1;
         }
     }
-    let last = if stagger == Stagger::FaceX { g.columns } else { g.columns - 1 };
+    let last = if stagger == Stagger::FaceX {
+        g.columns
+    } else {
+        g.columns - 1
+    };
     for j in [i.wrapping_sub(1), i + 1] {
         if j > last {
             continue;
@@ -70,7 +72,7 @@ fn extrapolate_component(liquid: &TallLiquid, stagger: Stagger, layers: usize) -
         for i in 0..g.columns {
             for s in 0..g.slots() {
                 let c = g.index(i, s);
-                if valid[c] || g.is_alias(stagger, i, s) {
+                if valid[c] {
                     continue;
                 }
                 if let Some(m) = neighbour_mean(g, &field, &valid, stagger, (i, s)) {

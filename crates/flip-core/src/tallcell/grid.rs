@@ -12,8 +12,9 @@ pub enum Stagger {
     Centre,
     /// The column's left face at the cell centres' heights (`u`).
     FaceX,
-    /// The cells' bottom faces (`v`): slot 0 sits on the face above the tall cell's lowest
-    /// cell (the terrain face itself is solid), slot 1 on the tall cell's top cell's bottom.
+    /// The cells' bottom faces (`v`): slot 0 on the terrain face (closed, zero), slot 1 on the
+    /// bottom face of the tall cell's top cell; between them `v` is linear, as in a column of
+    /// liquid whose horizontal inflow is uniform with depth.
     FaceY,
 }
 
@@ -139,27 +140,16 @@ impl TallGrid {
     pub fn row(&self, stagger: Stagger, i: usize, s: usize) -> usize {
         let (h0, t) = (self.terrain[i], self.tall[i]);
         match (stagger, s) {
-            (Stagger::FaceY, 0) => h0 + 1,
             (_, 0) => h0,
             (_, 1) => h0 + t - 1,
             _ => h0 + t + s - 2,
         }
     }
 
-    /// Whether slot `s` of column `i` duplicates slot 1 (a y-face slot 0 of a two-cell tall
-    /// cell): loops skip it and [`Self::sync_aliases`] copies slot 1 into it.
+    /// Whether y-face slot `s` of column `i` is closed: the terrain face or the lid.
     #[inline]
-    pub fn is_alias(&self, stagger: Stagger, i: usize, s: usize) -> bool {
-        stagger == Stagger::FaceY && s == 0 && self.tall[i] == MIN_TALL
-    }
-
-    /// Copies slot 1 into alias slots of a y-face field.
-    pub fn sync_aliases(&self, v: &mut [f32]) {
-        for i in 0..self.columns {
-            if self.is_alias(Stagger::FaceY, i, 0) {
-                v[self.index(i, 0)] = v[self.index(i, 1)];
-            }
-        }
+    pub fn closed_y(&self, i: usize, s: usize) -> bool {
+        s == 0 || self.row(Stagger::FaceY, i, s) >= self.height
     }
 
     /// Open fraction of x face `f` (between columns `f − 1` and `f`) in cell row `y`: the
@@ -185,7 +175,7 @@ impl TallGrid {
             Stagger::FaceX if self.open_x(i, y) <= 0.0 => return solid,
             Stagger::FaceX => h0,
             Stagger::FaceY if y >= self.height as i64 => return solid,
-            Stagger::FaceY => h0 + 1,
+            Stagger::FaceY => h0,
         };
         if y < lowest {
             return solid;

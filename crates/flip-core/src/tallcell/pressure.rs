@@ -28,7 +28,11 @@ pub struct TallPressure {
 /// The four faces of cell sample (`i`, row `y`): open fraction and the neighbour's position.
 fn faces(g: &TallGrid, i: usize, y: i64) -> [(f32, i64, i64); 4] {
     let i_ = i as i64;
-    let below = if y - 1 >= g.terrain[i] as i64 { 1.0 } else { 0.0 };
+    let below = if y - 1 >= g.terrain[i] as i64 {
+        1.0
+    } else {
+        0.0
+    };
     let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
     [
         (g.open_x(i, y), i_ - 1, y),
@@ -40,7 +44,25 @@ fn faces(g: &TallGrid, i: usize, y: i64) -> [(f32, i64, i64); 4] {
 
 /// Centre lookup at (`i`, `y`), columns clamped.
 fn centre(g: &TallGrid, i: i64, y: i64) -> Lookup {
-    g.lookup(Stagger::Centre, i.clamp(0, g.columns as i64 - 1) as usize, y)
+    g.lookup(
+        Stagger::Centre,
+        i.clamp(0, g.columns as i64 - 1) as usize,
+        y,
+    )
+}
+
+/// Weight of a tall cell's bottom row, `h − 1`: the vertical velocity is linear from the
+/// closed terrain face to the top cell's bottom face, so the bottom cell's divergence sees
+/// that face's velocity over `h − 1` cells; the row's horizontal terms and right-hand side are
+/// scaled by `h − 1` to make it `D·G` (the projection then leaves that cell divergence-free,
+/// and a uniform horizontal inflow leaves the whole tall cell through its top, with no loss
+/// of volume). 1 for every other sample, and for two-cell tall cells (the MAC grid).
+fn bottom_weight(g: &TallGrid, i: usize, s: usize) -> f32 {
+    if s == 0 {
+        (g.tall[i] - 1) as f32
+    } else {
+        1.0
+    }
 }
 
 /// `Δx·div u` at cell sample (`i`, row `y`), faces weighted by their open fraction.
@@ -50,7 +72,14 @@ pub fn divergence_dx(liquid: &TallLiquid, i: usize, y: i64) -> f32 {
         let lk = g.lookup(Stagger::FaceX, f, y);
         g.open_x(f, y) * value(g, &liquid.u, lk, Outside::Velocity)
     };
-    let v = |r: i64| value(g, &liquid.v, g.lookup(Stagger::FaceY, i, r), Outside::Velocity);
+    let v = |r: i64| {
+        value(
+            g,
+            &liquid.v,
+            g.lookup(Stagger::FaceY, i, r),
+            Outside::Velocity,
+        )
+    };
     u(i + 1) - u(i) + v(y + 1) - v(y)
 }
 
@@ -87,8 +116,10 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         }
         let (i, s) = (c / g.slots(), c % g.slots());
         let y = g.row(Stagger::Centre, i, s) as i64;
+        let m = bottom_weight(g, i, s);
         let mut row = vec![(r, 0.0f64)];
-        for (w, ni, ny) in faces(g, i, y) {
+        for (f, (w, ni, ny)) in faces(g, i, y).into_iter().enumerate() {
+            let w = if f < 2 { m * w } else { w };
             if w > 0.0 {
                 couple(liquid, &row_of, (c, w), centre(g, ni, ny), &mut row);
             }
@@ -104,7 +135,7 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         csr.col_idx.extend(row.iter().map(|e| e.0));
         csr.values.extend(row.iter().map(|e| e.1));
         csr.row_ptr.push(csr.col_idx.len() as u64);
-        csr.rhs.push(-f64::from(divergence_dx(liquid, i, y)));
+        csr.rhs.push(-f64::from(m * divergence_dx(liquid, i, y)));
         csr.pressure.push(f64::from(liquid.pressure[c]) / scale);
         csr.cells.push(c);
     }
@@ -195,7 +226,7 @@ pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
                 }
             }
             let y = g.row(Stagger::FaceY, i, s) as i64;
-            if y < g.height as i64 && !g.is_alias(Stagger::FaceY, i, s) {
+            if !g.closed_y(i, s) {
                 let (l1, l2) = (centre(&g, i as i64, y - 1), centre(&g, i as i64, y));
                 if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
                     liquid.v[c] -= d;
@@ -203,8 +234,10 @@ pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
             }
         }
     }
-    g.sync_aliases(&mut liquid.v);
-    liquid.pressure = p.iter().map(|&x| (f64::from(x) * problem.scale) as f32).collect();
+    liquid.pressure = p
+        .iter()
+        .map(|&x| (f64::from(x) * problem.scale) as f32)
+        .collect();
     max_divergence(liquid, &problem.csr.cells)
 }
 

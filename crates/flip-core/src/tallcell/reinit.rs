@@ -32,8 +32,14 @@ pub fn reinitialise(liquid: &mut TallLiquid) {
     for r in 0..rows {
         for i in 0..g.columns {
             let y = (lo + r) as i64;
-            raster[i + g.columns * r] =
-                at(g, &liquid.phi, Stagger::Centre, i as i64, y, Outside::LevelSet);
+            raster[i + g.columns * r] = at(
+                g,
+                &liquid.phi,
+                Stagger::Centre,
+                i as i64,
+                y,
+                Outside::LevelSet,
+            );
         }
     }
     crate::levelset::redistance(&spec, &mut raster, SWEEPS);

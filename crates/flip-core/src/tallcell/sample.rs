@@ -102,8 +102,5 @@ pub fn resample(
             out[new.index(i, s)] = value(old, field, old.lookup(stagger, i, y), outside);
         }
     }
-    if stagger == Stagger::FaceY {
-        new.sync_aliases(&mut out);
-    }
     out
 }

@@ -69,7 +69,13 @@ impl TallLiquid {
         self.phi = resample(old, &new, &self.phi, Stagger::Centre, Outside::LevelSet);
         self.u = resample(old, &new, &self.u, Stagger::FaceX, Outside::Velocity);
         self.v = resample(old, &new, &self.v, Stagger::FaceY, Outside::Velocity);
-        self.pressure = resample(old, &new, &self.pressure, Stagger::Centre, Outside::Pressure);
+        self.pressure = resample(
+            old,
+            &new,
+            &self.pressure,
+            Stagger::Centre,
+            Outside::Pressure,
+        );
         self.grid = new;
     }
 
@@ -95,7 +101,14 @@ impl TallLiquid {
         let mut cells = 0.0f64;
         for i in 0..g.columns {
             for y in g.terrain[i]..g.height {
-                let p = at(g, &self.phi, Stagger::Centre, i as i64, y as i64, Outside::LevelSet);
+                let p = at(
+                    g,
+                    &self.phi,
+                    Stagger::Centre,
+                    i as i64,
+                    y as i64,
+                    Outside::LevelSet,
+                );
                 cells += f64::from((0.5 - p / g.dx).clamp(0.0, 1.0));
             }
         }

@@ -7,9 +7,7 @@ use super::terrain;
 
 fn grid(regular: Option<usize>, bumps: f32) -> TallGrid {
     let (cols, height, dx) = (32, 40, 1.0 / 32.0);
-    let t = terrain::from_fn(cols, dx, height, |x| {
-        0.1 + bumps * (x * 9.0).sin().abs()
-    });
+    let t = terrain::from_fn(cols, dx, height, |x| 0.1 + bumps * (x * 9.0).sin().abs());
     TallGrid::new(height, dx, t, regular, 2).expect("grid")
 }
 
@@ -19,7 +17,10 @@ fn the_rule_mixes_tall_cell_bottom_and_top() {
     g.tall[3] = 5;
     let h = g.terrain[3] as i64;
     let (s0, s1) = (g.index(3, 0), g.index(3, 1));
-    assert_eq!(g.lookup(Stagger::Centre, 3, h - 1), Lookup::Solid { bottom: s0 });
+    assert_eq!(
+        g.lookup(Stagger::Centre, 3, h - 1),
+        Lookup::Solid { bottom: s0 }
+    );
     assert_eq!(
         g.lookup(Stagger::Centre, 3, h + 2),
         Lookup::Mix([(s0, 0.5), (s1, 0.5)])
@@ -34,14 +35,22 @@ fn the_rule_mixes_tall_cell_bottom_and_top() {
         Lookup::Air { top, above: 2.0 }
     );
     // y faces: slot 0 sits one face above the terrain face, which is solid
-    assert!(matches!(g.lookup(Stagger::FaceY, 3, h), Lookup::Solid { .. }));
-    assert_eq!(g.row(Stagger::FaceY, 3, 0) as i64, h + 1);
+    assert!(matches!(
+        g.lookup(Stagger::FaceY, 3, h - 1),
+        Lookup::Solid { .. }
+    ));
+    assert_eq!(g.row(Stagger::FaceY, 3, 0) as i64, h);
+    assert!(g.closed_y(3, 0), "the terrain face is closed");
 }
 
 #[test]
 fn linear_fields_are_read_exactly_through_tall_cells() {
     let mut liquid = TallLiquid::below(grid(Some(6), 0.08), |x| 0.8 + 0.1 * x);
-    assert!(liquid.grid.tall.iter().any(|&h| h > 6), "{:?}", liquid.grid.tall);
+    assert!(
+        liquid.grid.tall.iter().any(|&h| h > 6),
+        "{:?}",
+        liquid.grid.tall
+    );
     liquid.set_phi(|x, y| 0.3 * x - y);
     let g = &liquid.grid;
     for (x, y) in [(0.31, 0.27), (0.52, 0.33), (0.7, 0.41), (0.2, 0.6)] {
@@ -63,7 +72,10 @@ fn refit_restricts_neighbouring_heights_to_d() {
     }
     for (i, &t) in h.iter().enumerate() {
         let top = g.terrain[i] + t;
-        assert!(top + g.under_surface <= surface[i] as usize, "column {i}: {h:?}");
+        assert!(
+            top + g.under_surface <= surface[i] as usize,
+            "column {i}: {h:?}"
+        );
     }
     assert!(h[0] > h[31] + 10, "deep columns get tall cells: {h:?}");
 }
