@@ -191,3 +191,31 @@ fn csr_solvers_agree_with_the_direct_solve_on_tall_cell_problems() {
         .to_string();
     assert!(err.contains("symmetric"), "{err}");
 }
+
+#[test]
+fn the_tank_graph_runs_and_its_pressure_node_refuses_structured_only_solvers() {
+    use flipgraph_tests::{graph, graphs_dir, registry, set, simulation, stat};
+    let registry = registry();
+    let mut doc = graph("tallcell_tank_2d.ron");
+    doc.settings.frames = 2;
+    let (mut sim, _out) = simulation(&doc, &registry);
+    for _ in 0..2 {
+        for r in sim.advance_frame().expect("frame") {
+            let div = stat(&sim, &r, "pressure", "max_divergence").expect("stat");
+            assert!(div < 1e-3, "divergence left {div}");
+            assert_eq!(stat(&sim, &r, "pressure", "symmetric"), Some(0.0));
+        }
+    }
+    set(
+        &mut doc,
+        "pressure",
+        "solver",
+        flip_graph::ParamValue::Text("multigrid/mgpcg".into()),
+    );
+    let out = tempfile::tempdir().expect("temp dir");
+    let errors = flip_graph::Simulation::new(&doc, &registry, out.path(), &graphs_dir())
+        .err()
+        .expect("refused");
+    let text: String = errors.iter().map(ToString::to_string).collect();
+    assert!(text.contains("pressure") && text.contains("CSR"), "{text}");
+}

@@ -38,7 +38,9 @@ pub enum Lookup {
     },
     /// A linear combination of one or two stored samples (inside a tall cell: the linear
     /// interpolation between its bottom and top).
-    Mix([(usize, f32); 2]),
+    /// Weights are `f64`: a hydrostatic pressure must cancel gravity to the last bit, and a
+    /// weight like 1/18 rounded to `f32` leaves a steady force of 1e-7 relative.
+    Mix([(usize, f64); 2]),
 }
 
 /// The grid: columns, terrain, tall-cell heights and the regular-layer count.
@@ -140,10 +142,24 @@ impl TallGrid {
     pub fn row(&self, stagger: Stagger, i: usize, s: usize) -> usize {
         let (h0, t) = (self.terrain[i], self.tall[i]);
         match (stagger, s) {
+            (Stagger::FaceX, 0) => self.face_bottom(i),
             (_, 0) => h0,
             (_, 1) => h0 + t - 1,
             _ => h0 + t + s - 2,
         }
+    }
+
+    /// Row of x face `f`'s slot 0: its lowest open row (above both columns' terrain), at
+    /// most the tall cell's top row; the face's velocity is linear from there to the top.
+    #[inline]
+    pub fn face_bottom(&self, f: usize) -> usize {
+        let top = self.terrain[f] + self.tall[f] - 1;
+        let open = if f == 0 {
+            self.terrain[0]
+        } else {
+            self.terrain[f - 1].max(self.terrain[f])
+        };
+        open.min(top)
     }
 
     /// Whether y-face slot `s` of column `i` is closed: the terrain face or the lid.
@@ -173,7 +189,7 @@ impl TallGrid {
         let lowest = match stagger {
             Stagger::Centre => h0,
             Stagger::FaceX if self.open_x(i, y) <= 0.0 => return solid,
-            Stagger::FaceX => h0,
+            Stagger::FaceX => self.face_bottom(col) as i64,
             Stagger::FaceY if y >= self.height as i64 => return solid,
             Stagger::FaceY => h0,
         };
@@ -186,7 +202,7 @@ impl TallGrid {
             if top_tall == lowest {
                 return Lookup::Mix([(s1, 1.0), (s0, 0.0)]);
             }
-            let w = (y - lowest) as f32 / (top_tall - lowest) as f32;
+            let w = (y - lowest) as f64 / (top_tall - lowest) as f64;
             return Lookup::Mix([(s0, 1.0 - w), (s1, w)]);
         }
         let k = (y - top_tall - 1) as usize;

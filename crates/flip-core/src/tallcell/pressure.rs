@@ -11,7 +11,7 @@
 //! the same weights), which [`TallPressure::csr`]'s `symmetric` flag reports.
 
 use super::grid::{Lookup, Stagger, TallGrid};
-use super::sample::{value, Outside};
+use super::sample::{value, value64, Outside};
 use super::state::TallLiquid;
 use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
 use flip_plugin::sdk::OwnedCsr;
@@ -66,14 +66,14 @@ fn bottom_weight(g: &TallGrid, i: usize, s: usize) -> f32 {
 }
 
 /// `Δx·div u` at cell sample (`i`, row `y`), faces weighted by their open fraction.
-pub fn divergence_dx(liquid: &TallLiquid, i: usize, y: i64) -> f32 {
+pub fn divergence_dx(liquid: &TallLiquid, i: usize, y: i64) -> f64 {
     let g = &liquid.grid;
     let u = |f: usize| {
         let lk = g.lookup(Stagger::FaceX, f, y);
-        g.open_x(f, y) * value(g, &liquid.u, lk, Outside::Velocity)
+        f64::from(g.open_x(f, y)) * value64(g, &liquid.u, lk, Outside::Velocity)
     };
     let v = |r: i64| {
-        value(
+        value64(
             g,
             &liquid.v,
             g.lookup(Stagger::FaceY, i, r),
@@ -135,7 +135,7 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         csr.col_idx.extend(row.iter().map(|e| e.0));
         csr.values.extend(row.iter().map(|e| e.1));
         csr.row_ptr.push(csr.col_idx.len() as u64);
-        csr.rhs.push(-f64::from(m * divergence_dx(liquid, i, y)));
+        csr.rhs.push(-f64::from(m) * divergence_dx(liquid, i, y));
         csr.pressure.push(f64::from(liquid.pressure[c]) / scale);
         csr.cells.push(c);
     }
@@ -167,7 +167,7 @@ fn couple(
     row[0].1 += f64::from(w);
     for (sample, weight) in parts {
         if weight != 0.0 && row_of[sample] != u32::MAX {
-            row.push((row_of[sample], -f64::from(w * weight)));
+            row.push((row_of[sample], -f64::from(w) * weight));
         }
     }
 }
@@ -190,30 +190,40 @@ fn is_symmetric(csr: &OwnedCsr) -> bool {
     })
 }
 
+/// The unknowns' value at `lk` in double precision (zero in the air): the difference of two
+/// large hydrostatic pressures is taken before rounding to the velocity's `f32`.
+fn pressure_at(p: &[f64], lk: Lookup) -> f64 {
+    match lk {
+        Lookup::Mix(parts) => parts.iter().map(|&(c, w)| w * p[c]).sum(),
+        _ => 0.0,
+    }
+}
+
 /// `p̂(L2) − p̂(L1)` across a face from cell `L1` to cell `L2`, with the ghost-fluid value on
 /// an air side; `None` when both sides are air.
-fn difference(g: &TallGrid, phi: &[f32], p: &[f32], l1: Lookup, l2: Lookup) -> Option<f32> {
+fn difference(g: &TallGrid, phi: &[f32], p: &[f64], l1: Lookup, l2: Lookup) -> Option<f32> {
     let side = |lk: Lookup| {
         let f = value(g, phi, lk, Outside::LevelSet);
         let wet = matches!(lk, Lookup::Mix(_)) && f < 0.0;
-        (f, wet, value(g, p, lk, Outside::Pressure))
+        (f, wet, pressure_at(p, lk))
     };
     let ((f1, w1, p1), (f2, w2, p2)) = (side(l1), side(l2));
-    match (w1, w2) {
-        (true, true) => Some(p2 - p1),
-        (true, false) => Some(-p1 / ghost_theta(f1, f2.max(0.0))),
-        (false, true) => Some(p2 / ghost_theta(f2, f1.max(0.0))),
-        (false, false) => None,
-    }
+    let d = match (w1, w2) {
+        (true, true) => p2 - p1,
+        (true, false) => -p1 / f64::from(ghost_theta(f1, f2.max(0.0))),
+        (false, true) => p2 / f64::from(ghost_theta(f2, f1.max(0.0))),
+        (false, false) => return None,
+    };
+    Some(d as f32)
 }
 
 /// Applies the solved pressure: `u −= Δp̂` on every open face next to liquid, stores the
 /// pressure in pascals. Returns the largest `|div u|` (1/s) left at a liquid sample.
 pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
     let g = liquid.grid.clone();
-    let mut p = vec![0.0f32; g.sample_count()];
+    let mut p = vec![0.0f64; g.sample_count()];
     for (&c, &x) in problem.csr.cells.iter().zip(&problem.csr.pressure) {
-        p[c] = x as f32;
+        p[c] = x;
     }
     for i in 0..g.columns {
         for s in 0..g.slots() {
@@ -249,7 +259,7 @@ fn max_divergence(liquid: &TallLiquid, samples: &[usize]) -> f32 {
         .map(|&c| {
             let (i, s) = (c / g.slots(), c % g.slots());
             let y = g.row(Stagger::Centre, i, s) as i64;
-            divergence_dx(liquid, i, y).abs() / g.dx
+            (divergence_dx(liquid, i, y).abs() / f64::from(g.dx)) as f32
         })
         .fold(0.0, f32::max)
 }

@@ -16,14 +16,27 @@ pub enum Outside {
     Pressure,
 }
 
+/// The value of `field` that `lookup` describes, in double precision.
+#[inline]
+pub fn value64(grid: &TallGrid, field: &[f32], lookup: Lookup, outside: Outside) -> f64 {
+    match lookup {
+        Lookup::Mix([(a, wa), (b, wb)]) => {
+            let vb = if wb == 0.0 {
+                0.0
+            } else {
+                wb * f64::from(field[b])
+            };
+            wa * f64::from(field[a]) + vb
+        }
+        _ => f64::from(value(grid, field, lookup, outside)),
+    }
+}
+
 /// The value of `field` that `lookup` describes.
 #[inline]
 pub fn value(grid: &TallGrid, field: &[f32], lookup: Lookup, outside: Outside) -> f32 {
     match (lookup, outside) {
-        (Lookup::Mix([(a, wa), (b, wb)]), _) => {
-            let vb = if wb == 0.0 { 0.0 } else { wb * field[b] };
-            wa * field[a] + vb
-        }
+        (Lookup::Mix(_), _) => value64(grid, field, lookup, outside) as f32,
         (Lookup::Solid { bottom }, Outside::LevelSet) => field[bottom],
         (Lookup::Solid { .. }, _) => 0.0,
         (Lookup::Air { top, above }, Outside::LevelSet) => field[top] + above * grid.dx,
