@@ -1,9 +1,10 @@
 //! `flipgraph bench …`: whole-step timings on the reference scene, solver sweeps in the style
-//! of Lai et al.'s tables, and surface meshing.
+//! of Lai et al.'s tables, surface meshing, and tall-cell water.
 
 mod step;
 mod surface;
 mod sweep;
+mod tallcell;
 
 use crate::session::Session;
 use anyhow::Result;
@@ -26,6 +27,9 @@ pub enum BenchCommand {
     /// Liquid surface meshing (particle level set → Surface Nets → smoothing) of the dam
     /// break's particles: about 1 M (64³) and 8 M (128³).
     Surface(surface::SurfaceArgs),
+    /// Tall-cell water (2D Tank): unknowns, ms per stage (VE, LA, VA, RM, PP) and CSR solver
+    /// iterations on the tall-cell and the regular grid vs column count.
+    Tallcell(tallcell::TallcellArgs),
 }
 
 /// Runs a benchmark.
@@ -35,6 +39,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Solvers(a) => sweep::run(session, &a, SweepKind::Linear),
         BenchCommand::Lcp(a) => sweep::run(session, &a, SweepKind::Lcp),
         BenchCommand::Surface(a) => surface::run(session, &a),
+        BenchCommand::Tallcell(a) => tallcell::run(session, &a),
     }
 }
 
