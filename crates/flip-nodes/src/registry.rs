@@ -39,6 +39,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::tallcell::refit::kind())?;
         r.register(nodes::tallcell::gravity::kind())?;
         r.register(nodes::tallcell::pressure::kind(self.plugins.clone()))?;
+        r.register(nodes::tallcell::export::kind())?;
         Ok(())
     }
 }

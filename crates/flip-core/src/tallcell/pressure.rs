@@ -28,11 +28,7 @@ pub struct TallPressure {
 /// The four faces of cell sample (`i`, row `y`): open fraction and the neighbour's position.
 fn faces(g: &TallGrid, i: usize, y: i64) -> [(f32, i64, i64); 4] {
     let i_ = i as i64;
-    let below = if y > g.terrain[i] as i64 {
-        1.0
-    } else {
-        0.0
-    };
+    let below = if y > g.terrain[i] as i64 { 1.0 } else { 0.0 };
     let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
     [
         (g.open_x(i, y), i_ - 1, y),
@@ -244,10 +240,7 @@ pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
             }
         }
     }
-    liquid.pressure = p
-        .iter()
-        .map(|&x| (x * problem.scale) as f32)
-        .collect();
+    liquid.pressure = p.iter().map(|&x| (x * problem.scale) as f32).collect();
     max_divergence(liquid, &problem.csr.cells)
 }
 

@@ -4,6 +4,7 @@
 //! between steps by `step_output`/`step_input`, as the smoke nodes pass grids.
 
 pub mod advect;
+pub mod export;
 pub mod extrapolate;
 pub mod gravity;
 pub mod pressure;
