@@ -47,18 +47,34 @@ fn centre(g: &TallGrid, i: i64, y: i64) -> Lookup {
     )
 }
 
-/// Weight of a tall cell's bottom row, `h − 1`: the vertical velocity is linear from the
-/// closed terrain face to the top cell's bottom face, so the bottom cell's divergence sees
-/// that face's velocity over `h − 1` cells; the row's horizontal terms and right-hand side are
-/// scaled by `h − 1` to make it `D·G` (the projection then leaves that cell divergence-free,
-/// and a uniform horizontal inflow leaves the whole tall cell through its top, with no loss
-/// of volume). 1 for every other sample, and for two-cell tall cells (the MAC grid).
-fn bottom_weight(g: &TallGrid, i: usize, s: usize) -> f32 {
-    if s == 0 {
-        (g.tall[i] - 1) as f32
-    } else {
-        1.0
+/// Whether sample `s` of column `i` stands for a block of cells: a tall cell's bottom stands
+/// for every cell of the tall cell but the top one. `v` is linear in a tall cell from the
+/// closed terrain face to the top cell's bottom face (slot 1), so the block's outflow is its
+/// side faces' plus slot 1's; its row is `D·G` of that block (each row of the block coupled
+/// through the paper's rule on both sides), so the projection leaves no volume source inside
+/// tall cells. Two-cell tall cells (the MAC grid) are ordinary samples.
+fn is_block(g: &TallGrid, i: usize, s: usize) -> bool {
+    s == 0 && g.tall[i] > super::grid::MIN_TALL
+}
+
+/// The rows of column `i`'s block: the tall cell's rows below its top row.
+fn block_rows(g: &TallGrid, i: usize) -> std::ops::Range<i64> {
+    let h0 = g.terrain[i] as i64;
+    h0..h0 + g.tall[i] as i64 - 1
+}
+
+/// `Δx·(outflow)` of sample `s` of column `i`: its cell's, or its block's.
+fn flux_out(liquid: &TallLiquid, i: usize, s: usize) -> f64 {
+    let g = &liquid.grid;
+    if !is_block(g, i, s) {
+        return divergence_dx(liquid, i, g.row(Stagger::Centre, i, s) as i64);
     }
+    let u = |f: usize, y: i64| {
+        let lk = g.lookup(Stagger::FaceX, f, y);
+        f64::from(g.open_x(f, y)) * value64(g, &liquid.u, lk, Outside::Velocity)
+    };
+    let sides: f64 = block_rows(g, i).map(|y| u(i + 1, y) - u(i, y)).sum();
+    sides + f64::from(liquid.v[g.index(i, 1)])
 }
 
 /// `Δx·div u` at cell sample (`i`, row `y`), faces weighted by their open fraction.
@@ -112,12 +128,25 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         }
         let (i, s) = (c / g.slots(), c % g.slots());
         let y = g.row(Stagger::Centre, i, s) as i64;
-        let m = bottom_weight(g, i, s);
+        let own = centre(g, i as i64, y);
         let mut row = vec![(r, 0.0f64)];
+        let block = is_block(g, i, s);
         for (f, (w, ni, ny)) in faces(g, i, y).into_iter().enumerate() {
-            let w = if f < 2 { m * w } else { w };
-            if w > 0.0 {
-                couple(liquid, &row_of, (c, w), centre(g, ni, ny), &mut row);
+            if w > 0.0 && !(block && f < 2) {
+                couple(liquid, &row_of, (own, w), centre(g, ni, ny), &mut row);
+            }
+        }
+        if block {
+            for y in block_rows(g, i) {
+                let own = centre(g, i as i64, y);
+                for (w, ni) in [
+                    (g.open_x(i, y), i as i64 - 1),
+                    (g.open_x(i + 1, y), i as i64 + 1),
+                ] {
+                    if w > 0.0 {
+                        couple(liquid, &row_of, (own, w), centre(g, ni, y), &mut row);
+                    }
+                }
             }
         }
         row.sort_unstable_by_key(|e| e.0);
@@ -131,7 +160,7 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         csr.col_idx.extend(row.iter().map(|e| e.0));
         csr.values.extend(row.iter().map(|e| e.1));
         csr.row_ptr.push(csr.col_idx.len() as u64);
-        csr.rhs.push(-f64::from(m) * divergence_dx(liquid, i, y));
+        csr.rhs.push(-flux_out(liquid, i, s));
         csr.pressure.push(f64::from(liquid.pressure[c]) / scale);
         csr.cells.push(c);
     }
@@ -139,32 +168,35 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
     TallPressure { csr, scale }
 }
 
-/// Adds one face of sample `c` (open fraction `w`) towards the neighbour `lk` to `row`:
-/// a Dirichlet term at the ghost-fluid distance towards air, else `w` on the diagonal and
-/// `−w·weight` on each liquid sample of the neighbour's mix.
+/// Adds one face of the cell at `own` (a sample, or a row inside a tall cell: the mix of its
+/// bottom and top) with open fraction `w` towards the neighbour `lk` to `row`: a Dirichlet
+/// term at the ghost-fluid distance towards air, else `w·(p̂_own − p̂_nb)`, each side spread
+/// over the liquid samples of its mix.
 fn couple(
     liquid: &TallLiquid,
     row_of: &[u32],
-    (c, w): (usize, f32),
+    (own, w): (Lookup, f32),
     lk: Lookup,
     row: &mut Vec<(u32, f64)>,
 ) {
     let g = &liquid.grid;
-    let phi_c = liquid.phi[c];
+    let phi_c = value(g, &liquid.phi, own, Outside::LevelSet);
     let phi_n = value(g, &liquid.phi, lk, Outside::LevelSet);
-    let Lookup::Mix(parts) = lk else {
-        row[0].1 += f64::from(dirichlet_weight(w, phi_c, phi_n.max(0.0)));
-        return;
-    };
-    if phi_n >= 0.0 {
-        row[0].1 += f64::from(dirichlet_weight(w, phi_c, phi_n));
-        return;
-    }
-    row[0].1 += f64::from(w);
-    for (sample, weight) in parts {
-        if weight != 0.0 && row_of[sample] != u32::MAX {
-            row.push((row_of[sample], -f64::from(w) * weight));
+    let mut add = |lk: Lookup, coef: f64| {
+        if let Lookup::Mix(parts) = lk {
+            for (sample, weight) in parts {
+                if weight != 0.0 && row_of[sample] != u32::MAX {
+                    row.push((row_of[sample], coef * weight));
+                }
+            }
         }
+    };
+    match lk {
+        Lookup::Mix(_) if phi_n < 0.0 => {
+            add(own, f64::from(w));
+            add(lk, -f64::from(w));
+        }
+        _ => add(own, f64::from(dirichlet_weight(w, phi_c, phi_n.max(0.0)))),
     }
 }
 
@@ -251,8 +283,8 @@ fn max_divergence(liquid: &TallLiquid, samples: &[usize]) -> f32 {
         .iter()
         .map(|&c| {
             let (i, s) = (c / g.slots(), c % g.slots());
-            let y = g.row(Stagger::Centre, i, s) as i64;
-            (divergence_dx(liquid, i, y).abs() / f64::from(g.dx)) as f32
+            let cells = if is_block(g, i, s) { g.tall[i] - 1 } else { 1 };
+            (flux_out(liquid, i, s).abs() / cells as f64 / f64::from(g.dx)) as f32
         })
         .fold(0.0, f32::max)
 }
