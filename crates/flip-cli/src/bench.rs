@@ -1,10 +1,11 @@
 //! `flipgraph bench …`: whole-step timings on the reference scene, solver sweeps in the style
-//! of Lai et al.'s tables, and surface meshing.
+//! of Lai et al.'s tables, surface meshing, tall-cell water, and the cost of process isolation.
 
 mod isolation;
 mod step;
 mod surface;
 mod sweep;
+mod tallcell;
 
 use crate::session::Session;
 use anyhow::Result;
@@ -30,6 +31,9 @@ pub enum BenchCommand {
     /// Liquid surface meshing (particle level set → Surface Nets → smoothing) of the dam
     /// break's particles: about 1 M (64³) and 8 M (128³).
     Surface(surface::SurfaceArgs),
+    /// Tall-cell water (2D Tank): unknowns, ms per stage (VE, LA, VA, RM, PP) and CSR solver
+    /// iterations on the tall-cell and the regular grid vs column count.
+    Tallcell(tallcell::TallcellArgs),
 }
 
 /// Runs a benchmark.
@@ -40,6 +44,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Lcp(a) => sweep::run(session, &a, SweepKind::Lcp),
         BenchCommand::Surface(a) => surface::run(session, &a),
         BenchCommand::Isolation(a) => isolation::run(session, &a),
+        BenchCommand::Tallcell(a) => tallcell::run(session, &a),
     }
 }
 

@@ -25,6 +25,8 @@ fn output_bytes(kind: DataKind, faces: f64) -> f64 {
         // distance per cell, open fraction per face (velocity only for moving solids)
         DataKind::Solids => 4.0 + 4.0 * faces,
         DataKind::Particles => 0.0,
+        // φ, u, v and pressure at the samples (at most one per cell)
+        DataKind::TallLiquid => 16.0,
     }
 }
 

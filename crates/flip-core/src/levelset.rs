@@ -69,6 +69,51 @@ pub fn liquid_phi(spec: &GridSpec, cells: &CellGrid, sweeps: usize, phi: &mut Gr
         });
 }
 
+/// Reinitialises the signed distance `phi` (a field on `spec`'s cells, negative inside) by
+/// fast sweeping on both sides: cells with a face neighbour of the other sign keep their
+/// values (they place the surface), the others get the distance through them (Zhao 2005).
+pub(crate) fn redistance(spec: &GridSpec, phi: &mut [f32], sweeps: usize) {
+    let [ni, nj, nk] = spec.dims();
+    let far = FAR_CELLS.max(2.0 * (ni + nj + nk) as f32) * spec.dx;
+    let strides = [1, ni, ni * nj];
+    let crossing: Vec<bool> = (0..phi.len())
+        .map(|c| {
+            let (i, j, k) = (c % ni, (c / ni) % nj, c / (ni * nj));
+            let pos = [i, j, k];
+            (0..spec.dimension()).any(|a| {
+                let n = [ni, nj, nk][a];
+                let lo = (pos[a] > 0).then(|| c - strides[a]);
+                let hi = (pos[a] + 1 < n).then(|| c + strides[a]);
+                [lo, hi]
+                    .into_iter()
+                    .flatten()
+                    .any(|d| (phi[d] < 0.0) != (phi[c] < 0.0))
+            })
+        })
+        .collect();
+    let side = |sign: f32| -> (Vec<u8>, Vec<f32>) {
+        let fixed = (0..phi.len())
+            .map(|c| u8::from(crossing[c] || phi[c] * sign < 0.0))
+            .collect();
+        let d = (0..phi.len())
+            .map(|c| match (crossing[c], phi[c] * sign < 0.0) {
+                (_, true) => far,
+                (true, false) => phi[c] * sign,
+                (false, false) => far,
+            })
+            .collect();
+        (fixed, d)
+    };
+    let ((fo, mut out), (fi, mut inside)) = (side(1.0), side(-1.0));
+    rayon::join(
+        || fast_sweep(spec, &fo, &mut out, sweeps),
+        || fast_sweep(spec, &fi, &mut inside, sweeps),
+    );
+    for (c, p) in phi.iter_mut().enumerate() {
+        *p = if *p < 0.0 { -inside[c] } else { out[c] };
+    }
+}
+
 /// Closes spurious air inside the liquid: a fluid cell of the marker (it holds a particle)
 /// whose face neighbours are all fluid or solid lies inside the liquid whatever the particle
 /// spacing, so its `φ` is at most `−dx/2`. Zhu & Bridson's particle level set opens holes where

@@ -40,6 +40,8 @@ pub mod smoke;
 pub mod solids;
 /// Liquid surface meshes: particle level set → Surface Nets → Taubin smoothing.
 pub mod surface;
+/// Eulerian water on a restricted tall-cell grid (Chentanez & Müller 2011), 2D.
+pub mod tallcell;
 /// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22; APIC).
 pub mod transfer;
 /// Volume (density) correction of the particles (Kugelstadt et al. 2019).

@@ -182,6 +182,7 @@ pub fn kind_color(kind: DataKind) -> Color32 {
         DataKind::LevelSet => Color32::from_rgb(60, 210, 160),
         DataKind::Solids => Color32::from_rgb(170, 170, 170),
         DataKind::Scalar => Color32::from_rgb(235, 215, 70),
+        DataKind::TallLiquid => Color32::from_rgb(40, 120, 230),
     }
 }
 

@@ -255,3 +255,9 @@ typed_input!(cells, cells_opt, Cells, flip_core::CellGrid);
 typed_input!(level_set, level_set_opt, LevelSet, flip_core::Grid3<f32>);
 typed_input!(solids, solids_opt, Solids, flip_core::Solids);
 typed_input!(scalar, scalar_opt, Scalar, flip_core::Grid3<f32>);
+typed_input!(
+    tall_liquid,
+    tall_liquid_opt,
+    TallLiquid,
+    flip_core::tallcell::TallLiquid
+);

@@ -1,7 +1,7 @@
 //! The step-state pair. `step_output`'s inputs at the end of a step come out of `step_input`'s
 //! same-named outputs at the start of the next one; at step 0 `step_input` yields empty
 //! particles and nothing else. Liquids carry particles; Eulerian smoke carries the velocity,
-//! density and temperature grids. The runner moves the values itself; the nodes' `eval` is
+//! density and temperature grids; tall-cell water carries its `tall_liquid`. The runner moves the values itself; the nodes' `eval` is
 //! empty.
 
 use crate::node::{EvalCtx, Node, NodeError, NodeIo};
@@ -15,11 +15,12 @@ pub const STEP_INPUT: &str = "step_input";
 pub const STEP_OUTPUT: &str = "step_output";
 
 /// The state slots carried between steps: (name, kind, required at `step_output`).
-pub const STATE_SLOTS: [(&str, DataKind, bool); 4] = [
+pub const STATE_SLOTS: [(&str, DataKind, bool); 5] = [
     ("particles", DataKind::Particles, false),
     ("velocity", DataKind::Velocity, false),
     ("density", DataKind::Scalar, false),
     ("temperature", DataKind::Scalar, false),
+    ("tall_liquid", DataKind::TallLiquid, false),
 ];
 
 struct Passive;

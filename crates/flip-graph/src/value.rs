@@ -18,6 +18,8 @@ pub enum DataKind {
     Solids,
     /// A scalar field on cells (pressure in Pa).
     Scalar,
+    /// Eulerian liquid on a tall-cell grid (grid, level set, velocity, pressure).
+    TallLiquid,
 }
 
 impl DataKind {
@@ -30,16 +32,18 @@ impl DataKind {
             DataKind::LevelSet => "level set",
             DataKind::Solids => "solids",
             DataKind::Scalar => "scalar field",
+            DataKind::TallLiquid => "tall-cell liquid",
         }
     }
     /// Every kind, for palettes.
-    pub const ALL: [DataKind; 6] = [
+    pub const ALL: [DataKind; 7] = [
         DataKind::Particles,
         DataKind::Velocity,
         DataKind::Cells,
         DataKind::LevelSet,
         DataKind::Solids,
         DataKind::Scalar,
+        DataKind::TallLiquid,
     ];
 }
 
@@ -79,6 +83,8 @@ pub enum Value {
     Solids(Arc<Solids>),
     /// Scalar field.
     Scalar(Arc<Grid3<f32>>),
+    /// Tall-cell liquid.
+    TallLiquid(Arc<flip_core::tallcell::TallLiquid>),
 }
 
 impl Value {
@@ -91,6 +97,7 @@ impl Value {
             Value::LevelSet(_) => DataKind::LevelSet,
             Value::Solids(_) => DataKind::Solids,
             Value::Scalar(_) => DataKind::Scalar,
+            Value::TallLiquid(_) => DataKind::TallLiquid,
         }
     }
 }

@@ -23,5 +23,7 @@ pub mod reseed;
 pub mod smoke_source;
 pub mod solids;
 pub mod surface;
+/// Tall-cell water (Chentanez & Müller 2011), 2D.
+pub mod tallcell;
 pub mod volume_correction;
 pub mod vorticity;

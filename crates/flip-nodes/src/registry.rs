@@ -33,6 +33,13 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::export_fields::kind())?;
         r.register(nodes::surface::kind())?;
         r.register(nodes::export_vdb::kind())?;
+        r.register(nodes::tallcell::source::kind())?;
+        r.register(nodes::tallcell::extrapolate::kind())?;
+        r.register(nodes::tallcell::advect::kind())?;
+        r.register(nodes::tallcell::refit::kind())?;
+        r.register(nodes::tallcell::gravity::kind())?;
+        r.register(nodes::tallcell::pressure::kind(self.plugins.clone()))?;
+        r.register(nodes::tallcell::export::kind())?;
         Ok(())
     }
 }
@@ -46,4 +53,4 @@ pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
 }
 
 /// Kinds whose work is done by a solver plugin: their failures are the plugin's.
-pub const PLUGIN_KINDS: [&str; 2] = ["pressure", "volume_correction"];
+pub const PLUGIN_KINDS: [&str; 3] = ["pressure", "volume_correction", "tallcell_pressure"];

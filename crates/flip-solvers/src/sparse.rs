@@ -7,6 +7,8 @@
 //! [`WithCsr`] joins a structured solver and a CSR solver into one instance, so an algorithm
 //! can accept both kinds.
 
+/// Jacobi-preconditioned BiCGSTAB on CSR matrices (unsymmetric too).
+mod bicgstab;
 /// CG with Jacobi or IC(0) on CSR matrices.
 mod cg;
 /// faer sparse Cholesky / LU on CSR matrices.
@@ -14,6 +16,7 @@ mod direct;
 #[cfg(test)]
 mod tests;
 
+pub use bicgstab::CsrBicgstab;
 pub use cg::{CsrPcg, CsrPreconditioner};
 pub use direct::CsrDirect;
 

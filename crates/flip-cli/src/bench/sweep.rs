@@ -76,7 +76,9 @@ fn algorithms(
         .into_iter()
         .filter_map(|(name, a)| {
             let keep = match kind {
-                SweepKind::Linear => a.supports_linear() && !a.supports_lcp(),
+                SweepKind::Linear => {
+                    a.supports_linear() && !a.supports_lcp() && a.accepts_structured()
+                }
                 SweepKind::Lcp => a.supports_lcp(),
             };
             keep.then_some((

@@ -27,6 +27,7 @@ enum Carried {
     Particles(Particles),
     Velocity(Box<VelocityField>),
     Scalar(Grid3<f32>),
+    TallLiquid(Box<flip_core::tallcell::TallLiquid>),
 }
 
 /// One node's saved state.
@@ -292,6 +293,7 @@ fn carried(v: &Value) -> Option<Carried> {
         Value::Particles(p) => Some(Carried::Particles((**p).clone())),
         Value::Velocity(f) => Some(Carried::Velocity(Box::new((**f).clone()))),
         Value::Scalar(g) => Some(Carried::Scalar((**g).clone())),
+        Value::TallLiquid(l) => Some(Carried::TallLiquid(Box::new((**l).clone()))),
         _ => None,
     }
 }
@@ -301,6 +303,7 @@ fn value(c: Carried) -> Value {
         Carried::Particles(p) => Value::Particles(Arc::new(p)),
         Carried::Velocity(f) => Value::Velocity(Arc::new(*f)),
         Carried::Scalar(g) => Value::Scalar(Arc::new(g)),
+        Carried::TallLiquid(l) => Value::TallLiquid(Arc::new(*l)),
     }
 }
 

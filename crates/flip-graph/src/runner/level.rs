@@ -128,6 +128,15 @@ impl Simulation {
                     };
                     speed = speed.max(s);
                 }
+                Value::TallLiquid(l) => {
+                    let fields = [&l.u, &l.v, &l.phi];
+                    if !fields.iter().all(|f| f.iter().all(|x| x.is_finite())) {
+                        return blow(
+                            "the tall-cell liquid's velocity or level set is not finite".into(),
+                        );
+                    }
+                    speed = speed.max(l.max_speed());
+                }
                 Value::Scalar(g) if !g.data.iter().all(|x| x.is_finite()) => {
                     return blow(
                         "a carried scalar field (density or temperature) is not finite".into(),

@@ -203,3 +203,35 @@ pub(crate) fn algorithm_values(
     }
     Ok(out)
 }
+
+/// The solver instance for a node that poses general sparse (CSR) problems: refuses
+/// algorithms without the CSR capability, naming those that have it, and LCP-only ones.
+pub(crate) fn create_csr_solver(
+    plugins: &PluginSet,
+    values: &ParamMap,
+) -> Result<SolverInstance, String> {
+    let p = crate::params::Params(values);
+    let name = p.text("solver").map_err(|e| e.to_string())?;
+    let (plugin, info) = plugins
+        .find(name)
+        .map_err(|e| no_solver_message(&e, plugins))?;
+    if !info.accepts_csr() || !info.supports_linear() {
+        return Err(format!(
+            "solver `{name}` does not take general sparse (CSR) linear problems, which this \
+             node poses; CSR solvers: {}",
+            csr_solvers(plugins).join(", ")
+        ));
+    }
+    let values = algorithm_values(info, values)?;
+    SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string())
+}
+
+/// Names of the algorithms that solve linear CSR problems.
+pub(crate) fn csr_solvers(plugins: &PluginSet) -> Vec<String> {
+    plugins
+        .algorithms()
+        .into_iter()
+        .filter(|(_, a)| a.accepts_csr() && a.supports_linear())
+        .map(|(n, _)| n)
+        .collect()
+}

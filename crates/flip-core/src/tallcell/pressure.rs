@@ -1,0 +1,290 @@
+//! The pressure projection on the tall-cell grid (the paper's PP stage): the point-wise
+//! Laplacian and divergence at every liquid sample, neighbours read through the paper's rule
+//! (a neighbour inside a tall cell is the linear mix of its bottom and top), the ghost-fluid
+//! free surface (Gibou et al. 2002) and solid face fractions through the FLIP assembly's
+//! stencil rule (`flip_plugin::sdk::stencil`), posed as a general sparse (CSR) problem.
+//!
+//! Unknowns are `p̂ = p·Δt/(ρ·Δx)` (m/s): the update is `u −= p̂_right − p̂_left` and the rows
+//! read `Σ w·(p̂_c − p̂_nb) = −Δx·div u*`. With every tall cell two cells high the matrix is
+//! the symmetric MAC matrix; with taller cells the interpolation weights make it unsymmetric
+//! (a sample beside a tall cell couples to its bottom and top, which do not couple back with
+//! the same weights), which [`TallPressure::csr`]'s `symmetric` flag reports.
+
+use super::grid::{Lookup, Stagger, TallGrid};
+use super::sample::{value, value64, Outside};
+use super::state::TallLiquid;
+use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
+use flip_plugin::sdk::OwnedCsr;
+
+/// An assembled tall-cell pressure problem.
+#[derive(Clone, Debug)]
+pub struct TallPressure {
+    /// The system, rows in sample order (`csr.cells` holds each row's flat sample index).
+    pub csr: OwnedCsr,
+    /// Pascals per unit of the unknown (`ρ·Δx/Δt`).
+    pub scale: f64,
+}
+
+/// The four faces of cell sample (`i`, row `y`): open fraction and the neighbour's position.
+fn faces(g: &TallGrid, i: usize, y: i64) -> [(f32, i64, i64); 4] {
+    let i_ = i as i64;
+    let below = if y > g.terrain[i] as i64 { 1.0 } else { 0.0 };
+    let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
+    [
+        (g.open_x(i, y), i_ - 1, y),
+        (g.open_x(i + 1, y), i_ + 1, y),
+        (below, i_, y - 1),
+        (above, i_, y + 1),
+    ]
+}
+
+/// Centre lookup at (`i`, `y`), columns clamped.
+fn centre(g: &TallGrid, i: i64, y: i64) -> Lookup {
+    g.lookup(
+        Stagger::Centre,
+        i.clamp(0, g.columns as i64 - 1) as usize,
+        y,
+    )
+}
+
+/// Whether sample `s` of column `i` stands for a block of cells: a tall cell's bottom stands
+/// for every cell of the tall cell but the top one. `v` is linear in a tall cell from the
+/// closed terrain face to the top cell's bottom face (slot 1), so the block's outflow is its
+/// side faces' plus slot 1's; its row is `D·G` of that block (each row of the block coupled
+/// through the paper's rule on both sides), so the projection leaves no volume source inside
+/// tall cells. Two-cell tall cells (the MAC grid) are ordinary samples.
+fn is_block(g: &TallGrid, i: usize, s: usize) -> bool {
+    s == 0 && g.tall[i] > super::grid::MIN_TALL
+}
+
+/// The rows of column `i`'s block: the tall cell's rows below its top row.
+fn block_rows(g: &TallGrid, i: usize) -> std::ops::Range<i64> {
+    let h0 = g.terrain[i] as i64;
+    h0..h0 + g.tall[i] as i64 - 1
+}
+
+/// `Δx·(outflow)` of sample `s` of column `i`: its cell's, or its block's.
+fn flux_out(liquid: &TallLiquid, i: usize, s: usize) -> f64 {
+    let g = &liquid.grid;
+    if !is_block(g, i, s) {
+        return divergence_dx(liquid, i, g.row(Stagger::Centre, i, s) as i64);
+    }
+    let u = |f: usize, y: i64| {
+        let lk = g.lookup(Stagger::FaceX, f, y);
+        f64::from(g.open_x(f, y)) * value64(g, &liquid.u, lk, Outside::Velocity)
+    };
+    let sides: f64 = block_rows(g, i).map(|y| u(i + 1, y) - u(i, y)).sum();
+    sides + f64::from(liquid.v[g.index(i, 1)])
+}
+
+/// `Δx·div u` at cell sample (`i`, row `y`), faces weighted by their open fraction.
+pub fn divergence_dx(liquid: &TallLiquid, i: usize, y: i64) -> f64 {
+    let g = &liquid.grid;
+    let u = |f: usize| {
+        let lk = g.lookup(Stagger::FaceX, f, y);
+        f64::from(g.open_x(f, y)) * value64(g, &liquid.u, lk, Outside::Velocity)
+    };
+    let v = |r: i64| {
+        value64(
+            g,
+            &liquid.v,
+            g.lookup(Stagger::FaceY, i, r),
+            Outside::Velocity,
+        )
+    };
+    u(i + 1) - u(i) + v(y + 1) - v(y)
+}
+
+/// Row numbers of the unknowns (liquid cell samples under the lid), `u32::MAX` elsewhere.
+fn unknowns(liquid: &TallLiquid) -> Vec<u32> {
+    let g = &liquid.grid;
+    let mut next = 0u32;
+    (0..g.sample_count())
+        .map(|c| {
+            let (i, s) = (c / g.slots(), c % g.slots());
+            if liquid.phi[c] < 0.0 && liquid.inside(i, s) {
+                next += 1;
+                next - 1
+            } else {
+                u32::MAX
+            }
+        })
+        .collect()
+}
+
+/// Assembles the problem for `liquid` after forces (`density` kg/m³, step `dt` s); the
+/// previous pressure is the initial guess.
+pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
+    let g = &liquid.grid;
+    let scale = f64::from(density) * f64::from(g.dx) / f64::from(dt);
+    let row_of = unknowns(liquid);
+    let mut csr = OwnedCsr {
+        row_ptr: vec![0],
+        ..OwnedCsr::default()
+    };
+    for (c, &r) in row_of.iter().enumerate() {
+        if r == u32::MAX {
+            continue;
+        }
+        let (i, s) = (c / g.slots(), c % g.slots());
+        let y = g.row(Stagger::Centre, i, s) as i64;
+        let own = centre(g, i as i64, y);
+        let mut row = vec![(r, 0.0f64)];
+        let block = is_block(g, i, s);
+        for (f, (w, ni, ny)) in faces(g, i, y).into_iter().enumerate() {
+            if w > 0.0 && !(block && f < 2) {
+                couple(liquid, &row_of, (own, w), centre(g, ni, ny), &mut row);
+            }
+        }
+        if block {
+            for y in block_rows(g, i) {
+                let own = centre(g, i as i64, y);
+                for (w, ni) in [
+                    (g.open_x(i, y), i as i64 - 1),
+                    (g.open_x(i + 1, y), i as i64 + 1),
+                ] {
+                    if w > 0.0 {
+                        couple(liquid, &row_of, (own, w), centre(g, ni, y), &mut row);
+                    }
+                }
+            }
+        }
+        row.sort_unstable_by_key(|e| e.0);
+        row.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+        csr.col_idx.extend(row.iter().map(|e| e.0));
+        csr.values.extend(row.iter().map(|e| e.1));
+        csr.row_ptr.push(csr.col_idx.len() as u64);
+        csr.rhs.push(-flux_out(liquid, i, s));
+        csr.pressure.push(f64::from(liquid.pressure[c]) / scale);
+        csr.cells.push(c);
+    }
+    csr.symmetric = is_symmetric(&csr);
+    TallPressure { csr, scale }
+}
+
+/// Adds one face of the cell at `own` (a sample, or a row inside a tall cell: the mix of its
+/// bottom and top) with open fraction `w` towards the neighbour `lk` to `row`: a Dirichlet
+/// term at the ghost-fluid distance towards air, else `w·(p̂_own − p̂_nb)`, each side spread
+/// over the liquid samples of its mix.
+fn couple(
+    liquid: &TallLiquid,
+    row_of: &[u32],
+    (own, w): (Lookup, f32),
+    lk: Lookup,
+    row: &mut Vec<(u32, f64)>,
+) {
+    let g = &liquid.grid;
+    let phi_c = value(g, &liquid.phi, own, Outside::LevelSet);
+    let phi_n = value(g, &liquid.phi, lk, Outside::LevelSet);
+    let mut add = |lk: Lookup, coef: f64| {
+        if let Lookup::Mix(parts) = lk {
+            for (sample, weight) in parts {
+                if weight != 0.0 && row_of[sample] != u32::MAX {
+                    row.push((row_of[sample], coef * weight));
+                }
+            }
+        }
+    };
+    match lk {
+        Lookup::Mix(_) if phi_n < 0.0 => {
+            add(own, f64::from(w));
+            add(lk, -f64::from(w));
+        }
+        _ => add(own, f64::from(dirichlet_weight(w, phi_c, phi_n.max(0.0)))),
+    }
+}
+
+/// Whether `A = Aᵀ` to rounding.
+fn is_symmetric(csr: &OwnedCsr) -> bool {
+    let entry = |r: usize, c: u32| {
+        let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
+        csr.col_idx[a..b]
+            .binary_search(&c)
+            .ok()
+            .map(|k| csr.values[a + k])
+    };
+    (0..csr.rhs.len()).all(|r| {
+        let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
+        (a..b).all(|k| {
+            let back = entry(csr.col_idx[k] as usize, r as u32);
+            back.is_some_and(|v| (v - csr.values[k]).abs() <= 1e-9 * v.abs().max(1.0))
+        })
+    })
+}
+
+/// The unknowns' value at `lk` in double precision (zero in the air): the difference of two
+/// large hydrostatic pressures is taken before rounding to the velocity's `f32`.
+fn pressure_at(p: &[f64], lk: Lookup) -> f64 {
+    match lk {
+        Lookup::Mix(parts) => parts.iter().map(|&(c, w)| w * p[c]).sum(),
+        _ => 0.0,
+    }
+}
+
+/// `p̂(L2) − p̂(L1)` across a face from cell `L1` to cell `L2`, with the ghost-fluid value on
+/// an air side; `None` when both sides are air.
+fn difference(g: &TallGrid, phi: &[f32], p: &[f64], l1: Lookup, l2: Lookup) -> Option<f32> {
+    let side = |lk: Lookup| {
+        let f = value(g, phi, lk, Outside::LevelSet);
+        let wet = matches!(lk, Lookup::Mix(_)) && f < 0.0;
+        (f, wet, pressure_at(p, lk))
+    };
+    let ((f1, w1, p1), (f2, w2, p2)) = (side(l1), side(l2));
+    let d = match (w1, w2) {
+        (true, true) => p2 - p1,
+        (true, false) => -p1 / f64::from(ghost_theta(f1, f2.max(0.0))),
+        (false, true) => p2 / f64::from(ghost_theta(f2, f1.max(0.0))),
+        (false, false) => return None,
+    };
+    Some(d as f32)
+}
+
+/// Applies the solved pressure: `u −= Δp̂` on every open face next to liquid, stores the
+/// pressure in pascals. Returns the largest `|div u|` (1/s) left at a liquid sample.
+pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
+    let g = liquid.grid.clone();
+    let mut p = vec![0.0f64; g.sample_count()];
+    for (&c, &x) in problem.csr.cells.iter().zip(&problem.csr.pressure) {
+        p[c] = x;
+    }
+    for i in 0..g.columns {
+        for s in 0..g.slots() {
+            let c = g.index(i, s);
+            let y = g.row(Stagger::FaceX, i, s) as i64;
+            if g.open_x(i, y) > 0.0 {
+                let (l1, l2) = (centre(&g, i as i64 - 1, y), centre(&g, i as i64, y));
+                if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
+                    liquid.u[c] -= d;
+                }
+            }
+            let y = g.row(Stagger::FaceY, i, s) as i64;
+            if !g.closed_y(i, s) {
+                let (l1, l2) = (centre(&g, i as i64, y - 1), centre(&g, i as i64, y));
+                if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
+                    liquid.v[c] -= d;
+                }
+            }
+        }
+    }
+    liquid.pressure = p.iter().map(|&x| (x * problem.scale) as f32).collect();
+    max_divergence(liquid, &problem.csr.cells)
+}
+
+/// Largest `|div u|` (1/s) over the given cell samples.
+fn max_divergence(liquid: &TallLiquid, samples: &[usize]) -> f32 {
+    let g = &liquid.grid;
+    samples
+        .iter()
+        .map(|&c| {
+            let (i, s) = (c / g.slots(), c % g.slots());
+            let cells = if is_block(g, i, s) { g.tall[i] - 1 } else { 1 };
+            (flux_out(liquid, i, s).abs() / cells as f64 / f64::from(g.dx)) as f32
+        })
+        .fold(0.0, f32::max)
+}

@@ -1,0 +1,120 @@
+//! The pressure solve of tall-cell water (the paper's PP stage): the point-wise Laplacian
+//! with ghost-fluid surface and solid fractions, posed as a general sparse (CSR) problem and
+//! solved by a plugin algorithm with the CSR capability (the node refuses others at creation).
+use crate::nodes::common::{failed, spec};
+use crate::nodes::pressure::params;
+use flip_core::tallcell::pressure::{apply, assemble};
+use flip_graph::{
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, Value,
+};
+use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
+use std::sync::Arc;
+use std::time::Instant;
+
+struct TallPressureSolve {
+    solver: SolverInstance,
+    time_limit: Option<std::time::Duration>,
+}
+
+impl TallPressureSolve {
+    fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, NodeError> {
+        let solver = params::create_csr_solver(plugins, init.params)
+            .map_err(|e| NodeError::param("solver", e))?;
+        let time_limit = params::time_limit(&crate::params::Params(init.params))
+            .map_err(|e| NodeError::param("time_limit", e))?;
+        Ok(Self { solver, time_limit })
+    }
+}
+
+impl Node for TallPressureSolve {
+    fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let mut liquid = io.tall_liquid("tall_liquid")?;
+        let l = Arc::make_mut(&mut liquid);
+        let mut problem = assemble(l, ctx.settings.density, ctx.dt);
+        problem.csr.step = ctx.step;
+        self.solver.set_limits(SolveLimits {
+            time_limit: self.time_limit,
+            cancel: Some(ctx.cancel.clone().into()),
+        });
+        let start = Instant::now();
+        let stats = self
+            .solver
+            .solve_csr(&mut problem.csr.view())
+            .map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        io.stat("solve_ms", start.elapsed().as_secs_f64() * 1e3);
+        let max_div = apply(l, &problem);
+        io.stat("iterations", f64::from(stats.iterations));
+        io.stat("residual", stats.residual);
+        io.stat("converged", f64::from(stats.converged));
+        io.stat("unknowns", problem.csr.rhs.len() as f64);
+        io.stat("regular_grid_cells", l.grid.regular_grid_cells() as f64);
+        io.stat("symmetric", f64::from(u8::from(problem.csr.symmetric)));
+        io.stat("max_divergence", f64::from(max_div));
+        io.set("tall_liquid", Value::TallLiquid(liquid));
+        Ok(())
+    }
+
+    fn reset(&mut self) {
+        // CSR solvers keep only caches of the matrix; a failed reset shows on the next solve.
+        let _ = self.solver.reset();
+    }
+}
+
+/// Preferred CSR solver: the direct solve (the operator is unsymmetric with tall cells).
+fn default_solver(plugins: &PluginSet) -> String {
+    let names = params::csr_solvers(plugins);
+    ["direct/cholesky", "pcg/bicgstab"]
+        .iter()
+        .find(|p| names.iter().any(|n| n == *p))
+        .map(|s| s.to_string())
+        .or_else(|| names.first().cloned())
+        .unwrap_or_default()
+}
+
+/// The tall-cell pressure node kind, offering every algorithm of `plugins`.
+pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
+    let names: Vec<String> = plugins.algorithms().into_iter().map(|(n, _)| n).collect();
+    let default = default_solver(&plugins);
+    let choices: Vec<&str> = names.iter().map(String::as_str).collect();
+    let s = spec(
+        "tallcell_pressure",
+        "Tall-Cell Pressure",
+        "Tall cells",
+        "Projects the tall-cell liquid's velocity: the paper's point-wise Laplacian and \
+         divergence at every liquid sample (neighbours inside tall cells read as the mix of \
+         their bottom and top), p = 0 at the level set's zero (ghost fluid) and solid faces by \
+         their open fraction, posed as a general sparse (CSR) problem. The solver must take CSR \
+         problems; with tall cells the matrix is unsymmetric (CG refuses it).",
+        vec![super::port("the liquid after forces")],
+        vec![super::port("the projected liquid (pressure in Pa)")],
+        vec![
+            ParamSpec::choice(
+                "solver",
+                "Solver",
+                "plugin algorithm taking CSR problems",
+                &choices,
+                &default,
+            ),
+            ParamSpec::float(
+                "time_limit",
+                "Time limit (s)",
+                "wall-clock limit per solve, 0 = none",
+                0.0,
+                0.0,
+                1e6,
+            ),
+        ],
+    );
+    let for_params = plugins.clone();
+    NodeKind::new(
+        s,
+        Box::new(move |init| Ok(Box::new(TallPressureSolve::new(init, &plugins)?))),
+    )
+    .with_dynamic_params(Box::new(move |values| {
+        let mut values = values.clone();
+        values
+            .entry("solver".into())
+            .or_insert_with(|| ParamValue::Text(default_solver(&for_params)));
+        params::algorithm_specs(&for_params, &values)
+    }))
+}

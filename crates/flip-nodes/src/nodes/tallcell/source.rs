@@ -1,0 +1,163 @@
+//! The tall-cell liquid's source: builds the grid over a terrain (a function or a PNG) and the
+//! water below a level (optionally with a standing wave) at the first step, then passes the
+//! carried liquid through.
+use crate::nodes::common::spec;
+use crate::params::Params;
+use flip_core::tallcell::{terrain, TallGrid, TallLiquid};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+};
+use std::sync::Arc;
+
+struct Source {
+    initial: Arc<TallLiquid>,
+}
+
+impl Node for Source {
+    fn eval(&mut self, _: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
+        let liquid = io
+            .tall_liquid_opt("tall_liquid")?
+            .unwrap_or_else(|| self.initial.clone());
+        io.set("tall_liquid", Value::TallLiquid(liquid));
+        Ok(())
+    }
+}
+
+/// Terrain heights (whole cells per column, fractional per face) from the parameters.
+fn terrain_of(
+    init: &NodeInit<'_>,
+    g: &flip_core::GridSpec,
+) -> Result<(Vec<usize>, Vec<f32>), NodeError> {
+    let p = Params(init.params);
+    let (base, amp) = (p.f32("terrain_height")?, p.f32("terrain_amplitude")?);
+    let width = g.ni as f32 * g.dx;
+    let top = g.nj.saturating_sub(4);
+    match p.text("terrain")? {
+        "flat" => Ok(terrain::from_fn(g.ni, g.dx, top, |_| base)),
+        "hills" => Ok(terrain::from_fn(g.ni, g.dx, top, |x| {
+            let t = std::f32::consts::TAU * x / width;
+            base + amp * (0.6 * (3.0 * t).sin() + 0.4 * (7.0 * t).cos())
+        })),
+        _ => {
+            let file = init.base_dir.join(p.text("terrain_png")?);
+            terrain::from_png(&file, g.ni, g.dx, top, base + amp)
+                .map_err(|e| NodeError::param("terrain_png", e))
+        }
+    }
+}
+
+fn create(init: &NodeInit<'_>) -> Result<Source, NodeError> {
+    let g = init.settings.grid_spec();
+    if !g.is_2d() {
+        return Err(NodeError::Failed(format!(
+            "tall-cell water is 2D only: settings.grid has {} cells along z, expected 1",
+            g.nk
+        )));
+    }
+    let p = Params(init.params);
+    let regular = p.bool("tall_cells")?.then_some(p.usize("regular_layers")?);
+    let grid = TallGrid::new(
+        g.nj,
+        g.dx,
+        terrain_of(init, &g)?,
+        regular,
+        p.usize("max_step")?,
+    )
+    .map_err(|e| NodeError::param("regular_layers", e))?;
+    let (level, amp) = (p.f32("water_level")?, p.f32("wave_amplitude")?);
+    let k = std::f32::consts::PI / (g.ni as f32 * g.dx);
+    let liquid = TallLiquid::below(grid, |x| level + amp * (k * x).cos());
+    Ok(Source {
+        initial: Arc::new(liquid),
+    })
+}
+
+/// The tall-cell source node kind.
+pub fn kind() -> NodeKind {
+    let s = spec(
+        "tallcell_source",
+        "Tall-Cell Liquid",
+        "Tall cells",
+        "Water on a restricted tall-cell grid (Chentanez & Müller 2011), 2D: each column holds \
+         the terrain, one tall cell and `regular_layers` cells; neighbouring tall cells differ \
+         by at most `max_step` cells. Builds the liquid below `water_level` at the first step \
+         (a cosine standing wave of `wave_amplitude` on top), then passes the carried liquid \
+         through. `tall_cells = false` makes a regular grid of the same columns.",
+        vec![PortSpec::optional(
+            "tall_liquid",
+            DataKind::TallLiquid,
+            "the liquid carried from the previous step (from step_input)",
+        )],
+        vec![super::port("the liquid")],
+        vec![
+            ParamSpec::choice(
+                "terrain",
+                "Terrain",
+                "terrain height map",
+                &["flat", "hills", "png"],
+                "hills",
+            ),
+            ParamSpec::float(
+                "terrain_height",
+                "Terrain height (m)",
+                "mean terrain height (png: black)",
+                0.1,
+                0.0,
+                1e4,
+            ),
+            ParamSpec::float(
+                "terrain_amplitude",
+                "Terrain amplitude (m)",
+                "hills: amplitude; png: white is height + amplitude",
+                0.05,
+                0.0,
+                1e4,
+            ),
+            ParamSpec::path(
+                "terrain_png",
+                "Terrain PNG",
+                "greyscale height map (its middle row), relative to the graph file",
+                "",
+            ),
+            ParamSpec::float(
+                "water_level",
+                "Water level (m)",
+                "initial surface height",
+                0.5,
+                0.0,
+                1e4,
+            ),
+            ParamSpec::float(
+                "wave_amplitude",
+                "Wave amplitude (m)",
+                "amplitude of the first sloshing mode on the initial surface",
+                0.0,
+                0.0,
+                1e3,
+            ),
+            ParamSpec::bool(
+                "tall_cells",
+                "Tall cells",
+                "false: a regular grid (every column all regular cells)",
+                true,
+            ),
+            ParamSpec::int(
+                "regular_layers",
+                "Regular layers",
+                "regular cells per column (the paper's B_y)",
+                8,
+                2,
+                512,
+            ),
+            ParamSpec::int(
+                "max_step",
+                "Max step D",
+                "largest height difference of neighbouring tall cells, cells",
+                2,
+                1,
+                512,
+            ),
+        ],
+    );
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(create(init)?))))
+}
