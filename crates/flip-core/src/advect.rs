@@ -216,6 +216,7 @@ mod tests {
                 inverted: false,
                 shell: 0.0,
                 subtract: false,
+                placement: None,
             };
             let solids = Solids::new(spec, vec![sphere]);
             // a field that drives everything towards the sphere centre / the floor

@@ -284,6 +284,7 @@ mod tests {
             inverted: false,
             shell: 0.0,
             subtract: false,
+            placement: None,
         };
         let solids = Solids::new(spec, vec![ball]);
         let params = box_params(Vec3::ZERO, Vec3::ONE, 8);

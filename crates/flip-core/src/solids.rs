@@ -8,8 +8,16 @@ use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
 use glam::Vec3;
 
+mod bvh;
 mod faces;
+pub mod import;
 mod mask;
+mod mesh;
+pub mod motion;
+mod velocity;
+pub use import::{load_mesh, ImportedMesh, MeshImportError};
+pub use mesh::{MeshSdf, MeshShape};
+pub use motion::{Keyframe, Motion, MotionError, Placement};
 use serde::{Deserialize, Serialize};
 
 /// Primitive solid shapes.
@@ -39,6 +47,10 @@ pub enum ShapeKind {
         /// Pixels along y.
         height: usize,
     },
+    /// A triangle mesh (imported OBJ/STL), signed by its generalised winding number; in 2D
+    /// it is cut by the plane through the middle of its bounds.
+    #[serde(skip)]
+    Mesh(MeshShape),
 }
 
 /// One solid: a shape, optionally inverted (solid outside), optionally hollow (a shell of the
@@ -55,6 +67,9 @@ pub struct Shape {
     /// Carve this shape out of the solids listed before it instead of adding it.
     #[serde(default)]
     pub subtract: bool,
+    /// Where the shape is now and how it moves; `None` = at rest where it was described.
+    #[serde(skip)]
+    pub placement: Option<Placement>,
 }
 
 /// All solids of a scene: the domain walls plus a union of shapes, in a grid of size `spec`.
@@ -86,6 +101,7 @@ impl Shape {
 
     /// Signed distance of `p` to this shape (negative inside the solid). `is_2d` ignores z.
     pub fn distance(&self, p: Vec3, spec: &GridSpec) -> f32 {
+        let p = self.placement.map_or(p, |pl| pl.to_rest(p));
         let is_2d = spec.is_2d();
         let flat = |v: Vec3| if is_2d { Vec3::new(v.x, v.y, 0.0) } else { v };
         let d = match &self.kind {
@@ -101,6 +117,7 @@ impl Shape {
                 width,
                 height,
             } => mask::distance(solid, *width, *height, spec.extent(), p),
+            ShapeKind::Mesh(mesh) => mesh.distance(p, is_2d),
         };
         let d = if self.shell > 0.0 {
             d.abs() - 0.5 * self.shell
@@ -133,6 +150,7 @@ impl Solids {
         solids.phi = phi;
         let nodes = faces::nodal_distance(&spec, |p| solids.distance(p));
         solids.face_open = faces::open_fractions(&spec, &nodes);
+        solids.velocity = velocity::face_velocities(&solids);
         solids
     }
 
@@ -216,6 +234,7 @@ mod carve_tests {
             inverted: false,
             shell: 0.06,
             subtract: false,
+            placement: None,
         };
         let hole = Shape {
             kind: ShapeKind::Box {
@@ -225,6 +244,7 @@ mod carve_tests {
             inverted: false,
             shell: 0.0,
             subtract: true,
+            placement: None,
         };
         let solids = Solids::new(spec, vec![shell.clone(), hole]);
         let on_top = Vec3::new(0.5, 0.75, 0.5); // on the shell, inside the hole
