@@ -2,6 +2,8 @@
 
 /// Helpers shared by the node files.
 mod common;
+mod keyframes;
+mod mesh_file;
 
 pub mod advect;
 pub mod advect_grid;

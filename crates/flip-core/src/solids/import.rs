@@ -302,3 +302,7 @@ fn edge_defects(mesh: &TriMesh) -> Result<usize, String> {
     }
     Ok(open)
 }
+
+#[cfg(test)]
+#[path = "import_tests.rs"]
+mod tests;

@@ -59,3 +59,54 @@ impl Solids {
         best.1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::grid::GridSpec;
+    use crate::solids::{Placement, Shape, ShapeKind, Solids};
+    use glam::Vec3;
+
+    #[test]
+    fn faces_in_a_spinning_paddle_move_with_it_and_the_walls_stay() {
+        let spec = GridSpec::new(32, 32, 1, 1.0 / 32.0);
+        let centre = Vec3::new(0.5, 0.5, 0.0);
+        let paddle = Shape {
+            kind: ShapeKind::Box {
+                min: Vec3::new(0.3, 0.47, 0.0),
+                max: Vec3::new(0.7, 0.53, 0.0),
+            },
+            inverted: false,
+            shell: 0.0,
+            subtract: false,
+            placement: Some(Placement {
+                spin: Vec3::new(0.0, 0.0, 2.0),
+                ..Placement::fixed(centre)
+            }),
+        };
+        let s = Solids::new(spec, vec![paddle.clone()]);
+        let vel = s
+            .velocity
+            .as_ref()
+            .expect("a moving solid has face velocities");
+        // v face at x = 0.640625 (cell 20), y = 0.5: inside the paddle, v = ω r = 2 · 0.1406
+        let (i, j) = (20, 16);
+        assert_eq!(s.face_open.v[(i, j, 0)], 0.0, "closed");
+        let r = spec.face_center(1, i, j, 0).x - 0.5;
+        assert!(
+            (vel.v[(i, j, 0)] - 2.0 * r).abs() < 1e-6,
+            "{}",
+            vel.v[(i, j, 0)]
+        );
+        // open faces far from the paddle and the domain boundary stand still
+        assert_eq!(vel.v[(16, 28, 0)], 0.0);
+        assert_eq!(vel.u[(0, 16, 0)], 0.0);
+        let still = Solids::new(
+            spec,
+            vec![Shape {
+                placement: None,
+                ..paddle
+            }],
+        );
+        assert!(still.velocity.is_none());
+    }
+}
