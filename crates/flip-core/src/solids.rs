@@ -86,6 +86,9 @@ pub struct Solids {
     pub face_open: MacGrid,
     /// Velocity of the solids on the MAC faces (m/s); `None` for static solids.
     pub velocity: Option<MacGrid>,
+    /// Moving solids: the same solids at the end of the substep, where advected particles are
+    /// pushed out (this value holds them at its start, for the pressure solve).
+    pub end: Option<std::sync::Arc<Solids>>,
 }
 
 impl Shape {
@@ -142,6 +145,7 @@ impl Solids {
             phi: Grid3::new(spec.ni, spec.nj, spec.nk, 0.0f32),
             face_open: MacGrid::zeros(&spec),
             velocity: None,
+            end: None,
         };
         let mut phi = std::mem::replace(&mut solids.phi, Grid3::new(0, 0, 0, 0.0));
         crate::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, d| {
@@ -152,6 +156,21 @@ impl Solids {
         solids.face_open = faces::open_fractions(&spec, &nodes);
         solids.velocity = velocity::face_velocities(&solids);
         solids
+    }
+
+    /// Moving solids: `shapes` as placed at the start of a substep (sampled here, with their
+    /// velocities) and `at_end` as placed at its end (kept in [`Solids::end`]).
+    pub fn moving(spec: GridSpec, shapes: Vec<Shape>, at_end: Vec<Shape>) -> Self {
+        let mut solids = Self::new(spec, shapes);
+        if at_end != solids.shapes {
+            solids.end = Some(std::sync::Arc::new(Self::new(spec, at_end)));
+        }
+        solids
+    }
+
+    /// The solids at the end of the substep (themselves when nothing moves).
+    pub fn at_end(&self) -> &Solids {
+        self.end.as_deref().unwrap_or(self)
     }
 
     /// Only the domain walls.

@@ -99,12 +99,11 @@ impl SolidsNode {
         })
     }
 
-    /// The shape placed at the end of the substep `[t, t + dt]`, moving at its velocity over
-    /// the substep.
-    fn placed(&self, t: f64, dt: f64) -> Option<Shape> {
+    /// The shape placed at time `at`, moving at its velocity over the substep `[t, t + dt]`.
+    fn placed(&self, at: f64, t: f64, dt: f64) -> Option<Shape> {
         let mut shape = self.shape.clone()?;
         shape.placement = match &self.motion {
-            Some(m) => Some(m.placement(self.pivot, self.rest, t + dt, t + 0.5 * dt)),
+            Some(m) => Some(m.placement(self.pivot, self.rest, at, t + 0.5 * dt)),
             None if self.rest != Quat::IDENTITY => Some(Placement {
                 rotation: self.rest,
                 ..Placement::fixed(self.pivot)
@@ -154,12 +153,16 @@ impl Node for SolidsNode {
             _ => false,
         };
         if !same || self.out.is_none() || self.motion.is_some() {
-            let mut shapes = upstream
+            // the pressure solve sees the solids at the substep's start, moving; advected
+            // particles are pushed out of them where they are at its end
+            let (t, dt) = (ctx.time, f64::from(ctx.dt));
+            let mut start = upstream.as_ref().map_or(Vec::new(), |s| s.shapes.clone());
+            let mut end = upstream
                 .as_ref()
-                .map(|s| s.shapes.clone())
-                .unwrap_or_default();
-            shapes.extend(self.placed(ctx.time, f64::from(ctx.dt)));
-            self.out = Some(Arc::new(Solids::new(ctx.grid, shapes)));
+                .map_or(Vec::new(), |s| s.at_end().shapes.clone());
+            start.extend(self.placed(t, t, dt));
+            end.extend(self.placed(t + dt, t, dt));
+            self.out = Some(Arc::new(Solids::moving(ctx.grid, start, end)));
             self.last_in = upstream;
         }
         io.set(
