@@ -173,6 +173,35 @@ fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
     );
 }
 
+#[test]
+fn a_fast_paddle_moves_at_most_one_cell_per_substep() {
+    let mut doc = graph("paddle_stir_2d.ron");
+    quiet(&mut doc);
+    let n = 32;
+    doc.settings.grid = [n, n, 1];
+    doc.settings.cell_size = 1.0 / n as f32;
+    // a third of a turn every 4 frames: 4π rad/s, the tip (0.2508 m out) at 3.15 m/s
+    let keys: Vec<String> = (0..4)
+        .map(|i| format!("{}: 0.5 0.3 0 / 0 0 {}", 4 * i, 120 * i))
+        .collect();
+    set(&mut doc, "walls", "keyframes", Text(keys.join("; ")));
+    let registry = registry();
+    let (mut sim, _out) = simulation(&doc, &registry);
+    sim.set_probes(&[("walls", "solids"), ("volume", "particles")]);
+    let tip = 4.0 * std::f32::consts::PI * 0.25f32.hypot(0.02);
+    for frame in 1..=8 {
+        let reports = sim.advance_frame().expect("a frame");
+        let largest = reports.iter().map(|r| r.dt).fold(0.0, f32::max);
+        assert!(
+            largest * tip <= 1.001 / n as f32,
+            "frame {frame}: the tip moves {} cells in a substep",
+            largest * tip * n as f32
+        );
+        let (solids, particles) = probed(&sim);
+        assert_eq!(particles_in_solid(&particles, solids.at_end()), 0);
+    }
+}
+
 /// The message of creating `doc` with `walls.mesh = path`.
 fn refusal(mesh: &str) -> String {
     let mut doc = graph("cup_2d.ron");
