@@ -15,7 +15,7 @@ mod mask;
 mod mesh;
 pub mod motion;
 mod velocity;
-pub use import::{load_mesh, ImportedMesh, MeshImportError};
+pub use import::{load_mesh, load_triangles, ImportedMesh, MeshImportError};
 pub use mesh::{MeshSdf, MeshShape};
 pub use motion::{Keyframe, Motion, MotionError, Placement};
 use serde::{Deserialize, Serialize};

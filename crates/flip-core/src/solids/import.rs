@@ -107,6 +107,24 @@ pub fn load_mesh(
     translate: Vec3,
 ) -> Result<ImportedMesh, MeshImportError> {
     let file = sanitize(&path.display().to_string()).into_owned();
+    let mesh = load_triangles(path, scale, translate)?;
+    if mesh.triangles.is_empty() {
+        return Err(MeshImportError::Empty { file });
+    }
+    check(mesh, &file)
+}
+
+/// The welded, transformed triangles of `path` without the topology checks (for viewing any
+/// mesh, e.g. liquid surfaces).
+///
+/// # Errors
+/// Unreadable file, unknown format, parse errors, a wrong binary STL size, non-finite vertices.
+pub fn load_triangles(
+    path: &Path,
+    scale: Vec3,
+    translate: Vec3,
+) -> Result<TriMesh, MeshImportError> {
+    let file = sanitize(&path.display().to_string()).into_owned();
     let bytes = std::fs::read(path).map_err(|source| MeshImportError::Io {
         file: file.clone(),
         source,
@@ -124,11 +142,7 @@ pub fn load_mesh(
     if let Some(index) = positions.iter().position(|v| !v.is_finite()) {
         return Err(MeshImportError::NotFinite { file, index });
     }
-    let mesh = weld(&positions, &soup.1);
-    if mesh.triangles.is_empty() {
-        return Err(MeshImportError::Empty { file });
-    }
-    check(mesh, &file)
+    Ok(weld(&positions, &soup.1))
 }
 
 /// Positions and triangles as read, before welding.
