@@ -111,7 +111,10 @@ impl Shape {
             ShapeKind::Box { min, max } => {
                 let c = flat((*min + *max) * 0.5);
                 let h = flat((*max - *min) * 0.5);
-                let q = (flat(p) - c).abs() - h;
+                let mut q = (flat(p) - c).abs() - h;
+                if is_2d {
+                    q.z = -f32::MAX; // a rectangle: z must not cap the depth inside at 0
+                }
                 q.max(Vec3::ZERO).length() + q.max_element().min(0.0)
             }
             ShapeKind::Sphere { center, radius } => (flat(p) - flat(*center)).length() - radius,
