@@ -133,6 +133,18 @@ fn push_out(spec: &GridSpec, solids: &Solids, bounds: &FluidBox, mut p: Vec3) ->
     nearest_open_cell(spec, solids, p).unwrap_or(p)
 }
 
+/// Whether the way from open point `centre` to `p` (inside a solid) enters the solid only near
+/// `p`: a centre on the far side of a thin wall is not a way out.
+fn reachable(spec: &GridSpec, solids: &Solids, centre: Vec3, p: Vec3) -> bool {
+    let depth = -solids.distance(p);
+    let len = centre.distance(p);
+    let steps = (len / (0.25 * spec.dx)).ceil().max(1.0) as usize;
+    (1..steps).all(|s| {
+        let x = centre.lerp(p, s as f32 / steps as f32);
+        x.distance(p) <= depth + 0.5 * spec.dx || solids.distance(x) >= 0.0
+    })
+}
+
 /// Guards thin walls: when the push-out moved a particle that had entered a solid to a point
 /// whose path from the particle's start `x0` runs through solid (it crossed more than half of
 /// a thin wall and was pushed out on the far side), it stops instead at the last point outside
@@ -177,6 +189,7 @@ fn nearest_open_cell(spec: &GridSpec, solids: &Solids, p: Vec3) -> Option<Vec3> 
                 let centre = spec.cell_center(a as usize, b as usize, c as usize);
                 if solids.phi[(a as usize, b as usize, c as usize)] <= 0.0
                     || solids.distance(centre) < 0.0
+                    || !reachable(spec, solids, centre, p)
                 {
                     continue;
                 }
