@@ -168,7 +168,7 @@ fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
     let spin = spin_about(&particles, pivot);
     println!("48 frames, {substeps} substeps: angular momentum per particle {spin:.5} m²/s");
     assert!(
-        spin > 0.004,
+        spin > 0.045,
         "the paddle turns the water counter-clockwise: {spin}"
     );
 }
