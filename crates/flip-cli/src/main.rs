@@ -12,6 +12,7 @@ mod exit;
 mod limits;
 mod manifest;
 mod progress;
+mod render;
 mod session;
 mod summary;
 
@@ -63,6 +64,8 @@ enum Command {
     Nodes,
     /// Run variants of a graph side by side and report metrics, tables and plots.
     Compare(compare::CompareArgs),
+    /// Draw OBJ/STL meshes (liquid surfaces, imported solids) shaded into a PNG.
+    Render(render::RenderArgs),
     /// Benchmarks: linear solvers, LCP solvers, whole steps.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -107,6 +110,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Nodes => cmd_info::nodes(&session),
         Command::Compare(args) => compare::run(&session, &args),
         Command::Bench(cmd) => bench::run(&session, cmd),
+        Command::Render(args) => render::run(&args),
         Command::ProbePlugin { .. } | Command::SolverChild => {
             unreachable!("handled before loading plugins")
         }

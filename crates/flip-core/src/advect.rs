@@ -42,7 +42,7 @@ pub fn advect(spec: &GridSpec, particles: &mut Particles, vel: &MacGrid, solids:
             let x0 = *p;
             let mid = x0 + 0.5 * dt * *v; // eq. 25 with vel(x_p) = v_p
             let x = bounds.clamp(x0 + dt * lattice.sample(vel, mid)); // eq. 26
-            *p = push_out(spec, solids, &bounds, x);
+            *p = keep_side(spec, solids, x0, x, push_out(spec, solids, &bounds, x));
             if is_2d {
                 v.z = 0.0;
             }
@@ -133,6 +133,46 @@ fn push_out(spec: &GridSpec, solids: &Solids, bounds: &FluidBox, mut p: Vec3) ->
     nearest_open_cell(spec, solids, p).unwrap_or(p)
 }
 
+/// Whether the way from open point `centre` to `p` (inside a solid) enters the solid only near
+/// `p`: a centre on the far side of a thin wall is not a way out.
+fn reachable(spec: &GridSpec, solids: &Solids, centre: Vec3, p: Vec3) -> bool {
+    let depth = -solids.distance(p);
+    let len = centre.distance(p);
+    let steps = (len / (0.25 * spec.dx)).ceil().max(1.0) as usize;
+    (1..steps).all(|s| {
+        let x = centre.lerp(p, s as f32 / steps as f32);
+        x.distance(p) <= depth + 0.5 * spec.dx || solids.distance(x) >= 0.0
+    })
+}
+
+/// Guards thin walls: when the push-out moved a particle that had entered a solid to a point
+/// whose path from the particle's start `x0` runs through solid (it crossed more than half of
+/// a thin wall and was pushed out on the far side), it stops instead at the last point outside
+/// on its way `x0 → x`, found by bisection. Other particles keep the eq. 27 push-out.
+fn keep_side(spec: &GridSpec, solids: &Solids, x0: Vec3, x: Vec3, pushed: Vec3) -> Vec3 {
+    if pushed == x || solids.distance(x0) < 0.0 {
+        return pushed;
+    }
+    let steps = (x0.distance(pushed) / (0.25 * spec.dx)).ceil().max(1.0) as usize;
+    let crosses = (1..steps).any(|s| {
+        let t = s as f32 / steps as f32;
+        solids.distance(x0.lerp(pushed, t)) < 0.0
+    });
+    if !crosses {
+        return pushed;
+    }
+    let (mut outside, mut inside) = (x0, x);
+    for _ in 0..12 {
+        let mid = 0.5 * (outside + inside);
+        if solids.distance(mid) >= 0.0 {
+            outside = mid;
+        } else {
+            inside = mid;
+        }
+    }
+    outside
+}
+
 /// Centre of the nearest cell (within 3 cells) whose centre lies outside every solid.
 fn nearest_open_cell(spec: &GridSpec, solids: &Solids, p: Vec3) -> Option<Vec3> {
     let [i, j, k] = spec.cell_of(p);
@@ -149,6 +189,7 @@ fn nearest_open_cell(spec: &GridSpec, solids: &Solids, p: Vec3) -> Option<Vec3> 
                 let centre = spec.cell_center(a as usize, b as usize, c as usize);
                 if solids.phi[(a as usize, b as usize, c as usize)] <= 0.0
                     || solids.distance(centre) < 0.0
+                    || !reachable(spec, solids, centre, p)
                 {
                     continue;
                 }
@@ -216,6 +257,7 @@ mod tests {
                 inverted: false,
                 shell: 0.0,
                 subtract: false,
+                placement: None,
             };
             let solids = Solids::new(spec, vec![sphere]);
             // a field that drives everything towards the sphere centre / the floor
@@ -268,6 +310,33 @@ mod tests {
         assert!((r - 0.25).abs() < 2e-4, "radius {r}");
         let angle = (ps.pos[0].y - 0.5).atan2(ps.pos[0].x - 0.5);
         assert!((angle - 0.2).abs() < 2e-3, "angle {angle}"); // phase error O((ω dt)³)
+    }
+
+    #[test]
+    fn a_particle_never_crosses_a_wall_one_cell_thick() {
+        let spec = GridSpec::new(16, 16, 1, 0.1);
+        let wall = Shape {
+            kind: ShapeKind::Box {
+                min: Vec3::new(0.8, 0.0, 0.0),
+                max: Vec3::new(0.9, 2.0, 0.0),
+            },
+            inverted: false,
+            shell: 0.0,
+            subtract: false,
+            placement: None,
+        };
+        let solids = Solids::new(spec, vec![wall]);
+        // from 0.02 m left of the wall, 0.09 m to the right: 0.07 m deep in a 0.1 m wall,
+        // nearer its far face, where eq. 27 alone would push it out
+        let mut ps = Particles {
+            pos: vec![Vec3::new(0.78, 0.8, 0.05)],
+            vel: vec![Vec3::new(0.9, 0.0, 0.0)],
+            ..Default::default()
+        };
+        let vel = uniform(&spec, Vec3::new(0.9, 0.0, 0.0));
+        advect(&spec, &mut ps, &vel, &solids, 0.1);
+        let x = ps.pos[0].x;
+        assert!(x <= 0.8 && x > 0.78, "stays on its side of the wall: {x}");
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub enum EmitShape {
         /// Radius (m).
         radius: f32,
     },
+    /// Inside an imported mesh (its generalised winding number; 2D cuts it at the middle of
+    /// its bounds).
+    Mesh(crate::solids::MeshShape),
 }
 
 impl EmitShape {
@@ -48,6 +51,7 @@ impl EmitShape {
             EmitShape::HalfSphere { center, radius } => {
                 p.y <= center.y && flat(p - *center).length_squared() <= radius * radius
             }
+            EmitShape::Mesh(mesh) => mesh.distance(p, is_2d) < 0.0,
         }
     }
     /// Axis-aligned bounding box `(min, max)`.
@@ -59,6 +63,7 @@ impl EmitShape {
                 *center - *radius,
                 Vec3::new(center.x + radius, center.y, center.z + radius),
             ),
+            EmitShape::Mesh(mesh) => mesh.0.bounds(),
         }
     }
 }
@@ -284,6 +289,7 @@ mod tests {
             inverted: false,
             shell: 0.0,
             subtract: false,
+            placement: None,
         };
         let solids = Solids::new(spec, vec![ball]);
         let params = box_params(Vec3::ZERO, Vec3::ONE, 8);

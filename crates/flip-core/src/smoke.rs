@@ -349,6 +349,7 @@ mod tests {
                 inverted: false,
                 shell: 0.0,
                 subtract: true,
+                placement: None,
             }],
         );
         let open = domain_cells(&s, &top_open, true);

@@ -8,8 +8,16 @@ use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
 use glam::Vec3;
 
+mod bvh;
 mod faces;
+pub mod import;
 mod mask;
+mod mesh;
+pub mod motion;
+mod velocity;
+pub use import::{load_mesh, load_triangles, ImportedMesh, MeshImportError};
+pub use mesh::{MeshSdf, MeshShape};
+pub use motion::{Keyframe, Motion, MotionError, Placement};
 use serde::{Deserialize, Serialize};
 
 /// Primitive solid shapes.
@@ -39,6 +47,10 @@ pub enum ShapeKind {
         /// Pixels along y.
         height: usize,
     },
+    /// A triangle mesh (imported OBJ/STL), signed by its generalised winding number; in 2D
+    /// it is cut by the plane through the middle of its bounds.
+    #[serde(skip)]
+    Mesh(MeshShape),
 }
 
 /// One solid: a shape, optionally inverted (solid outside), optionally hollow (a shell of the
@@ -55,6 +67,9 @@ pub struct Shape {
     /// Carve this shape out of the solids listed before it instead of adding it.
     #[serde(default)]
     pub subtract: bool,
+    /// Where the shape is now and how it moves; `None` = at rest where it was described.
+    #[serde(skip)]
+    pub placement: Option<Placement>,
 }
 
 /// All solids of a scene: the domain walls plus a union of shapes, in a grid of size `spec`.
@@ -71,6 +86,9 @@ pub struct Solids {
     pub face_open: MacGrid,
     /// Velocity of the solids on the MAC faces (m/s); `None` for static solids.
     pub velocity: Option<MacGrid>,
+    /// Moving solids: the same solids at the end of the substep, where advected particles are
+    /// pushed out (this value holds them at its start, for the pressure solve).
+    pub end: Option<std::sync::Arc<Solids>>,
 }
 
 impl Shape {
@@ -86,13 +104,17 @@ impl Shape {
 
     /// Signed distance of `p` to this shape (negative inside the solid). `is_2d` ignores z.
     pub fn distance(&self, p: Vec3, spec: &GridSpec) -> f32 {
+        let p = self.placement.map_or(p, |pl| pl.to_rest(p));
         let is_2d = spec.is_2d();
         let flat = |v: Vec3| if is_2d { Vec3::new(v.x, v.y, 0.0) } else { v };
         let d = match &self.kind {
             ShapeKind::Box { min, max } => {
                 let c = flat((*min + *max) * 0.5);
                 let h = flat((*max - *min) * 0.5);
-                let q = (flat(p) - c).abs() - h;
+                let mut q = (flat(p) - c).abs() - h;
+                if is_2d {
+                    q.z = -f32::MAX; // a rectangle: z must not cap the depth inside at 0
+                }
                 q.max(Vec3::ZERO).length() + q.max_element().min(0.0)
             }
             ShapeKind::Sphere { center, radius } => (flat(p) - flat(*center)).length() - radius,
@@ -101,6 +123,7 @@ impl Shape {
                 width,
                 height,
             } => mask::distance(solid, *width, *height, spec.extent(), p),
+            ShapeKind::Mesh(mesh) => mesh.distance(p, is_2d),
         };
         let d = if self.shell > 0.0 {
             d.abs() - 0.5 * self.shell
@@ -125,6 +148,7 @@ impl Solids {
             phi: Grid3::new(spec.ni, spec.nj, spec.nk, 0.0f32),
             face_open: MacGrid::zeros(&spec),
             velocity: None,
+            end: None,
         };
         let mut phi = std::mem::replace(&mut solids.phi, Grid3::new(0, 0, 0, 0.0));
         crate::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, d| {
@@ -133,7 +157,23 @@ impl Solids {
         solids.phi = phi;
         let nodes = faces::nodal_distance(&spec, |p| solids.distance(p));
         solids.face_open = faces::open_fractions(&spec, &nodes);
+        solids.velocity = velocity::face_velocities(&solids);
         solids
+    }
+
+    /// Moving solids: `shapes` as placed at the start of a substep (sampled here, with their
+    /// velocities) and `at_end` as placed at its end (kept in [`Solids::end`]).
+    pub fn moving(spec: GridSpec, shapes: Vec<Shape>, at_end: Vec<Shape>) -> Self {
+        let mut solids = Self::new(spec, shapes);
+        if at_end != solids.shapes {
+            solids.end = Some(std::sync::Arc::new(Self::new(spec, at_end)));
+        }
+        solids
+    }
+
+    /// The solids at the end of the substep (themselves when nothing moves).
+    pub fn at_end(&self) -> &Solids {
+        self.end.as_deref().unwrap_or(self)
     }
 
     /// Only the domain walls.
@@ -216,6 +256,7 @@ mod carve_tests {
             inverted: false,
             shell: 0.06,
             subtract: false,
+            placement: None,
         };
         let hole = Shape {
             kind: ShapeKind::Box {
@@ -225,6 +266,7 @@ mod carve_tests {
             inverted: false,
             shell: 0.0,
             subtract: true,
+            placement: None,
         };
         let solids = Solids::new(spec, vec![shell.clone(), hole]);
         let on_top = Vec3::new(0.5, 0.75, 0.5); // on the shell, inside the hole

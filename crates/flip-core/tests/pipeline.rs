@@ -155,6 +155,7 @@ fn dam_break_2d_with_an_obstacle() {
         inverted: false,
         shell: 0.0,
         subtract: false,
+        placement: None,
     };
     run(spec, Solids::new(spec, vec![ball]), 40);
 }

@@ -210,6 +210,12 @@ pub trait Node: Send {
     fn acceleration_hint(&self) -> f32 {
         0.0
     }
+
+    /// Largest speed of a solid this node moves (m/s): substeps are cut so that it moves at
+    /// most one cell per substep (a thin moving wall must not skip over liquid).
+    fn solid_speed_hint(&self) -> f32 {
+        0.0
+    }
 }
 
 /// Typed accessors for [`Value`] inputs, so node code reads `io.particles("particles")?` (and

@@ -245,7 +245,8 @@ impl Simulation {
                 f64::from(self.settings.fixed_dt)
             } else {
                 let v = f64::from(self.speed_bound());
-                (f64::from(self.settings.cfl * self.settings.cell_size) / v.max(1e-6)).max(min_dt)
+                let cfl = f64::from(self.settings.cfl * self.settings.cell_size) / v.max(1e-6);
+                cfl.min(self.solid_step()).max(min_dt)
             };
             // Don't leave a sliver: finish the frame if less than half a step would remain, or
             // if the step would not move the frame time at all.
@@ -261,6 +262,16 @@ impl Simulation {
         }
         self.frame += 1;
         Ok(reports)
+    }
+
+    /// Longest substep in which no moving solid travels more than one cell.
+    fn solid_step(&self) -> f64 {
+        let v = self
+            .nodes
+            .iter()
+            .map(|n| n.solid_speed_hint())
+            .fold(0.0f32, f32::max);
+        f64::from(self.settings.cell_size) / f64::from(v).max(1e-9)
     }
 
     /// Particle speed plus Bridson's `sqrt(5·dx·|a|)` for the largest acceleration a node

@@ -116,6 +116,16 @@ impl ParamSpec {
             ParamValue::Text(default.into()),
         )
     }
+    /// A free-text parameter.
+    pub fn text(name: &str, label: &str, help: &str, default: &str) -> Self {
+        Self::new(
+            name,
+            label,
+            help,
+            ParamKind::Text,
+            ParamValue::Text(default.into()),
+        )
+    }
 
     /// Checks `value` against the kind and range.
     ///

@@ -3,6 +3,8 @@
 /// Helpers shared by the node files.
 mod common;
 mod frame_files;
+mod keyframes;
+mod mesh_file;
 
 pub mod advect;
 pub mod advect_grid;

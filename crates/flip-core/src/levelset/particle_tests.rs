@@ -125,6 +125,7 @@ fn a_flat_surface_stays_flat_up_to_a_curved_wall() {
         inverted: true,
         shell: 0.0,
         subtract: false,
+        placement: None,
     };
     for spec in [
         GridSpec::new(128, 128, 1, 1.0 / 128.0),

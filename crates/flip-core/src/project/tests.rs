@@ -206,6 +206,7 @@ fn round_container(spec: GridSpec) -> Solids {
         inverted: true,
         shell: 0.0,
         subtract: false,
+        placement: None,
     };
     Solids::new(spec, vec![circle])
 }

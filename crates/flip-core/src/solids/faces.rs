@@ -113,6 +113,7 @@ mod tests {
             inverted: true,
             shell: 0.0,
             subtract: false,
+            placement: None,
         };
         let s = Solids::new(spec, vec![circle]);
         // open length of the v faces along the row y = 0.5 equals the chord inside the circle

@@ -16,7 +16,7 @@ impl Node for Advect {
             &ctx.grid,
             Arc::make_mut(&mut particles),
             &vel.vel,
-            &solids,
+            solids.at_end(),
             ctx.dt,
         );
         io.set("particles", Value::Particles(particles));
@@ -31,7 +31,8 @@ pub fn kind() -> NodeKind {
         "Advect",
         "Motion",
         "Moves particles with RK2 (midpoint) through the grid velocity (Karlsson eq. 24-26), \
-         pushes them out of solids (eq. 27, β = 1.5) and keeps them in the domain.",
+         pushes them out of solids (eq. 27, β = 1.5; moving solids where they are at the end of \
+         the substep) and keeps them in the domain.",
         vec![
             PortSpec::new("particles", DataKind::Particles, "marker particles"),
             PortSpec::new(

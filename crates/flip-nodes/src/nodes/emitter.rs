@@ -28,6 +28,7 @@ impl Emitter {
                 max: center + half,
             },
             "sphere" => EmitShape::Sphere { center, radius },
+            "mesh" => EmitShape::Mesh(super::mesh_file::load(init)?),
             _ => EmitShape::HalfSphere { center, radius },
         };
         check_inside(&shape, &init.settings.grid_spec())?;
@@ -62,10 +63,14 @@ impl Emitter {
 
 /// Refuses a shape that holds no point of the domain: it would never emit anything.
 fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), NodeError> {
-    let (min, max, param) = match *shape {
-        EmitShape::Box { min, max } => (min, max, "size"),
+    let (min, max, param) = match shape {
+        EmitShape::Box { min, max } => (*min, *max, "size"),
         EmitShape::Sphere { center, radius } | EmitShape::HalfSphere { center, radius } => {
-            (center - radius, center + radius, "radius")
+            (*center - *radius, *center + *radius, "radius")
+        }
+        EmitShape::Mesh(m) => {
+            let (lo, hi) = m.0.bounds();
+            (lo, hi, "mesh")
         }
     };
     if min.cmpgt(max).any() || !(min.is_finite() && max.is_finite()) {
@@ -120,8 +125,8 @@ pub fn kind() -> NodeKind {
         "emitter",
         "Emitter",
         "Source",
-        "Seeds particles on a jittered sub-grid inside a box, sphere (disc in 2D) or lower half \
-         sphere, skipping solids (Karlsson Alg. 1). `once` emits at the start frame; \
+        "Seeds particles on a jittered sub-grid inside a box, sphere (disc in 2D), lower half \
+         sphere or imported OBJ/STL mesh, skipping solids (Karlsson Alg. 1). `once` emits at the start frame; \
          `continuous` refills cells of the shape holding under half the particle count.",
         vec![
             PortSpec::new("particles", DataKind::Particles, "existing particles"),
@@ -141,7 +146,7 @@ pub fn kind() -> NodeKind {
                 "shape",
                 "Shape",
                 "region to fill",
-                &["box", "sphere", "half_sphere"],
+                &["box", "sphere", "half_sphere", "mesh"],
                 "box",
             ),
             ParamSpec::vec3(
@@ -197,7 +202,10 @@ pub fn kind() -> NodeKind {
                 -1,
                 1_000_000,
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(super::mesh_file::params())
+        .collect(),
     );
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Emitter::new(init)?))))
 }

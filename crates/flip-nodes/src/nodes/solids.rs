@@ -1,16 +1,27 @@
-//! Solids: the domain walls plus one shape (box, sphere, or a PNG mask), optionally inverted
-//! (a container) or hollow; chain several nodes through `solids_in` for a union.
+//! Solids: the domain walls plus one shape (box, sphere, a PNG mask or an imported OBJ/STL
+//! mesh), optionally inverted (a container) or hollow, rotated and keyframed (moving); chain
+//! several nodes through `solids_in` for a union.
 use super::common::spec;
+use super::{keyframes, mesh_file};
 use crate::params::Params;
+use flip_core::solids::{Motion, Placement};
 use flip_core::{Shape, ShapeKind, Solids};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
+use glam::{Quat, Vec3};
 use std::path::Path;
 use std::sync::Arc;
 
 struct SolidsNode {
     shape: Option<Shape>,
+    /// The point the rotation and the keyframes carry (box/sphere centre, mesh origin).
+    pivot: Vec3,
+    /// The `rotate` parameter.
+    rest: Quat,
+    motion: Option<Motion>,
+    /// Largest distance from the pivot to a point of the shape (for the speed bound).
+    reach: f32,
     last_in: Option<Arc<Solids>>,
     out: Option<Arc<Solids>>,
 }
@@ -33,6 +44,8 @@ impl SolidsNode {
         let p = Params(init.params);
         let center = p.vec3("center")?;
         let half = 0.5 * p.vec3("size")?;
+        let grid = init.settings.grid_spec();
+        let mut pivot = center;
         let kind = match p.text("shape")? {
             "none" => None,
             "box" => Some(ShapeKind::Box {
@@ -43,6 +56,10 @@ impl SolidsNode {
                 center,
                 radius: p.f32("radius")?,
             }),
+            "mesh" => {
+                pivot = p.vec3("translate")?;
+                Some(ShapeKind::Mesh(mesh_file::load(init)?))
+            }
             _ => {
                 let rel = p.text("mask")?;
                 if rel.is_empty() {
@@ -59,12 +76,67 @@ impl SolidsNode {
             inverted: p.bool("inverted").unwrap_or(false),
             shell: p.f32("shell").unwrap_or(0.0),
             subtract: p.text("operation").is_ok_and(|o| o == "subtract"),
+            placement: None,
         });
+        let rotate = p.vec3("rotate")?;
+        if grid.is_2d() && (rotate.x != 0.0 || rotate.y != 0.0) {
+            return Err(NodeError::param(
+                "rotate",
+                "a 2D graph rotates about z only",
+            ));
+        }
+        let fps = init.settings.fps;
+        let motion = keyframes::parse(p.text("keyframes")?, fps, grid.is_2d())?;
+        let reach = shape.as_ref().map_or(0.0, |s| reach(&s.kind, pivot, &grid));
         Ok(Self {
             shape,
+            pivot,
+            rest: keyframes::euler_degrees(rotate),
+            motion,
+            reach,
             last_in: None,
             out: None,
         })
+    }
+
+    /// The shape placed at time `at`, moving at its velocity over the substep `[t, t + dt]`.
+    fn placed(&self, at: f64, t: f64, dt: f64) -> Option<Shape> {
+        let mut shape = self.shape.clone()?;
+        shape.placement = match &self.motion {
+            Some(m) => Some(m.placement(self.pivot, self.rest, at, t + 0.5 * dt)),
+            None if self.rest != Quat::IDENTITY => Some(Placement {
+                rotation: self.rest,
+                ..Placement::fixed(self.pivot)
+            }),
+            None => None,
+        };
+        Some(shape)
+    }
+}
+
+/// Largest distance from `pivot` to a point of the shape.
+fn reach(kind: &ShapeKind, pivot: Vec3, grid: &flip_core::GridSpec) -> f32 {
+    let corners = |lo: Vec3, hi: Vec3| {
+        (0..8)
+            .map(|c| {
+                let pick = |bit: usize, a: f32, b: f32| if c & bit == 0 { a } else { b };
+                Vec3::new(
+                    pick(1, lo.x, hi.x),
+                    pick(2, lo.y, hi.y),
+                    pick(4, lo.z, hi.z),
+                )
+            })
+            .map(|v| v.distance(pivot))
+            .fold(0.0, f32::max)
+    };
+    match kind {
+        ShapeKind::Box { min, max } => corners(*min, *max),
+        ShapeKind::Sphere { center, radius } => center.distance(pivot) + radius,
+        ShapeKind::Mask { .. } => corners(Vec3::ZERO, grid.extent()),
+        ShapeKind::Mesh(m) => {
+            let (lo, hi) = m.0.bounds();
+            corners(lo, hi)
+        }
     }
 }
 
@@ -80,13 +152,17 @@ impl Node for SolidsNode {
             (None, None) => true,
             _ => false,
         };
-        if !same || self.out.is_none() {
-            let mut shapes = upstream
+        if !same || self.out.is_none() || self.motion.is_some() {
+            // the pressure solve sees the solids at the substep's start, moving; advected
+            // particles are pushed out of them where they are at its end
+            let (t, dt) = (ctx.time, f64::from(ctx.dt));
+            let mut start = upstream.as_ref().map_or(Vec::new(), |s| s.shapes.clone());
+            let mut end = upstream
                 .as_ref()
-                .map(|s| s.shapes.clone())
-                .unwrap_or_default();
-            shapes.extend(self.shape.clone());
-            self.out = Some(Arc::new(Solids::new(ctx.grid, shapes)));
+                .map_or(Vec::new(), |s| s.at_end().shapes.clone());
+            start.extend(self.placed(t, t, dt));
+            end.extend(self.placed(t + dt, t, dt));
+            self.out = Some(Arc::new(Solids::moving(ctx.grid, start, end)));
             self.last_in = upstream;
         }
         io.set(
@@ -94,6 +170,12 @@ impl Node for SolidsNode {
             Value::Solids(self.out.clone().expect("computed above")),
         );
         Ok(())
+    }
+
+    fn solid_speed_hint(&self) -> f32 {
+        self.motion
+            .as_ref()
+            .map_or(0.0, |m| m.max_speed(self.reach))
     }
 }
 
@@ -103,9 +185,11 @@ pub fn kind() -> NodeKind {
         "solids",
         "Solids",
         "Collision",
-        "Domain walls (one cell thick) plus a box, a sphere (disc in 2D) or a PNG mask (dark = \
-         solid, stretched over the domain). `inverted` makes a container (solid outside the \
-         surface); `shell` > 0 keeps only a wall of that thickness. Chain nodes for unions.",
+        "Domain walls (one cell thick) plus a box, a sphere (disc in 2D), a PNG mask (dark = \
+         solid, stretched over the domain) or an OBJ/STL mesh (inside by its generalised \
+         winding number; 2D cuts it at the middle of its bounds). `inverted` makes a container \
+         (solid outside the surface); `shell` > 0 keeps only a wall of that thickness; \
+         `rotate` and `keyframes` place and move it. Chain nodes for unions.",
         vec![PortSpec::optional(
             "solids_in",
             DataKind::Solids,
@@ -121,7 +205,7 @@ pub fn kind() -> NodeKind {
                 "shape",
                 "Shape",
                 "solid primitive",
-                &["none", "box", "sphere", "mask"],
+                &["none", "box", "sphere", "mask", "mesh"],
                 "none",
             ),
             ParamSpec::vec3("center", "Center", "centre (m)", [0.5, 0.5, 0.5]),
@@ -154,7 +238,23 @@ pub fn kind() -> NodeKind {
                 "PNG whose dark pixels are solid (relative to the graph file)",
                 "",
             ),
-        ],
+            ParamSpec::vec3(
+                "rotate",
+                "Rotate",
+                "rotation about the centre (mesh: about `translate`), XYZ Euler degrees",
+                [0.0, 0.0, 0.0],
+            ),
+            ParamSpec::text(
+                "keyframes",
+                "Keyframes",
+                "moving solid: `FRAME: x y z [/ rx ry rz]; …` places the centre (mesh: origin) \
+                 at x y z rotated by rx ry rz degrees; linear/slerp between keys (empty = still)",
+                "",
+            ),
+        ]
+        .into_iter()
+        .chain(mesh_file::params())
+        .collect(),
     );
     NodeKind::new(s, Box::new(|init| Ok(Box::new(SolidsNode::new(init)?))))
 }

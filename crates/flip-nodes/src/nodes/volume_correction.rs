@@ -119,7 +119,8 @@ impl Node for VolumeCorrection {
         if let Some(mut solver) = self.solver.take() {
             let solids = io.solids("solids")?;
             let ps = Arc::make_mut(&mut particles);
-            let done = self.correct(ctx, io, ps, &solids, &mut solver);
+            // the particles have been advected: moving solids as at the end of the substep
+            let done = self.correct(ctx, io, ps, solids.at_end(), &mut solver);
             self.solver = Some(solver);
             done?;
         }
