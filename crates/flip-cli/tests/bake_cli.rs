@@ -1,16 +1,11 @@
 //! The run manifest, `verify`, `--progress json`, the exit-status table and `estimate`, each
 //! through the real binary.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{deps_dir, root, text};
+
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn deps_dir() -> PathBuf {
-    std::env::current_exe().unwrap().parent().unwrap().into()
-}
 
 fn flipgraph(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flipgraph"))
@@ -19,14 +14,6 @@ fn flipgraph(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// A 2D dam break on 32² cells writing PLY frames into `out`, plus `extra` arguments.

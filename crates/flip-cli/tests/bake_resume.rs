@@ -3,20 +3,12 @@
 //! with the stateful LCP solver); SIGINT writes a checkpoint and exits 130; a fork reuses the
 //! frames before it and equals the original after it; `--frames` past the end extends a run.
 
-use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
+use common::{deps_dir, frame_hashes, root, text};
+
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `target/<profile>/deps`, where the LCP and PCG plugins are built.
-fn deps_dir() -> PathBuf {
-    std::env::current_exe().unwrap().parent().unwrap().into()
-}
 
 fn flipgraph(args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_flipgraph"));
@@ -24,14 +16,6 @@ fn flipgraph(args: &[&str]) -> Command {
         .args(["--plugin-dir", deps_dir().to_str().unwrap()])
         .args(args);
     c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// The 2D circle with separating walls and the policy-iteration LCP solver, whose saved
@@ -66,17 +50,6 @@ const SPHERE_3D: [&str; 12] = [
     "settings.frames=16",
     "--quiet",
 ];
-
-/// SHA-256 of every file under `dir/frames`, by file name.
-fn frame_hashes(dir: &Path) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(dir.join("frames")).unwrap() {
-        let e = e.unwrap();
-        let hash = Sha256::digest(std::fs::read(e.path()).unwrap());
-        out.insert(e.file_name().to_string_lossy().into(), format!("{hash:x}"));
-    }
-    out
-}
 
 /// A small seeded generator (64-bit LCG), for reproducible kill times.
 struct Lcg(u64);

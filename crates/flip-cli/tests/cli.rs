@@ -1,20 +1,10 @@
 //! The `flipgraph` binary as a user runs it: exit codes, one-line reasons, compare reports.
 
-use std::path::{Path, PathBuf};
+mod common;
+use common::{deps_dir, root, text};
+
+use std::path::Path;
 use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `target/<profile>/deps`, where the fixture plugin is built.
-fn deps_dir() -> PathBuf {
-    std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn flipgraph(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flipgraph"))
@@ -23,14 +13,6 @@ fn flipgraph(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 const SMALL: [&str; 6] = [

@@ -3,23 +3,14 @@
 //! memory, the changed node starting fresh. So the checkpoint file, its reading and the CLI's
 //! override path change nothing else.
 
+mod common;
+use common::{deps_dir, frame_hashes, root};
+
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, Simulation};
 use flip_plugin::host::PluginSet;
-use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `target/<profile>/deps`, where the plugins are built.
-fn deps_dir() -> PathBuf {
-    std::env::current_exe().unwrap().parent().unwrap().into()
-}
 
 fn run_ok(args: &[&str]) -> Output {
     let o = Command::new(env!("CARGO_BIN_EXE_flipgraph"))
@@ -31,20 +22,6 @@ fn run_ok(args: &[&str]) -> Output {
     let text = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{text}");
     o
-}
-
-/// SHA-256 of every file under `dir/frames`, by file name.
-fn frame_hashes(dir: &Path) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(dir.join("frames")).unwrap() {
-        let e = e.unwrap();
-        let hash = Sha256::digest(std::fs::read(e.path()).unwrap());
-        out.insert(
-            e.file_name().to_string_lossy().into_owned(),
-            format!("{hash:x}"),
-        );
-    }
-    out
 }
 
 /// The small 2D dam break the test runs (graph-file overrides).

@@ -1,14 +1,13 @@
 //! The binary against hostile plugins: refusals and plugin text in `plugins`, a solver that
 //! ignores its time limit, and SIGINT during a solve.
 
-use flipgraph_tests::hostile_copy;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+use common::{root, text};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use flipgraph_tests::hostile_copy;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 fn flipgraph(plugins: &Path, cache: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_flipgraph"));
@@ -23,14 +22,6 @@ fn flipgraph(plugins: &Path, cache: &Path) -> Command {
         .args(["--plugin-dir", deps.to_str().unwrap()])
         .args(["--plugin-dir", plugins.to_str().unwrap()]);
     c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 const RUN: [&str; 10] = [

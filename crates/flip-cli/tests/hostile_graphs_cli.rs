@@ -1,12 +1,11 @@
 //! The binary against hostile graphs: `validate` finds what `run` refuses (node creation),
 //! errors come one per line with escapes neutralised, and export folders stay inside `--out`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+use common::{root, text};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::path::Path;
+use std::process::{Command, Output};
 
 fn flipgraph(args: &[&str], cache: &Path) -> Output {
     // target/<profile>/deps holds the freshly built plugins on a clean checkout.
@@ -22,14 +21,6 @@ fn flipgraph(args: &[&str], cache: &Path) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

@@ -3,9 +3,12 @@
 //! shared-memory file); a killed host takes its solver child with it; `validate` checks the
 //! new parameters.
 
+mod common;
+use common::text;
+
 use flipgraph_tests::hostile_copy;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn flipgraph(plugins: &Path, cache: &Path) -> Command {
@@ -20,14 +23,6 @@ fn flipgraph(plugins: &Path, cache: &Path) -> Command {
         .args(["--plugin-dir", deps.to_str().unwrap()])
         .args(["--plugin-dir", plugins.to_str().unwrap()]);
     c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// A 24² dam break for 3 frames (2 solves a frame) with `solver` isolated.

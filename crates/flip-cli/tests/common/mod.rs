@@ -1,0 +1,37 @@
+//! Helpers shared by the CLI's end-to-end tests (each test file uses a part of them).
+#![allow(dead_code)]
+
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The repository root (graphs are named relative to it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `target/<profile>/deps`, where the test plugins are built.
+pub fn deps_dir() -> PathBuf {
+    std::env::current_exe().unwrap().parent().unwrap().into()
+}
+
+/// A process's stdout and stderr together.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// SHA-256 of every file under `dir/frames`, by file name.
+pub fn frame_hashes(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(dir.join("frames")).unwrap() {
+        let e = e.unwrap();
+        let hash = Sha256::digest(std::fs::read(e.path()).unwrap());
+        out.insert(e.file_name().to_string_lossy().into(), format!("{hash:x}"));
+    }
+    out
+}
