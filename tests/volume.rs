@@ -168,6 +168,28 @@ fn dam_break_keeps_its_volume_3d() {
     assert_kept("3D 48³ correction on", &d, 0.015);
 }
 
+/// `doc` with the correction wired the older way, after advection: `advect → volume →` the
+/// advect node's readers, measuring and moving the advected particles itself.
+fn corrected_after_advection(mut doc: GraphDoc) -> GraphDoc {
+    doc.edges.retain(|e| {
+        !(e.to.starts_with("volume.") && e.to != "volume.solids") && e.from != "volume.shift"
+    });
+    for e in doc.edges.iter_mut().filter(|e| e.from == "advect.particles") {
+        e.from = "volume.particles".into();
+    }
+    let edge = r#"(from: "advect.particles", to: "volume.particles")"#;
+    doc.edges.push(ron::from_str(edge).expect("edge"));
+    doc
+}
+
+#[test]
+fn the_correction_wired_after_advection_still_keeps_the_area_2d() {
+    let doc = corrected_after_advection(dam_break(64, true));
+    assert!(doc.edges.iter().all(|e| !e.to.ends_with(".shift")));
+    let d = run(doc, 0, 1000);
+    assert_kept("64² correction after advection", &d, 0.01);
+}
+
 /// A zero-gravity run of `particles` on the 2D dam-break graph at `N`², `steps` steps of
 /// 1/240 s, with the given G2P transfer; returns the particles at the end.
 fn free_flight(particles: Particles, transfer: &str, flip_ratio: f64, steps: u32) -> Particles {
@@ -271,12 +293,12 @@ fn with_reseed(mut doc: GraphDoc, min: f64, max: f64) -> GraphDoc {
     for e in doc
         .edges
         .iter_mut()
-        .filter(|e| e.from == "volume.particles")
+        .filter(|e| e.from == "advect.particles")
     {
         e.from = "reseed.particles".into();
     }
     for (from, to) in [
-        ("volume.particles", "particles"),
+        ("advect.particles", "particles"),
         ("level_set.level_set", "level_set"),
         ("extrapolate_out.velocity", "velocity"),
         ("walls.solids", "solids"),

@@ -27,13 +27,29 @@ const WALL_MARGIN: f32 = 1e-3;
 /// `v_p` only moves the point where `vel` is sampled. Velocities are left unchanged except that
 /// in 2D `z = dx/2` and `v.z = 0`.
 pub fn advect(spec: &GridSpec, particles: &mut Particles, vel: &MacGrid, solids: &Solids, dt: f32) {
+    advect_shifted(spec, particles, vel, None, solids, dt);
+}
+
+/// [`advect`] plus a displacement field `shift` (metres, on the faces) sampled at each
+/// particle's start and added to its move, its length clamped to
+/// [`volume::MAX_SHIFT`](crate::volume::MAX_SHIFT) cells: the volume correction's
+/// `d = −∇q`, measured on the particles before they moved, applied in the same pass.
+pub fn advect_shifted(
+    spec: &GridSpec,
+    particles: &mut Particles,
+    vel: &MacGrid,
+    shift: Option<&MacGrid>,
+    solids: &Solids,
+    dt: f32,
+) {
     assert!(
-        matches_spec(spec, vel),
-        "advect: velocity grid does not match spec"
+        matches_spec(spec, vel) && shift.is_none_or(|d| matches_spec(spec, d)),
+        "advect: velocity or shift grid does not match spec"
     );
     let bounds = FluidBox::new(spec);
     let lattice = Lattice::new(spec);
     let is_2d = spec.is_2d();
+    let limit = crate::volume::MAX_SHIFT * spec.dx;
     let Particles { pos, vel: pvel, .. } = particles;
     pos.par_iter_mut()
         .zip(pvel.par_iter_mut())
@@ -41,7 +57,11 @@ pub fn advect(spec: &GridSpec, particles: &mut Particles, vel: &MacGrid, solids:
         .for_each(|(p, v)| {
             let x0 = *p;
             let mid = x0 + 0.5 * dt * *v; // eq. 25 with vel(x_p) = v_p
-            let x = bounds.clamp(x0 + dt * lattice.sample(vel, mid)); // eq. 26
+            let mut x = x0 + dt * lattice.sample(vel, mid); // eq. 26
+            if let Some(d) = shift {
+                x += lattice.sample(d, x0).clamp_length_max(limit);
+            }
+            let x = bounds.clamp(x);
             *p = keep_side(spec, solids, x0, x, push_out(spec, solids, &bounds, x));
             if is_2d {
                 v.z = 0.0;

@@ -14,7 +14,8 @@ mod stencil;
 pub use apic::g2p_apic;
 pub(crate) use splat::{bucket, Slabs};
 pub use splat::{p2g, TransferScratch};
-pub(crate) use stencil::{matches_spec, Lattice};
+pub use stencil::matches_spec;
+pub(crate) use stencil::Lattice;
 
 /// Trilinear (bilinear in 2D) interpolation of the MAC velocity `vel` at `p`, clamped to the
 /// grid (Karlsson §3.3, Fig. 8). In 2D the z component is 0. `vel` must match `spec`.

@@ -25,7 +25,7 @@ use crate::mac::{MacGrid, MacMask};
 use crate::measure::level_set_volume;
 use crate::particles::Particles;
 use crate::pressure::PressureSystem;
-use crate::project::{apply_pressure, assemble_operator, AssembleParams, Geometry};
+use crate::project::{apply_gradient_still_walls, assemble_operator, AssembleParams, Geometry};
 use crate::solids::Solids;
 use crate::transfer::Lattice;
 use flip_plugin::abi::CELL_FLUID;
@@ -40,7 +40,7 @@ const NEAR_SOLID: f32 = 1.5;
 /// Largest relative density error corrected in one step.
 const MAX_ERROR: f32 = 0.5;
 /// Largest particle shift per step, in cells.
-const MAX_SHIFT: f32 = 0.5;
+pub const MAX_SHIFT: f32 = 0.5;
 /// Largest global volume error corrected in one step.
 const MAX_VOLUME_ERROR: f64 = 0.1;
 /// Global volume errors below this are left alone (soft threshold): the level set's volume
@@ -59,9 +59,31 @@ pub struct VolumeScratch {
     /// Particle density: kernel sum per cell (particles per cell).
     pub density: Grid3<f32>,
     level: ParticlePhiScratch,
-    cells: CellGrid,
+    /// Cell kinds for [`assemble_correction`] (the operator needs none: all air).
+    pub cells: CellGrid,
     shift: MacGrid,
     valid: MacMask,
+}
+
+/// The liquid the correction works on: its signed distance and its particle density (kernel
+/// sum per cell, particles per cell), both on the cells of the grid. Either [`measure`]d here
+/// or handed over by the level-set node, which computes both in its own splat.
+#[derive(Clone, Copy)]
+pub struct Measurement<'a> {
+    /// Liquid signed distance (negative inside).
+    pub phi: &'a Grid3<f32>,
+    /// Particle density, particles per cell.
+    pub density: &'a Grid3<f32>,
+}
+
+impl VolumeScratch {
+    /// The last [`measure`] of this scratch.
+    pub fn measured(&self) -> Measurement<'_> {
+        Measurement {
+            phi: &self.phi,
+            density: &self.density,
+        }
+    }
 }
 
 /// What one correction measured and did.
@@ -93,59 +115,69 @@ pub fn measure(spec: &GridSpec, pos: &[glam::Vec3], solids: &Solids, scratch: &m
 
 /// Mean density over the interior cells of the last [`measure`], or `None` if there are none:
 /// the rest density of a freshly seeded liquid.
-pub fn interior_density(spec: &GridSpec, scratch: &VolumeScratch) -> Option<f32> {
-    let (sum, n) = interior_sums(spec, scratch, f64::from);
+pub fn interior_density(spec: &GridSpec, m: Measurement<'_>) -> Option<f32> {
+    let (sum, n) = interior_sums(spec, m, f64::from);
     (n > 0).then(|| (sum / n as f64) as f32)
 }
 
 /// `(Σ f(ρ), count)` over interior cells.
 fn interior_sums(
     spec: &GridSpec,
-    scratch: &VolumeScratch,
+    m: Measurement<'_>,
     f: impl Fn(f32) -> f64 + Sync,
 ) -> (f64, usize) {
     let deep = -INTERIOR_DEPTH * spec.dx;
-    let cells = scratch
-        .phi
-        .data
-        .par_iter()
-        .zip(scratch.density.data.par_iter());
+    let cells = m.phi.data.par_iter().zip(m.density.data.par_iter());
     cells
         .filter(|(&p, _)| p < deep)
         .map(|(_, &d)| (f(d), 1usize))
         .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
-/// Volume of the liquid of the last [`measure`] (solid cells left out).
-pub fn liquid_volume(spec: &GridSpec, solids: &Solids, scratch: &VolumeScratch) -> f64 {
-    level_set_volume(spec, &scratch.phi, Some(solids))
+/// Volume of the measured liquid (solid cells left out).
+pub fn liquid_volume(spec: &GridSpec, solids: &Solids, m: Measurement<'_>) -> f64 {
+    level_set_volume(spec, m.phi, Some(solids))
 }
 
-/// Poses the correction for the last [`measure`]: the pressure operator of the liquid in
-/// `scratch.phi` with `rhs = strength · dx · (s − e)` (solved units: outflow over a cell, see
-/// [`crate::pressure`]) and a zero initial guess. `rest` is `ρ₀` in particles per cell,
-/// `rest_volume` the particles' rest volume `V_p` (0: no global term).
+/// What the correction steers towards.
+#[derive(Clone, Copy, Debug)]
+pub struct CorrectionTarget {
+    /// The particles' rest volume `V_p` (0: no global term).
+    pub rest_volume: f64,
+    /// Rest density `ρ₀`, particles per cell.
+    pub rest: f32,
+    /// Share of the error corrected per step, in `[0, 1]`.
+    pub strength: f32,
+}
+
+/// Poses the correction for the measured liquid `m`: the pressure operator of the liquid in
+/// `m.phi` with `rhs = strength · dx · (s − e)` (solved units: outflow over a cell, see
+/// [`crate::pressure`]) and a zero initial guess. `cells` is scratch for the operator.
 pub fn assemble_correction(
     spec: &GridSpec,
     solids: &Solids,
-    rest_volume: f64,
-    rest: f32,
-    strength: f32,
-    scratch: &mut VolumeScratch,
+    m: Measurement<'_>,
+    target: CorrectionTarget,
+    cells: &mut CellGrid,
     sys: &mut PressureSystem,
 ) -> CorrectionReport {
+    let CorrectionTarget {
+        rest_volume,
+        rest,
+        strength,
+    } = target;
     let params = AssembleParams {
         density: 1.0,
         dt: 1.0,
         separating: false,
         geometry: Geometry::Variational,
     };
-    if scratch.cells.dims() != spec.dims() {
-        scratch.cells = CellGrid::new(spec.ni, spec.nj, spec.nk, CellKind::Air);
+    if cells.dims() != spec.dims() {
+        *cells = CellGrid::new(spec.ni, spec.nj, spec.nk, CellKind::Air);
     }
-    assemble_operator(spec, &scratch.cells, &scratch.phi, solids, &params, sys);
+    assemble_operator(spec, cells, m.phi, solids, &params, sys);
     let inv_rest = 1.0 / rest.max(1e-6);
-    let volume = liquid_volume(spec, solids, scratch);
+    let volume = liquid_volume(spec, solids, m);
     let volume_error = if rest_volume > 0.0 {
         (volume / rest_volume - 1.0).clamp(-MAX_VOLUME_ERROR, MAX_VOLUME_ERROR)
     } else {
@@ -153,7 +185,7 @@ pub fn assemble_correction(
     };
     let global = soft_threshold(volume_error as f32, VOLUME_DEADBAND as f32);
     let (dx, deep) = (f64::from(spec.dx), -INTERIOR_DEPTH * spec.dx);
-    let (phi, density, solid) = (&scratch.phi.data, &scratch.density.data, &solids.phi.data);
+    let (phi, density, solid) = (&m.phi.data, &m.density.data, &solids.phi.data);
     let near_solid = NEAR_SOLID * spec.dx;
     let p = &mut sys.problem;
     p.rhs
@@ -175,7 +207,7 @@ pub fn assemble_correction(
                 *r = f64::from(strength * (s - global)) * dx;
             }
         });
-    let (err, n) = interior_sums(spec, scratch, |d| f64::from((d * inv_rest - 1.0).abs()));
+    let (err, n) = interior_sums(spec, m, |d| f64::from((d * inv_rest - 1.0).abs()));
     CorrectionReport {
         mean_error: if n > 0 { err / n as f64 } else { 0.0 },
         interior_cells: n,
@@ -189,9 +221,32 @@ fn soft_threshold(x: f32, band: f32) -> f32 {
     x.signum() * (x.abs() - band).max(0.0)
 }
 
-/// Moves the particles by `d = −∇q` of the solved correction in `sys` (interpolated
-/// trilinearly, at most half a cell), keeping them in the domain and out of solids. Returns
-/// a bound on the largest shift (the largest face component), in cells.
+/// Writes the solved correction's displacement `d = −∇q` (metres) into the faces of `shift`
+/// (`valid` is scratch) and returns a bound on the largest shift a particle can get from it
+/// (the largest face component), in cells. Interpolated at a particle, its length is clamped
+/// to [`MAX_SHIFT`] cells ([`crate::advect::advect_shifted`], [`displace`]).
+pub fn displacement(
+    spec: &GridSpec,
+    sys: &PressureSystem,
+    shift: &mut MacGrid,
+    valid: &mut MacMask,
+) -> f32 {
+    if crate::transfer::matches_spec(spec, shift) && valid.u.dims() == shift.u.dims() {
+        shift.axes_mut().into_iter().for_each(|g| g.fill(0.0));
+    } else {
+        *shift = MacGrid::zeros(spec);
+        *valid = MacMask::zeros(spec);
+    }
+    apply_gradient_still_walls(spec, sys, shift, valid);
+    // interpolation never exceeds the largest face value
+    let largest = |g: &Grid3<f32>| g.data.par_iter().map(|d| d.abs()).reduce(|| 0.0, f32::max);
+    let max = shift.axes().into_iter().map(largest).fold(0.0, f32::max);
+    max.min(MAX_SHIFT * spec.dx) / spec.dx
+}
+
+/// Moves the particles by the solved correction's displacement (see [`displacement`]),
+/// keeping them in the domain and out of solids. Returns a bound on the largest shift, in
+/// cells.
 pub fn displace(
     spec: &GridSpec,
     particles: &mut Particles,
@@ -200,15 +255,10 @@ pub fn displace(
     scratch: &mut VolumeScratch,
 ) -> f32 {
     let VolumeScratch { shift, valid, .. } = scratch;
-    *shift = MacGrid::zeros(spec);
-    *valid = MacMask::zeros(spec);
-    apply_pressure(spec, sys, solids, shift, valid);
-    let limit = MAX_SHIFT * spec.dx;
-    let (shift, lattice) = (&*shift, Lattice::new(spec));
+    let max = displacement(spec, sys, shift, valid);
+    let (shift, limit) = (&*shift, MAX_SHIFT * spec.dx);
+    let lattice = Lattice::new(spec);
     let step = |x: glam::Vec3| lattice.sample(shift, x).clamp_length_max(limit);
     shift_confined(spec, solids, &mut particles.pos, step);
-    // interpolation never exceeds the largest face value
-    let largest = |g: &Grid3<f32>| g.data.par_iter().map(|d| d.abs()).reduce(|| 0.0, f32::max);
-    let max = shift.axes().into_iter().map(largest).fold(0.0, f32::max);
-    max.min(limit) / spec.dx
+    max
 }

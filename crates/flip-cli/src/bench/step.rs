@@ -248,9 +248,17 @@ impl StageTimes {
             let t = self.totals.iter().find(|(n, _)| n == name);
             t.map_or(0.0, |(_, t)| t / f64::from(steps.max(1)))
         };
+        // wired before advection, the correction measures nothing (the level-set node's
+        // splat) and its displacement is a grid, applied by advect
+        let measured = self.totals.iter().any(|(n, _)| n == Self::NAMES[0]);
+        let measure = if measured {
+            format!("measure {:.1}", mean(Self::NAMES[0]))
+        } else {
+            "measure: the level set's".into()
+        };
+        let displace = if measured { "displace" } else { "displacement grid" };
         println!(
-            "volume correction stages (mean ms/step): measure {:.1}, solve {:.1} ({:.1} iterations), displace {:.1}",
-            mean(Self::NAMES[0]),
+            "volume correction stages (mean ms/step): {measure}, solve {:.1} ({:.1} iterations), {displace} {:.1}",
             mean(Self::NAMES[1]),
             mean(Self::NAMES[3]),
             mean(Self::NAMES[2])

@@ -127,6 +127,27 @@ pub fn apply_pressure(
     vel: &mut MacGrid,
     valid: &mut MacMask,
 ) {
+    apply_gradient(spec, sys, |a, f| solid_velocity(solids, a, f), vel, valid);
+}
+
+/// [`apply_pressure`] with still walls: closed faces get 0 whatever the solids' motion (a
+/// displacement field, such as the volume correction's, never moves particles with a wall).
+pub fn apply_gradient_still_walls(
+    spec: &GridSpec,
+    sys: &PressureSystem,
+    vel: &mut MacGrid,
+    valid: &mut MacMask,
+) {
+    apply_gradient(spec, sys, |_, _| 0.0, vel, valid);
+}
+
+fn apply_gradient(
+    spec: &GridSpec,
+    sys: &PressureSystem,
+    wall: impl Fn(usize, [usize; 3]) -> f32 + Sync,
+    vel: &mut MacGrid,
+    valid: &mut MacMask,
+) {
     let ghost_fluid = sys.geometry == super::Geometry::Variational;
     let p = &sys.problem;
     assert_eq!(
@@ -157,7 +178,7 @@ pub fn apply_pressure(
                     } else {
                         r - [1, dims[0], dims[0] * dims[1]][a]
                     };
-                    *u = solid_velocity(solids, a, f);
+                    *u = wall(a, f);
                     *valid = u8::from(kind[inner] == CELL_FLUID);
                     continue;
                 }
@@ -165,7 +186,7 @@ pub fn apply_pressure(
                 let (kl, kr) = (kind[l], kind[r]);
                 let any_fluid = kl == CELL_FLUID || kr == CELL_FLUID;
                 if open[a][l] <= 0.0 {
-                    *u = solid_velocity(solids, a, f);
+                    *u = wall(a, f);
                     *valid = u8::from(any_fluid);
                 } else if any_fluid {
                     *u -= jump(kl, kr, pr[l], pr[r], phi[l], phi[r], ghost_fluid) as f32;

@@ -227,7 +227,7 @@ impl Block {
 }
 
 /// Whether the components of `vel` have the sizes of `spec`'s MAC grid.
-pub(crate) fn matches_spec(spec: &GridSpec, vel: &MacGrid) -> bool {
+pub fn matches_spec(spec: &GridSpec, vel: &MacGrid) -> bool {
     let (ni, nj, nk) = (spec.ni, spec.nj, spec.nk);
     vel.u.dims() == [ni + 1, nj, nk]
         && vel.v.dims() == [ni, nj + 1, nk]

@@ -97,7 +97,12 @@ impl Simulation {
             if Some(i) == self.plan.step_output {
                 self.state = io.inputs;
             } else if Some(i) != step_in {
-                slots[i] = io.outputs;
+                // an output nobody reads is dropped now: held, it would make the next
+                // in-place edit of a shared value (particles) copy it
+                let mut outputs = io.outputs;
+                let unread = outputs.iter_mut().zip(&left[i]).filter(|(_, &n)| n == 0);
+                unread.for_each(|(v, _)| *v = None);
+                slots[i] = outputs;
             }
         }
         failure.map_or(Ok(()), Err)

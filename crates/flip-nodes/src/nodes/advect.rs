@@ -1,7 +1,7 @@
 //! Advection: RK2 midpoint through the grid velocity, push-out of solids, clamp to the domain
 //! (Karlsson eq. 24-27).
 use super::common::spec;
-use flip_core::advect::advect;
+use flip_core::advect::advect_shifted;
 use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
 use std::sync::Arc;
 
@@ -12,10 +12,12 @@ impl Node for Advect {
         let mut particles = io.particles("particles")?;
         let vel = io.velocity("velocity")?;
         let solids = io.solids("solids")?;
-        advect(
+        let shift = io.velocity_opt("shift")?;
+        advect_shifted(
             &ctx.grid,
             Arc::make_mut(&mut particles),
             &vel.vel,
+            shift.as_ref().map(|s| &s.vel),
             solids.at_end(),
             ctx.dt,
         );
@@ -32,7 +34,8 @@ pub fn kind() -> NodeKind {
         "Motion",
         "Moves particles with RK2 (midpoint) through the grid velocity (Karlsson eq. 24-26), \
          pushes them out of solids (eq. 27, β = 1.5; moving solids where they are at the end of \
-         the substep) and keeps them in the domain.",
+         the substep) and keeps them in the domain. A `shift` (the volume correction's \
+         displacement) is added to each particle's move, sampled where it started.",
         vec![
             PortSpec::new("particles", DataKind::Particles, "marker particles"),
             PortSpec::new(
@@ -41,6 +44,11 @@ pub fn kind() -> NodeKind {
                 "divergence-free grid velocity",
             ),
             PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::optional(
+                "shift",
+                DataKind::Velocity,
+                "displacement added to the move (m), e.g. the volume correction's",
+            ),
         ],
         vec![PortSpec::new(
             "particles",

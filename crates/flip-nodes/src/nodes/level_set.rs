@@ -2,7 +2,9 @@
 //! (Karlsson Alg. 5), reinitialised by fast sweeping (§4.2, Zhao's method).
 use super::common::spec;
 use crate::params::Params;
-use flip_core::levelset::{close_interior, liquid_phi, particle_phi, ParticlePhiScratch};
+use flip_core::levelset::{
+    close_interior, liquid_phi, particle_phi_and_density, ParticlePhiScratch,
+};
 use flip_core::Grid3;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
@@ -23,6 +25,15 @@ struct LevelSet {
     sweeps: usize,
     scratch: ParticlePhiScratch,
     spare: Option<Arc<Grid3<f32>>>,
+    spare_density: Option<Arc<Grid3<f32>>>,
+}
+
+/// `spare` when nothing else holds it and it has the grid's size, else a new grid.
+fn reuse(spare: Option<Arc<Grid3<f32>>>, g: &flip_core::GridSpec) -> Arc<Grid3<f32>> {
+    match spare {
+        Some(p) if Arc::strong_count(&p) == 1 && p.dims() == g.dims() => p,
+        _ => Arc::new(Grid3::new(g.ni, g.nj, g.nk, 0.0)),
+    }
 }
 
 impl Node for LevelSet {
@@ -31,18 +42,20 @@ impl Node for LevelSet {
         let cells = io.cells_opt("cells")?;
         let solids = io.solids_opt("solids")?;
         let g = &ctx.grid;
-        let mut phi = match self.spare.take() {
-            Some(p) if Arc::strong_count(&p) == 1 && p.dims() == g.dims() => p,
-            _ => Arc::new(Grid3::new(g.ni, g.nj, g.nk, 0.0)),
-        };
+        let mut phi = reuse(self.spare.take(), g);
+        let mut density = None;
         let out = Arc::make_mut(&mut phi);
         match (self.method, particles, cells) {
             (Method::Particles | Method::Auto, Some(ps), cells) => {
                 let solids = solids.as_deref();
-                particle_phi(g, &ps.pos, solids, self.sweeps, &mut self.scratch, out);
+                let mut d = reuse(self.spare_density.take(), g);
+                let (scratch, sweeps) = (&mut self.scratch, self.sweeps);
+                let dens = Arc::make_mut(&mut d);
+                particle_phi_and_density(g, &ps.pos, solids, sweeps, scratch, out, dens);
                 if let Some(cells) = cells {
                     close_interior(g, &cells, out);
                 }
+                density = Some(d);
             }
             (Method::Cells | Method::Auto, _, Some(cells)) => {
                 liquid_phi(g, &cells, self.sweeps, out)
@@ -62,6 +75,10 @@ impl Node for LevelSet {
         io.stat("liquid_volume", volume);
         self.spare = Some(phi.clone());
         io.set("level_set", Value::LevelSet(phi));
+        if let Some(d) = density {
+            self.spare_density = Some(d.clone());
+            io.set("density", Value::Scalar(d));
+        }
         Ok(())
     }
 }
@@ -90,11 +107,15 @@ pub fn kind() -> NodeKind {
                 "walls the surface continues into",
             ),
         ],
-        vec![PortSpec::new(
-            "level_set",
-            DataKind::LevelSet,
-            "liquid signed distance (m)",
-        )],
+        vec![
+            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance (m)"),
+            PortSpec::new(
+                "density",
+                DataKind::Scalar,
+                "particle density from the same splat: kernel sum per cell (particles per \
+                 cell), solids mirrored; empty with method `cells`",
+            ),
+        ],
         vec![
             ParamSpec::choice(
                 "method",
@@ -128,6 +149,7 @@ pub fn kind() -> NodeKind {
                 sweeps,
                 scratch: ParticlePhiScratch::default(),
                 spare: None,
+                spare_density: None,
             }))
         }),
     )

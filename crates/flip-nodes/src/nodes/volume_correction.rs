@@ -1,17 +1,23 @@
-//! Volume correction: a density projection of the particles after advection (Kugelstadt et al.
-//! 2019), solved by a plugin algorithm through the same ABI as the pressure solve.
+//! Volume correction: a density projection of the particles (Kugelstadt et al. 2019), solved by
+//! a plugin algorithm through the same ABI as the pressure solve.
+//!
+//! Two wirings. Before advection (the shipped graphs): the level-set node's `level_set` and
+//! `density` come in, so nothing is measured here, and the displacement goes out on `shift`
+//! to the advect node, which applies it in its own particle pass. After advection (older
+//! graphs): the node measures the advected particles itself and moves them.
 use super::common::{failed, spec};
 use super::pressure::params::{create_solver, default_solver, with_logs};
 use super::pressure::state::{load_solver, save_solver};
 use crate::params::Params;
 use flip_core::pressure::PressureSystem;
 use flip_core::volume::{
-    assemble_correction, displace, interior_density, liquid_volume, measure, VolumeScratch,
+    assemble_correction, displace, displacement, interior_density, liquid_volume, measure,
+    CorrectionTarget, Measurement, VolumeScratch,
 };
-use flip_core::Grid3;
+use flip_core::{Grid3, Particles, Solids};
 use flip_graph::{
     decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeState, ParamSpec, ParamValue, PortSpec, Value,
+    NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField,
 };
 use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -27,7 +33,21 @@ struct VolumeCorrection {
     per_particle: Option<f64>,
     system: PressureSystem,
     scratch: VolumeScratch,
+    /// The last `shift` output, reused when the advect node has let go of it.
+    spare_shift: Option<Arc<VelocityField>>,
+    /// The `shift` output when there is no displacement (kept, not allocated every step).
+    zero: Option<Arc<VelocityField>>,
     reset_error: Option<String>,
+}
+
+/// Where the correction's measurement comes from and where its displacement goes.
+enum Wiring {
+    /// The particles before advection, with the level-set node's measurement of them
+    /// (`None`: its method gives no density, so they are measured here); the displacement
+    /// goes out on `shift`.
+    BeforeAdvection(Option<(Arc<Grid3<f32>>, Arc<Grid3<f32>>)>),
+    /// Measured here on the advected particles, which are moved here.
+    AfterAdvection,
 }
 
 impl VolumeCorrection {
@@ -56,36 +76,67 @@ impl VolumeCorrection {
             per_particle: None,
             system: PressureSystem::default(),
             scratch: VolumeScratch::default(),
+            spare_shift: None,
+            zero: None,
             reset_error: None,
         })
     }
 
-    /// Measures, solves and moves the particles; `None` when there is nothing to correct.
+    /// A zero displacement on the grid `g`.
+    fn zero_shift(&mut self, g: &flip_core::GridSpec) -> Arc<VelocityField> {
+        match &self.zero {
+            Some(z) if flip_core::transfer::matches_spec(g, &z.vel) => z.clone(),
+            _ => self.zero.insert(Arc::new(VelocityField::zeros(g))).clone(),
+        }
+    }
+
+    /// Measures (or takes the level-set node's measurement), solves, and moves the particles
+    /// (after advection) or returns the displacement (before advection); `Ok(None)` when there
+    /// is nothing to correct yet.
     fn correct(
         &mut self,
         ctx: &EvalCtx,
         io: &mut NodeIo,
-        particles: &mut flip_core::Particles,
-        solids: &flip_core::Solids,
+        wiring: &Wiring,
+        particles: &mut Arc<Particles>,
+        solids: &Solids,
         solver: &mut SolverInstance,
-    ) -> Result<(), NodeError> {
+    ) -> Result<Option<Arc<VelocityField>>, NodeError> {
         let g = &ctx.grid;
-        let t0 = Instant::now();
-        measure(g, &particles.pos, solids, &mut self.scratch);
-        io.stat("correction_measure_ms", t0.elapsed().as_secs_f64() * 1e3);
+        let m = match wiring {
+            Wiring::BeforeAdvection(Some((phi, density))) => {
+                if phi.dims() != g.dims() || density.dims() != g.dims() {
+                    return Err(failed("`level_set` or `density` is not on the grid"));
+                }
+                Measurement { phi, density }
+            }
+            Wiring::BeforeAdvection(None) | Wiring::AfterAdvection => {
+                let t0 = Instant::now();
+                measure(g, &particles.pos, solids, &mut self.scratch);
+                io.stat("correction_measure_ms", t0.elapsed().as_secs_f64() * 1e3);
+                Measurement {
+                    phi: &self.scratch.phi,
+                    density: &self.scratch.density,
+                }
+            }
+        };
         if self.rest.is_none() {
-            self.rest = interior_density(g, &self.scratch);
+            self.rest = interior_density(g, m);
         }
         let Some(rest) = self.rest else {
-            return Ok(());
+            return Ok(None);
         };
         let n = particles.len() as f64;
         if self.per_particle.is_none() && n > 0.0 {
-            self.per_particle = Some(liquid_volume(g, solids, &self.scratch) / n);
+            self.per_particle = Some(liquid_volume(g, solids, m) / n);
         }
+        let target = CorrectionTarget {
+            rest_volume: self.per_particle.map_or(0.0, |v| n * v),
+            rest,
+            strength: self.strength,
+        };
         let sys = &mut self.system;
-        let (target, strength) = (self.per_particle.map_or(0.0, |v| n * v), self.strength);
-        let report = assemble_correction(g, solids, target, rest, strength, &mut self.scratch, sys);
+        let report = assemble_correction(g, solids, m, target, &mut self.scratch.cells, sys);
         sys.step = ctx.step;
         solver.set_limits(SolveLimits {
             time_limit: None,
@@ -97,7 +148,22 @@ impl VolumeCorrection {
             .map_err(|e| failed(with_logs(e, solver.take_logs())))?;
         io.stat("correction_solve_ms", start.elapsed().as_secs_f64() * 1e3);
         let t1 = Instant::now();
-        let shift = displace(g, particles, solids, sys, &mut self.scratch);
+        let (shift, out) = match wiring {
+            Wiring::AfterAdvection => {
+                let ps = Arc::make_mut(particles);
+                (displace(g, ps, solids, sys, &mut self.scratch), None)
+            }
+            Wiring::BeforeAdvection(_) => {
+                let mut field = match self.spare_shift.take() {
+                    Some(f) if Arc::strong_count(&f) == 1 => f,
+                    _ => Arc::new(VelocityField::zeros(g)),
+                };
+                let f = Arc::make_mut(&mut field);
+                let shift = displacement(g, sys, &mut f.vel, &mut f.valid);
+                self.spare_shift = Some(field.clone());
+                (shift, Some(field))
+            }
+        };
         io.stat("correction_displace_ms", t1.elapsed().as_secs_f64() * 1e3);
         // named apart from the pressure solve's statistics, which summaries add up
         io.stat("correction_iterations", f64::from(stats.iterations));
@@ -106,7 +172,7 @@ impl VolumeCorrection {
         io.stat("density_error", report.mean_error);
         io.stat("volume_error", report.volume_error);
         io.stat("max_shift_cells", f64::from(shift));
-        Ok(())
+        Ok(out)
     }
 }
 
@@ -116,23 +182,45 @@ impl Node for VolumeCorrection {
         if let Some(e) = self.reset_error.take() {
             return Err(failed(format!("resetting the solver failed: {e}")));
         }
+        let wiring = match (io.level_set_opt("level_set")?, io.scalar_opt("density")?) {
+            (Some(phi), Some(density)) => Wiring::BeforeAdvection(Some((phi, density))),
+            (Some(_), None) => Wiring::BeforeAdvection(None),
+            (None, None) => Wiring::AfterAdvection,
+            (None, Some(_)) => {
+                return Err(failed(
+                    "`density` needs `level_set` from the same level-set node wired too",
+                ))
+            }
+        };
+        let mut shift = None;
         if let Some(mut solver) = self.solver.take() {
             let solids = io.solids("solids")?;
-            let ps = Arc::make_mut(&mut particles);
-            // the particles have been advected: moving solids as at the end of the substep
-            let done = self.correct(ctx, io, ps, solids.at_end(), &mut solver);
+            // before advection: the solids the level set saw; after: where moving solids are
+            // at the end of the substep
+            let solids = match wiring {
+                Wiring::BeforeAdvection(_) => &*solids,
+                Wiring::AfterAdvection => solids.at_end(),
+            };
+            let done = self.correct(ctx, io, &wiring, &mut particles, solids, &mut solver);
             self.solver = Some(solver);
-            done?;
+            shift = done?;
         }
+        let g = &ctx.grid;
+        let shift = shift.unwrap_or_else(|| self.zero_shift(g));
+        let measured = match &wiring {
+            Wiring::BeforeAdvection(Some((_, density))) => density,
+            _ => &self.scratch.density,
+        };
         let density = match self.rest {
-            Some(rest) if self.scratch.density.dims() == ctx.grid.dims() => {
-                let mut d = self.scratch.density.clone();
+            Some(rest) if measured.dims() == g.dims() => {
+                let mut d = measured.clone();
                 d.data.iter_mut().for_each(|x| *x /= rest);
                 d
             }
-            _ => Grid3::new(ctx.grid.ni, ctx.grid.nj, ctx.grid.nk, 0.0),
+            _ => Grid3::new(g.ni, g.nj, g.nk, 0.0),
         };
         io.set("density", Value::Scalar(Arc::new(density)));
+        io.set("shift", Value::Velocity(shift));
         io.set("particles", Value::Particles(particles));
         Ok(())
     }
@@ -185,11 +273,37 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
          control, Kim et al. 2007). \
          Particles stay in the domain and out of solids.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "advected particles"),
+            PortSpec::new(
+                "particles",
+                DataKind::Particles,
+                "the particles the level set was built from (before advection), or the \
+                 advected particles",
+            ),
             PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::optional(
+                "level_set",
+                DataKind::LevelSet,
+                "the level-set node's surface of these particles: wired, the node works \
+                 before advection and hands its displacement to advect's `shift`",
+            ),
+            PortSpec::optional(
+                "density",
+                DataKind::Scalar,
+                "the level-set node's particle density (particles per cell); unwired or \
+                 empty, the particles are measured here",
+            ),
         ],
         vec![
-            PortSpec::new("particles", DataKind::Particles, "corrected particles"),
+            PortSpec::new(
+                "particles",
+                DataKind::Particles,
+                "corrected particles (after advection) or the input unchanged",
+            ),
+            PortSpec::new(
+                "shift",
+                DataKind::Velocity,
+                "displacement for advect's `shift` (m; zero after advection)",
+            ),
             PortSpec::new(
                 "density",
                 DataKind::Scalar,
