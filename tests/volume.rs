@@ -174,7 +174,11 @@ fn corrected_after_advection(mut doc: GraphDoc) -> GraphDoc {
     doc.edges.retain(|e| {
         !(e.to.starts_with("volume.") && e.to != "volume.solids") && e.from != "volume.shift"
     });
-    for e in doc.edges.iter_mut().filter(|e| e.from == "advect.particles") {
+    for e in doc
+        .edges
+        .iter_mut()
+        .filter(|e| e.from == "advect.particles")
+    {
         e.from = "volume.particles".into();
     }
     let edge = r#"(from: "advect.particles", to: "volume.particles")"#;

@@ -23,7 +23,8 @@ use crate::mac::MacGrid;
 use crate::pressure::PressureSystem;
 use crate::solids::Solids;
 pub use gradient::{
-    apply_gradient_still_walls, apply_pressure, divergence_field, divergence_violation, violation};
+    apply_gradient_still_walls, apply_pressure, divergence_field, divergence_violation, violation,
+};
 pub use operator::assemble_operator;
 
 /// How boundaries enter the pressure problem.

@@ -218,11 +218,12 @@ struct StageTimes {
 }
 
 impl StageTimes {
-    const NAMES: [&'static str; 4] = [
+    const NAMES: [&'static str; 5] = [
         "correction_measure_ms",
         "correction_solve_ms",
         "correction_displace_ms",
         "correction_iterations",
+        "correction_assemble_ms",
     ];
 
     fn add(&mut self, kinds: &[String], r: &flip_graph::StepReport) {
@@ -256,9 +257,14 @@ impl StageTimes {
         } else {
             "measure: the level set's".into()
         };
-        let displace = if measured { "displace" } else { "displacement grid" };
+        let displace = if measured {
+            "displace"
+        } else {
+            "displacement grid"
+        };
         println!(
-            "volume correction stages (mean ms/step): {measure}, solve {:.1} ({:.1} iterations), {displace} {:.1}",
+            "volume correction stages (mean ms/step): {measure}, assemble {:.1}, solve {:.1} ({:.1} iterations), {displace} {:.1}",
+            mean(Self::NAMES[4]),
             mean(Self::NAMES[1]),
             mean(Self::NAMES[3]),
             mean(Self::NAMES[2])

@@ -108,7 +108,11 @@ pub fn kind() -> NodeKind {
             ),
         ],
         vec![
-            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance (m)"),
+            PortSpec::new(
+                "level_set",
+                DataKind::LevelSet,
+                "liquid signed distance (m)",
+            ),
             PortSpec::new(
                 "density",
                 DataKind::Scalar,

@@ -136,7 +136,9 @@ impl VolumeCorrection {
             strength: self.strength,
         };
         let sys = &mut self.system;
+        let t0 = Instant::now();
         let report = assemble_correction(g, solids, m, target, &mut self.scratch.cells, sys);
+        io.stat("correction_assemble_ms", t0.elapsed().as_secs_f64() * 1e3);
         sys.step = ctx.step;
         solver.set_limits(SolveLimits {
             time_limit: None,
