@@ -14,20 +14,20 @@ use rayon::prelude::*;
 /// Conjugate gradient preconditioned by `P`. Keeps its vectors, the fluid regions and the
 /// preconditioner between solves; the latter two are rebuilt only when the matrix changes.
 pub struct Pcg<P> {
-    config: PcgConfig,
-    precond: P,
+    pub(super) config: PcgConfig,
+    pub(super) precond: P,
     /// Hash of the matrix the regions and the preconditioner were built for.
     pub(super) matrix_hash: Option<u64>,
-    regions: Regions,
+    pub(super) regions: Regions,
     /// Projected right-hand side.
     pub(super) b: Vec<f64>,
     /// Residual, preconditioned residual, search direction, `A p`.
-    r: Vec<f64>,
-    z: Vec<f64>,
-    p: Vec<f64>,
-    q: Vec<f64>,
+    pub(super) r: Vec<f64>,
+    pub(super) z: Vec<f64>,
+    pub(super) p: Vec<f64>,
+    pub(super) q: Vec<f64>,
     partials: Vec<f64>,
-    hash_partials: Vec<u64>,
+    pub(super) hash_partials: Vec<u64>,
 }
 
 /// Outcome of the iteration.
@@ -178,6 +178,9 @@ impl<P: Preconditioner> PressureSolver for Pcg<P> {
             .map_err(|e| SolveError::BadValue(e.to_string()))?;
         let a = stencil_of(problem);
         check_rhs(&a, problem.rhs)?;
+        if let Some(d) = flip_plugin::sdk::distributed() {
+            return self.solve_distributed(&d, &a, problem.rhs, problem.pressure);
+        }
         Ok(self.solve_system(&a, problem.rhs, problem.pressure))
     }
 

@@ -11,6 +11,11 @@ pub trait Preconditioner: Send {
     fn setup(&mut self, a: &Stencil<'_>);
     /// `z = M⁻¹ r` on the fluid cells, 0 elsewhere. `r` is 0 off the fluid.
     fn apply(&mut self, a: &Stencil<'_>, r: &[f64], z: &mut [f64]);
+    /// Whether `apply` is pointwise (cell by cell), so it runs unchanged on one rank's slab of
+    /// a distributed solve. Sweeping preconditioners (IC(0), SSOR) are not.
+    fn pointwise(&self) -> bool {
+        false
+    }
 }
 
 /// `M = I` (plain CG).
@@ -18,6 +23,9 @@ pub trait Preconditioner: Send {
 pub struct NoPreconditioner;
 
 impl Preconditioner for NoPreconditioner {
+    fn pointwise(&self) -> bool {
+        true
+    }
     fn setup(&mut self, _a: &Stencil<'_>) {}
     fn apply(&mut self, _a: &Stencil<'_>, r: &[f64], z: &mut [f64]) {
         z.par_iter_mut()
@@ -46,6 +54,9 @@ pub(crate) fn inverse_diagonal(a: &Stencil<'_>, out: &mut Vec<f64>) {
 }
 
 impl Preconditioner for Jacobi {
+    fn pointwise(&self) -> bool {
+        true
+    }
     fn setup(&mut self, a: &Stencil<'_>) {
         inverse_diagonal(a, &mut self.inv_diag);
     }
