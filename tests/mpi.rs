@@ -1,6 +1,7 @@
 //! Distributed pressure solves under `mpirun` (feature `mpi`; OpenMPI on loopback with
 //! `--oversubscribe`): 1, 2 and 4 ranks on the dam break in 2D and 3D agree with the
-//! single-rank solve within the solver tolerance, with the same iteration counts ±1, and an
+//! single-rank solve within the solver tolerance, with the same iteration counts ±1 (CG,
+//! Jacobi-PCG, MGPCG), and an
 //! algorithm without the distributed capability is refused by name.
 
 use std::path::Path;
@@ -96,6 +97,13 @@ fn distributed_cg_matches_one_rank_on_the_2d_dam_break() {
 #[test]
 fn distributed_cg_matches_one_rank_on_the_3d_dam_break() {
     agree_across_ranks("dam_break", [20, 20, 20], "pcg/jacobi-pcg");
+}
+
+#[test]
+fn distributed_mgpcg_matches_one_rank_in_2d_and_3d() {
+    agree_across_ranks("dam_break", [64, 64, 1], "multigrid/mgpcg");
+    agree_across_ranks("bubbles", [64, 64, 1], "multigrid/mgpcg");
+    agree_across_ranks("dam_break", [24, 24, 24], "multigrid/mgpcg");
 }
 
 #[test]

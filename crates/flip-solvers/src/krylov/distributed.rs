@@ -1,8 +1,8 @@
 //! CG on one rank's slab of a distributed problem (the layout of `flip_plugin::abi`'s
 //! distributed suite): the same iteration as [`Pcg::solve_system`], with dot products summed
 //! over ranks, the residual's max-norm taken over ranks and the search direction's ghost layer
-//! refreshed before each matrix product. Only pointwise preconditioners (none, Jacobi) apply
-//! unchanged to a slab.
+//! refreshed before each matrix product. Only preconditioners that work on a slab apply
+//! ([`Preconditioner::distributable`]: none, Jacobi, MGPCG's gathered V-cycle).
 //!
 //! Limit: pure-Neumann regions (fluid with no air) are not projected, since their extent spans
 //! ranks; distributed scenes must have air (free-surface liquids do).
@@ -51,14 +51,14 @@ impl<P: Preconditioner> Pcg<P> {
     /// [`SolveError::Unsupported`] for a preconditioner that is not pointwise;
     /// [`SolveError::BadValue`] when the problem is not this rank's slab;
     /// [`SolveError::Failed`] when a collective call fails.
-    pub(super) fn solve_distributed(
+    pub(crate) fn solve_slab(
         &mut self,
         d: &Distributed,
         a: &Stencil<'_>,
         rhs: &[f64],
         x: &mut [f64],
     ) -> Result<SolveStats, SolveError> {
-        if !self.precond.pointwise() {
+        if !self.precond.distributable() {
             return Err(SolveError::Unsupported(
                 "this preconditioner sweeps the whole grid; distributed runs use cg or jacobi-pcg"
                     .into(),

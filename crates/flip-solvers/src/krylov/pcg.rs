@@ -71,6 +71,11 @@ impl<P: Preconditioner> Pcg<P> {
         &self.precond
     }
 
+    /// The preconditioner, for changes between solves.
+    pub fn preconditioner_mut(&mut self) -> &mut P {
+        &mut self.precond
+    }
+
     /// Solves `A x = rhs` on the fluid cells of `a`, `x` holding the initial guess (grid
     /// vectors). On return `x` is 0 off the fluid and mean-free on pure-Neumann regions; the
     /// stats' residuals are those of the projected system.
@@ -179,7 +184,7 @@ impl<P: Preconditioner> PressureSolver for Pcg<P> {
         let a = stencil_of(problem);
         check_rhs(&a, problem.rhs)?;
         if let Some(d) = flip_plugin::sdk::distributed() {
-            return self.solve_distributed(&d, &a, problem.rhs, problem.pressure);
+            return self.solve_slab(&d, &a, problem.rhs, problem.pressure);
         }
         Ok(self.solve_system(&a, problem.rhs, problem.pressure))
     }

@@ -11,9 +11,10 @@ pub trait Preconditioner: Send {
     fn setup(&mut self, a: &Stencil<'_>);
     /// `z = M⁻¹ r` on the fluid cells, 0 elsewhere. `r` is 0 off the fluid.
     fn apply(&mut self, a: &Stencil<'_>, r: &[f64], z: &mut [f64]);
-    /// Whether `apply` is pointwise (cell by cell), so it runs unchanged on one rank's slab of
-    /// a distributed solve. Sweeping preconditioners (IC(0), SSOR) are not.
-    fn pointwise(&self) -> bool {
+    /// Whether `apply` works on one rank's slab of a distributed solve: pointwise ones (cell
+    /// by cell), or ones that gather what they need through the distributed suite. Sweeping
+    /// preconditioners (IC(0), SSOR) do not.
+    fn distributable(&self) -> bool {
         false
     }
 }
@@ -23,7 +24,7 @@ pub trait Preconditioner: Send {
 pub struct NoPreconditioner;
 
 impl Preconditioner for NoPreconditioner {
-    fn pointwise(&self) -> bool {
+    fn distributable(&self) -> bool {
         true
     }
     fn setup(&mut self, _a: &Stencil<'_>) {}
@@ -54,7 +55,7 @@ pub(crate) fn inverse_diagonal(a: &Stencil<'_>, out: &mut Vec<f64>) {
 }
 
 impl Preconditioner for Jacobi {
-    fn pointwise(&self) -> bool {
+    fn distributable(&self) -> bool {
         true
     }
     fn setup(&mut self, a: &Stencil<'_>) {
