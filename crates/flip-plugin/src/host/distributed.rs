@@ -32,6 +32,16 @@ pub struct CommStats {
     pub halo_bytes: AtomicU64,
     /// Collective reductions and gathers.
     pub collectives: AtomicU64,
+    /// Wall time spent in communication calls, in nanoseconds.
+    pub comm_ns: AtomicU64,
+}
+
+impl CommStats {
+    /// Adds the time since `start` to the communication time.
+    fn add_time(&self, start: std::time::Instant) {
+        let ns = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.comm_ns.fetch_add(ns, Ordering::Relaxed);
+    }
 }
 
 /// Layers `0..n` cut into `ranks` slabs of whole layers (the first `n % ranks` one larger):
@@ -134,6 +144,7 @@ impl Distribution {
         let n = layers * layer;
         let owned = l.owned_range();
         let rank = self.comm.rank();
+        let start = std::time::Instant::now();
         let mut recv = vec![0.0; n];
         for phase in 0..2u32 {
             // In phase 0 an even rank talks to its upper neighbour; in phase 1 to its lower.
@@ -158,6 +169,7 @@ impl Distribution {
                 .halo_bytes
                 .fetch_add((n * 8) as u64, Ordering::Relaxed);
         }
+        self.stats.add_time(start);
     }
 
     /// Every rank's owned cells of `local`, at their global indices in `global`.
@@ -168,9 +180,11 @@ impl Distribution {
             .map(|l| l.owned as usize * l.layer_len())
             .collect();
         // Slabs are in rank order, so the concatenation is the global field.
+        let start = std::time::Instant::now();
         self.comm
             .all_gather(&local[self.layout.owned_range()], global, &counts);
         self.stats.collectives.fetch_add(1, Ordering::Relaxed);
+        self.stats.add_time(start);
     }
 
     /// The C table over `self` (valid while `self` is alive and unmoved).
@@ -224,6 +238,7 @@ unsafe fn reduce(ctx: *mut c_void, values: *mut f64, n: usize, max: bool) -> i32
     }
     // SAFETY: as above.
     let d = unsafe { dist(ctx) };
+    let start = std::time::Instant::now();
     let v = if n == 0 {
         &mut [][..]
     } else {
@@ -240,6 +255,7 @@ unsafe fn reduce(ctx: *mut c_void, values: *mut f64, n: usize, max: bool) -> i32
         d.comm.sum(v);
     }
     d.stats.collectives.fetch_add(1, Ordering::Relaxed);
+    d.stats.add_time(start);
     abi::STATUS_OK
 }
 
