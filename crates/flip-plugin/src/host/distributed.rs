@@ -306,3 +306,6 @@ unsafe extern "C" fn gather_of(ctx: *mut c_void, local: *const f64, global: *mut
     d.all_gather(loc, glob);
     abi::STATUS_OK
 }
+
+#[cfg(test)]
+mod tests;
