@@ -29,10 +29,11 @@ fn main() {
     let dist = Arc::new(Distribution::new(comm, dims, 1).expect("slabs fit"));
     let global = fixtures::build(scene(name), dims, 7);
     let mut local = global.slab(dist.layout());
-    // Built as dependencies of the tests, the plugins lie in `deps` beside this binary.
-    let mut dirs = default_plugin_dirs();
+    // Built as dependencies of the tests, the plugins lie in `deps` beside this binary; look
+    // there first (a copy beside the binary may be older).
     let exe = std::env::current_exe().expect("own path");
-    dirs.extend(exe.parent().map(|d| d.join("deps")));
+    let mut dirs: Vec<_> = exe.parent().map(|d| d.join("deps")).into_iter().collect();
+    dirs.extend(default_plugin_dirs());
     let set = PluginSet::load_dirs(&dirs);
     let (plugin, _) = set.find(algorithm).expect("the algorithm is built");
     let short = algorithm.split('/').next_back().unwrap_or(algorithm);
