@@ -179,6 +179,7 @@ fn a_sleeping_solve_ends_at_its_time_limit_or_when_cancelled() {
     s.set_limits(SolveLimits {
         time_limit: Some(Duration::from_millis(200)),
         cancel: None,
+        ..SolveLimits::default()
     });
     let start = Instant::now();
     let err = s.solve(&mut p.view()).unwrap_err();
@@ -197,6 +198,7 @@ fn a_sleeping_solve_ends_at_its_time_limit_or_when_cancelled() {
     s.set_limits(SolveLimits {
         time_limit: None,
         cancel: Some(token.clone()),
+        ..SolveLimits::default()
     });
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(100));

@@ -2,6 +2,8 @@
 //! of Lai et al.'s tables, surface meshing, tall-cell water, and the cost of process isolation.
 
 mod isolation;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod step;
 mod surface;
 mod sweep;
@@ -34,6 +36,10 @@ pub enum BenchCommand {
     /// Tall-cell water (2D Tank): unknowns, ms per stage (VE, LA, VA, RM, PP) and CSR solver
     /// iterations on the tall-cell and the regular grid vs column count.
     Tallcell(tallcell::TallcellArgs),
+    /// Weak scaling of the distributed pressure solve under `mpirun -np N` (feature `mpi`):
+    /// ms per solve, communication share, bytes per halo exchange, messages per iteration.
+    #[cfg(feature = "mpi")]
+    Mpi(mpi::MpiArgs),
 }
 
 /// Runs a benchmark.
@@ -45,6 +51,8 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Surface(a) => surface::run(session, &a),
         BenchCommand::Isolation(a) => isolation::run(session, &a),
         BenchCommand::Tallcell(a) => tallcell::run(session, &a),
+        #[cfg(feature = "mpi")]
+        BenchCommand::Mpi(a) => mpi::run(session, &a),
     }
 }
 

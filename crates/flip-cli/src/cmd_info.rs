@@ -96,7 +96,15 @@ pub fn plugins(session: &Session) -> Result<()> {
                 (false, true) => "CSR",
                 _ => "grid",
             };
-            println!("  {}/{:<14} [{problem}, {kinds}] {}", p.id, a.name, a.label);
+            let mpi = if a.supports_distributed() {
+                ", MPI"
+            } else {
+                ""
+            };
+            println!(
+                "  {}/{:<14} [{problem}, {kinds}{mpi}] {}",
+                p.id, a.name, a.label
+            );
             for q in &a.params {
                 println!(
                     "      {:<20} default {:<8} [{}, {}] {}",

@@ -42,9 +42,11 @@
 //! [`CAP_CSR`]); the host never hands it another kind.
 #![allow(non_camel_case_types)]
 
+mod distributed;
 mod problem;
 mod services;
 
+pub use distributed::*;
 pub use problem::*;
 pub use services::*;
 
@@ -152,8 +154,12 @@ pub const CAP_LCP: u32 = 2;
 pub const CAP_STRUCTURED: u32 = 4;
 /// Capability bit: accepts [`PROBLEM_CSR`] problems.
 pub const CAP_CSR: u32 = 8;
+/// Capability bit: solves structured problems on one rank's slab through the
+/// [`SUITE_DISTRIBUTED`] suite (see [`DistributedSuite`]); requires [`CAP_STRUCTURED`]. The host
+/// refuses an algorithm without it in a distributed run.
+pub const CAP_DISTRIBUTED: u32 = 16;
 /// Every capability bit of this version; the others are reserved and must be zero.
-pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_STRUCTURED | CAP_CSR;
+pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED;
 
 /// Description of one algorithm a plugin offers.
 #[repr(C)]

@@ -7,11 +7,14 @@
 //! text; paths in errors are sanitised when displayed.
 
 mod discovery;
+pub mod distributed;
 mod elf;
 mod instance;
 /// The out-of-process solver mode (child process, shared memory, control channel).
 pub mod isolation;
 mod loaded;
+#[cfg(feature = "mpi")]
+pub mod mpi_comm;
 /// Child-process probing of plugin libraries, with a cache by content hash.
 pub mod probe;
 mod services;

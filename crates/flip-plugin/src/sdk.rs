@@ -17,6 +17,8 @@
 pub mod check;
 /// The general sparse (CSR) problem kind.
 mod csr;
+/// The distributed-memory suite (MPI ranks) as safe calls.
+mod distributed;
 /// Binary dumps of pressure problems, for replaying real systems in solver development.
 mod dump;
 /// Shims behind the exported C functions (used by the macro only).
@@ -37,6 +39,7 @@ pub mod stencil;
 
 pub use crate::abi::SolveStats;
 pub use csr::{CsrError, CsrProblem, OwnedCsr};
+pub use distributed::{distributed, Distributed};
 pub use dump::DUMP_MAGIC;
 pub use owned::OwnedProblem;
 pub use params::{Algorithm, ParamKind, ParamSchema, Params};

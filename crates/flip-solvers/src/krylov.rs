@@ -25,6 +25,8 @@
 //! semi-definite system, with an SPD preconditioner) drives the residual down; the reported
 //! residual is that of the projected system.
 
+/// CG on one rank's slab of a distributed problem.
+mod distributed;
 /// Fused, deterministic vector kernels and the matrix hash.
 mod kernels;
 /// Incomplete Cholesky IC(0) / modified incomplete Cholesky MIC(0).

@@ -32,6 +32,8 @@ mod coarse;
 mod coarsen;
 /// V-cycle and full cycle.
 mod cycle;
+/// MGPCG on one rank's slab (distributed CG, gathered V-cycle).
+mod distributed;
 /// Level 0's face fractions and ghost-fluid weights from the problem.
 mod faces;
 /// The grid hierarchy, kept between solves.

@@ -5,7 +5,7 @@
 //! - `mgpcg`: CG preconditioned by one symmetric V-cycle (McAdams, Sifakis & Teran 2010).
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::{CAP_LINEAR, CAP_STRUCTURED};
+use flip_plugin::abi::{CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::multigrid::{Coarsening, Cycle, MgPcgSolver, MultigridConfig, MultigridSolver};
 use flip_solvers::tolerance::Tolerance;
@@ -106,8 +106,8 @@ impl SolverPlugin for MultigridPlugin {
         Algorithm {
             name: "mgpcg",
             label: "Multigrid-preconditioned CG",
-            help: "Conjugate gradient preconditioned by one symmetric multigrid V-cycle (McAdams, Sifakis & Teran 2010): zero initial guess, forward red-black pre-smoothing, backward post-smoothing, exact coarsest solve. The most robust and usually the fastest of the three; n_vcycle and n_full_cycle are not used.",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED,
+            help: "Conjugate gradient preconditioned by one symmetric multigrid V-cycle (McAdams, Sifakis & Teran 2010): zero initial guess, forward red-black pre-smoothing, backward post-smoothing, exact coarsest solve. The most robust and usually the fastest of the three; n_vcycle and n_full_cycle are not used. Runs distributed over MPI ranks (CG over the slabs, the V-cycle on the gathered residual).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_DISTRIBUTED,
             params: schema!(1, 0),
         },
     ];

@@ -15,7 +15,13 @@ fn algorithms_expose_their_parameters() {
     let names: Vec<_> = MultigridPlugin::ALGORITHMS.iter().map(|a| a.name).collect();
     assert_eq!(names, ["mg-vcycle", "mg-fullcycle", "mgpcg"]);
     for a in MultigridPlugin::ALGORITHMS {
-        assert_eq!(a.capabilities, CAP_LINEAR | CAP_STRUCTURED);
+        // Only MGPCG solves a rank's slab (CG over the slabs, gathered V-cycle).
+        let distributed = if a.name == "mgpcg" {
+            CAP_DISTRIBUTED
+        } else {
+            0
+        };
+        assert_eq!(a.capabilities, CAP_LINEAR | CAP_STRUCTURED | distributed);
         let params: Vec<_> = a.params.iter().map(|p| p.name).collect();
         for required in [
             "n_sweep",

@@ -2,7 +2,7 @@
 //! wrappers around `flip_solvers::krylov`.
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::{CAP_CSR, CAP_LINEAR, CAP_STRUCTURED};
+use flip_plugin::abi::{CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig, SsorConfig};
 use flip_solvers::sparse::{CsrBicgstab, CsrPcg, CsrPreconditioner, WithCsr};
@@ -51,8 +51,9 @@ impl SolverPlugin for PcgPlugin {
             label: "Conjugate gradient",
             help: "Unpreconditioned conjugate gradient (Hestenes & Stiefel 1952). Fully parallel, \
                    but its iteration count doubles with every doubling of the resolution. Also \
-                   takes general sparse (CSR) problems with a symmetric matrix.",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
+                   takes general sparse (CSR) problems with a symmetric matrix, and runs \
+                   distributed over MPI ranks (`run --mpi`).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED,
             params: common_params!(),
         },
         Algorithm {
@@ -61,8 +62,9 @@ impl SolverPlugin for PcgPlugin {
             help: "Conjugate gradient preconditioned by the matrix diagonal (Jacobi; Saad, \
                    Iterative Methods for Sparse Linear Systems, §10.2). Fully parallel; on \
                    unit-coefficient pressure systems it is barely better than plain CG. Also \
-                   takes general sparse (CSR) problems with a symmetric matrix.",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
+                   takes general sparse (CSR) problems with a symmetric matrix, and runs \
+                   distributed over MPI ranks (`run --mpi`).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED,
             params: common_params!(),
         },
         Algorithm {

@@ -100,6 +100,7 @@ impl Node for PressureSolve {
         let limits = SolveLimits {
             time_limit: self.time_limit,
             cancel: Some(ctx.cancel.clone().into()),
+            ..SolveLimits::default()
         };
         let start = Instant::now();
         let stats = self.solvers.solve(&mut view, limits)?;

@@ -143,6 +143,7 @@ impl VolumeCorrection {
         solver.set_limits(SolveLimits {
             time_limit: None,
             cancel: Some(ctx.cancel.clone().into()),
+            ..SolveLimits::default()
         });
         let start = Instant::now();
         let stats = solver

@@ -10,7 +10,8 @@
 //!   logging, never cancelled, no progress).
 //! - Larger facilities come as *suites*, fetched by name and version through `fetch_suite`
 //!   (cf. OpenFX `fetchSuite`); a null result means "not offered". Reserved names:
-//!   [`SUITE_DISTRIBUTED`] and [`SUITE_DEVICE`] (below). Today's host offers neither.
+//!   [`SUITE_DISTRIBUTED`] (offered by a host built with MPI, in a distributed run) and
+//!   [`SUITE_DEVICE`] (reserved, not offered yet).
 
 use std::ffi::{c_char, c_void};
 
@@ -26,10 +27,10 @@ pub const LOG_INFO: u32 = 2;
 /// Log level: detail for solver developers.
 pub const LOG_DEBUG: u32 = 3;
 
-/// Reserved suite name: distributed memory (MPI). Version 1 is to hold `rank`, `size`,
-/// `halo_exchange(field, layers)` of a cell field over the ranks' subdomains, and
-/// `all_reduce_sum` / `all_reduce_max` of `f64` arrays, so a solver runs distributed without
-/// linking MPI itself. Not offered yet: `fetch_suite` returns null.
+/// Suite name: distributed memory (MPI), table [`super::DistributedSuite`] (version 1: `rank`,
+/// `ranks`, the slab layout, `halo_exchange` of a cell field, global sums and maxima of `f64`
+/// arrays, the gathered field), so a solver runs distributed without linking MPI itself.
+/// Offered only in a distributed run; elsewhere `fetch_suite` returns null.
 pub const SUITE_DISTRIBUTED: &[u8] = b"flipgraph.distributed\0";
 /// Reserved suite name: accelerator devices (GPUs). Version 1 is to hold device enumeration,
 /// device buffers of the problem's arrays and a stream to enqueue work on. Not offered yet.

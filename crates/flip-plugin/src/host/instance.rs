@@ -5,6 +5,7 @@ mod remote;
 mod state;
 mod watchdog;
 
+use super::distributed::Distribution;
 use super::isolation::ChildSolver;
 use super::services::{CancelToken, LogLine};
 use super::{LoadedPlugin, PluginError};
@@ -26,6 +27,8 @@ pub struct SolveLimits {
     pub time_limit: Option<Duration>,
     /// Cancellation by the user (SIGINT, the editor's Stop).
     pub cancel: Option<CancelToken>,
+    /// This rank's slab in a distributed run: the solve is offered the distributed suite.
+    pub distributed: Option<Arc<Distribution>>,
 }
 
 /// A problem of either kind.
@@ -213,6 +216,9 @@ impl SolverInstance {
             });
         }
         let bad = |e: String| self.fail(abi::STATUS_BAD_VALUE, e);
+        if let Some(dist) = self.limits.distributed.clone() {
+            return self.solve_distributed(problem, &dist);
+        }
         match problem {
             ProblemRef::Structured(p) => {
                 p.validate().map_err(|e| bad(e.to_string()))?;
@@ -231,6 +237,37 @@ impl SolverInstance {
                 Ok(stats)
             }
         }
+    }
+
+    /// One rank's part of a distributed solve: only structured problems, only algorithms with
+    /// [`abi::CAP_DISTRIBUTED`], in this process; the check covers the owned rows.
+    fn solve_distributed(
+        &mut self,
+        problem: ProblemRef<'_, '_>,
+        dist: &Distribution,
+    ) -> Result<SolveStats, PluginError> {
+        let refuse = |kind| PluginError::UnsupportedKind {
+            plugin: self.plugin.id.clone(),
+            algorithm: self.algorithm.clone(),
+            kind,
+        };
+        if self.capabilities & abi::CAP_DISTRIBUTED == 0 {
+            return Err(refuse("distributed (MPI slab)"));
+        }
+        if matches!(self.backend, Backend::Child(_)) {
+            return Err(refuse("distributed in an isolated child process"));
+        }
+        let ProblemRef::Structured(p) = problem else {
+            return Err(refuse("distributed CSR (sparse)"));
+        };
+        p.validate()
+            .map_err(|e| self.fail(abi::STATUS_BAD_VALUE, e.to_string()))?;
+        let stats = self.run_solve(ProblemRef::Structured(p))?;
+        self.check(
+            check::structured_raw_rows(p, dist.layout().owned_range()),
+            &stats,
+        )?;
+        Ok(stats)
     }
 
     /// Solves without the result checks (the isolated solver's child: the host checks).

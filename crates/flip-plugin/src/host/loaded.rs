@@ -62,6 +62,10 @@ impl AlgorithmInfo {
     pub fn accepts_csr(&self) -> bool {
         self.capabilities & abi::CAP_CSR != 0
     }
+    /// Whether it solves a rank's slab through the distributed suite (`--mpi` runs).
+    pub fn supports_distributed(&self) -> bool {
+        self.capabilities & abi::CAP_DISTRIBUTED != 0
+    }
 }
 
 /// A plugin library that passed every check.

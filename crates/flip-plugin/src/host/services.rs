@@ -1,6 +1,7 @@
 //! The host's side of [`abi::HostServices`]: one [`CallContext`] per plugin call, holding the
 //! cancel token, the deadline of the node's time limit, and what the plugin logged.
 
+use super::distributed::Distribution;
 use super::validate::read_text;
 use crate::abi::{self, HostServices};
 use std::ffi::{c_char, c_void};
@@ -79,7 +80,23 @@ pub(super) struct CallContext {
     logs: Mutex<Vec<LogLine>>,
     dropped: AtomicUsize,
     progress: AtomicU64,
+    distributed: Option<SuiteSlot>,
 }
+
+/// The distributed suite of a call and the context it points at.
+struct SuiteSlot(abi::DistributedSuite, Arc<Distribution>);
+
+impl std::fmt::Debug for SuiteSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.1.fmt(f)
+    }
+}
+
+// SAFETY: the table only points at the `Distribution` the slot keeps alive, which is
+// `Send + Sync` (its communicator is).
+unsafe impl Send for SuiteSlot {}
+// SAFETY: as above.
+unsafe impl Sync for SuiteSlot {}
 
 impl CallContext {
     /// A context for one call.
@@ -89,6 +106,12 @@ impl CallContext {
             deadline,
             ..Self::default()
         }
+    }
+
+    /// Offers the distributed suite over `dist` during this call.
+    pub fn with_distribution(mut self, dist: Option<Arc<Distribution>>) -> Self {
+        self.distributed = dist.map(|d| SuiteSlot(d.suite(), d));
+        self
     }
 
     /// The C table pointing at `self` (valid while `self` is alive and unmoved).
@@ -186,7 +209,27 @@ unsafe extern "C" fn progress(ctx: *mut c_void, fraction: f64, _message: *const 
     }
 }
 
-unsafe extern "C" fn fetch_suite(_: *mut c_void, _: *const c_char, _: u32) -> *const c_void {
-    // No suite is offered yet (see `abi::SUITE_DISTRIBUTED`, `abi::SUITE_DEVICE`).
-    std::ptr::null()
+unsafe extern "C" fn fetch_suite(
+    ctx: *mut c_void,
+    name: *const c_char,
+    version: u32,
+) -> *const c_void {
+    // SAFETY: the plugin passes back the context it was given.
+    let Some(ctx) = (unsafe { context(ctx) }) else {
+        return std::ptr::null();
+    };
+    // SAFETY: a NUL-terminated name of the plugin's, read at most 64 bytes.
+    let Ok(name) = (unsafe { read_text(name, 64) }) else {
+        return std::ptr::null();
+    };
+    let distributed = &abi::SUITE_DISTRIBUTED[..abi::SUITE_DISTRIBUTED.len() - 1];
+    match &ctx.distributed {
+        Some(slot)
+            if name.as_bytes() == distributed && version == abi::DISTRIBUTED_SUITE_VERSION =>
+        {
+            std::ptr::from_ref(&slot.0).cast()
+        }
+        // `abi::SUITE_DEVICE` is reserved, not offered yet.
+        _ => std::ptr::null(),
+    }
 }

@@ -145,6 +145,9 @@ unsafe fn algorithm(d: &AlgorithmDesc, index: u32, plugin: &str) -> Result<Algor
             "capabilities must name a problem (linear/LCP) and a kind (structured/CSR)",
         ));
     }
+    if caps & abi::CAP_DISTRIBUTED != 0 && caps & abi::CAP_STRUCTURED == 0 {
+        return Err(what("the distributed capability needs structured problems"));
+    }
     if d.param_count > abi::MAX_PARAMS {
         return Err(what(&format!(
             "param_count {} exceeds {}",

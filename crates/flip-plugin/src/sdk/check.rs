@@ -97,6 +97,12 @@ fn finish(rows: &[Option<Row>], label: &[u32], singular: &[bool]) -> f64 {
 /// residual (LCP rows with the smaller of their two forms). Never below [`structured`]'s value,
 /// so a result it accepts `structured` accepts too; about twice as fast as one matrix product.
 pub fn structured_raw(p: &Problem<'_>) -> Residual {
+    structured_raw_rows(p, 0..p.cell_count())
+}
+
+/// [`structured_raw`] over the rows in `rows` only: one rank's owned cells of a distributed
+/// problem (its ghost rows lack the couplings beyond the slab).
+pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Residual {
     let n = p.cell_count();
     let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
     let x = &*p.pressure;
@@ -104,7 +110,7 @@ pub fn structured_raw(p: &Problem<'_>) -> Residual {
         finite: true,
         ..Residual::default()
     };
-    for c in (0..n).filter(|&c| p.is_fluid(c)) {
+    for c in rows.filter(|&c| c < n && p.is_fluid(c)) {
         let d = f64::from(p.diag[c]);
         let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
         for (off, &sa) in p.off.iter().zip(&s) {

@@ -182,4 +182,47 @@ impl OwnedProblem {
             pressure: p.pressure.to_vec(),
         }
     }
+
+    /// This rank's slab of a global problem (`layout`: `abi::distributed`'s contract): the
+    /// owned layers and the ghost layers around them, with the coupling out of the top local
+    /// layer cleared (its neighbour is not held).
+    pub fn slab(&self, layout: &crate::abi::SlabLayout) -> Self {
+        let layer = layout.layer_len();
+        let lo = (layout.first - layout.ghost_lo) as usize * layer;
+        let range = lo..lo + layout.local_layers() * layer;
+        let cut = |v: &[f32]| v[range.clone()].to_vec();
+        let mut out = Self {
+            dims: layout.local_dims(),
+            cell_kind: self.cell_kind[range.clone()].to_vec(),
+            diag: cut(&self.diag),
+            off: [cut(&self.off[0]), cut(&self.off[1]), cut(&self.off[2])],
+            rhs: self.rhs[range.clone()].to_vec(),
+            liquid_phi: cut(&self.liquid_phi),
+            solid_phi: cut(&self.solid_phi),
+            complementarity: self.complementarity[range.clone()].to_vec(),
+            face_open: [
+                cut(&self.face_open[0]),
+                cut(&self.face_open[1]),
+                cut(&self.face_open[2]),
+            ],
+            pressure: self.pressure[range.clone()].to_vec(),
+            ..self.clone_header()
+        };
+        let n = out.cell_count();
+        let axis = layout.axis as usize;
+        out.off[axis][n - layer..].fill(0.0);
+        out
+    }
+
+    /// The scalar fields only (dimensions of the grid, arrays empty).
+    fn clone_header(&self) -> Self {
+        Self {
+            dims: self.dims,
+            dimension: self.dimension,
+            dx: self.dx,
+            lcp: self.lcp,
+            step: self.step,
+            ..Self::default()
+        }
+    }
 }

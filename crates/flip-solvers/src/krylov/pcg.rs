@@ -14,20 +14,20 @@ use rayon::prelude::*;
 /// Conjugate gradient preconditioned by `P`. Keeps its vectors, the fluid regions and the
 /// preconditioner between solves; the latter two are rebuilt only when the matrix changes.
 pub struct Pcg<P> {
-    config: PcgConfig,
-    precond: P,
+    pub(super) config: PcgConfig,
+    pub(super) precond: P,
     /// Hash of the matrix the regions and the preconditioner were built for.
     pub(super) matrix_hash: Option<u64>,
-    regions: Regions,
+    pub(super) regions: Regions,
     /// Projected right-hand side.
     pub(super) b: Vec<f64>,
     /// Residual, preconditioned residual, search direction, `A p`.
-    r: Vec<f64>,
-    z: Vec<f64>,
-    p: Vec<f64>,
-    q: Vec<f64>,
+    pub(super) r: Vec<f64>,
+    pub(super) z: Vec<f64>,
+    pub(super) p: Vec<f64>,
+    pub(super) q: Vec<f64>,
     partials: Vec<f64>,
-    hash_partials: Vec<u64>,
+    pub(super) hash_partials: Vec<u64>,
 }
 
 /// Outcome of the iteration.
@@ -69,6 +69,11 @@ impl<P: Preconditioner> Pcg<P> {
     /// The preconditioner.
     pub fn preconditioner(&self) -> &P {
         &self.precond
+    }
+
+    /// The preconditioner, for changes between solves.
+    pub fn preconditioner_mut(&mut self) -> &mut P {
+        &mut self.precond
     }
 
     /// Solves `A x = rhs` on the fluid cells of `a`, `x` holding the initial guess (grid
@@ -178,6 +183,9 @@ impl<P: Preconditioner> PressureSolver for Pcg<P> {
             .map_err(|e| SolveError::BadValue(e.to_string()))?;
         let a = stencil_of(problem);
         check_rhs(&a, problem.rhs)?;
+        if let Some(d) = flip_plugin::sdk::distributed() {
+            return self.solve_slab(&d, &a, problem.rhs, problem.pressure);
+        }
         Ok(self.solve_system(&a, problem.rhs, problem.pressure))
     }
 

@@ -11,6 +11,12 @@ pub trait Preconditioner: Send {
     fn setup(&mut self, a: &Stencil<'_>);
     /// `z = M⁻¹ r` on the fluid cells, 0 elsewhere. `r` is 0 off the fluid.
     fn apply(&mut self, a: &Stencil<'_>, r: &[f64], z: &mut [f64]);
+    /// Whether `apply` works on one rank's slab of a distributed solve: pointwise ones (cell
+    /// by cell), or ones that gather what they need through the distributed suite. Sweeping
+    /// preconditioners (IC(0), SSOR) do not.
+    fn distributable(&self) -> bool {
+        false
+    }
 }
 
 /// `M = I` (plain CG).
@@ -18,6 +24,9 @@ pub trait Preconditioner: Send {
 pub struct NoPreconditioner;
 
 impl Preconditioner for NoPreconditioner {
+    fn distributable(&self) -> bool {
+        true
+    }
     fn setup(&mut self, _a: &Stencil<'_>) {}
     fn apply(&mut self, _a: &Stencil<'_>, r: &[f64], z: &mut [f64]) {
         z.par_iter_mut()
@@ -46,6 +55,9 @@ pub(crate) fn inverse_diagonal(a: &Stencil<'_>, out: &mut Vec<f64>) {
 }
 
 impl Preconditioner for Jacobi {
+    fn distributable(&self) -> bool {
+        true
+    }
     fn setup(&mut self, a: &Stencil<'_>) {
         inverse_diagonal(a, &mut self.inv_diag);
     }

@@ -3,6 +3,7 @@
 //! post-smoothing, exact coarsest solve), so the preconditioner is a fixed SPD operator.
 
 use super::cycle::vcycle;
+use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
 use super::MultigridConfig;
@@ -14,6 +15,8 @@ pub struct MgPcgSolver {
     config: MultigridConfig,
     hierarchy: Hierarchy,
     v: Vectors,
+    /// The distributed solver, made on the first solve of a rank's slab.
+    distributed: Option<DistributedMgpcg>,
 }
 
 impl MgPcgSolver {
@@ -27,6 +30,7 @@ impl MgPcgSolver {
             hierarchy: Hierarchy::new(&config),
             config,
             v: Vectors::default(),
+            distributed: None,
         })
     }
 
@@ -105,6 +109,13 @@ const REPLACE: f64 = 1e-3;
 impl PressureSolver for MgPcgSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         outer::check(problem)?;
+        if let Some(d) = flip_plugin::sdk::distributed() {
+            let config = &self.config;
+            let solver = self
+                .distributed
+                .get_or_insert_with(|| DistributedMgpcg::new(config));
+            return solver.solve(&d, problem);
+        }
         let h = &mut self.hierarchy;
         h.update(problem);
         self.v.fit(&h.levels[0], true);
@@ -139,5 +150,6 @@ impl PressureSolver for MgPcgSolver {
     fn reset(&mut self) {
         self.hierarchy = Hierarchy::new(&self.config);
         self.v = Vectors::default();
+        self.distributed = None;
     }
 }

@@ -35,6 +35,7 @@ impl Node for TallPressureSolve {
         self.solver.set_limits(SolveLimits {
             time_limit: self.time_limit,
             cancel: Some(ctx.cancel.clone().into()),
+            ..SolveLimits::default()
         });
         let start = Instant::now();
         let stats = self

@@ -151,6 +151,7 @@ impl State {
             cancel: Some(CancelToken::watching(move || {
                 flag.cancel_flag().load(Ordering::Relaxed) != 0
             })),
+            ..SolveLimits::default()
         });
         // SAFETY: the host wrote the problem for `meta` and waits for the reply; nothing else
         // in this process uses the mapping.

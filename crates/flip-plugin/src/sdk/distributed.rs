@@ -1,0 +1,181 @@
+//! The distributed suite as safe calls ([`crate::abi::DistributedSuite`]; layout contract in
+//! `abi::distributed`). A solver asks [`distributed`] once per solve: `None` means a
+//! single-rank solve of the whole grid (no suite offered, or one rank only).
+
+use super::services::services;
+use super::SolveError;
+use crate::abi::{DistributedSuite, SlabLayout, DISTRIBUTED_SUITE_VERSION, STATUS_OK};
+use std::mem::size_of;
+
+/// This rank's view of a distributed solve (valid during the current call only).
+#[derive(Clone, Copy, Debug)]
+pub struct Distributed {
+    suite: *const DistributedSuite,
+    layout: SlabLayout,
+    rank: u32,
+    ranks: u32,
+}
+
+/// The distributed suite of the current call, when the host offers one with more than one
+/// rank. A host table too small for version 1 counts as absent.
+pub fn distributed() -> Option<Distributed> {
+    let raw = services()
+        .suite(c"flipgraph.distributed", DISTRIBUTED_SUITE_VERSION)?
+        .cast::<DistributedSuite>();
+    // SAFETY: the host returned a suite of this name and version, valid for the call; only the
+    // header is read before its size is checked.
+    let suite = unsafe { &*raw };
+    if (suite.size as usize) < size_of::<DistributedSuite>()
+        || suite.version != DISTRIBUTED_SUITE_VERSION
+    {
+        return None;
+    }
+    let mut layout = SlabLayout::default();
+    // SAFETY: host entries with their own context; `layout` outlives the calls.
+    let (status, rank, ranks) = unsafe {
+        (
+            (suite.layout)(suite.context, &mut layout),
+            (suite.rank)(suite.context),
+            (suite.ranks)(suite.context),
+        )
+    };
+    (status == STATUS_OK && ranks > 1).then_some(Distributed {
+        suite: raw,
+        layout,
+        rank,
+        ranks,
+    })
+}
+
+impl Distributed {
+    fn suite(&self) -> &DistributedSuite {
+        // SAFETY: checked by `distributed`; valid for the current call.
+        unsafe { &*self.suite }
+    }
+
+    fn status(what: &str, status: i32) -> Result<(), SolveError> {
+        if status == STATUS_OK {
+            Ok(())
+        } else {
+            Err(SolveError::Failed(format!(
+                "distributed {what} failed (status {status})"
+            )))
+        }
+    }
+
+    /// This rank's index.
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+    /// Number of ranks.
+    pub fn ranks(&self) -> u32 {
+        self.ranks
+    }
+    /// This rank's slab.
+    pub fn layout(&self) -> &SlabLayout {
+        &self.layout
+    }
+
+    /// Checks that a problem of `dims` cells is this rank's slab.
+    ///
+    /// # Errors
+    /// [`SolveError::BadValue`] when the dimensions differ from the layout's local ones.
+    pub fn check_dims(&self, dims: [usize; 3]) -> Result<(), SolveError> {
+        let want = self.layout.local_dims();
+        if dims == want {
+            Ok(())
+        } else {
+            Err(SolveError::BadValue(format!(
+                "distributed problem of {dims:?} cells, but this rank's slab holds {want:?}"
+            )))
+        }
+    }
+
+    /// Sums `values` element-wise over all ranks, in place.
+    ///
+    /// # Errors
+    /// [`SolveError::Failed`] when the host's reduction fails.
+    pub fn sum(&self, values: &mut [f64]) -> Result<(), SolveError> {
+        let s = self.suite();
+        // SAFETY: host entry; `values` is valid for `len` writes.
+        let st = unsafe { (s.all_reduce_sum_f64)(s.context, values.as_mut_ptr(), values.len()) };
+        Self::status("sum", st)
+    }
+
+    /// Maximum of `values` element-wise over all ranks (NaN counts as +∞), in place.
+    ///
+    /// # Errors
+    /// As [`Distributed::sum`].
+    pub fn max(&self, values: &mut [f64]) -> Result<(), SolveError> {
+        let s = self.suite();
+        // SAFETY: as in `sum`.
+        let st = unsafe { (s.all_reduce_max_f64)(s.context, values.as_mut_ptr(), values.len()) };
+        Self::status("max", st)
+    }
+
+    /// The global sum of one value.
+    ///
+    /// # Errors
+    /// As [`Distributed::sum`].
+    pub fn sum1(&self, value: f64) -> Result<f64, SolveError> {
+        let mut v = [value];
+        self.sum(&mut v)?;
+        Ok(v[0])
+    }
+
+    /// The global maximum of one value.
+    ///
+    /// # Errors
+    /// As [`Distributed::sum`].
+    pub fn max1(&self, value: f64) -> Result<f64, SolveError> {
+        let mut v = [value];
+        self.max(&mut v)?;
+        Ok(v[0])
+    }
+
+    /// Refreshes the `layers` ghost layers nearest the owned cells of a local field.
+    ///
+    /// # Errors
+    /// [`SolveError::BadValue`] for a field of the wrong length or more layers than held;
+    /// [`SolveError::Failed`] when the exchange fails.
+    pub fn halo_exchange(&self, field: &mut [f64], layers: u32) -> Result<(), SolveError> {
+        let local = self.layout.local_dims().iter().product::<usize>();
+        if field.len() != local {
+            return Err(SolveError::BadValue(format!(
+                "halo exchange of {} values on a slab of {local} cells",
+                field.len()
+            )));
+        }
+        let s = self.suite();
+        // SAFETY: host entry; `field` holds the local cell count.
+        let st = unsafe { (s.halo_exchange_f64)(s.context, field.as_mut_ptr(), layers) };
+        Self::status("halo exchange", st)
+    }
+
+    /// Every rank's owned cells of `local` gathered into the global field `global`.
+    ///
+    /// # Errors
+    /// [`SolveError::BadValue`] for arrays of the wrong lengths; [`SolveError::Failed`] when
+    /// the gather fails.
+    pub fn all_gather(&self, local: &[f64], global: &mut [f64]) -> Result<(), SolveError> {
+        let n_local = self.layout.local_dims().iter().product::<usize>();
+        let n_global = self
+            .layout
+            .global_dims
+            .iter()
+            .map(|&d| d as usize)
+            .product();
+        if local.len() != n_local || global.len() != n_global {
+            return Err(SolveError::BadValue(format!(
+                "gather of {} local / {} global values; the slab has {n_local} / {n_global}",
+                local.len(),
+                global.len()
+            )));
+        }
+        let s = self.suite();
+        // SAFETY: host entry; both arrays have the lengths the layout names.
+        let st =
+            unsafe { (s.all_gather_owned_f64)(s.context, local.as_ptr(), global.as_mut_ptr()) };
+        Self::status("gather", st)
+    }
+}
