@@ -62,6 +62,10 @@ impl AlgorithmInfo {
     pub fn accepts_csr(&self) -> bool {
         self.capabilities & abi::CAP_CSR != 0
     }
+    /// Whether it accepts tall-cell problems (a CSR system with its geometry).
+    pub fn accepts_tallcell(&self) -> bool {
+        self.capabilities & abi::CAP_TALLCELL != 0
+    }
 }
 
 /// A plugin library that passed every check.
