@@ -136,29 +136,35 @@ impl Grid {
         (y as f32 + 1.0 - top).clamp(0.0, 1.0)
     }
 
-    /// The side faces of column (`i`, `k`): `(open fraction in row y, neighbour column)`,
-    /// x− x+ then (3D) z− z+.
-    pub fn sides(&self, i: usize, k: usize, y: i64) -> Vec<(f32, usize)> {
+    /// The side faces of column (`i`, `k`) in row `y`: `(open fraction, neighbour column)`,
+    /// x− x+ then (3D) z− z+, walls left out; the first `count` entries are used.
+    pub fn sides(&self, i: usize, k: usize, y: i64) -> ([(f32, usize); 4], usize) {
         let [nx, nz] = self.columns;
         let c = self.column(i, k);
-        let mut out = Vec::with_capacity(4);
+        let mut out = [(0.0, 0); 4];
+        let mut count = 0;
+        let mut push = |axis: usize, face: usize, nb: usize, pair: (usize, usize)| {
+            out[count] = (self.open(axis, face, Some(pair), y), nb);
+            count += 1;
+        };
         let x_face = |f: usize| f + (nx + 1) * k;
-        let left = (i > 0).then(|| self.column(i - 1, k));
-        let right = (i + 1 < nx).then(|| self.column(i + 1, k));
-        out.push((self.open(0, x_face(i), left.map(|l| (l, c)), y), left));
-        out.push((self.open(0, x_face(i + 1), right.map(|r| (c, r)), y), right));
-        if self.dimension == 3 {
-            let back = (k > 0).then(|| self.column(i, k - 1));
-            let front = (k + 1 < nz).then(|| self.column(i, k + 1));
-            out.push((self.open(1, i + nx * k, back.map(|b| (b, c)), y), back));
-            out.push((
-                self.open(1, i + nx * (k + 1), front.map(|f| (c, f)), y),
-                front,
-            ));
+        if i > 0 {
+            let l = self.column(i - 1, k);
+            push(0, x_face(i), l, (l, c));
         }
-        out.into_iter()
-            .filter_map(|(w, nb)| nb.map(|n| (w, n)))
-            .collect()
+        if i + 1 < nx {
+            let r = self.column(i + 1, k);
+            push(0, x_face(i + 1), r, (c, r));
+        }
+        if self.dimension == 3 && k > 0 {
+            let b = self.column(i, k - 1);
+            push(1, i + nx * k, b, (b, c));
+        }
+        if self.dimension == 3 && k + 1 < nz {
+            let f = self.column(i, k + 1);
+            push(1, i + nx * (k + 1), f, (c, f));
+        }
+        (out, count)
     }
 
     /// Row numbers of the unknowns (liquid samples under the lid), `u32::MAX` elsewhere.

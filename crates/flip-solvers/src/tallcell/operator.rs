@@ -102,7 +102,8 @@ pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
         };
         for yy in rows {
             let own = g.lookup(c, yy);
-            for (w, nb) in g.sides(i, k, yy) {
+            let (sides, count) = g.sides(i, k, yy);
+            for &(w, nb) in &sides[..count] {
                 if w > 0.0 {
                     couple(g, row_of, (own, w), g.lookup(nb, yy), &mut row);
                 }
@@ -122,11 +123,17 @@ pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
 fn couple(g: &Grid, row_of: &[u32], (own, w): (Look, f32), nb: Look, row: &mut Vec<(u32, f64)>) {
     let phi_c = g.phi_at(own) as f32;
     let phi_n = g.phi_at(nb) as f32;
+    // Summed in place: a tall cell's block row gathers a few columns from many faces.
     let mut add = |look: Look, coef: f64| {
         if let Look::Mix(parts) = look {
             for (sample, weight) in parts {
-                if weight != 0.0 && row_of[sample] != u32::MAX {
-                    row.push((row_of[sample], coef * weight));
+                let col = row_of[sample];
+                if weight == 0.0 || col == u32::MAX {
+                    continue;
+                }
+                match row.iter_mut().find(|e| e.0 == col) {
+                    Some(e) => e.1 += coef * weight,
+                    None => row.push((col, coef * weight)),
                 }
             }
         }

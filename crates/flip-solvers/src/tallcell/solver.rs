@@ -41,7 +41,7 @@ impl Default for TallMgConfig {
             cycle: TallCycle::Full,
             sweeps: 2,
             bubble_levels: 2,
-            coarsest: 200,
+            coarsest: 100,
             tolerance: Tolerance {
                 rel: 1e-6,
                 abs: 1e-9,
