@@ -1,10 +1,14 @@
 //! The tall-cell water of Chentanez & Müller 2011 (2D), solved through the plugin host's CSR
 //! problem kind: a lake at rest over uneven terrain stays at rest, a standing wave in a long
-//! tank has the period of linear theory, and the CSR solvers agree with the direct solve.
+//! tank has the period of linear theory, the CSR solvers and the tall-cell multigrid agree
+//! with the direct solve, and problem kinds must match the algorithm's capabilities.
 
 use flip_core::tallcell::{advect, extrapolate, pressure, reinit, terrain, TallGrid, TallLiquid};
-use flip_plugin::host::SolverInstance;
-use flipgraph_tests::plugins;
+use flip_graph::ParamValue::Text;
+use flip_graph::Simulation;
+use flip_plugin::host::{ProblemRef, SolverInstance};
+use flipgraph_tests::{graph, graphs_dir, plugins, registry, set as set_param, simulation, stat};
+use std::path::Path;
 
 const G: f32 = -9.81;
 const RHO: f32 = 1000.0;
@@ -260,4 +264,98 @@ fn the_tank_keeps_its_volume_while_tall_cells_are_refitted() {
         "the scene must exercise the re-fit: {refitted}"
     );
     assert!(drift.abs() < 0.01, "volume drift {drift}");
+}
+
+/// Solves `problem` as the tall-cell kind (system and grid) with `name`.
+fn solve_tallcell(
+    name: &str,
+    problem: &pressure::TallPressure,
+    params: &[(String, f64)],
+) -> Vec<f64> {
+    let set = plugins();
+    let (plugin, info) = set.find(name).expect("solver plugin");
+    let mut s = SolverInstance::create(plugin, &info.name, params).expect("solver instance");
+    let mut p = problem.clone();
+    s.solve_any(ProblemRef::TallCell(&mut p.tallcell()))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    p.csr.pressure
+}
+
+#[test]
+fn the_tall_cell_multigrid_agrees_with_the_direct_solve() {
+    let tight = [("rel_tolerance".to_string(), 1e-10)];
+    for regular in [Some(8), None] {
+        let problem = stirred_problem(regular);
+        let exact = solve("direct/cholesky", &problem, &[]);
+        let scale = exact.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for cycle in [0.0, 1.0] {
+            let params = [tight[0].clone(), ("cycle".to_string(), cycle)];
+            let err = max_diff(
+                &solve_tallcell("multigrid/tall-mg", &problem, &params),
+                &exact,
+            );
+            println!(
+                "{regular:?}, {} unknowns: multigrid/tall-mg (cycle {cycle}) vs direct: {err:.2e}",
+                exact.len()
+            );
+            assert!(err < 1e-7 * scale, "tall-mg: {err}");
+        }
+    }
+}
+
+#[test]
+fn problem_kinds_and_algorithms_must_match() {
+    let set = plugins();
+    let problem = stirred_problem(Some(8));
+    let (plugin, info) = set.find("multigrid/tall-mg").expect("tall-mg");
+    let mut mg = SolverInstance::create(plugin, &info.name, &[]).expect("tall-mg");
+    let err = mg
+        .solve_csr(&mut problem.csr.clone().view())
+        .expect_err("a CSR problem has no grid")
+        .to_string();
+    assert!(err.contains("does not accept CSR"), "{err}");
+    let (plugin, info) = set.find("pcg/bicgstab").expect("bicgstab");
+    let mut krylov = SolverInstance::create(plugin, &info.name, &[]).expect("bicgstab");
+    let mut p = problem.clone();
+    let err = krylov
+        .solve_any(ProblemRef::TallCell(&mut p.tallcell()))
+        .expect_err("bicgstab lists no tall-cell kind")
+        .to_string();
+    assert!(err.contains("does not accept tall-cell"), "{err}");
+    let mut doc = graph("tallcell_tank_2d.ron");
+    set_param(
+        &mut doc,
+        "pressure",
+        "solver",
+        Text("multigrid/mg-vcycle".into()),
+    );
+    let errors = Simulation::new(&doc, &registry(), Path::new("/nonexistent"), &graphs_dir())
+        .err()
+        .expect("a structured-only solver is refused");
+    let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|e| e.contains("pressure")
+            && e.contains("takes neither general sparse (CSR) nor tall-cell")
+            && e.contains("multigrid/tall-mg")),
+        "{text:#?}"
+    );
+}
+
+#[test]
+fn the_tank_graph_runs_with_the_tall_cell_multigrid() {
+    let mut doc = graph("tallcell_tank_2d.ron");
+    set_param(
+        &mut doc,
+        "pressure",
+        "solver",
+        Text("multigrid/tall-mg".into()),
+    );
+    let (mut sim, _out) = simulation(&doc, &registry());
+    let reports = sim.advance_frame().expect("a frame");
+    for r in &reports {
+        let converged = stat(&sim, r, "pressure", "converged").expect("stat");
+        let cycles = stat(&sim, r, "pressure", "iterations").expect("stat");
+        assert_eq!(converged, 1.0);
+        assert!(cycles <= 20.0, "{cycles} cycles");
+    }
 }

@@ -8,6 +8,7 @@ mod step;
 mod surface;
 mod sweep;
 mod tallcell;
+mod tallcell_solvers;
 
 use crate::session::Session;
 use anyhow::Result;

@@ -91,11 +91,16 @@ pub fn plugins(session: &Session) -> Result<()> {
                 (false, true) => "LCP",
                 _ => "linear",
             };
-            let kinds = match (a.accepts_structured(), a.accepts_csr()) {
-                (true, true) => "grid+CSR",
-                (false, true) => "CSR",
-                _ => "grid",
-            };
+            let kinds = [
+                (a.accepts_structured(), "grid"),
+                (a.accepts_csr(), "CSR"),
+                (a.accepts_tallcell(), "tall-cell"),
+            ]
+            .iter()
+            .filter(|k| k.0)
+            .map(|k| k.1)
+            .collect::<Vec<_>>()
+            .join("+");
             let mpi = if a.supports_distributed() {
                 ", MPI"
             } else {

@@ -37,9 +37,10 @@
 //!
 //! # Problem kinds
 //! `solve` takes a kind tag and a pointer: [`PROBLEM_STRUCTURED`] ([`PressureProblem`], the
-//! 5/7-point stencil on a grid) or [`PROBLEM_CSR`] ([`CsrProblem`], a general sparse matrix).
+//! 5/7-point stencil on a grid), [`PROBLEM_CSR`] ([`CsrProblem`], a general sparse matrix) or
+//! [`PROBLEM_TALLCELL`] ([`TallCellProblem`], a CSR problem with its tall-cell geometry).
 //! An algorithm lists the kinds it accepts in its capability bits ([`CAP_STRUCTURED`],
-//! [`CAP_CSR`]); the host never hands it another kind.
+//! [`CAP_CSR`], [`CAP_TALLCELL`]); the host never hands it another kind.
 #![allow(non_camel_case_types)]
 
 mod distributed;
@@ -154,12 +155,18 @@ pub const CAP_LCP: u32 = 2;
 pub const CAP_STRUCTURED: u32 = 4;
 /// Capability bit: accepts [`PROBLEM_CSR`] problems.
 pub const CAP_CSR: u32 = 8;
+/// Capability bit: accepts [`PROBLEM_TALLCELL`] problems (appended in ABI 2: bits and kinds
+/// are only ever appended, and a host never hands an algorithm a kind it does not list).
+pub const CAP_TALLCELL: u32 = 16;
+/// Every problem-kind capability bit.
+pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL;
 /// Capability bit: solves structured problems on one rank's slab through the
 /// [`SUITE_DISTRIBUTED`] suite (see [`DistributedSuite`]); requires [`CAP_STRUCTURED`]. The host
-/// refuses an algorithm without it in a distributed run.
-pub const CAP_DISTRIBUTED: u32 = 16;
+/// refuses an algorithm without it in a distributed run (appended in ABI 2, like
+/// [`CAP_TALLCELL`]).
+pub const CAP_DISTRIBUTED: u32 = 32;
 /// Every capability bit of this version; the others are reserved and must be zero.
-pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED;
+pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_KINDS | CAP_DISTRIBUTED;
 
 /// Description of one algorithm a plugin offers.
 #[repr(C)]

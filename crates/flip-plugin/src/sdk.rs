@@ -36,6 +36,8 @@ pub mod services;
 mod state;
 /// Face fractions and the ghost-fluid coefficients: the stencil rule shared by host and solvers.
 pub mod stencil;
+/// The tall-cell problem kind.
+mod tallcell;
 
 pub use crate::abi::SolveStats;
 pub use csr::{CsrError, CsrProblem, OwnedCsr};
@@ -46,6 +48,7 @@ pub use params::{Algorithm, ParamKind, ParamSchema, Params};
 pub use problem::{Problem, ProblemError};
 pub use services::{cancelled, services, LogLevel, Services};
 pub use state::{StateReader, StateWriter};
+pub use tallcell::{OwnedTallGeometry, TallCellError, TallCellProblem, TallGeometry};
 
 /// Why a solve or an instance creation failed.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +86,21 @@ pub trait PressureSolver: Send {
         let _ = problem;
         Err(SolveError::Unsupported(
             "this algorithm takes structured problems only".into(),
+        ))
+    }
+
+    /// Solves a tall-cell problem in place. Only called for algorithms whose capabilities
+    /// include `CAP_TALLCELL`.
+    ///
+    /// # Errors
+    /// By default [`SolveError::Unsupported`].
+    fn solve_tallcell(
+        &mut self,
+        problem: &mut TallCellProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        let _ = problem;
+        Err(SolveError::Unsupported(
+            "this algorithm takes no tall-cell problems".into(),
         ))
     }
 

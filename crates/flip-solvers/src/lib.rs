@@ -29,4 +29,5 @@ pub mod multigrid;
 /// Solvers of the general sparse (CSR) problem kind: CG (Jacobi, IC(0)) and faer Cholesky/LU.
 pub mod sparse;
 /// Tolerance rule shared by every solver.
+pub mod tallcell;
 pub mod tolerance;

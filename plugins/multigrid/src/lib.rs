@@ -3,6 +3,7 @@
 //! - `mg-vcycle`: V-cycles iterated to the tolerance (Karlsson 2014, Alg. 8-9).
 //! - `mg-fullcycle`: full cycles (Karlsson 2014, Alg. 10; Chentanez & Müller 2011, Alg. 4).
 //! - `mgpcg`: CG preconditioned by one symmetric V-cycle (McAdams, Sifakis & Teran 2010).
+//! - `tall-mg`: full cycles on restricted tall-cell grids (Chentanez & Müller 2011).
 #![forbid(unsafe_code)]
 
 use flip_plugin::abi::{CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
@@ -110,12 +111,16 @@ impl SolverPlugin for MultigridPlugin {
             capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_DISTRIBUTED,
             params: schema!(1, 0),
         },
+        tallcell::ALGORITHM,
     ];
 
     fn create(
         algorithm: &Algorithm,
         params: &Params,
     ) -> Result<Box<dyn PressureSolver>, SolveError> {
+        if algorithm.name == tallcell::ALGORITHM.name {
+            return Ok(tallcell::create(params));
+        }
         let coarsening = match params.choice("coarsening") {
             "rediscretise" => Coarsening::Rediscretise,
             _ => Coarsening::Galerkin,
@@ -156,5 +161,6 @@ impl SolverPlugin for MultigridPlugin {
 
 flip_plugin::export_plugin!(MultigridPlugin, "multigrid", "Geometric multigrid");
 
+mod tallcell;
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use super::grid::{Lookup, Stagger, TallGrid};
 use super::sample::{value, value64, Outside};
 use super::state::TallLiquid;
 use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
-use flip_plugin::sdk::OwnedCsr;
+use flip_plugin::sdk::{OwnedCsr, OwnedTallGeometry, TallCellProblem};
 
 /// An assembled tall-cell pressure problem.
 #[derive(Clone, Debug)]
@@ -23,6 +23,41 @@ pub struct TallPressure {
     pub csr: OwnedCsr,
     /// Pascals per unit of the unknown (`ρ·Δx/Δt`).
     pub scale: f64,
+    /// The grid the system lives on (for solvers that take the tall-cell kind).
+    pub geometry: OwnedTallGeometry,
+}
+
+impl TallPressure {
+    /// The system with its grid, as a tall-cell problem.
+    pub fn tallcell(&mut self) -> TallCellProblem<'_> {
+        self.geometry.problem(&mut self.csr)
+    }
+}
+
+/// The geometry of the tall-cell problem kind: the grid's heights, each x face's solid top
+/// (the walls closed), φ at every sample and the sample of each row.
+fn geometry(liquid: &TallLiquid, cells: &[usize]) -> OwnedTallGeometry {
+    let g = &liquid.grid;
+    let face_top = (0..=g.columns)
+        .map(|f| match f {
+            0 => g.height as f32,
+            f if f == g.columns => g.height as f32,
+            f => g.terrain_face[f].max(g.terrain[f - 1].max(g.terrain[f]) as f32),
+        })
+        .collect();
+    let cells_u32 = |v: &[usize]| v.iter().map(|&c| c as u32).collect();
+    OwnedTallGeometry {
+        dimension: 2,
+        columns: [g.columns, 1],
+        regular: g.regular,
+        height: g.height,
+        dx: f64::from(g.dx),
+        terrain: cells_u32(&g.terrain),
+        tall: cells_u32(&g.tall),
+        face_top: [face_top, Vec::new()],
+        phi: liquid.phi.clone(),
+        row_sample: cells_u32(cells),
+    }
 }
 
 /// The four faces of cell sample (`i`, row `y`): open fraction and the neighbour's position.
@@ -165,7 +200,12 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         csr.cells.push(c);
     }
     csr.symmetric = is_symmetric(&csr);
-    TallPressure { csr, scale }
+    let geometry = geometry(liquid, &csr.cells);
+    TallPressure {
+        csr,
+        scale,
+        geometry,
+    }
 }
 
 /// Adds one face of the cell at `own` (a sample, or a row inside a tall cell: the mix of its

@@ -6,6 +6,10 @@ use std::ffi::c_void;
 pub const PROBLEM_STRUCTURED: u32 = 1;
 /// Kind tag of a [`CsrProblem`] (a general sparse matrix in compressed rows).
 pub const PROBLEM_CSR: u32 = 2;
+/// Kind tag of a [`TallCellProblem`] (a CSR problem with its tall-cell geometry). Kinds are
+/// appended: an algorithm sees a kind only when its capabilities list it, so older plugins
+/// never receive this one.
+pub const PROBLEM_TALLCELL: u32 = 3;
 
 /// Cell kinds as stored in [`PressureProblem::cell_kind`].
 pub const CELL_FLUID: u8 = 0;
@@ -117,6 +121,51 @@ pub struct CsrProblem {
     pub row_flags: *const u8,
     /// In: initial guess. Out: the solution. `rows` entries.
     pub pressure: *mut f64,
+}
+
+/// A pressure problem on a restricted tall-cell grid ([`PROBLEM_TALLCELL`], Chentanez & Müller
+/// 2011): the assembled system in `csr` (any CSR solver can take it alone) plus the geometry a
+/// geometric multigrid coarsens.
+///
+/// Columns stand on a height map, index `i + nx·k` (`nz = 1` in 2D). Each holds `regular + 2`
+/// samples at cell centres: slot 0 the tall cell's bottom (row `terrain`), slot 1 its top (row
+/// `terrain + tall − 1`), slot `s ≥ 2` the regular cell at row `terrain + tall + s − 2`; sample
+/// index `column·(regular + 2) + slot`. Inside a tall cell a quantity is the linear mix of its
+/// bottom and top. Solids: rows below `terrain` are solid; the face between two columns is open
+/// in row `y` by `clamp(y + 1 − top, 0, 1)` with `top` from `face_top_x/z` (the solid fraction
+/// of the face's cells), and the domain walls are closed; rows at or above `height` are outside
+/// (the lid). `phi` is the liquid level set at every sample (negative inside, metres); row `r`
+/// of `csr` is the unknown at sample `row_sample[r]`.
+#[repr(C)]
+pub struct TallCellProblem {
+    /// The assembled system, rows and unknowns as documented on [`CsrProblem`].
+    pub csr: CsrProblem,
+    /// 2 (columns along x) or 3 (columns on an x-z height map).
+    pub dimension: u32,
+    /// Columns along x and z (`[nx, 1]` in 2D).
+    pub columns: [u32; 2],
+    /// Regular cells per column (the paper's `B_y`).
+    pub regular: u32,
+    /// Domain height in cells (the lid).
+    pub height: u32,
+    /// Reserved, zero.
+    pub reserved: u32,
+    /// Cell size in metres.
+    pub dx: f64,
+    /// Terrain height per column, whole cells (`H`).
+    pub terrain: *const u32,
+    /// Tall-cell height per column in cells, at least 2 (`h`).
+    pub tall: *const u32,
+    /// Solid top of each x face in cells (fractional), `(nx + 1)·nz` entries, face
+    /// `f + (nx + 1)·k` between columns `f − 1` and `f`.
+    pub face_top_x: *const f32,
+    /// Solid top of each z face, `nx·(nz + 1)` entries, face `i + nx·k` between columns
+    /// `i + nx·(k − 1)` and `i + nx·k`; null in 2D.
+    pub face_top_z: *const f32,
+    /// Level set at every sample (metres, negative in the liquid).
+    pub phi: *const f32,
+    /// Sample of each row, `csr.rows` entries.
+    pub row_sample: *const u32,
 }
 
 /// Pointer to a problem of any kind, as `solve` receives it.

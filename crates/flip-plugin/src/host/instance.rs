@@ -10,7 +10,7 @@ use super::isolation::ChildSolver;
 use super::services::{CancelToken, LogLine};
 use super::{LoadedPlugin, PluginError};
 use crate::abi::{self, SolveStats};
-use crate::sdk::{check, CsrProblem, Problem};
+use crate::sdk::{check, CsrProblem, Problem, TallCellProblem};
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +37,8 @@ pub enum ProblemRef<'p, 'a> {
     Structured(&'p mut Problem<'a>),
     /// A general sparse matrix.
     Csr(&'p mut CsrProblem<'a>),
+    /// A sparse matrix with its tall-cell grid.
+    TallCell(&'p mut TallCellProblem<'a>),
 }
 
 /// Where the plugin's instance lives.
@@ -207,6 +209,7 @@ impl SolverInstance {
         let (cap, kind_name) = match &problem {
             ProblemRef::Structured(_) => (abi::CAP_STRUCTURED, "structured"),
             ProblemRef::Csr(_) => (abi::CAP_CSR, "CSR (sparse)"),
+            ProblemRef::TallCell(_) => (abi::CAP_TALLCELL, "tall-cell"),
         };
         if self.capabilities & cap == 0 {
             return Err(PluginError::UnsupportedKind {
@@ -234,6 +237,12 @@ impl SolverInstance {
                 p.validate().map_err(|e| bad(e.to_string()))?;
                 let stats = self.run_solve(ProblemRef::Csr(p))?;
                 self.check(check::csr(p), &stats)?;
+                Ok(stats)
+            }
+            ProblemRef::TallCell(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let stats = self.run_solve(ProblemRef::TallCell(p))?;
+                self.check(check::csr(&p.csr), &stats)?;
                 Ok(stats)
             }
         }
@@ -282,6 +291,7 @@ impl SolverInstance {
         match problem {
             ProblemRef::Structured(p) => self.run_solve(ProblemRef::Structured(p)),
             ProblemRef::Csr(p) => self.run_solve(ProblemRef::Csr(p)),
+            ProblemRef::TallCell(p) => self.run_solve(ProblemRef::TallCell(p)),
         }
     }
 
@@ -298,6 +308,10 @@ impl SolverInstance {
             ProblemRef::Csr(p) => {
                 let raw = p.to_abi();
                 self.call_solve(abi::PROBLEM_CSR, std::ptr::from_ref(&raw).cast())
+            }
+            ProblemRef::TallCell(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_TALLCELL, std::ptr::from_ref(&raw).cast())
             }
         }
     }

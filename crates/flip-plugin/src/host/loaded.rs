@@ -66,6 +66,11 @@ impl AlgorithmInfo {
     pub fn supports_distributed(&self) -> bool {
         self.capabilities & abi::CAP_DISTRIBUTED != 0
     }
+
+    /// Whether it accepts tall-cell problems (a CSR system with its geometry).
+    pub fn accepts_tallcell(&self) -> bool {
+        self.capabilities & abi::CAP_TALLCELL != 0
+    }
 }
 
 /// A plugin library that passed every check.

@@ -138,11 +138,9 @@ unsafe fn algorithm(d: &AlgorithmDesc, index: u32, plugin: &str) -> Result<Algor
             caps & !abi::CAP_ALL
         )));
     }
-    if caps & (abi::CAP_LINEAR | abi::CAP_LCP) == 0
-        || caps & (abi::CAP_STRUCTURED | abi::CAP_CSR) == 0
-    {
+    if caps & (abi::CAP_LINEAR | abi::CAP_LCP) == 0 || caps & abi::CAP_KINDS == 0 {
         return Err(what(
-            "capabilities must name a problem (linear/LCP) and a kind (structured/CSR)",
+            "capabilities must name a problem (linear/LCP) and a kind (structured/CSR/tall-cell)",
         ));
     }
     if caps & abi::CAP_DISTRIBUTED != 0 && caps & abi::CAP_STRUCTURED == 0 {

@@ -204,34 +204,41 @@ pub(crate) fn algorithm_values(
     Ok(out)
 }
 
-/// The solver instance for a node that poses general sparse (CSR) problems: refuses
-/// algorithms without the CSR capability, naming those that have it, and LCP-only ones.
-pub(crate) fn create_csr_solver(
+/// The solver instance (and whether it takes the tall-cell kind) for the tall-cell node, which poses general sparse (CSR) problems with
+/// their tall-cell geometry: refuses algorithms that take neither kind, naming those that
+/// do, and LCP-only ones.
+pub(crate) fn create_sparse_solver(
     plugins: &PluginSet,
     values: &ParamMap,
-) -> Result<SolverInstance, String> {
+) -> Result<(SolverInstance, bool), String> {
     let p = crate::params::Params(values);
     let name = p.text("solver").map_err(|e| e.to_string())?;
     let (plugin, info) = plugins
         .find(name)
         .map_err(|e| no_solver_message(&e, plugins))?;
-    if !info.accepts_csr() || !info.supports_linear() {
+    if !takes_sparse(info) {
         return Err(format!(
-            "solver `{name}` does not take general sparse (CSR) linear problems, which this \
-             node poses; CSR solvers: {}",
-            csr_solvers(plugins).join(", ")
+            "solver `{name}` takes neither general sparse (CSR) nor tall-cell linear problems, \
+             which this node poses; solvers that do: {}",
+            sparse_solvers(plugins).join(", ")
         ));
     }
     let values = algorithm_values(info, values)?;
-    SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string())
+    let solver = SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string())?;
+    Ok((solver, info.accepts_tallcell()))
 }
 
-/// Names of the algorithms that solve linear CSR problems.
-pub(crate) fn csr_solvers(plugins: &PluginSet) -> Vec<String> {
+/// Whether an algorithm solves linear CSR or tall-cell problems.
+fn takes_sparse(info: &AlgorithmInfo) -> bool {
+    (info.accepts_csr() || info.accepts_tallcell()) && info.supports_linear()
+}
+
+/// Names of the algorithms that solve linear CSR or tall-cell problems.
+pub(crate) fn sparse_solvers(plugins: &PluginSet) -> Vec<String> {
     plugins
         .algorithms()
         .into_iter()
-        .filter(|(_, a)| a.accepts_csr() && a.supports_linear())
+        .filter(|(_, a)| takes_sparse(a))
         .map(|(n, _)| n)
         .collect()
 }

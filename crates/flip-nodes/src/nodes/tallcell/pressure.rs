@@ -1,28 +1,36 @@
 //! The pressure solve of tall-cell water (the paper's PP stage): the point-wise Laplacian
-//! with ghost-fluid surface and solid fractions, posed as a general sparse (CSR) problem and
-//! solved by a plugin algorithm with the CSR capability (the node refuses others at creation).
+//! with ghost-fluid surface and solid fractions, posed as a general sparse (CSR) problem with
+//! its tall-cell geometry: an algorithm with the tall-cell capability gets both (the paper's
+//! multigrid), one with only the CSR capability the system (the node refuses others at
+//! creation).
 use crate::nodes::common::{failed, spec};
 use crate::nodes::pressure::params;
 use flip_core::tallcell::pressure::{apply, assemble};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, Value,
 };
-use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
+use flip_plugin::host::{PluginSet, ProblemRef, SolveLimits, SolverInstance};
 use std::sync::Arc;
 use std::time::Instant;
 
 struct TallPressureSolve {
     solver: SolverInstance,
+    /// The algorithm takes the tall-cell kind (else the CSR system alone).
+    tallcell: bool,
     time_limit: Option<std::time::Duration>,
 }
 
 impl TallPressureSolve {
     fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, NodeError> {
-        let solver = params::create_csr_solver(plugins, init.params)
+        let (solver, tallcell) = params::create_sparse_solver(plugins, init.params)
             .map_err(|e| NodeError::param("solver", e))?;
         let time_limit = params::time_limit(&crate::params::Params(init.params))
             .map_err(|e| NodeError::param("time_limit", e))?;
-        Ok(Self { solver, time_limit })
+        Ok(Self {
+            solver,
+            tallcell,
+            time_limit,
+        })
     }
 }
 
@@ -38,10 +46,13 @@ impl Node for TallPressureSolve {
             ..SolveLimits::default()
         });
         let start = Instant::now();
-        let stats = self
-            .solver
-            .solve_csr(&mut problem.csr.view())
-            .map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        let solved = if self.tallcell {
+            self.solver
+                .solve_any(ProblemRef::TallCell(&mut problem.tallcell()))
+        } else {
+            self.solver.solve_csr(&mut problem.csr.view())
+        };
+        let stats = solved.map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
         io.stat("solve_ms", start.elapsed().as_secs_f64() * 1e3);
         let max_div = apply(l, &problem);
         io.stat("iterations", f64::from(stats.iterations));
@@ -63,7 +74,7 @@ impl Node for TallPressureSolve {
 
 /// Preferred CSR solver: the direct solve (the operator is unsymmetric with tall cells).
 fn default_solver(plugins: &PluginSet) -> String {
-    let names = params::csr_solvers(plugins);
+    let names = params::sparse_solvers(plugins);
     ["direct/cholesky", "pcg/bicgstab"]
         .iter()
         .find(|p| names.iter().any(|n| n == *p))
@@ -84,15 +95,16 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         "Projects the tall-cell liquid's velocity: the paper's point-wise Laplacian and \
          divergence at every liquid sample (neighbours inside tall cells read as the mix of \
          their bottom and top), p = 0 at the level set's zero (ghost fluid) and solid faces by \
-         their open fraction, posed as a general sparse (CSR) problem. The solver must take CSR \
-         problems; with tall cells the matrix is unsymmetric (CG refuses it).",
+         their open fraction, posed as a general sparse (CSR) problem with its tall-cell grid. The solver must take CSR \
+         or tall-cell problems (multigrid/tall-mg: the paper's multigrid); with tall cells the \
+         matrix is unsymmetric (CG refuses it).",
         vec![super::port("the liquid after forces")],
         vec![super::port("the projected liquid (pressure in Pa)")],
         vec![
             ParamSpec::choice(
                 "solver",
                 "Solver",
-                "plugin algorithm taking CSR problems",
+                "plugin algorithm taking CSR or tall-cell problems",
                 &choices,
                 &default,
             ),

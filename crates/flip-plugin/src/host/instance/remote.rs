@@ -74,6 +74,14 @@ impl SolverInstance {
         &mut self,
         problem: &mut ProblemRef<'_, '_>,
     ) -> Result<SolveStats, PluginError> {
+        if let ProblemRef::TallCell(_) = problem {
+            // The shared-memory layout carries structured and CSR problems only.
+            return Err(PluginError::UnsupportedKind {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+                kind: "tall-cell (in an isolated process; solve it in-process)",
+            });
+        }
         let Backend::Child(child) = &mut self.backend else {
             unreachable!("remote solve on a local instance");
         };

@@ -93,6 +93,8 @@ impl ChildSolver {
         let meta = match problem {
             ProblemRef::Structured(p) => shm::structured_meta(p),
             ProblemRef::Csr(p) => shm::csr_meta(p),
+            // Refused before this call (`remote_solve`); the system alone is what would travel.
+            ProblemRef::TallCell(p) => shm::csr_meta(&p.csr),
         };
         let (offsets, total) = shm::plan(&meta);
         self.map(total)?;
@@ -100,6 +102,7 @@ impl ChildSolver {
         match problem {
             ProblemRef::Structured(p) => shm::write_structured(seg, &offsets, p),
             ProblemRef::Csr(p) => shm::write_csr(seg, &offsets, p),
+            ProblemRef::TallCell(p) => shm::write_csr(seg, &offsets, &p.csr),
         }
         seg.cancel_flag().store(0, Ordering::SeqCst);
         self.send(&Request::Solve(meta))?;
@@ -109,6 +112,7 @@ impl ChildSolver {
             let pressure = match problem {
                 ProblemRef::Structured(p) => &mut *p.pressure,
                 ProblemRef::Csr(p) => &mut *p.pressure,
+                ProblemRef::TallCell(p) => &mut *p.csr.pressure,
             };
             shm::read_pressure(seg, &offsets, pressure);
         }

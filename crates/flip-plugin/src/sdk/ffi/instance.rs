@@ -3,7 +3,9 @@
 use super::{guarded, Instance};
 use crate::abi::{self, ErrorBuf, HostServices, SolveStats};
 use crate::sdk::services::{cancelled, with_services};
-use crate::sdk::{state, CsrProblem, Problem, SolveError, StateReader, StateWriter};
+use crate::sdk::{
+    state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem,
+};
 use std::ffi::c_void;
 
 /// The instance behind a handle, or an error for a null one.
@@ -46,6 +48,13 @@ unsafe fn dispatch(
             // SAFETY: as above.
             let mut view = unsafe { CsrProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
             inst.solver.solve_csr(&mut view)
+        }
+        abi::PROBLEM_TALLCELL if caps & abi::CAP_TALLCELL != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::TallCellProblem>() };
+            // SAFETY: as above.
+            let mut view = unsafe { TallCellProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve_tallcell(&mut view)
         }
         _ => Err(SolveError::Unsupported(format!(
             "algorithm `{}` does not accept problem kind {kind}",

@@ -1,0 +1,148 @@
+//! The point-wise Laplacian of a tall-cell level (the rule of the host's tall-cell assembly,
+//! re-discretised on each coarse level): every liquid sample couples to its neighbours through
+//! the paper's rule, the free surface by the ghost-fluid weight (Gibou et al. 2002) and solid
+//! faces by their open fraction (`flip_plugin::sdk::stencil`); a tall cell's bottom row is the
+//! divergence of the gradient over the block of its cells below the top one.
+
+use super::grid::{Grid, Look};
+use flip_plugin::sdk::stencil::dirichlet_weight;
+use flip_plugin::sdk::CsrProblem;
+
+/// A square sparse matrix in compressed rows, with each row's diagonal at hand.
+#[derive(Clone, Debug, Default)]
+pub struct Sparse {
+    /// Row starts.
+    pub row_ptr: Vec<usize>,
+    /// Columns, increasing per row.
+    pub col: Vec<u32>,
+    /// Values.
+    pub val: Vec<f64>,
+    /// The diagonal.
+    pub diag: Vec<f64>,
+}
+
+impl Sparse {
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.diag.len()
+    }
+
+    /// Appends a row from `(column, value)` entries (any order, repeats summed).
+    pub fn push_row(&mut self, mut entries: Vec<(u32, f64)>) {
+        let r = self.rows() as u32;
+        entries.sort_unstable_by_key(|e| e.0);
+        entries.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+        if self.row_ptr.is_empty() {
+            self.row_ptr.push(0);
+        }
+        let d = entries.iter().find(|e| e.0 == r).map_or(0.0, |e| e.1);
+        self.col.extend(entries.iter().map(|e| e.0));
+        self.val.extend(entries.iter().map(|e| e.1));
+        self.row_ptr.push(self.col.len());
+        self.diag.push(d);
+    }
+
+    /// A copy of a problem's matrix.
+    pub fn from_csr(p: &CsrProblem<'_>) -> Self {
+        let mut m = Self::default();
+        for r in 0..p.rows() {
+            m.push_row(p.row(r).map(|(c, v)| (c as u32, v)).collect());
+        }
+        m
+    }
+
+    /// `Σ_c A[r][c]·x[c]` over the row's off-diagonal entries.
+    #[inline]
+    pub fn off_dot(&self, r: usize, x: &[f64]) -> f64 {
+        (self.row_ptr[r]..self.row_ptr[r + 1])
+            .filter(|&e| self.col[e] as usize != r)
+            .map(|e| self.val[e] * x[self.col[e] as usize])
+            .sum()
+    }
+
+    /// `out = b − A x`.
+    pub fn residual(&self, b: &[f64], x: &[f64], out: &mut [f64]) {
+        for (r, o) in out.iter_mut().enumerate() {
+            *o = b[r] - self.diag[r] * x[r] - self.off_dot(r, x);
+        }
+    }
+}
+
+/// The level's matrix (`scale` times the unit stencil), rows in the order of `row_of`.
+pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
+    let mut m = Sparse::default();
+    for (sample, &r) in row_of.iter().enumerate() {
+        if r == u32::MAX {
+            continue;
+        }
+        let (c, s) = (sample / g.slots(), sample % g.slots());
+        let (i, k) = (c % g.columns[0], c / g.columns[0]);
+        let y = g.row(c, s) as i64;
+        let own = g.lookup(c, y);
+        let mut row = vec![(r, 0.0f64)];
+        let block = s == 0 && g.tall[c] > 2;
+        let below = if y > g.terrain[c] as i64 { 1.0 } else { 0.0 };
+        let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
+        for (w, ny) in [(below, y - 1), (above, y + 1)] {
+            if w > 0.0 {
+                couple(g, row_of, (own, w), g.lookup(c, ny), &mut row);
+            }
+        }
+        let rows = if block {
+            let h0 = g.terrain[c] as i64;
+            h0..h0 + g.tall[c] as i64 - 1
+        } else {
+            y..y + 1
+        };
+        for yy in rows {
+            let own = g.lookup(c, yy);
+            let (sides, count) = g.sides(i, k, yy);
+            for &(w, nb) in &sides[..count] {
+                if w > 0.0 {
+                    couple(g, row_of, (own, w), g.lookup(nb, yy), &mut row);
+                }
+            }
+        }
+        for e in &mut row {
+            e.1 *= scale;
+        }
+        m.push_row(row);
+    }
+    m
+}
+
+/// Adds one face of the cell at `own` with open fraction `w` towards `nb` to `row`: the
+/// ghost-fluid Dirichlet term towards air, else `w·(p_own − p_nb)`, each side spread over the
+/// unknowns of its mix.
+fn couple(g: &Grid, row_of: &[u32], (own, w): (Look, f32), nb: Look, row: &mut Vec<(u32, f64)>) {
+    let phi_c = g.phi_at(own) as f32;
+    let phi_n = g.phi_at(nb) as f32;
+    // Summed in place: a tall cell's block row gathers a few columns from many faces.
+    let mut add = |look: Look, coef: f64| {
+        if let Look::Mix(parts) = look {
+            for (sample, weight) in parts {
+                let col = row_of[sample];
+                if weight == 0.0 || col == u32::MAX {
+                    continue;
+                }
+                match row.iter_mut().find(|e| e.0 == col) {
+                    Some(e) => e.1 += coef * weight,
+                    None => row.push((col, coef * weight)),
+                }
+            }
+        }
+    };
+    match nb {
+        Look::Mix(_) if phi_n < 0.0 => {
+            add(own, f64::from(w));
+            add(nb, -f64::from(w));
+        }
+        _ => add(own, f64::from(dirichlet_weight(w, phi_c, phi_n.max(0.0)))),
+    }
+}
