@@ -111,6 +111,9 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
                     .collect::<Vec<_>>(),
             )?;
         }
+        for run in variants.runs() {
+            warn_events(&run.spec.name, &run.last_steps);
+        }
         show_frame(frame, frames);
     }
     println!();
@@ -155,6 +158,14 @@ fn variant_sim(
         sim.set_probes(&[(id.as_str(), "solids")]);
     }
     Ok(sim)
+}
+
+/// What a variant's nodes told the user in its last frame, on stderr.
+fn warn_events(variant: &str, steps: &[flip_graph::StepReport]) {
+    for (node, event) in steps.iter().flat_map(|s| &s.events) {
+        let node = flip_plugin::sanitize(node);
+        eprintln!("\nwarning: variant `{variant}`, node `{node}`: {event}");
+    }
 }
 
 fn show_frame(frame: u32, frames: u32) {

@@ -4,7 +4,7 @@
 //! baseline) and its preview panels.
 
 use super::sweep::{graph_hash, task_dir, SweepPlan};
-use super::{preview, show_frame, variant_sim};
+use super::{preview, show_frame, variant_sim, warn_events};
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use flip_graph::compare::{Lockstep, VariantReport};
@@ -78,6 +78,7 @@ pub fn run_task(session: &Session, dir: &Path, k: usize) -> Result<()> {
         variants.advance();
         let frame = variants.frame();
         let run = &variants.runs()[0];
+        warn_events(&spec.name, &run.last_steps);
         if let Some(sim) = &run.sim {
             if let Some(p) = sim.particles() {
                 write_positions(&positions_path(&tdir, frame), &p.pos)?;

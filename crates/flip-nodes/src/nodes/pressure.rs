@@ -42,7 +42,7 @@ impl PressureSolve {
     fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, NodeError> {
         let p = Params(init.params);
         let separating = p.text("boundary")? == "separating";
-        let solvers = solvers::Solvers::new(plugins, init.params, separating, init.id)?;
+        let solvers = solvers::Solvers::new(plugins, init.params, separating)?;
         let geometry = match p.text("geometry").unwrap_or("variational") {
             "voxelized" => Geometry::Voxelized,
             _ => Geometry::Variational,
@@ -102,7 +102,11 @@ impl Node for PressureSolve {
             cancel: Some(ctx.cancel.clone().into()),
         };
         let start = Instant::now();
-        let stats = self.solvers.solve(&mut view, limits)?;
+        let solved = self.solvers.solve(&mut view, limits);
+        for event in self.solvers.take_events() {
+            io.event(event);
+        }
+        let stats = solved?;
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         if self.warm_start {
             self.previous.clone_from(&sys.pressure);

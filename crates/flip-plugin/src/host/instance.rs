@@ -6,7 +6,7 @@ mod state;
 mod watchdog;
 
 use super::isolation::ChildSolver;
-use super::services::{CancelToken, LogLine};
+use super::services::{CancelToken, LogLine, ServiceListener};
 use super::{LoadedPlugin, PluginError};
 use crate::abi::{self, SolveStats};
 use crate::sdk::{check, CsrProblem, Problem};
@@ -55,6 +55,7 @@ pub struct SolverInstance {
     limits: SolveLimits,
     logs: Vec<LogLine>,
     progress: f64,
+    listener: Option<ServiceListener>,
     /// The parameter values it was created with.
     params: Vec<(String, f64)>,
 }
@@ -100,6 +101,7 @@ impl SolverInstance {
             limits: SolveLimits::default(),
             logs,
             progress: 0.0,
+            listener: None,
             params: params.to_vec(),
         }
     }
@@ -138,6 +140,14 @@ impl SolverInstance {
     /// Sets the limits of the following solves.
     pub fn set_limits(&mut self, limits: SolveLimits) {
         self.limits = limits;
+    }
+
+    /// Tells `listener` what the plugin logs and reports as progress during the following
+    /// solves, as it happens: in this process from the plugin's call, and for an isolated
+    /// instance as the child forwards it over the channel (so lines logged before a crash or a
+    /// hang arrive too).
+    pub fn set_listener(&mut self, listener: Option<ServiceListener>) {
+        self.listener = listener;
     }
 
     /// The fraction done the plugin last reported through the progress service.
