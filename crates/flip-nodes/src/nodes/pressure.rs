@@ -119,6 +119,10 @@ impl Node for PressureSolve {
         io.stat("initial_residual", stats.initial_residual);
         io.stat("converged", f64::from(stats.converged));
         io.stat("solve_ms", solve_ms);
+        if let Some(t) = self.solvers.active().last_transfer() {
+            // isolated: shared-memory copies, part of solve_ms
+            io.stat("transfer_ms", t.as_secs_f64() * 1e3);
+        }
         let mut div = Grid3::new(0, 0, 0, 0.0f32);
         divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.

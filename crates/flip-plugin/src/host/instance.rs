@@ -56,6 +56,8 @@ pub struct SolverInstance {
     logs: Vec<LogLine>,
     progress: f64,
     listener: Option<ServiceListener>,
+    /// Shared-memory transfer time of the last isolated solve.
+    transfer: Option<Duration>,
     /// The parameter values it was created with.
     params: Vec<(String, f64)>,
 }
@@ -102,6 +104,7 @@ impl SolverInstance {
             logs,
             progress: 0.0,
             listener: None,
+            transfer: None,
             params: params.to_vec(),
         }
     }
@@ -148,6 +151,12 @@ impl SolverInstance {
     /// hang arrive too).
     pub fn set_listener(&mut self, listener: Option<ServiceListener>) {
         self.listener = listener;
+    }
+
+    /// For an isolated instance, the time its last solve spent bringing the problem into the
+    /// shared memory and the solution out (part of the solve's wall time); `None` in-process.
+    pub fn last_transfer(&self) -> Option<Duration> {
+        self.transfer
     }
 
     /// The fraction done the plugin last reported through the progress service.

@@ -66,7 +66,10 @@ impl SolverInstance {
         let limits = self.limits.clone();
         child.listener = self.listener.clone();
         let waited = match child.solve(problem, &limits) {
-            Ok(w) => w,
+            Ok(w) => {
+                self.transfer = Some(child.last_transfer);
+                w
+            }
             Err(f) => {
                 // What the plugin logged before the child died or hung came over live.
                 self.logs = child.take_live_logs();

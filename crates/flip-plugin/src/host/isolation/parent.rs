@@ -42,6 +42,8 @@ pub(crate) struct ChildSolver {
     pub listener: Option<ServiceListener>,
     /// The lines forwarded during the current call.
     live: Vec<LogLine>,
+    /// Time the last solve spent bringing the problem into the mapping and the pressure out.
+    pub last_transfer: Duration,
 }
 
 impl ChildSolver {
@@ -73,6 +75,7 @@ impl ChildSolver {
             failure: None,
             listener: None,
             live: Vec::new(),
+            last_transfer: Duration::ZERO,
         };
         let create = Request::Create {
             plugin: plugin.path.clone(),
@@ -103,12 +106,14 @@ impl ChildSolver {
         };
         let (offsets, total) = shm::plan(&meta);
         self.map(total)?;
+        let transfer = Instant::now();
         let seg = self.segment.as_ref().expect("mapped");
         match problem {
             ProblemRef::Structured(p) => shm::write_structured(seg, &offsets, p),
             ProblemRef::Csr(p) => shm::write_csr(seg, &offsets, p),
         }
         seg.cancel_flag().store(0, Ordering::SeqCst);
+        self.last_transfer = transfer.elapsed();
         self.send(&Request::Solve(meta))?;
         let waited = self.wait(Some(limits))?;
         if matches!(waited.reply.result, Ok(Answer::Solved(_))) {
@@ -117,7 +122,9 @@ impl ChildSolver {
                 ProblemRef::Structured(p) => &mut *p.pressure,
                 ProblemRef::Csr(p) => &mut *p.pressure,
             };
+            let back = Instant::now();
             shm::read_pressure(seg, &offsets, pressure);
+            self.last_transfer += back.elapsed();
         }
         Ok(waited)
     }
