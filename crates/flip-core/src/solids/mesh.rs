@@ -2,8 +2,11 @@
 //! BVH) with the sign of the generalised winding number (Jacobson et al. 2013), so a mesh with
 //! small holes still has a well-defined inside. The winding number is evaluated with the fast
 //! approximation of Barill et al. 2018 (far nodes as dipoles, exact near the query point).
+//! [`MeshSdf::cached`] adds a grid of sampled distances ([`SdfGrid`]) that answers the queries
+//! away from the surface; those near it stay exact.
 
 use super::bvh::Bvh;
+use super::sdf_grid::SdfGrid;
 use crate::surface::TriMesh;
 use glam::Vec3;
 use std::sync::Arc;
@@ -15,6 +18,7 @@ pub struct MeshSdf {
     lo: Vec3,
     hi: Vec3,
     triangles: usize,
+    cache: Option<SdfGrid>,
 }
 
 impl MeshSdf {
@@ -34,11 +38,43 @@ impl MeshSdf {
             bvh: Bvh::new(tris),
             lo,
             hi,
+            cache: None,
         }
     }
 
-    /// Signed distance of `p` (negative inside: winding number above ½).
+    /// Prepares `mesh` and samples its signed distance with spacing `h` over the box
+    /// `around` (rest-frame coordinates), grown to hold the mesh's bounds with a margin of
+    /// three cells; in 2D only the cut plane ([`MeshShape::flat`]). [`MeshSdf::distance`] then
+    /// reads the grid wherever it is exact enough (see [`SdfGrid`]: farther than a cell
+    /// diagonal from the surface), else evaluates.
+    pub fn cached(mesh: &TriMesh, around: (Vec3, Vec3), h: f32, is_2d: bool) -> Self {
+        let mut sdf = Self::new(mesh);
+        let margin = Vec3::splat(3.0 * h);
+        let (mut lo, mut hi) = (around.0.min(sdf.lo - margin), around.1.max(sdf.hi + margin));
+        if is_2d {
+            let mid = 0.5 * (sdf.lo.z + sdf.hi.z);
+            (lo.z, hi.z) = (mid, mid);
+        }
+        sdf.cache = Some(SdfGrid::build(lo, hi, h, |p| sdf.exact_distance(p)));
+        sdf
+    }
+
+    /// The grid of cached distances, if any.
+    pub fn cache(&self) -> Option<&SdfGrid> {
+        self.cache.as_ref()
+    }
+
+    /// Signed distance of `p` (negative inside: winding number above ½): from the cache
+    /// where it is trusted, else [`MeshSdf::exact_distance`].
     pub fn distance(&self, p: Vec3) -> f32 {
+        self.cache
+            .as_ref()
+            .and_then(|c| c.sample(p))
+            .unwrap_or_else(|| self.exact_distance(p))
+    }
+
+    /// Signed distance of `p` evaluated on the mesh (closest triangle, winding-number sign).
+    pub fn exact_distance(&self, p: Vec3) -> f32 {
         let d = self.bvh.distance(p);
         if self.winding_number(p) > 0.5 {
             -d
