@@ -3,13 +3,15 @@
 //! hanging solve fails the step with a clear message; plugin messages and logs cross the
 //! boundary sanitised; the fallback solver takes over; the children are always reaped.
 
-use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
-use flip_plugin::host::{default_plugin_dirs, ChildCommand, PluginSet, SolverInstance};
+use flip_graph::{GraphDoc, NodeEvent, ParamValue::*, Simulation, Value};
+use flip_plugin::host::{
+    default_plugin_dirs, ChildCommand, PluginSet, ServiceEvent, SolveLimits, SolverInstance,
+};
 use flip_plugin::sdk::OwnedCsr;
 use flip_solvers::fixtures::{self, Scene};
 use flipgraph_tests::{graph, graphs_dir, hostile_copy, set, stat};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The bundled plugins (plus `extra`), with the test's solver child.
@@ -187,6 +189,12 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
         assert!(e.contains("pressure") && e.contains(&expected), "{e}");
         assert!(frame >= 1, "earlier frames finished: {frame}");
     }
+    // What the child logged before dying came over live (no reply ever came).
+    let (e, _) = hostile_run("crash-segv", &[]);
+    assert!(
+        e.contains("plugin log: crash-segv starts misbehaving"),
+        "{e}"
+    );
     let start = Instant::now();
     let (e, _) = hostile_run("ignore-cancel", &[("time_limit", Number(0.1))]);
     assert!(
@@ -197,6 +205,10 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
         start.elapsed() < Duration::from_secs(10),
         "{:?}",
         start.elapsed()
+    );
+    assert!(
+        e.contains("plugin log: ignore-cancel starts misbehaving"),
+        "{e}"
     );
     let (e, _) = hostile_run("sleep", &[("time_limit", Number(0.1))]);
     assert!(
@@ -218,6 +230,46 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
 }
 
 #[test]
+fn an_isolated_solvers_logs_and_progress_reach_the_host_while_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = plugins(Some(&hostile_copy(dir.path(), "ok", "hostile")));
+    let (plugin, _) = plugins.find("hostile/sleep").unwrap();
+    let params = [("fail_after".to_string(), 0.0)];
+    let mut solver = SolverInstance::create_isolated(plugin, "sleep", &params, &child()).unwrap();
+    let heard: Arc<Mutex<Vec<(Duration, ServiceEvent)>>> = Arc::default();
+    let start = Instant::now();
+    let sink = heard.clone();
+    solver.set_listener(Some(Arc::new(move |e: &ServiceEvent| {
+        sink.lock().unwrap().push((start.elapsed(), e.clone()));
+    })));
+    solver.set_limits(SolveLimits {
+        time_limit: Some(Duration::from_millis(800)),
+        cancel: None,
+    });
+    let mut p = fixtures::build(Scene::AirBubbles, [12, 10, 1], 1);
+    let err = solver.solve(&mut p.view()).unwrap_err().to_string();
+    let returned = start.elapsed();
+    assert!(err.contains("time limit"), "{err}");
+    let heard = heard.lock().unwrap();
+    let at = |want: &dyn Fn(&ServiceEvent) -> bool| {
+        heard
+            .iter()
+            .find(|(_, e)| want(e))
+            .map(|(t, _)| *t)
+            .unwrap_or_else(|| panic!("not heard: {heard:?}"))
+    };
+    let logged = at(&|e| matches!(e, ServiceEvent::Log(l) if l.text == "sleep starts misbehaving"));
+    let progressed = at(&|e| *e == ServiceEvent::Progress(0.25));
+    // Both arrived while the solve was still sleeping, long before it was stopped.
+    for t in [logged, progressed] {
+        assert!(
+            t + Duration::from_millis(500) < returned,
+            "{t:?} vs {returned:?}"
+        );
+    }
+}
+
+#[test]
 fn the_fallback_solver_takes_over_when_the_isolated_child_dies() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = plugins(Some(&hostile_copy(dir.path(), "ok", "hostile")));
@@ -236,8 +288,10 @@ fn the_fallback_solver_takes_over_when_the_isolated_child_dies() {
     );
     let (mut sim, _out) = simulation(&doc, &plugins);
     let mut on_fallback = Vec::new();
+    let mut events = Vec::new();
     for _ in 0..4 {
         for report in sim.advance_frame().unwrap_or_else(|e| panic!("{e}")) {
+            events.extend(report.events.iter().map(|e| (on_fallback.len(), e.clone())));
             let flag = stat(&sim, &report, "pressure", "on_fallback").unwrap();
             let converged = stat(&sim, &report, "pressure", "converged").unwrap();
             assert!(
@@ -256,6 +310,31 @@ fn the_fallback_solver_takes_over_when_the_isolated_child_dies() {
         on_fallback[first..].iter().all(|&f| f == 1.0),
         "{on_fallback:?}"
     );
+    // One typed event, in the step of the switch, naming node, plugin and reason.
+    let [(
+        step,
+        (
+            node,
+            NodeEvent::SolverFallback {
+                plugin,
+                algorithm,
+                fallback,
+                reason,
+            },
+        ),
+    )] = &events[..]
+    else {
+        panic!("{events:?}")
+    };
+    assert_eq!(
+        (*step, node.as_str(), plugin.as_str()),
+        (first, "pressure", "hostile")
+    );
+    assert_eq!(
+        (algorithm.as_str(), fallback.as_str()),
+        ("crash-segv", "pcg/mic0-pcg")
+    );
+    assert!(reason.contains("SIGSEGV"), "{reason}");
     assert_eq!(lingering_zombies(), 0);
     // Without a fallback the same graph stops.
     set(&mut doc, "pressure", "fallback_solver", Text("none".into()));

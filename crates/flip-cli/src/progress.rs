@@ -105,6 +105,28 @@ impl Progress {
         );
     }
 
+    /// What nodes told the user in these steps: a warning line each, or with `--progress json`
+    /// a typed event each (`"event": "solver_fallback"`, with `node`, `frame`, `substep` and
+    /// the event's fields).
+    pub fn node_events(&self, reports: &[StepReport]) {
+        for r in reports {
+            for (node, event) in &r.events {
+                match self.mode {
+                    ProgressMode::Bar => self.bar.suspend(|| {
+                        eprintln!("warning: node `{}`: {event}", flip_plugin::sanitize(node));
+                    }),
+                    ProgressMode::Json => {
+                        let mut body = serde_json::to_value(event).unwrap_or_default();
+                        body["node"] = json!(node);
+                        body["frame"] = json!(r.frame + 1);
+                        body["substep"] = json!(r.substep);
+                        println!("{body}");
+                    }
+                }
+            }
+        }
+    }
+
     /// A checkpoint was written.
     pub fn checkpoint(&self, frame: u32, path: &Path) {
         self.emit("checkpoint", json!({"frame": frame, "path": path}));

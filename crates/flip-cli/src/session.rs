@@ -16,6 +16,10 @@ pub struct Session {
     pub registry: NodeRegistry,
     /// Folders searched for plugins.
     pub dirs: Vec<PathBuf>,
+    /// The `--plugin-dir` folders given (a sweep's tasks are started with them again).
+    pub extra_dirs: Vec<PathBuf>,
+    /// Whether `--allow-plugin-override` was given.
+    pub allow_override: bool,
 }
 
 impl Session {
@@ -41,6 +45,8 @@ impl Session {
             plugins,
             registry,
             dirs,
+            extra_dirs: extra.to_vec(),
+            allow_override,
         }
     }
 

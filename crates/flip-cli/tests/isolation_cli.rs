@@ -183,3 +183,55 @@ fn validate_checks_the_isolation_parameters() {
         text(&lcp)
     );
 }
+
+#[test]
+fn the_switch_to_the_fallback_is_a_typed_progress_event() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let o = flipgraph(dir.path(), cache.path())
+        .args(run_args(out.path(), "hostile/crash-segv"))
+        .args([
+            "--progress",
+            "json",
+            "--set",
+            "pressure.fallback_solver=pcg/mic0-pcg",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let switched: Vec<_> = events
+        .iter()
+        .filter(|e| e["event"] == "solver_fallback")
+        .collect();
+    assert_eq!(switched.len(), 1, "{events:?}");
+    let e = switched[0];
+    assert_eq!(
+        (
+            &e["node"],
+            &e["plugin"],
+            &e["algorithm"],
+            &e["fallback"],
+            &e["frame"]
+        ),
+        (
+            &"pressure".into(),
+            &"hostile".into(),
+            &"crash-segv".into(),
+            &"pcg/mic0-pcg".into(),
+            &3.into()
+        ),
+        "{e}"
+    );
+    assert!(e["reason"].as_str().unwrap().contains("SIGSEGV"), "{e}");
+    // Not as text on stderr instead.
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("fallback"),
+        "{}",
+        text(&o)
+    );
+}

@@ -14,10 +14,12 @@ pub mod import;
 mod mask;
 mod mesh;
 pub mod motion;
+mod sdf_grid;
 mod velocity;
 pub use import::{load_mesh, load_triangles, ImportedMesh, MeshImportError};
 pub use mesh::{MeshSdf, MeshShape};
 pub use motion::{Keyframe, Motion, MotionError, Placement};
+pub use sdf_grid::SdfGrid;
 use serde::{Deserialize, Serialize};
 
 /// Primitive solid shapes.

@@ -7,7 +7,7 @@ mod lockstep;
 mod metrics;
 
 pub use lockstep::{default_jobs, Lockstep, VariantRun};
-pub use metrics::{FrameMetrics, VariantReport};
+pub use metrics::{rms_distance, FrameMetrics, VariantReport};
 
 use crate::doc::GraphDoc;
 
@@ -26,7 +26,7 @@ pub enum CompareError {
 }
 
 /// A variant: a name and `node.param=value` overrides of the base graph.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct VariantSpec {
     /// Name (letters, digits, `-`, `_`).
     pub name: String,

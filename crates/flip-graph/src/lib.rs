@@ -43,7 +43,7 @@ pub mod value;
 pub use compile::{compile, ExecPlan};
 pub use doc::{EdgeDoc, GraphDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
 pub use error::{GraphError, RunError};
-pub use node::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeState};
+pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState};
 pub use registry::{NodeKind, NodePack, NodeRegistry};
 pub use runner::checkpoint::{
     decode_state, encode_state, Checkpoint, CheckpointError, Snapshot, CHECKPOINT_VERSION,

@@ -89,6 +89,37 @@ impl From<&str> for NodeError {
     }
 }
 
+/// Something a node tells the user during an evaluation, typed so that front ends can show or
+/// forward it (`run --progress json` writes it as an event of its own).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum NodeEvent {
+    /// The isolated solver failed; `fallback` solves this step and the rest of the run.
+    SolverFallback {
+        /// The failed solver's plugin id.
+        plugin: String,
+        /// Its algorithm.
+        algorithm: String,
+        /// `plugin/algorithm` of the fallback.
+        fallback: String,
+        /// What happened (sanitised).
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for NodeEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::SolverFallback {
+                reason, fallback, ..
+            } => write!(
+                f,
+                "{reason}; this step and the rest of the run are solved with the fallback `{fallback}`"
+            ),
+        }
+    }
+}
+
 /// A node's inputs, outputs and reported statistics for one evaluation, by port name.
 #[derive(Debug, Default)]
 pub struct NodeIo {
@@ -100,6 +131,8 @@ pub struct NodeIo {
     pub stats: Vec<(String, f64)>,
     /// Files this evaluation wrote (output nodes), for the run manifest.
     pub files: Vec<PathBuf>,
+    /// What the node told the user in this evaluation.
+    pub events: Vec<NodeEvent>,
 }
 
 impl NodeIo {
@@ -113,6 +146,7 @@ impl NodeIo {
             outputs: vec![None; outputs.len()],
             stats: Vec::new(),
             files: Vec::new(),
+            events: Vec::new(),
         }
     }
 
@@ -149,6 +183,11 @@ impl NodeIo {
     pub fn output(&self, name: &str) -> Option<&Value> {
         let i = self.output_names.iter().position(|n| n == name)?;
         self.outputs[i].as_ref()
+    }
+
+    /// Tells the user something ([`NodeEvent`]).
+    pub fn event(&mut self, event: NodeEvent) {
+        self.events.push(event);
     }
 
     /// Records a statistic.

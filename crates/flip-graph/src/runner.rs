@@ -63,6 +63,8 @@ pub struct StepReport {
     pub wall: Duration,
     /// Files the output nodes wrote in this substep.
     pub files: Vec<PathBuf>,
+    /// What nodes told the user in this substep: (node id, event).
+    pub events: Vec<(String, crate::node::NodeEvent)>,
 }
 
 /// A running simulation of one graph.

@@ -27,7 +27,7 @@ pub use discovery::{
 pub use instance::{ProblemRef, SolveLimits, SolverInstance, HANG_EXIT_CODE};
 pub use isolation::{ChildCommand, ChildFailure};
 pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo};
-pub use services::{CancelToken, LogLine};
+pub use services::{CancelToken, LogLine, ServiceEvent, ServiceListener};
 pub use validate::RESERVED_PARAM_NAMES;
 
 use crate::text::path as shown;

@@ -52,8 +52,9 @@ fn median_min(mut v: Vec<f64>) -> (f64, f64) {
 /// (median, minimum) ms per solve in-process and isolated.
 type Times = [(f64, f64); 2];
 
-/// One scene in both modes: the times and whether both gave the same iterations and residuals.
-fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(Times, bool)> {
+/// One scene in both modes: the times, whether both gave the same iterations and residuals,
+/// and the median shared-memory transfer time of the isolated solves (ms).
+fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(Times, bool, f64)> {
     let (graph, grid) = if dim == 2 {
         ("graphs/bench_dam_break_2d.ron", format!("[{n}, {n}, 1]"))
     } else {
@@ -73,7 +74,7 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
         let doc = session.graph(&graph, &sets)?;
         sims.push(build(session, &doc, &graph, &out.join(mode))?);
     }
-    let (mut times, mut same) = ([Vec::new(), Vec::new()], true);
+    let (mut times, mut same, mut transfer) = ([Vec::new(), Vec::new()], true, Vec::new());
     for s in 0..a.warmup + a.steps {
         let mut seen = Vec::new();
         for (m, sim) in sims.iter_mut().enumerate() {
@@ -83,12 +84,13 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
             let ms = stat(sim, &r, "solve_ms").ok_or_else(|| anyhow!("no pressure solve"))?;
             if s >= a.warmup {
                 times[m].push(ms);
+                transfer.extend(stat(sim, &r, "transfer_ms"));
             }
             seen.push((stat(sim, &r, "iterations"), stat(sim, &r, "residual")));
         }
         same &= seen[0] == seen[1];
     }
-    Ok((times.map(median_min), same))
+    Ok((times.map(median_min), same, median_min(transfer).0))
 }
 
 /// Runs the benchmark and prints the table.
@@ -100,21 +102,23 @@ pub fn run(session: &Session, a: &IsolationArgs) -> Result<()> {
         "{} per pressure solve, median and minimum of {} solves after {} warm-up steps",
         a.solver, a.steps, a.warmup
     );
-    println!("| grid | in-process ms | isolated ms | overhead ms | overhead | min in-process / isolated ms | overhead of min | same results |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| grid | in-process ms | isolated ms | overhead ms | overhead | min in-process / isolated ms | overhead of min | transfer ms | transfer / min in-process | same results |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let scenes = a.sizes_2d.iter().map(|&n| (2, n));
     for (dim, n) in scenes.chain(a.sizes_3d.iter().map(|&n| (3, n))) {
-        let ([(local, local_min), (isolated, isolated_min)], same) = measure(session, a, dim, n)?;
+        let ([(local, local_min), (isolated, isolated_min)], same, transfer) =
+            measure(session, a, dim, n)?;
         let name = if dim == 2 {
             format!("{n}²")
         } else {
             format!("{n}³")
         };
         println!(
-            "| {name} | {local:.3} | {isolated:.3} | {:.3} | {:+.1} % | {local_min:.3} / {isolated_min:.3} | {:+.1} % | {} |",
+            "| {name} | {local:.3} | {isolated:.3} | {:.3} | {:+.1} % | {local_min:.3} / {isolated_min:.3} | {:+.1} % | {transfer:.3} | {:.1} % | {} |",
             isolated - local,
             100.0 * (isolated - local) / local,
             100.0 * (isolated_min - local_min) / local_min,
+            100.0 * transfer / local_min,
             if same { "yes" } else { "NO" }
         );
     }

@@ -3,6 +3,7 @@
 use anyhow::{anyhow, Result};
 use flip_core::{GridSpec, Solids};
 use flip_graph::{Simulation, Value};
+use image::RgbImage;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -20,26 +21,44 @@ pub fn side_by_side(
 ) -> Result<()> {
     let tmp = dir.join(".preview_panel.png");
     let mut panels = Vec::new();
-    for (_, sim) in variants {
-        let Some(sim) = sim else {
-            panels.push(None);
-            continue;
+    for (name, sim) in variants {
+        let panel = match sim {
+            Some(sim) => {
+                write_panel(&tmp, grid, sim)?;
+                Some(image::open(&tmp)?.to_rgb8())
+            }
+            None => None,
         };
-        let particles = sim.particles().unwrap_or_default();
-        let solids = sim
-            .probed()
-            .iter()
-            .flatten()
-            .find_map(|v| match v {
-                Value::Solids(s) => Some(s.clone()),
-                _ => None,
-            })
-            .unwrap_or_else(|| std::sync::Arc::new(Solids::walls(*grid)));
-        flip_core::export::write_png(&tmp, grid, &particles, &solids, WIDTH)
-            .map_err(|e| anyhow!("{e}"))?;
-        panels.push(Some(image::open(&tmp)?.to_rgb8()));
+        panels.push((*name, panel));
     }
     let _ = std::fs::remove_file(&tmp);
+    compose(dir, frame, &panels)
+}
+
+/// Writes one variant's panel (its particles and the probed solids) to `path`.
+///
+/// # Errors
+/// Rendering or I/O failures.
+pub fn write_panel(path: &Path, grid: &GridSpec, sim: &Simulation) -> Result<()> {
+    let particles = sim.particles().unwrap_or_default();
+    let solids = sim
+        .probed()
+        .iter()
+        .flatten()
+        .find_map(|v| match v {
+            Value::Solids(s) => Some(s.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| std::sync::Arc::new(Solids::walls(*grid)));
+    flip_core::export::write_png(path, grid, &particles, &solids, WIDTH).map_err(|e| anyhow!("{e}"))
+}
+
+/// Writes `preview_<frame>.png` from the variants' panels, labelled (`None`: failed).
+///
+/// # Errors
+/// Rendering or I/O failures.
+pub fn compose(dir: &Path, frame: u32, variants: &[(&str, Option<RgbImage>)]) -> Result<()> {
+    let panels: Vec<_> = variants.iter().map(|(_, p)| p.as_ref()).collect();
     let h = panels
         .iter()
         .flatten()
@@ -60,8 +79,8 @@ pub fn side_by_side(
     }
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h + title)).into_drawing_area();
-        for (k, (name, sim)) in variants.iter().enumerate() {
-            let label = if sim.is_some() {
+        for (k, (name, panel)) in variants.iter().enumerate() {
+            let label = if panel.is_some() {
                 format!("{name} — frame {frame}")
             } else {
                 format!("{name} — failed")

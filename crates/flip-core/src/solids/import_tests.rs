@@ -186,3 +186,48 @@ fn box_mesh_distance_matches_the_analytic_box() {
     }
     assert!(worst < 1e-4, "largest error {worst}");
 }
+
+#[test]
+fn the_cached_cup_distance_agrees_with_the_exact_one() {
+    // cup_pour_3d.ron: the cup scaled by dx = 0.025 in a 40³ domain, cached at dx/2
+    let dx = 0.025;
+    let cup = load_mesh(
+        &fixture("cup.obj"),
+        Vec3::splat(dx),
+        Vec3::new(0.5125, 0.0625, 0.5125),
+    )
+    .unwrap()
+    .mesh;
+    let h = 0.5 * dx;
+    let sdf = MeshSdf::cached(&cup, (Vec3::ZERO, Vec3::splat(40.0 * dx)), h, false);
+    let grids = sdf.caches();
+    assert_eq!(grids.len(), 2);
+    let cached = |p: Vec3| grids.iter().any(|g| g.sample(p).is_some());
+    let (mut worst, mut from_cache, n) = (0.0f32, 0usize, 60usize);
+    for i in 0..n * n * n {
+        // points off the cache's nodes, all through the domain
+        let t = Vec3::new((i % n) as f32, (i / n % n) as f32, (i / (n * n)) as f32) + 0.37;
+        let p = t * (1.0 / n as f32);
+        let (d, e) = (sdf.distance(p), sdf.exact_distance(p));
+        from_cache += usize::from(cached(p));
+        if e.abs() > 1e-5 {
+            assert_eq!(d < 0.0, e < 0.0, "sign at {p}: {d} vs {e}");
+        }
+        worst = worst.max((d - e).abs());
+    }
+    assert!(
+        worst <= h * 3f32.sqrt(),
+        "largest error {worst} (bound {})",
+        h * 3f32.sqrt()
+    );
+    let share = from_cache as f64 / (n * n * n) as f64;
+    assert!(share > 0.8, "the cache answers most queries: {share}");
+    // within the fine grid's cell diagonal of the walls every query is exact
+    let wall = Vec3::new(0.5125 - 8.0 * dx + 0.2 * dx, 0.2, 0.5125);
+    assert!(!cached(wall));
+    // three quarters of a cell off the wall only the fine grid can answer
+    let near = Vec3::new(0.5125, 0.2, 0.5125 - 7.0 * dx + 0.75 * dx);
+    assert_eq!(grids[1].sample(near), None);
+    assert!(grids[0].sample(near).is_some());
+    assert_eq!(sdf.distance(wall), sdf.exact_distance(wall));
+}

@@ -2,8 +2,11 @@
 //! BVH) with the sign of the generalised winding number (Jacobson et al. 2013), so a mesh with
 //! small holes still has a well-defined inside. The winding number is evaluated with the fast
 //! approximation of Barill et al. 2018 (far nodes as dipoles, exact near the query point).
+//! [`MeshSdf::cached`] adds grids of sampled distances ([`SdfGrid`]) that answer the queries
+//! away from the surface; those near it stay exact.
 
 use super::bvh::Bvh;
+use super::sdf_grid::SdfGrid;
 use crate::surface::TriMesh;
 use glam::Vec3;
 use std::sync::Arc;
@@ -15,6 +18,8 @@ pub struct MeshSdf {
     lo: Vec3,
     hi: Vec3,
     triangles: usize,
+    /// Finest first: around the mesh, then over the whole domain.
+    caches: Vec<SdfGrid>,
 }
 
 impl MeshSdf {
@@ -34,11 +39,53 @@ impl MeshSdf {
             bvh: Bvh::new(tris),
             lo,
             hi,
+            caches: Vec::new(),
         }
     }
 
-    /// Signed distance of `p` (negative inside: winding number above ½).
+    /// Prepares `mesh` and samples its signed distance on two grids (rest-frame coordinates;
+    /// in 2D only the cut plane, [`MeshShape::flat`]): spacing `h` over the box `around` grown
+    /// to hold the mesh's bounds with a margin of three nodes, and spacing `h/2` over the
+    /// mesh's bounds with the same margin, where queries crowd near the surface.
+    /// [`MeshSdf::distance`] reads the finest grid that is exact enough at the query (see
+    /// [`SdfGrid`]: farther than its cell diagonal from the surface), else evaluates.
+    pub fn cached(mesh: &TriMesh, around: (Vec3, Vec3), h: f32, is_2d: bool) -> Self {
+        let mut sdf = Self::new(mesh);
+        let margin = Vec3::splat(3.0 * h);
+        let (bounds_lo, bounds_hi) = (sdf.lo - margin, sdf.hi + margin);
+        let boxes = [
+            (bounds_lo, bounds_hi, 0.5 * h),
+            (around.0.min(bounds_lo), around.1.max(bounds_hi), h),
+        ];
+        let mid = 0.5 * (sdf.lo.z + sdf.hi.z);
+        let caches = boxes
+            .map(|(mut lo, mut hi, h)| {
+                if is_2d {
+                    (lo.z, hi.z) = (mid, mid);
+                }
+                SdfGrid::build(lo, hi, h, |p| sdf.exact_distance(p))
+            })
+            .into();
+        sdf.caches = caches;
+        sdf
+    }
+
+    /// The grids of cached distances, finest first (none unless [`MeshSdf::cached`]).
+    pub fn caches(&self) -> &[SdfGrid] {
+        &self.caches
+    }
+
+    /// Signed distance of `p` (negative inside: winding number above ½): from the cache
+    /// where it is trusted, else [`MeshSdf::exact_distance`].
     pub fn distance(&self, p: Vec3) -> f32 {
+        self.caches
+            .iter()
+            .find_map(|c| c.sample(p))
+            .unwrap_or_else(|| self.exact_distance(p))
+    }
+
+    /// Signed distance of `p` evaluated on the mesh (closest triangle, winding-number sign).
+    pub fn exact_distance(&self, p: Vec3) -> f32 {
         let d = self.bvh.distance(p);
         if self.winding_number(p) > 0.5 {
             -d

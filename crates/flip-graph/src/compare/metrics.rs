@@ -3,10 +3,11 @@
 
 use crate::runner::StepReport;
 use flip_core::{GridSpec, Particles};
-use serde::Serialize;
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
 
 /// One frame of one variant.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FrameMetrics {
     /// Frame (1-based).
     pub frame: u32,
@@ -38,7 +39,7 @@ pub struct FrameMetrics {
 }
 
 /// All frames of one variant.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VariantReport {
     /// Variant name.
     pub name: String,
@@ -59,6 +60,21 @@ impl VariantReport {
             frames: Vec::new(),
             failure: None,
         }
+    }
+}
+
+/// RMS distance between particles of the same index (over the shorter list; 0 when empty).
+pub fn rms_distance(a: &[Vec3], b: &[Vec3]) -> f64 {
+    let n = a.len().min(b.len());
+    let sum: f64 = a[..n]
+        .iter()
+        .zip(&b[..n])
+        .map(|(a, b)| f64::from(a.distance_squared(*b)))
+        .sum();
+    if n == 0 {
+        0.0
+    } else {
+        (sum / n as f64).sqrt()
     }
 }
 
@@ -104,19 +120,7 @@ impl FrameMetrics {
         let Some(p) = p else { return };
         self.particles = p.len();
         self.kinetic_energy = flip_core::measure::kinetic_energy(p);
-        self.rms_vs_baseline = baseline.map(|b| {
-            let n = p.len().min(b.len());
-            let sum: f64 = p.pos[..n]
-                .iter()
-                .zip(&b.pos[..n])
-                .map(|(a, b)| f64::from(a.distance_squared(*b)))
-                .sum();
-            if n == 0 {
-                0.0
-            } else {
-                (sum / n as f64).sqrt()
-            }
-        });
+        self.rms_vs_baseline = baseline.map(|b| rms_distance(&p.pos, &b.pos));
     }
 
     /// The distance to the baseline as text: `n/a` when there is none.
@@ -129,7 +133,6 @@ impl FrameMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::Vec3;
 
     #[test]
     fn identical_particles_have_no_distance_and_moved_ones_do() {

@@ -77,6 +77,10 @@ impl Simulation {
             report.node_times[i] = elapsed;
             report.node_stats[i] = io.stats;
             report.files.extend(io.files);
+            let id = &self.plan.nodes[i].id;
+            report
+                .events
+                .extend(io.events.into_iter().map(|e| (id.clone(), e)));
             if let Err(message) = r {
                 let p = &self.plan.nodes[i];
                 failure.get_or_insert(RunError::NodeFailed {

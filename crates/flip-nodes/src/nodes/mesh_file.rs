@@ -4,6 +4,7 @@
 use crate::params::Params;
 use flip_core::solids::{load_mesh, MeshSdf, MeshShape};
 use flip_graph::{NodeError, NodeInit, ParamSpec};
+use glam::Vec3;
 use std::error::Error;
 use std::sync::Arc;
 
@@ -48,7 +49,26 @@ pub(crate) fn load(init: &NodeInit<'_>) -> Result<MeshShape, NodeError> {
     for w in &imported.warnings {
         eprintln!("warning: node `{}`: {w}", init.id);
     }
-    Ok(MeshShape(Arc::new(MeshSdf::new(&imported.mesh))))
+    let spec = init.settings.grid_spec();
+    let around = (Vec3::ZERO, spec.extent());
+    let h = cache_spacing(spec.dx, around.1 - around.0);
+    let sdf = MeshSdf::cached(&imported.mesh, around, h, spec.is_2d());
+    Ok(MeshShape(Arc::new(sdf)))
+}
+
+/// Most nodes of a mesh's distance cache.
+const MAX_CACHE_NODES: f32 = 8.0e6;
+
+/// The cache's node spacing: half a cell (finer than the simulation), coarser only where the
+/// domain would need more than [`MAX_CACHE_NODES`] nodes.
+fn cache_spacing(dx: f32, extent: Vec3) -> f32 {
+    let h = 0.5 * dx;
+    let nodes = |h: f32| (extent / h + Vec3::ONE).element_product();
+    if nodes(h) <= MAX_CACHE_NODES {
+        h
+    } else {
+        (extent.element_product() / MAX_CACHE_NODES).cbrt().max(h)
+    }
 }
 
 /// An error and its sources, `: `-separated.

@@ -42,7 +42,7 @@ impl PressureSolve {
     fn new(init: &NodeInit<'_>, plugins: &PluginSet) -> Result<Self, NodeError> {
         let p = Params(init.params);
         let separating = p.text("boundary")? == "separating";
-        let solvers = solvers::Solvers::new(plugins, init.params, separating, init.id)?;
+        let solvers = solvers::Solvers::new(plugins, init.params, separating)?;
         let geometry = match p.text("geometry").unwrap_or("variational") {
             "voxelized" => Geometry::Voxelized,
             _ => Geometry::Variational,
@@ -103,7 +103,11 @@ impl Node for PressureSolve {
             ..SolveLimits::default()
         };
         let start = Instant::now();
-        let stats = self.solvers.solve(&mut view, limits)?;
+        let solved = self.solvers.solve(&mut view, limits);
+        for event in self.solvers.take_events() {
+            io.event(event);
+        }
+        let stats = solved?;
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         if self.warm_start {
             self.previous.clone_from(&sys.pressure);
@@ -116,6 +120,10 @@ impl Node for PressureSolve {
         io.stat("initial_residual", stats.initial_residual);
         io.stat("converged", f64::from(stats.converged));
         io.stat("solve_ms", solve_ms);
+        if let Some(t) = self.solvers.active().last_transfer() {
+            // isolated: shared-memory copies, part of solve_ms
+            io.stat("transfer_ms", t.as_secs_f64() * 1e3);
+        }
         let mut div = Grid3::new(0, 0, 0, 0.0f32);
         divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.

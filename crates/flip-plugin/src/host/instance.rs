@@ -7,7 +7,7 @@ mod watchdog;
 
 use super::distributed::Distribution;
 use super::isolation::ChildSolver;
-use super::services::{CancelToken, LogLine};
+use super::services::{CancelToken, LogLine, ServiceListener};
 use super::{LoadedPlugin, PluginError};
 use crate::abi::{self, SolveStats};
 use crate::sdk::{check, CsrProblem, Problem, TallCellProblem};
@@ -60,6 +60,9 @@ pub struct SolverInstance {
     limits: SolveLimits,
     logs: Vec<LogLine>,
     progress: f64,
+    listener: Option<ServiceListener>,
+    /// Shared-memory transfer time of the last isolated solve.
+    transfer: Option<Duration>,
     /// The parameter values it was created with.
     params: Vec<(String, f64)>,
 }
@@ -105,6 +108,8 @@ impl SolverInstance {
             limits: SolveLimits::default(),
             logs,
             progress: 0.0,
+            listener: None,
+            transfer: None,
             params: params.to_vec(),
         }
     }
@@ -143,6 +148,20 @@ impl SolverInstance {
     /// Sets the limits of the following solves.
     pub fn set_limits(&mut self, limits: SolveLimits) {
         self.limits = limits;
+    }
+
+    /// Tells `listener` what the plugin logs and reports as progress during the following
+    /// solves, as it happens: in this process from the plugin's call, and for an isolated
+    /// instance as the child forwards it over the channel (so lines logged before a crash or a
+    /// hang arrive too).
+    pub fn set_listener(&mut self, listener: Option<ServiceListener>) {
+        self.listener = listener;
+    }
+
+    /// For an isolated instance, the time its last solve spent bringing the problem into the
+    /// shared memory and the solution out (part of the solve's wall time); `None` in-process.
+    pub fn last_transfer(&self) -> Option<Duration> {
+        self.transfer
     }
 
     /// The fraction done the plugin last reported through the progress service.

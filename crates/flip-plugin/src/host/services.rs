@@ -62,6 +62,19 @@ impl CancelToken {
     }
 }
 
+/// What a plugin reports through the services while a call runs, as it happens.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServiceEvent {
+    /// A line it logged (sanitised, within the per-call cap).
+    Log(LogLine),
+    /// The fraction done it reported, in `[0, 1]`.
+    Progress(f64),
+}
+
+/// Receives [`ServiceEvent`]s live, on the thread of the call (or, for an isolated solver, on
+/// the host's thread that waits for the child).
+pub type ServiceListener = Arc<dyn Fn(&ServiceEvent) + Send + Sync>;
+
 /// A line a plugin logged during a call (sanitised).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogLine {
@@ -72,7 +85,7 @@ pub struct LogLine {
 }
 
 /// What the services of one call refer to. Boxed by the caller so its address is stable.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct CallContext {
     cancel: Option<CancelToken>,
     deadline: Option<Instant>,
@@ -81,6 +94,7 @@ pub(super) struct CallContext {
     dropped: AtomicUsize,
     progress: AtomicU64,
     distributed: Option<SuiteSlot>,
+    listener: Option<ServiceListener>,
 }
 
 /// The distributed suite of a call and the context it points at.
@@ -112,6 +126,18 @@ impl CallContext {
     pub fn with_distribution(mut self, dist: Option<Arc<Distribution>>) -> Self {
         self.distributed = dist.map(|d| SuiteSlot(d.suite(), d));
         self
+    }
+
+    /// Also tells `listener` each log line and progress report as it comes.
+    pub fn with_listener(mut self, listener: Option<ServiceListener>) -> Self {
+        self.listener = listener;
+        self
+    }
+
+    fn tell(&self, event: ServiceEvent) {
+        if let Some(l) = &self.listener {
+            l(&event);
+        }
     }
 
     /// The C table pointing at `self` (valid while `self` is alive and unmoved).
@@ -186,10 +212,13 @@ unsafe extern "C" fn log(ctx: *mut c_void, level: u32, message: *const c_char) {
     // SAFETY: a NUL-terminated string of the plugin's, read at most MAX_LOG_LEN + 1 bytes.
     let text = unsafe { read_text(message, MAX_LOG_LEN) }
         .unwrap_or_else(|e| format!("(unreadable log line: {e})"));
-    lines.push(LogLine {
+    let line = LogLine {
         level: level.min(abi::LOG_DEBUG),
         text,
-    });
+    };
+    lines.push(line.clone());
+    drop(lines);
+    ctx.tell(ServiceEvent::Log(line));
 }
 
 unsafe extern "C" fn cancelled(ctx: *mut c_void) -> u32 {
@@ -206,6 +235,7 @@ unsafe extern "C" fn progress(ctx: *mut c_void, fraction: f64, _message: *const 
             0.0
         };
         c.progress.store(f.to_bits(), Ordering::Relaxed);
+        c.tell(ServiceEvent::Progress(f));
     }
 }
 

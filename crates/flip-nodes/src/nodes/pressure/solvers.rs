@@ -4,7 +4,7 @@
 
 use super::params;
 use crate::nodes::common::failed;
-use flip_graph::{NodeError, ParamMap, ParamValue};
+use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue};
 use flip_plugin::abi::SolveStats;
 use flip_plugin::host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
 use flip_plugin::sdk::Problem;
@@ -13,7 +13,8 @@ pub(crate) struct Solvers {
     primary: SolverInstance,
     fallback: Option<SolverInstance>,
     on_fallback: bool,
-    node: String,
+    /// Events for the node to report (the switch to the fallback).
+    events: Vec<NodeEvent>,
 }
 
 impl Solvers {
@@ -22,7 +23,6 @@ impl Solvers {
         plugins: &PluginSet,
         values: &ParamMap,
         separating: bool,
-        node: &str,
     ) -> Result<Self, NodeError> {
         let isolated =
             matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
@@ -38,7 +38,7 @@ impl Solvers {
             primary,
             fallback,
             on_fallback: false,
-            node: node.into(),
+            events: Vec::new(),
         })
     }
 
@@ -55,8 +55,14 @@ impl Solvers {
         self.on_fallback
     }
 
-    /// Solves `view` with the active instance; when the isolated primary fails, warns and
-    /// solves the same problem with the fallback, which then stays.
+    /// What happened since the last call (the node reports it).
+    pub fn take_events(&mut self) -> Vec<NodeEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Solves `view` with the active instance; when the isolated primary fails, records a
+    /// [`NodeEvent::SolverFallback`] and solves the same problem with the fallback, which then
+    /// stays.
     pub fn solve(
         &mut self,
         view: &mut Problem<'_>,
@@ -80,12 +86,14 @@ impl Solvers {
             return Err(failed(params::with_logs(err, self.active().take_logs())));
         }
         self.on_fallback = true;
-        let node = flip_plugin::sanitize(&self.node).into_owned();
+        let event = NodeEvent::SolverFallback {
+            plugin: self.primary.plugin_id().into(),
+            algorithm: self.primary.algorithm().into(),
+            fallback: self.active().qualified_name(),
+            reason: flip_plugin::sanitize(&err.to_string()).into_owned(),
+        };
+        self.events.push(event);
         let fallback = self.active();
-        eprintln!(
-            "warning: node `{node}`: {err}; this step and the rest of the run are solved with the fallback `{}`",
-            fallback.qualified_name()
-        );
         fallback.set_limits(limits);
         fallback
             .solve(view)

@@ -99,7 +99,8 @@ impl SolverInstance {
         let start = Instant::now();
         let limit = self.limits.time_limit;
         let ctx = CallContext::new(self.limits.cancel.clone(), limit.map(|l| start + l))
-            .with_distribution(self.limits.distributed.clone());
+            .with_distribution(self.limits.distributed.clone())
+            .with_listener(self.listener.clone());
         let services = ctx.services();
         let (mut stats, mut buf) = (SolveStats::default(), Buf::new());
         let solve = self.plugin.table().solve.expect("checked at load");

@@ -4,25 +4,11 @@
 
 use super::{Backend, SolverInstance};
 use crate::abi::{self, SolveStats};
-use crate::host::isolation::wire::{Answer, Reply, Request, WireError};
+use crate::host::isolation::wire::{clean, Answer, Reply, Request, WireError, MAX_LOG_LINES};
 use crate::host::isolation::{ChildCommand, ChildFailure, ChildSolver};
 use crate::host::services::LogLine;
 use crate::host::{LoadedPlugin, PluginError, ProblemRef};
 use std::sync::Arc;
-
-/// Most log lines taken from one reply (the child caps them too).
-const MAX_LOG_LINES: usize = 65;
-/// Longest log line or message taken from a reply, in bytes.
-const MAX_TEXT: usize = 4096;
-
-/// Text from the child, sanitised again (the child runs plugin code) and capped.
-fn clean(text: &str) -> String {
-    let mut end = text.len().min(MAX_TEXT);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    crate::sanitize(&text[..end]).into_owned()
-}
 
 impl SolverInstance {
     /// Creates an instance of `algorithm` in a child process started by `cmd`; solves then copy
@@ -86,9 +72,18 @@ impl SolverInstance {
             unreachable!("remote solve on a local instance");
         };
         let limits = self.limits.clone();
-        let waited = child
-            .solve(problem, &limits)
-            .map_err(|f| self.isolated("solve", f))?;
+        child.listener = self.listener.clone();
+        let waited = match child.solve(problem, &limits) {
+            Ok(w) => {
+                self.transfer = Some(child.last_transfer);
+                w
+            }
+            Err(f) => {
+                // What the plugin logged before the child died or hung came over live.
+                self.logs = child.take_live_logs();
+                return Err(self.isolated("solve", f));
+            }
+        };
         let cancelled = matches!(waited.reply.result, Err(WireError::Cancelled));
         match (cancelled, waited.timed_out, waited.cancelled) {
             (true, true, _) => Err(PluginError::TimeLimit {

@@ -3,13 +3,46 @@
 //! solved in the shared mapping; the solve's cancel service reads the mapping's cancel flag.
 
 use super::shm::{self, Segment};
-use super::wire::{self, Answer, Reply, Request, SolveMeta, WireError, WireStats};
+use super::wire::{self, Answer, ChildMessage, Reply, Request, SolveMeta, WireError, WireStats};
 use crate::host::{
-    CancelToken, LoadedPlugin, PluginError, ProblemRef, SolveLimits, SolverInstance,
+    CancelToken, LoadedPlugin, PluginError, ProblemRef, ServiceEvent, ServiceListener, SolveLimits,
+    SolverInstance,
 };
+use std::io::BufWriter;
 use std::os::fd::FromRawFd;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// The channel to the host, shared by the request loop and the live forwarding.
+type Channel = Arc<Mutex<BufWriter<std::fs::File>>>;
+
+/// Sends `msg` on the channel.
+fn send(channel: &Channel, msg: &ChildMessage) -> std::io::Result<()> {
+    let mut out = channel
+        .lock()
+        .map_err(|_| std::io::Error::other("poisoned"))?;
+    wire::send(&mut *out, msg)
+}
+
+/// Forwards log lines as they are logged, and progress when it moved by a percent or more.
+fn forwarder(channel: Channel) -> ServiceListener {
+    let last = Mutex::new(f64::NEG_INFINITY);
+    Arc::new(move |event: &ServiceEvent| {
+        let msg = match event {
+            ServiceEvent::Log(line) => ChildMessage::Log(line.level, line.text.clone()),
+            ServiceEvent::Progress(f) => {
+                let Ok(mut last) = last.lock() else { return };
+                if (f - *last).abs() < 0.01 && *f < 1.0 {
+                    return;
+                }
+                *last = *f;
+                ChildMessage::Progress(*f)
+            }
+        };
+        // A broken channel ends the request loop; nothing to do here.
+        let _ = send(&channel, &msg);
+    })
+}
 
 /// The body of the solver child: serves requests until the host closes the channel, then
 /// destroys the instance and returns the exit code (0; 2 when the channel broke).
@@ -25,14 +58,17 @@ pub fn child_main() -> i32 {
         std::fs::File::from_raw_fd(fd)
     };
     die_with_parent();
-    let mut out = std::io::BufWriter::new(channel);
+    let out: Channel = Arc::new(Mutex::new(BufWriter::new(channel)));
     let mut input = std::io::stdin().lock();
-    let mut state = State::default();
+    let mut state = State {
+        forward: Some(forwarder(out.clone())),
+        ..State::default()
+    };
     loop {
         match wire::receive::<Request>(&mut input) {
             Ok(Some(req)) => {
                 let reply = state.handle(req);
-                if wire::send(&mut out, &reply).is_err() {
+                if send(&out, &ChildMessage::Reply(reply)).is_err() {
                     return 2;
                 }
             }
@@ -61,6 +97,8 @@ fn die_with_parent() {
 struct State {
     instance: Option<SolverInstance>,
     segment: Option<Arc<Segment>>,
+    /// Forwards what the plugin logs and reports to the host as it happens.
+    forward: Option<ServiceListener>,
 }
 
 /// A host-side error as sent back.
@@ -134,8 +172,10 @@ impl State {
                 crate::text::path(path)
             )));
         }
-        let instance = SolverInstance::create(Arc::new(plugin), algorithm, params);
-        self.instance = Some(instance.map_err(to_wire)?);
+        let mut instance =
+            SolverInstance::create(Arc::new(plugin), algorithm, params).map_err(to_wire)?;
+        instance.set_listener(self.forward.clone());
+        self.instance = Some(instance);
         Ok(Answer::Done)
     }
 

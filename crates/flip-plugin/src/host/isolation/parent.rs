@@ -3,9 +3,10 @@
 //! token. Every way the child can end is reaped and described; none leaves a zombie.
 
 use super::shm::{self, Segment};
-use super::wire::{self, Answer, Reply, Request};
+use super::wire::{self, Answer, ChildMessage, Reply, Request};
 use super::{ChildCommand, ChildFailure};
-use crate::host::{LoadedPlugin, ProblemRef, SolveLimits};
+use crate::abi;
+use crate::host::{LoadedPlugin, LogLine, ProblemRef, ServiceEvent, ServiceListener, SolveLimits};
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -37,6 +38,12 @@ pub(crate) struct ChildSolver {
     buf: Vec<u8>,
     segment: Option<Segment>,
     failure: Option<ChildFailure>,
+    /// Told what the child forwards (log lines, progress) as it arrives.
+    pub listener: Option<ServiceListener>,
+    /// The lines forwarded during the current call.
+    live: Vec<LogLine>,
+    /// Time the last solve spent bringing the problem into the mapping and the pressure out.
+    pub last_transfer: Duration,
 }
 
 impl ChildSolver {
@@ -66,6 +73,9 @@ impl ChildSolver {
             buf: Vec::new(),
             segment: None,
             failure: None,
+            listener: None,
+            live: Vec::new(),
+            last_transfer: Duration::ZERO,
         };
         let create = Request::Create {
             plugin: plugin.path.clone(),
@@ -98,6 +108,7 @@ impl ChildSolver {
         };
         let (offsets, total) = shm::plan(&meta);
         self.map(total)?;
+        let transfer = Instant::now();
         let seg = self.segment.as_ref().expect("mapped");
         match problem {
             ProblemRef::Structured(p) => shm::write_structured(seg, &offsets, p),
@@ -105,6 +116,7 @@ impl ChildSolver {
             ProblemRef::TallCell(p) => shm::write_csr(seg, &offsets, &p.csr),
         }
         seg.cancel_flag().store(0, Ordering::SeqCst);
+        self.last_transfer = transfer.elapsed();
         self.send(&Request::Solve(meta))?;
         let waited = self.wait(Some(limits))?;
         if matches!(waited.reply.result, Ok(Answer::Solved(_))) {
@@ -114,7 +126,9 @@ impl ChildSolver {
                 ProblemRef::Csr(p) => &mut *p.pressure,
                 ProblemRef::TallCell(p) => &mut *p.csr.pressure,
             };
+            let back = Instant::now();
             shm::read_pressure(seg, &offsets, pressure);
+            self.last_transfer += back.elapsed();
         }
         Ok(waited)
     }
@@ -148,10 +162,43 @@ impl ChildSolver {
         }
     }
 
+    /// The lines the child forwarded during the last call (kept when it died or hung).
+    pub fn take_live_logs(&mut self) -> Vec<LogLine> {
+        std::mem::take(&mut self.live)
+    }
+
+    /// Takes in a live report from the child and tells the listener.
+    fn forwarded(&mut self, msg: ChildMessage) -> Option<Reply> {
+        let event = match msg {
+            ChildMessage::Reply(reply) => return Some(reply),
+            ChildMessage::Log(level, text) => {
+                let line = LogLine {
+                    level: level.min(abi::LOG_DEBUG),
+                    text: wire::clean(&text),
+                };
+                if self.live.len() >= wire::MAX_LOG_LINES {
+                    return None;
+                }
+                self.live.push(line.clone());
+                ServiceEvent::Log(line)
+            }
+            ChildMessage::Progress(f) => ServiceEvent::Progress(if f.is_finite() {
+                f.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }),
+        };
+        if let Some(l) = &self.listener {
+            l(&event);
+        }
+        None
+    }
+
     fn send(&mut self, req: &Request) -> Result<(), ChildFailure> {
         if let Some(f) = &self.failure {
             return Err(f.clone());
         }
+        self.live.clear();
         let sent = match self.input.as_mut() {
             Some(input) => wire::send(input, req),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
@@ -167,13 +214,16 @@ impl ChildSolver {
         let (mut timed_out, mut cancelled_at) = (false, None::<Duration>);
         let mut chunk = vec![0u8; 1 << 16];
         loop {
-            match wire::take_frame(&mut self.buf) {
-                Ok(Some(reply)) => {
-                    return Ok(Waited {
-                        reply,
-                        timed_out,
-                        cancelled: cancelled_at.is_some(),
-                    })
+            match wire::take_frame::<ChildMessage>(&mut self.buf) {
+                Ok(Some(msg)) => {
+                    if let Some(reply) = self.forwarded(msg) {
+                        return Ok(Waited {
+                            reply,
+                            timed_out,
+                            cancelled: cancelled_at.is_some(),
+                        });
+                    }
+                    continue;
                 }
                 Ok(None) => {}
                 Err(e) => return Err(self.kill(ChildFailure::Protocol(e))),

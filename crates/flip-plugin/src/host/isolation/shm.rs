@@ -194,14 +194,42 @@ pub(crate) fn csr_meta(p: &CsrProblem<'_>) -> SolveMeta {
     }
 }
 
-/// Copies a validated structured problem into `seg`, laid out by `plan(structured_meta(p))`.
+/// Bytes compared at a time by [`sync`] (a page).
+const SYNC_BLOCK: usize = 4096;
+
+/// Makes `dst` equal to `src` bit for bit, writing only the blocks that differ. The mapping
+/// still holds the previous problem and much of the next is the same (solids, face fractions,
+/// most cell kinds and coefficients), so two reads replace a read, a write and a write-back.
+/// Nothing in the mapping is trusted: whatever differs, the child's scribbles included, is
+/// rewritten.
+fn sync<T: Copy>(dst: &mut [T], src: &[T]) {
+    // SAFETY: the element types used here (f64, f32, u64, u32, u8) have no padding, so their
+    // bytes are initialised and plain; the views cover exactly the two slices.
+    let (d, s) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(
+                dst.as_mut_ptr().cast::<u8>(),
+                std::mem::size_of_val(dst),
+            ),
+            std::slice::from_raw_parts(src.as_ptr().cast::<u8>(), std::mem::size_of_val(src)),
+        )
+    };
+    for (d, s) in d.chunks_mut(SYNC_BLOCK).zip(s.chunks(SYNC_BLOCK)) {
+        if d != s {
+            d.copy_from_slice(s);
+        }
+    }
+}
+
+/// Brings a validated structured problem into `seg`, laid out by `plan(structured_meta(p))`
+/// (only what changed since the last problem is written, [`sync`]).
 pub(crate) fn write_structured(seg: &Segment, offsets: &[usize], p: &Problem<'_>) {
     let n = p.cell_count();
     // SAFETY: `offsets` come from the plan `seg` was sized for; the host holds no other slice
     // of the mapping, and the child is idle between calls.
     unsafe {
-        seg.slice(offsets[0], n).copy_from_slice(p.pressure);
-        seg.slice(offsets[1], n).copy_from_slice(p.rhs);
+        sync(seg.slice(offsets[0], n), p.pressure);
+        sync(seg.slice(offsets[1], n), p.rhs);
         let f32s = [
             p.diag,
             p.off[0],
@@ -212,25 +240,25 @@ pub(crate) fn write_structured(seg: &Segment, offsets: &[usize], p: &Problem<'_>
         ];
         let f32s = f32s.into_iter().chain(p.face_open);
         for (i, a) in f32s.enumerate() {
-            seg.slice(offsets[2 + i], n).copy_from_slice(a);
+            sync(seg.slice(offsets[2 + i], n), a);
         }
-        seg.slice(offsets[11], n).copy_from_slice(p.cell_kind);
-        seg.slice(offsets[12], n).copy_from_slice(p.complementarity);
+        sync(seg.slice(offsets[11], n), p.cell_kind);
+        sync(seg.slice(offsets[12], n), p.complementarity);
     }
 }
 
-/// Copies a validated CSR problem into `seg`, laid out by `plan(csr_meta(p))`.
+/// Brings a validated CSR problem into `seg`, laid out by `plan(csr_meta(p))` ([`sync`]).
 pub(crate) fn write_csr(seg: &Segment, offsets: &[usize], p: &CsrProblem<'_>) {
     let (rows, nnz) = (p.rows(), p.values.len());
     // SAFETY: as in `write_structured`.
     unsafe {
-        seg.slice(offsets[0], rows).copy_from_slice(p.pressure);
-        seg.slice(offsets[1], rows).copy_from_slice(p.rhs);
-        seg.slice(offsets[2], nnz).copy_from_slice(p.values);
-        seg.slice(offsets[3], rows + 1).copy_from_slice(p.row_ptr);
-        seg.slice(offsets[4], nnz).copy_from_slice(p.col_idx);
+        sync(seg.slice(offsets[0], rows), p.pressure);
+        sync(seg.slice(offsets[1], rows), p.rhs);
+        sync(seg.slice(offsets[2], nnz), p.values);
+        sync(seg.slice(offsets[3], rows + 1), p.row_ptr);
+        sync(seg.slice(offsets[4], nnz), p.col_idx);
         if let Some(f) = p.row_flags {
-            seg.slice(offsets[5], rows).copy_from_slice(f);
+            sync(seg.slice(offsets[5], rows), f);
         }
     }
 }
@@ -330,5 +358,24 @@ pub(crate) unsafe fn csr_view<'a>(
             row_flags: flags.then(|| &*seg.slice(offsets[5], rows)),
             pressure: seg.slice(offsets[0], rows),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sync;
+
+    #[test]
+    fn sync_copies_every_differing_bit_and_only_whole_blocks() {
+        let src: Vec<f64> = (0..3000).map(|i| f64::from(i) * 0.5).collect();
+        let mut dst = src.clone();
+        // Equal under `==` but not bit for bit, and NaN: both must be rewritten.
+        dst[10] = -src[0];
+        let mut src = src;
+        src[2999] = f64::NAN;
+        dst[1500] = 7.0;
+        sync(&mut dst, &src);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&dst), bits(&src));
     }
 }

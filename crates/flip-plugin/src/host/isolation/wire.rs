@@ -9,6 +9,19 @@ use std::path::PathBuf;
 
 /// Largest message either side accepts (saved states are the large ones).
 pub(crate) const MAX_FRAME: usize = 1 << 30;
+/// Most log lines the host takes from one call (the child caps them too).
+pub(crate) const MAX_LOG_LINES: usize = 65;
+/// Longest log line or message taken from the child, in bytes.
+const MAX_TEXT: usize = 4096;
+
+/// Text from the child, sanitised again (the child runs plugin code) and capped.
+pub(crate) fn clean(text: &str) -> String {
+    let mut end = text.len().min(MAX_TEXT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    crate::sanitize(&text[..end]).into_owned()
+}
 
 /// The metadata of a problem whose arrays are in the shared mapping.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -82,6 +95,17 @@ pub(crate) struct Reply {
     pub result: Result<Answer, WireError>,
     pub logs: Vec<(u32, String)>,
     pub progress: f64,
+}
+
+/// What the child sends: live reports of the call under way, then its reply.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) enum ChildMessage {
+    /// A line the plugin logged (level, text), forwarded as it was logged.
+    Log(u32, String),
+    /// The fraction done the plugin reported (forwarded when it moved by a percent or more).
+    Progress(f64),
+    /// The call's reply (ends the call).
+    Reply(Reply),
 }
 
 /// The successful result of a request.
