@@ -43,6 +43,8 @@ pub mod editing;
 pub mod files;
 /// What is kept of each simulated frame.
 pub mod frames;
+/// Tooltips that keep working after a click.
+pub mod hints;
 /// Undo/redo snapshots.
 pub mod history;
 /// "Tidy" auto-layout.

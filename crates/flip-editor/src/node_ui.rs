@@ -2,6 +2,7 @@
 //! error, violet for the step-state boundary), and below the ports the last run time, solver
 //! statistics, errors, and "Duplicate" and "Swap" buttons.
 
+use crate::hints::Hint;
 use crate::types::{DataType, NodeData, NodeStatus, Response, UserState, ValueType};
 use egui::{Color32, RichText, Ui};
 use egui_node_graph2::{Graph, NodeDataTrait, NodeId, NodeResponse, UserResponseTrait};
@@ -32,16 +33,15 @@ impl NodeDataTrait for NodeData {
         user_state: &mut UserState,
     ) -> Vec<NodeResponse<Response, NodeData>> {
         let id = RichText::new(&self.doc_id).small().weak();
-        ui.label(id)
-            .on_hover_text(format!("node id (kind `{}`)", self.kind));
+        ui.label(id).hint(format!("node id (kind `{}`)", self.kind));
         if self.bypass {
             ui.label(RichText::new("bypassed").small().italics())
-                .on_hover_text("left out of the run: inputs pass on to the outputs");
+                .hint("left out of the run: inputs pass on to the outputs");
         }
         let errors = user_state.status.get(&self.doc_id).map(|s| &s.errors);
         if let Some(errors) = errors.filter(|e| !e.is_empty()) {
             let badge = RichText::new("⚠").color(Color32::from_rgb(255, 200, 190));
-            ui.label(badge).on_hover_text(errors.join("\n"));
+            ui.label(badge).hint(errors.join("\n"));
         }
         vec![]
     }
@@ -85,7 +85,7 @@ impl NodeDataTrait for NodeData {
                     .small()
                     .color(Color32::from_rgb(200, 170, 240)),
             )
-            .on_hover_text(
+            .hint(
                 "Simulation state crosses time steps only through the step_input / \
                      step_output pair; every edge cycle is an error.",
             );
@@ -98,9 +98,7 @@ impl NodeDataTrait for NodeData {
         }
         let mut out = vec![];
         ui.horizontal(|ui| {
-            let r = ui
-                .small_button("Duplicate")
-                .on_hover_text("copy this node (Ctrl+D)");
+            let r = ui.small_button("Duplicate").hint("copy this node (Ctrl+D)");
             if r.clicked() {
                 out.push(NodeResponse::User(Response::Duplicate(node_id)));
             }
@@ -108,17 +106,17 @@ impl NodeDataTrait for NodeData {
             if !kinds.is_empty() {
                 ui.menu_button("Swap", |ui| {
                     for (kind, label) in kinds {
-                        if ui.button(label).on_hover_text(&kind).clicked() {
+                        if ui.button(label).hint(&kind).clicked() {
                             out.push(NodeResponse::User(Response::Swap(node_id, kind)));
                             ui.close_menu();
                         }
                     }
                 })
                 .response
-                .on_hover_text("make this a node of another kind, keeping its wires");
+                .hint("make this a node of another kind, keeping its wires");
             }
             let bypass = ui.selectable_label(self.bypass, RichText::new("Bypass").small());
-            let bypass = bypass.on_hover_text(
+            let bypass = bypass.hint(
                 "leave this node out of the run: each output carries on the input of the same \
                  name (or type)",
             );
@@ -126,8 +124,7 @@ impl NodeDataTrait for NodeData {
                 out.push(NodeResponse::User(Response::Bypass(node_id)));
             }
             if !self.help.is_empty() {
-                ui.label(RichText::new("(?)").weak())
-                    .on_hover_text(&self.help);
+                ui.label(RichText::new("(?)").weak()).hint(&self.help);
             }
         });
         let wires = match &user_state.wire_choices {
@@ -175,12 +172,12 @@ impl NodeDataTrait for NodeData {
 fn status_ui(ui: &mut Ui, s: &NodeStatus) {
     if let Some(ms) = s.time_ms {
         ui.label(RichText::new(format!("⏱ {ms:.2} ms")))
-            .on_hover_text("time in this node during the shown frame (all substeps)");
+            .hint("time in this node during the shown frame (all substeps)");
     }
     if let (Some(it), Some(res)) = (s.stat("iterations"), s.stat("residual")) {
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("it {it:.0} · res {res:.1e}")))
-                .on_hover_text("iterations and residual of the frame's last substep");
+                .hint("iterations and residual of the frame's last substep");
             if s.converged == Some(false) {
                 ui.label(
                     RichText::new(" not converged ")
@@ -188,7 +185,7 @@ fn status_ui(ui: &mut Ui, s: &NodeStatus) {
                         .color(Color32::BLACK)
                         .background_color(WARN_COLOR),
                 )
-                .on_hover_text("at least one substep's solve stopped before its tolerance");
+                .hint("at least one substep's solve stopped before its tolerance");
             }
         });
     }

@@ -4,6 +4,7 @@
 use crate::app::App;
 use crate::controls::{run_buttons, view_options, RunButton};
 use crate::files::Pending;
+use crate::hints::Hint;
 use crate::viewport;
 use crate::worker::Command;
 use egui::{Context, Key, Modifiers, RichText, Ui};
@@ -120,11 +121,11 @@ impl App {
             None => {}
         }
         ui.checkbox(&mut self.edit_policy.from_here, "from here")
-            .on_hover_text(FROM_HERE_HELP);
+            .hint(FROM_HERE_HELP);
         ui.checkbox(&mut self.edit_policy.live, "live")
-            .on_hover_text(LIVE_HELP);
+            .hint(LIVE_HELP);
         let r = ui.checkbox(&mut self.write_exports, "exports");
-        let r = r.on_hover_text(
+        let r = r.hint(
             "Run export nodes (PLY/PNG files under <graph folder>/out). Off: export nodes are \
              left out of editor runs.",
         );
@@ -162,7 +163,7 @@ impl App {
             ui.add_space(6.0);
             if ui
                 .button("➕ Add node")
-                .on_hover_text("or right-click the canvas")
+                .hint("or right-click the canvas")
                 .clicked()
             {
                 let at = ui.max_rect().left_top() + egui::vec2(40.0, 40.0);
@@ -170,14 +171,14 @@ impl App {
             }
             if ui
                 .button("Fit")
-                .on_hover_text("show the whole graph (F or Home)")
+                .hint("show the whole graph (F or Home)")
                 .clicked()
             {
                 self.fit_view = true;
             }
             let tidy = ui
                 .button("Tidy")
-                .on_hover_text("rearrange the nodes in columns by dependency depth (no overlaps)");
+                .hint("rearrange the nodes in columns by dependency depth (no overlaps)");
             if tidy.clicked() {
                 self.tidy = true;
             }
