@@ -180,9 +180,12 @@ fn value_editor(
             choice_editor(ui, (node_id, &spec.name), choices, s, lcp)
         }
         (ParamKind::Path, ParamValue::Text(s)) => path_editor(ui, s, base_dir),
-        (ParamKind::Text, ParamValue::Text(s)) => ui
-            .add(TextEdit::singleline(s).desired_width(VALUE_WIDTH))
-            .changed(),
+        (ParamKind::Text, ParamValue::Text(s)) => {
+            let r = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH));
+            let changed = r.changed();
+            full_text_hint(r, s);
+            changed
+        }
         (_, v) => {
             // Wrong type in the file: show it and offer the default.
             let reset = ui
@@ -220,8 +223,8 @@ fn choice_editor(
     } else {
         format!("{s} (missing)")
     };
-    ComboBox::from_id_salt(id)
-        .selected_text(shown)
+    let combo = ComboBox::from_id_salt(id)
+        .selected_text(shown.clone())
         .width(VALUE_WIDTH)
         .show_ui(ui, |ui| {
             if choices.is_empty() {
@@ -232,13 +235,21 @@ fn choice_editor(
                 changed |= ui.selectable_value(s, c.clone(), label).changed();
             }
         });
+    full_text_hint(combo.response, &shown);
     changed
 }
 
+/// A narrow field may cut its text off: the whole text as its tooltip.
+fn full_text_hint(field: egui::Response, text: &str) {
+    if !text.is_empty() {
+        field.hint(text);
+    }
+}
+
 fn path_editor(ui: &mut Ui, s: &mut String, base_dir: &Path) -> bool {
-    let mut changed = ui
-        .add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0))
-        .changed();
+    let field = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0));
+    let mut changed = field.changed();
+    full_text_hint(field, s);
     if ui
         .small_button("…")
         .hint("choose a file (stored relative to the graph's folder)")
