@@ -343,6 +343,7 @@ impl App {
                     self.edited();
                 }
                 NodeResponse::User(Response::Duplicate(node)) => self.duplicate(&[node]),
+                NodeResponse::User(Response::Expand(node)) => self.expand_group(node),
                 NodeResponse::User(Response::Swap(node, kind)) => self.swap_kind(node, &kind),
                 NodeResponse::User(Response::Bypass(node)) => {
                     if let Some(n) = self.doc.state.graph.nodes.get_mut(node) {

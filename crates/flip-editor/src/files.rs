@@ -45,6 +45,7 @@ pub fn empty_graph() -> GraphDoc {
             node("step_out", "step_output"),
         ],
         edges: vec![],
+        groups: vec![],
         variants: vec![],
         layout,
     }

@@ -43,6 +43,8 @@ pub mod editing;
 pub mod files;
 /// What is kept of each simulated frame.
 pub mod frames;
+/// Node groups on the canvas.
+pub mod groups;
 /// Tooltips that keep working after a click.
 pub mod hints;
 /// Undo/redo snapshots.

@@ -14,6 +14,8 @@ pub const STEP_COLOR: Color32 = Color32::from_rgb(110, 70, 150);
 pub const ERROR_COLOR: Color32 = Color32::from_rgb(170, 40, 40);
 /// Title bar colour of a bypassed node.
 pub const BYPASS_COLOR: Color32 = Color32::from_gray(70);
+/// Colour of error text in a node.
+const ERROR_TEXT: Color32 = Color32::from_rgb(255, 120, 110);
 /// Badge colour of a solve that did not converge.
 pub const WARN_COLOR: Color32 = Color32::from_rgb(235, 200, 40);
 
@@ -38,8 +40,8 @@ impl NodeDataTrait for NodeData {
             ui.label(RichText::new("bypassed").small().italics())
                 .hint("left out of the run: inputs pass on to the outputs");
         }
-        let errors = user_state.status.get(&self.doc_id).map(|s| &s.errors);
-        if let Some(errors) = errors.filter(|e| !e.is_empty()) {
+        let errors = self.errors(user_state);
+        if !errors.is_empty() {
             let badge = RichText::new("⚠").color(Color32::from_rgb(255, 200, 190));
             ui.label(badge).hint(errors.join("\n"));
         }
@@ -96,6 +98,9 @@ impl NodeDataTrait for NodeData {
         if let Some(status) = user_state.status.get(&self.doc_id) {
             status_ui(ui, status);
         }
+        if let Some(body) = &self.group {
+            return group_ui(ui, node_id, body, user_state);
+        }
         let mut out = vec![];
         ui.horizontal(|ui| {
             let r = ui.small_button("Duplicate").hint("copy this node (Ctrl+D)");
@@ -151,11 +156,7 @@ impl NodeDataTrait for NodeData {
         _graph: &G,
         user_state: &mut UserState,
     ) -> Option<Color32> {
-        let failed = !self.known
-            || user_state
-                .status
-                .get(&self.doc_id)
-                .is_some_and(|s| !s.errors.is_empty());
+        let failed = !self.known || !self.errors(user_state).is_empty();
         if failed {
             Some(ERROR_COLOR)
         } else if self.bypass {
@@ -166,6 +167,53 @@ impl NodeDataTrait for NodeData {
             None
         }
     }
+}
+
+impl NodeData {
+    /// The node's errors; a group's are its members' (each prefixed with the member's id).
+    fn errors(&self, user_state: &UserState) -> Vec<String> {
+        let of = |id: &str| user_state.status.get(id).map(|s| s.errors.clone());
+        let mut errors = of(&self.doc_id).unwrap_or_default();
+        for (_, m) in self.group.iter().flat_map(|b| &b.members) {
+            let mine = of(&m.id).unwrap_or_default();
+            errors.extend(mine.into_iter().map(|e| format!("{}: {e}", m.id)));
+        }
+        errors
+    }
+}
+
+/// A group node's body: its members and the Expand button.
+fn group_ui(
+    ui: &mut Ui,
+    node_id: NodeId,
+    body: &crate::groups::GroupBody,
+    user_state: &UserState,
+) -> Vec<NodeResponse<Response, NodeData>> {
+    let ids: Vec<&str> = body.members.iter().map(|(_, m)| m.id.as_str()).collect();
+    let ms: f64 = ids
+        .iter()
+        .filter_map(|id| user_state.status.get(*id)?.time_ms)
+        .sum();
+    if ms > 0.0 {
+        ui.label(format!("⏱ {ms:.2} ms"))
+            .hint("time in the group's nodes during the shown frame");
+    }
+    ui.add(egui::Label::new(RichText::new(ids.join(", ")).weak()).wrap());
+    for id in &ids {
+        for e in user_state.status.get(*id).iter().flat_map(|s| &s.errors) {
+            let text = RichText::new(format!("{id}: {e}")).color(ERROR_TEXT);
+            ui.add(egui::Label::new(text).wrap());
+        }
+    }
+    let mut out = vec![];
+    if ui
+        .small_button("Expand")
+        .hint("show the group's nodes again (undo with Ctrl+Z)")
+        .clicked()
+    {
+        out.push(NodeResponse::User(Response::Expand(node_id)));
+    }
+    out
 }
 
 /// Run time, solver statistics and errors of one node.
@@ -190,6 +238,6 @@ fn status_ui(ui: &mut Ui, s: &NodeStatus) {
         });
     }
     for e in &s.errors {
-        ui.add(egui::Label::new(RichText::new(e).color(Color32::from_rgb(255, 120, 110))).wrap());
+        ui.add(egui::Label::new(RichText::new(e).color(ERROR_TEXT)).wrap());
     }
 }

@@ -33,6 +33,9 @@ impl App {
             let sel = self.doc.state.selected_nodes.clone();
             self.duplicate(&sel);
         }
+        if cmd(Key::G) && !self.compare.active {
+            self.group_selection();
+        }
         if cmd(Key::S) {
             self.save();
         }
@@ -182,9 +185,16 @@ impl App {
             if tidy.clicked() {
                 self.tidy = true;
             }
+            let group = ui.add_enabled(
+                !self.doc.state.selected_nodes.is_empty(),
+                egui::Button::new("Group"),
+            );
+            if group.hint("collapse the selected nodes into one group node (Ctrl+G)").clicked() {
+                self.group_selection();
+            }
             ui.label(
                 RichText::new(
-                    "drag ports to connect · Del deletes · Ctrl+D duplicates · Ctrl+C/V \
+                    "drag ports to connect · Del deletes · Ctrl+D duplicates · Ctrl+G groups · Ctrl+C/V \
                      copy/paste · Ctrl+Z/Ctrl+Shift+Z undo/redo · Ctrl/middle-drag pans · \
                      scroll zooms",
                 )

@@ -64,6 +64,7 @@ fn unknown_kinds_params_and_edges_survive() {
         kind: "plugin:org.example.vortex".into(),
         params,
         bypass: false,
+        group: None,
     });
     let first = doc.nodes[1].id.clone();
     doc.edges
@@ -146,6 +147,7 @@ fn dynamic_doc() -> GraphDoc {
             kind: "solve".into(),
             params,
             bypass: false,
+            group: None,
         });
         doc.layout.positions.insert(id.into(), (0.0, 0.0));
     }
