@@ -315,7 +315,7 @@ impl App {
             self.doc.state.graph.iter_connection_groups().collect();
         let zoom = self.doc.state.pan_zoom.zoom;
         if std::mem::take(&mut self.tidy) {
-            self.tidy_layout(ui.ctx());
+            self.tidy_layout(ui);
         }
         self.user.wire_choices = self.wire_choices();
         let resp = crate::canvas::draw(&mut self.doc.state, ui, &mut self.user);
