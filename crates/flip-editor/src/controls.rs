@@ -57,6 +57,10 @@ pub(crate) fn view_options(
             });
         if !is_2d {
             ui.checkbox(&mut cam.perspective, "perspective");
+            if frame.is_some_and(|f| f.surface.is_some()) {
+                ui.checkbox(&mut cam.mesh, "mesh")
+                    .hint("the liquid surface of the graph's surface node, shaded");
+            }
         }
         ui.add(egui::Slider::new(&mut cam.point_size, 1.0..=6.0).text("px"));
     });

@@ -51,6 +51,8 @@ pub mod hints;
 pub mod history;
 /// "Tidy" auto-layout.
 pub mod layout;
+/// The liquid mesh in the viewport.
+pub mod liquid_mesh;
 /// Node title, status and buttons.
 pub mod node_ui;
 /// Level-set / cell-kind slices and solids to draw.

@@ -38,6 +38,8 @@ pub struct Camera {
     pub overlay: Overlay,
     /// What the particles are coloured by.
     pub color_by: crate::attributes::ColorBy,
+    /// Draw the liquid mesh (when the frame has one) instead of the particles.
+    pub mesh: bool,
 }
 
 impl Default for Camera {
@@ -51,6 +53,7 @@ impl Default for Camera {
             point_size: 2.0,
             overlay: Overlay::None,
             color_by: Default::default(),
+            mesh: true,
         }
     }
 }
@@ -222,6 +225,7 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             point_size: cam.point_size,
             overlay: cam.overlay,
             color_by: cam.color_by,
+            mesh: cam.mesh,
             ..Camera::default()
         };
     }
@@ -269,8 +273,14 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             painter.add(Shape::mesh(mesh));
         }
     }
+    let surface = f.surface.as_ref().filter(|_| cam.mesh);
+    if let Some(m) = surface {
+        let shaded = crate::liquid_mesh::shaded_mesh(m, |p| pr.project(p), |n| pr.rot * n);
+        painter.add(Shape::mesh(shaded));
+    }
     let colors = crate::attributes::normalized(f, cam.color_by, vmax)
         .or_else(|| crate::attributes::normalized(f, Default::default(), vmax))
+        .filter(|_| surface.is_none())
         .map_or(vec![], |(t, _, _)| t);
     painter.add(Shape::mesh(points_mesh(&pr, f, &colors, cam.point_size)));
 }

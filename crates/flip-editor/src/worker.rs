@@ -201,6 +201,7 @@ struct Thread {
     want_play: bool,
     broken: bool,
     last_solids: SolidsCache,
+    mesher: crate::liquid_mesh::Mesher,
     /// States after simulated frames, for "simulate from here".
     snapshots: Snapshots,
     /// The graph the current simulation runs.
@@ -222,6 +223,7 @@ impl Thread {
             want_play: false,
             broken: false,
             last_solids: None,
+            mesher: Default::default(),
             snapshots: Snapshots::new(SNAPSHOT_BUDGET_BYTES),
             doc: Arc::new(GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "").expect("parses")),
         }
@@ -282,6 +284,7 @@ impl Thread {
         self.sim = None;
         self.broken = false;
         self.last_solids = None;
+        self.mesher = crate::liquid_mesh::Mesher::for_doc(doc, &self.registry);
         let (doc, out) = match out_dir {
             Some(out) => (doc.clone(), out),
             None => (
@@ -367,8 +370,8 @@ impl Thread {
                 if let Ok(snap) = sim.snapshot() {
                     self.snapshots.keep(snap, self.doc.clone());
                 }
-                let data =
-                    FrameData::capture(sim, &reports, &self.ids, wall_ms, &mut self.last_solids);
+                let (solids, mesher) = (&mut self.last_solids, &mut self.mesher);
+                let data = FrameData::capture(sim, &reports, &self.ids, wall_ms, solids, mesher);
                 self.emit(Event::Frame {
                     gen: self.gen,
                     data: Box::new(data),
