@@ -55,6 +55,8 @@ pub mod layout;
 pub mod liquid_mesh;
 /// Node title, status and buttons.
 pub mod node_ui;
+/// Colours of the grid overlays.
+pub mod overlay_colors;
 /// Level-set / cell-kind slices and solids to draw.
 pub mod overlays;
 /// Top bar, canvas and side panels.
