@@ -45,6 +45,8 @@ pub struct FrameData {
     pub solids: Option<Arc<SolidsDraw>>,
     /// The liquid mesh (3D graphs with a `surface` node).
     pub surface: Option<Arc<flip_core::surface::TriMesh>>,
+    /// The graph's still imported solids as meshes (3D).
+    pub solid_meshes: Arc<Vec<flip_core::surface::TriMesh>>,
     /// Per node (plan order): id and status.
     pub nodes: Vec<(String, NodeStatus)>,
     /// Pressure iterations summed over the frame's substeps (all solver nodes).
@@ -90,6 +92,7 @@ impl FrameData {
             density: o.density,
             solids: o.solids,
             surface: mesher.mesh(sim),
+            solid_meshes: mesher.solids(),
             nodes: node_statuses(ids, steps),
             solve_iterations,
             solve_residual,
@@ -186,6 +189,7 @@ mod tests {
             density: None,
             solids: None,
             surface: None,
+            solid_meshes: Default::default(),
             nodes: vec![],
             solve_iterations: 0.0,
             solve_residual: 0.0,

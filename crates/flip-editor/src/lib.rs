@@ -73,6 +73,8 @@ pub mod resim;
 pub mod sim_thread;
 /// Saved states after simulated frames.
 pub mod snapshots;
+/// Imported solids as meshes for the viewport.
+pub mod solid_meshes;
 /// Stats panel.
 pub mod stats;
 /// Timeline rules: playback of cached frames, the cache bar.

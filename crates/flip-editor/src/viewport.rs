@@ -4,6 +4,7 @@
 //! [`crate::frames::MAX_POINTS`]) and are drawn as one mesh of small quads.
 
 use crate::frames::{FrameData, Slice};
+use crate::liquid_mesh::{shaded_mesh, SOLID, WATER};
 use crate::overlay_colors::{cell_color, density_color, level_set_color};
 use egui::{pos2, vec2, Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Ui};
 use flip_core::GridSpec;
@@ -246,8 +247,10 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
         }
     }
     let surface = f.surface.as_ref().filter(|_| cam.mesh);
-    if let Some(m) = surface {
-        let shaded = crate::liquid_mesh::shaded_mesh(m, |p| pr.project(p), |n| pr.rot * n);
+    let mut parts: Vec<_> = f.solid_meshes.iter().map(|m| (m, SOLID)).collect();
+    parts.extend(surface.map(|m| (&**m, WATER)));
+    if !parts.is_empty() {
+        let shaded = shaded_mesh(&parts, |p| pr.project(p), |n| pr.rot * n);
         painter.add(Shape::mesh(shaded));
     }
     let colors = crate::attributes::normalized(f, cam.color_by, vmax)

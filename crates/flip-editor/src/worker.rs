@@ -284,7 +284,7 @@ impl Thread {
         self.sim = None;
         self.broken = false;
         self.last_solids = None;
-        self.mesher = crate::liquid_mesh::Mesher::for_doc(doc, &self.registry);
+        self.mesher = crate::liquid_mesh::Mesher::for_doc(doc, &self.registry, &base_dir);
         let (doc, out) = match out_dir {
             Some(out) => (doc.clone(), out),
             None => (

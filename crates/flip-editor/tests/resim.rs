@@ -71,6 +71,7 @@ fn clone_frame(f: &FrameData) -> FrameData {
         density: None,
         solids: None,
         surface: None,
+        solid_meshes: Default::default(),
         nodes: vec![],
         solve_iterations: f.solve_iterations,
         solve_residual: f.solve_residual,
