@@ -153,11 +153,11 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     probes
 }
 
-/// What a run of `doc` depends on: the graph without its layout and description, and without
-/// nodes that have no wire at all (they cannot change the state). Two documents with the same
-/// view simulate the same.
+/// What a run of `doc` depends on: the graph without its layout, description and groups, and
+/// without nodes that have no wire at all (they cannot change the state). Two documents with
+/// the same view simulate the same.
 pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
-    let mut d = doc.clone();
+    let mut d = flip_graph::groups::ungrouped(doc);
     d.layout = Default::default();
     d.description.clear();
     d.variants.clear();

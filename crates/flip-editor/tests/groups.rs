@@ -1,8 +1,10 @@
 //! Node groups in the editor: a grouped document shows one node per group whose ports carry
 //! the boundary wires, and survives GraphDoc → editor → GraphDoc unchanged; a new wire to a
-//! group port is saved on the inner port; collapse then expand gives the original graph.
+//! group port is saved on the inner port; collapse then expand gives the original graph, and
+//! grouping leaves what the run depends on unchanged.
 
 use flip_editor::convert::{from_doc, port_input};
+use flip_editor::worker::sim_view;
 use flip_graph::groups::{collapse, expand};
 use flip_graph::GraphDoc;
 use flip_plugin::host::PluginSet;
@@ -41,6 +43,8 @@ fn a_grouped_graph_is_one_node_and_round_trips() {
     assert!(ed.dangling.is_empty(), "{:?}", ed.dangling);
     let back = ed.to_doc();
     assert_eq!(back, grouped);
+    // grouping is a view: the run (and the frame cache) is unchanged
+    assert_eq!(sim_view(&grouped), sim_view(&flat));
     assert_eq!(expand(&back, &id).unwrap(), flat);
 }
 

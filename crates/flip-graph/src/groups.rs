@@ -113,6 +113,17 @@ pub fn expand(doc: &GraphDoc, id: &str) -> Result<GraphDoc, GraphError> {
     Ok(out)
 }
 
+/// `doc` with every group expanded (the graph the run sees, without the view).
+pub fn ungrouped(doc: &GraphDoc) -> GraphDoc {
+    let mut out = doc.clone();
+    for g in &doc.groups {
+        out.layout.positions.remove(&g.id);
+    }
+    out.groups.clear();
+    out.nodes.iter_mut().for_each(|n| n.group = None);
+    out
+}
+
 /// Problems with `doc`'s groups, each naming the group or node: a bad or doubled id, a node in
 /// an unknown group, an empty group, an exposed port outside the group.
 pub fn check(doc: &GraphDoc) -> Vec<GraphError> {
@@ -205,6 +216,7 @@ mod tests {
         let reread = GraphDoc::from_ron(&grouped.to_ron(), "grouped").unwrap();
         assert_eq!(reread, grouped);
         assert_eq!(expand(&reread, &id).unwrap(), doc);
+        assert_eq!(super::ungrouped(&reread), doc);
     }
 
     #[test]
