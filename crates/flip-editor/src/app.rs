@@ -358,24 +358,6 @@ impl App {
             }
         }
     }
-
-    fn update_title(&mut self, ctx: &Context) {
-        let name = self
-            .path
-            .as_ref()
-            .and_then(|p| p.file_name())
-            .map_or("untitled (built-in dam break)".to_string(), |n| {
-                n.to_string_lossy().into_owned()
-            });
-        let title = format!(
-            "flipgraph editor — {name}{}",
-            if self.dirty { " *" } else { "" }
-        );
-        if title != self.title {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.title = title;
-        }
-    }
 }
 
 impl eframe::App for App {
