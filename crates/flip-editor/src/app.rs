@@ -315,7 +315,7 @@ impl App {
             self.doc.state.graph.iter_connection_groups().collect();
         let zoom = self.doc.state.pan_zoom.zoom;
         if std::mem::take(&mut self.tidy) {
-            self.tidy_layout(ui.ctx());
+            self.tidy_layout(ui);
         }
         self.user.wire_choices = self.wire_choices();
         let resp = crate::canvas::draw(&mut self.doc.state, ui, &mut self.user);
@@ -343,6 +343,7 @@ impl App {
                     self.edited();
                 }
                 NodeResponse::User(Response::Duplicate(node)) => self.duplicate(&[node]),
+                NodeResponse::User(Response::Expand(node)) => self.expand_group(node),
                 NodeResponse::User(Response::Swap(node, kind)) => self.swap_kind(node, &kind),
                 NodeResponse::User(Response::Bypass(node)) => {
                     if let Some(n) = self.doc.state.graph.nodes.get_mut(node) {
@@ -355,24 +356,6 @@ impl App {
                 }
                 _ => {}
             }
-        }
-    }
-
-    fn update_title(&mut self, ctx: &Context) {
-        let name = self
-            .path
-            .as_ref()
-            .and_then(|p| p.file_name())
-            .map_or("untitled (built-in dam break)".to_string(), |n| {
-                n.to_string_lossy().into_owned()
-            });
-        let title = format!(
-            "flipgraph editor — {name}{}",
-            if self.dirty { " *" } else { "" }
-        );
-        if title != self.title {
-            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
-            self.title = title;
         }
     }
 }

@@ -128,6 +128,7 @@ pub fn paste(doc: &mut GraphDoc, fragment: &Fragment, offset: (f32, f32)) -> Vec
             .insert(id.clone(), (x + offset.0, y + offset.1));
         doc.nodes.push(NodeDoc {
             id: id.clone(),
+            group: None,
             ..n.clone()
         });
         ids.push(id);

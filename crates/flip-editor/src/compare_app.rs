@@ -3,6 +3,7 @@
 
 use crate::app::App;
 use crate::controls::{run_buttons, RunButton};
+use crate::hints::Hint;
 use crate::timeline::timeline_bar;
 use egui::{RichText, Ui};
 
@@ -12,14 +13,14 @@ impl App {
         let active = self.compare.active;
         if ui
             .selectable_label(!active, "Edit")
-            .on_hover_text("the node graph and one run")
+            .hint("the node graph and one run")
             .clicked()
             && active
         {
             self.compare.pause();
             self.compare.active = false;
         }
-        let r = ui.selectable_label(active, "Compare").on_hover_text(
+        let r = ui.selectable_label(active, "Compare").hint(
             "run variants of this graph (solvers, any parameter) side by side with the same seed",
         );
         if r.clicked() && !active {

@@ -5,6 +5,7 @@
 use crate::app::App;
 use crate::compare_drafts::{list_problem, saved_drafts, to_variant_docs, VariantDraft};
 use crate::compare_plots::{swatch, variant_color};
+use crate::hints::Hint;
 use egui::{Color32, ComboBox, RichText, TextEdit, Ui};
 use flip_graph::ParamKind;
 
@@ -104,7 +105,7 @@ impl App {
         ui.horizontal_wrapped(|ui| {
             let saved = self.doc.variants.len();
             let b = egui::Button::new(format!("Saved variants ({saved})"));
-            let r = ui.add_enabled(saved > 0, b).on_hover_text(
+            let r = ui.add_enabled(saved > 0, b).hint(
                 "replace the list with the graph's saved `variants` (what `flipgraph compare` runs)",
             );
             if r.clicked() {
@@ -133,7 +134,7 @@ impl App {
             });
             let r = ui
                 .button("Save to graph")
-                .on_hover_text("keep this list as the graph's `variants` (File ▸ Save writes it)");
+                .hint("keep this list as the graph's `variants` (File ▸ Save writes it)");
             if r.clicked() {
                 self.doc.variants = to_variant_docs(&self.compare.drafts);
                 self.dirty = true;
@@ -174,7 +175,7 @@ impl App {
             }
             let problem = list_problem(&self.compare.drafts);
             let r = ui.add_enabled(problem.is_none(), egui::Button::new("▶ Run variants"));
-            if r.on_hover_text("build every variant and play them in lockstep")
+            if r.hint("build every variant and play them in lockstep")
                 .clicked()
             {
                 self.start_compare();
@@ -222,7 +223,7 @@ fn draft_ui(
             if i == 0 {
                 ui.label(RichText::new("baseline").weak().small());
             }
-            r.remove = ui.small_button("🗑").on_hover_text("remove").clicked();
+            r.remove = ui.small_button("🗑").hint("remove").clicked();
         });
         let mut combo_targets = vec![];
         if let Some(p) = pressure {
@@ -244,7 +245,7 @@ fn draft_ui(
                     .hint_text("node.param=value")
                     .desired_width(ui.available_width() - 30.0);
                 r.changed |= ui.add(edit).changed();
-                if ui.small_button("🗑").on_hover_text("remove").clicked() {
+                if ui.small_button("🗑").hint("remove").clicked() {
                     drop = Some(k);
                 }
             });
@@ -255,7 +256,7 @@ fn draft_ui(
         }
         if ui
             .small_button("+ override")
-            .on_hover_text("node.param=value or settings.field=value, as in graph files")
+            .hint("node.param=value or settings.field=value, as in graph files")
             .clicked()
         {
             d.overrides.push(String::new());

@@ -246,8 +246,10 @@ impl CompareThread {
                 let (sim, metrics) = (r.sim.as_ref()?, r.metrics(frame)?.clone());
                 let wall_ms = r.last_wall.as_secs_f64() * 1e3;
                 let ids = &self.ids[i];
-                let data =
-                    FrameData::capture(sim, &r.last_steps, ids, wall_ms, &mut self.solids[i]);
+                // the compare views show particles only
+                let no_mesh = &mut crate::liquid_mesh::Mesher::default();
+                let solids = &mut self.solids[i];
+                let data = FrameData::capture(sim, &r.last_steps, ids, wall_ms, solids, no_mesh);
                 Some(VariantFrame {
                     data: Box::new(data),
                     metrics,

@@ -3,6 +3,7 @@
 
 use crate::attributes::{normalized, ColorBy};
 use crate::frames::FrameData;
+use crate::hints::Hint;
 use crate::viewport::{self, Camera, Overlay};
 use egui::Ui;
 
@@ -20,21 +21,13 @@ pub(crate) enum RunButton {
 pub(crate) fn run_buttons(ui: &mut Ui, playing: bool) -> Option<RunButton> {
     let label = if playing { "⏸ Pause" } else { "▶ Play" };
     let mut pressed = None;
-    if ui.button(label).on_hover_text("Space").clicked() {
+    if ui.button(label).hint("Space").clicked() {
         pressed = Some(RunButton::PlayPause);
     }
-    if ui
-        .button("⏭ Step")
-        .on_hover_text("simulate one frame")
-        .clicked()
-    {
+    if ui.button("⏭ Step").hint("simulate one frame").clicked() {
         pressed = Some(RunButton::Step);
     }
-    if ui
-        .button("⟲ Reset")
-        .on_hover_text("back to frame 0")
-        .clicked()
-    {
+    if ui.button("⟲ Reset").hint("back to frame 0").clicked() {
         pressed = Some(RunButton::Reset);
     }
     pressed
@@ -64,6 +57,10 @@ pub(crate) fn view_options(
             });
         if !is_2d {
             ui.checkbox(&mut cam.perspective, "perspective");
+            if frame.is_some_and(|f| f.surface.is_some()) {
+                ui.checkbox(&mut cam.mesh, "mesh")
+                    .hint("the liquid surface of the graph's surface node, shaded");
+            }
         }
         ui.add(egui::Slider::new(&mut cam.point_size, 1.0..=6.0).text("px"));
     });
@@ -77,7 +74,7 @@ pub(crate) fn view_options(
                 }
             })
             .response
-            .on_hover_text("what the particles are coloured by");
+            .hint("what the particles are coloured by");
         let range = frame.and_then(|f| normalized(f, cam.color_by, vmax));
         match range {
             Some((_, lo, hi)) => viewport::legend(ui, lo, hi, cam.color_by.unit()),
@@ -85,7 +82,7 @@ pub(crate) fn view_options(
         }
     })
     .response
-    .on_hover_text(if is_2d {
+    .hint(if is_2d {
         "drag: pan · scroll: zoom · double-click: reset view"
     } else {
         "drag: rotate · shift-drag: pan · scroll: zoom · double-click: reset view"

@@ -2,12 +2,13 @@
 //! serialised state): ports are addressed by name, node ids and order, parameters that were
 //! written explicitly, unknown parameters and unresolvable edges all survive a round trip.
 
+use crate::groups::{endpoint_kind, group_parts, GroupBody, GROUP_KIND};
 use crate::types::{
     build_ports, port_types, DataType, EditorState, NodeData, Ports, UserState, ValueType,
 };
 use egui::{pos2, Pos2, Vec2};
 use egui_node_graph2::{InputId, InputParamKind, NodeId, OutputId};
-use flip_graph::{DataKind, EdgeDoc, GraphDoc, NodeRegistry, ParamMap, Settings};
+use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, ParamMap, Settings};
 use std::collections::{BTreeMap, HashMap};
 
 /// The document being edited: the library's editor state plus what the file holds besides the
@@ -35,19 +36,6 @@ pub struct EditorDoc {
 /// Splits `"node.port"`.
 pub fn split_endpoint(s: &str) -> Option<(&str, &str)> {
     s.split_once('.')
-}
-
-/// Kind of port `endpoint` of a registered node in `doc` (`output`: an output port).
-fn endpoint_kind(
-    doc: &GraphDoc,
-    registry: &NodeRegistry,
-    endpoint: &str,
-    output: bool,
-) -> Option<DataKind> {
-    let (node, port) = split_endpoint(endpoint)?;
-    let spec = &registry.get(&doc.node(node)?.kind)?.spec;
-    let ports = if output { &spec.outputs } else { &spec.inputs };
-    ports.iter().find(|p| p.name == port).map(|p| p.kind)
 }
 
 /// Ports of a node whose kind is not registered, inferred from the edges that name it.
@@ -91,6 +79,7 @@ fn node_parts(
         known: false,
         help: String::new(),
         bypass: n.bypass,
+        group: None,
     };
     let Some(kind) = registry.get(&n.kind) else {
         data.extra = n.params.clone();
@@ -129,7 +118,7 @@ pub fn port_input(state: &EditorState, node: NodeId, name: &str) -> Option<Input
 /// others.
 pub fn from_doc(doc: &GraphDoc, registry: &NodeRegistry) -> EditorDoc {
     let mut state = EditorState::new(1.0);
-    let mut ids: HashMap<&str, NodeId> = HashMap::new();
+    let mut ids: HashMap<String, NodeId> = HashMap::new();
     let bottom = doc
         .layout
         .positions
@@ -137,13 +126,36 @@ pub fn from_doc(doc: &GraphDoc, registry: &NodeRegistry) -> EditorDoc {
         .map(|p| p.1)
         .fold(0.0f32, f32::max);
     let mut unplaced = 0;
-    for (order, n) in doc.nodes.iter().enumerate() {
-        let (data, label, ins, outs) = node_parts(doc, registry, order);
-        let values = n.params.clone();
+    let grouped = |n: &flip_graph::NodeDoc| {
+        let g = n.group.as_deref();
+        g.is_some_and(|g| doc.groups.iter().any(|d| d.id == g))
+    };
+    let mut parts: Vec<_> = (0..doc.nodes.len())
+        .filter(|i| !grouped(&doc.nodes[*i]))
+        .map(|i| {
+            (
+                doc.nodes[i].id.clone(),
+                node_parts(doc, registry, i),
+                doc.nodes[i].params.clone(),
+            )
+        })
+        .collect();
+    for g in &doc.groups {
+        let body = GroupBody::from_doc(doc, g);
+        let parts_of = group_parts(body, |e, out| endpoint_kind(doc, registry, e, out));
+        parts.push((g.id.clone(), parts_of, ParamMap::new()));
+    }
+    let mut members: HashMap<&str, &str> = HashMap::new();
+    for n in &doc.nodes {
+        if let Some(g) = n.group.as_deref().filter(|_| grouped(n)) {
+            members.insert(&n.id, g);
+        }
+    }
+    for (doc_id, (data, label, ins, outs), values) in parts {
         let node_id = state.graph.add_node(label, data, |g, id| {
             build_ports(g, id, &ins, &outs, &values);
         });
-        let pos = doc.layout.positions.get(&n.id).map_or_else(
+        let pos = doc.layout.positions.get(&doc_id).map_or_else(
             || {
                 unplaced += 1;
                 pos2(40.0 + 240.0 * (unplaced - 1) as f32, bottom + 320.0)
@@ -152,11 +164,15 @@ pub fn from_doc(doc: &GraphDoc, registry: &NodeRegistry) -> EditorDoc {
         );
         state.node_positions.insert(node_id, pos);
         state.node_order.push(node_id);
-        ids.entry(&n.id).or_insert(node_id);
+        ids.entry(doc_id).or_insert(node_id);
     }
     let mut dangling = Vec::new();
     for e in &doc.edges {
-        match resolve_edge(&state, &ids, e) {
+        let group_of = |end: &str| members.get(split_endpoint(end).map_or(end, |(n, _)| n));
+        if group_of(&e.from).is_some() && group_of(&e.from) == group_of(&e.to) {
+            continue; // inside a group: its body keeps it
+        }
+        match resolve_edge(&state, &ids, &members, e) {
             Some((out, input)) if state.graph.connections(input).is_empty() => {
                 state.graph.add_connection(out, input, 0);
             }
@@ -175,15 +191,24 @@ pub fn from_doc(doc: &GraphDoc, registry: &NodeRegistry) -> EditorDoc {
     }
 }
 
+/// The canvas ends of an edge; an end on a group member is the group's port named after it.
 fn resolve_edge(
     state: &EditorState,
-    ids: &HashMap<&str, NodeId>,
+    ids: &HashMap<String, NodeId>,
+    members: &HashMap<&str, &str>,
     e: &EdgeDoc,
 ) -> Option<(OutputId, InputId)> {
-    let (fnode, fport) = split_endpoint(&e.from)?;
-    let (tnode, tport) = split_endpoint(&e.to)?;
-    let out = state.graph[*ids.get(fnode)?].get_output(fport).ok()?;
-    let input = port_input(state, *ids.get(tnode)?, tport)?;
+    let canvas_end = |end: &'_ str| -> Option<(NodeId, String)> {
+        let (node, port) = split_endpoint(end)?;
+        match members.get(node) {
+            Some(group) => Some((*ids.get(*group)?, end.to_string())),
+            None => Some((*ids.get(node)?, port.to_string())),
+        }
+    };
+    let (fnode, fport) = canvas_end(&e.from)?;
+    let (tnode, tport) = canvas_end(&e.to)?;
+    let out = state.graph[fnode].get_output(&fport).ok()?;
+    let input = port_input(state, tnode, &tport)?;
     Some((out, input))
 }
 
@@ -233,36 +258,53 @@ impl EditorDoc {
     pub fn to_doc(&self) -> GraphDoc {
         let g = &self.state.graph;
         let order = self.nodes_in_order();
-        let mut nodes = Vec::with_capacity(order.len());
+        let mut nodes: Vec<(u64, flip_graph::NodeDoc)> = Vec::with_capacity(order.len());
         let mut positions = BTreeMap::new();
+        let mut groups = vec![];
         for &id in &order {
             let data = &g[id].user_data;
-            let mut params = data.extra.clone();
-            for (name, input) in &g[id].inputs {
-                let ValueType::Param(v) = &g[*input].value else {
-                    continue;
-                };
-                let default = data.param(name).map(|p| &p.default);
-                if data.explicit.contains(name) || default != Some(v) {
-                    params.insert(name.clone(), v.clone());
-                }
-            }
-            nodes.push(flip_graph::NodeDoc {
-                id: data.doc_id.clone(),
-                kind: data.kind.clone(),
-                params,
-                bypass: data.bypass,
-            });
             positions.insert(data.doc_id.clone(), self.doc_position(id));
+            if let Some(body) = &data.group {
+                nodes.extend(body.members.iter().cloned());
+                positions.extend(body.positions.clone());
+                groups.push(body.doc.clone());
+                continue;
+            }
+            nodes.push((data.order, self.node_doc(id)));
         }
+        nodes.sort_by_key(|(order, _)| *order);
         GraphDoc {
             format_version: self.format_version,
             description: self.description.clone(),
             settings: self.settings.clone(),
-            nodes,
+            nodes: nodes.into_iter().map(|(_, n)| n).collect(),
             edges: self.edges(&order),
+            groups,
             variants: self.variants.clone(),
             layout: flip_graph::doc::Layout { positions },
+        }
+    }
+
+    /// The document node of a (non-group) canvas node.
+    fn node_doc(&self, id: NodeId) -> flip_graph::NodeDoc {
+        let g = &self.state.graph;
+        let data = &g[id].user_data;
+        let mut params = data.extra.clone();
+        for (name, input) in &g[id].inputs {
+            let ValueType::Param(v) = &g[*input].value else {
+                continue;
+            };
+            let default = data.param(name).map(|p| &p.default);
+            if data.explicit.contains(name) || default != Some(v) {
+                params.insert(name.clone(), v.clone());
+            }
+        }
+        flip_graph::NodeDoc {
+            id: data.doc_id.clone(),
+            kind: data.kind.clone(),
+            params,
+            bypass: data.bypass,
+            group: None,
         }
     }
 
@@ -282,10 +324,13 @@ impl EditorDoc {
                         .map(|(n, _)| n.as_str())
                         .unwrap_or_default();
                     current.push(EdgeDoc::new(
-                        format!("{}.{}", g[src].user_data.doc_id, oname),
-                        format!("{}.{}", g[node].user_data.doc_id, name),
+                        canvas_endpoint(&g[src].user_data, oname),
+                        canvas_endpoint(&g[node].user_data, name),
                     ));
                 }
+            }
+            if let Some(body) = &g[node].user_data.group {
+                current.extend(body.edges.iter().cloned());
             }
         }
         let mut rest: Vec<EdgeDoc> = current.into_iter().chain(self.dangling.clone()).collect();
@@ -297,5 +342,14 @@ impl EditorDoc {
         }
         edges.extend(rest);
         edges
+    }
+}
+
+/// The document endpoint of port `port` of a canvas node: a group's ports are inner endpoints.
+fn canvas_endpoint(data: &NodeData, port: &str) -> String {
+    if data.kind == GROUP_KIND && data.group.is_some() {
+        port.to_string()
+    } else {
+        format!("{}.{port}", data.doc_id)
     }
 }

@@ -39,7 +39,11 @@ impl EditorDoc {
             .graph
             .nodes
             .values()
-            .map(|n| n.user_data.doc_id.as_str())
+            .flat_map(|n| {
+                let members = n.user_data.group.iter().flat_map(|b| &b.members);
+                std::iter::once(n.user_data.doc_id.as_str())
+                    .chain(members.map(|(_, m)| m.id.as_str()))
+            })
             .collect();
         if !taken.contains(base) {
             return base.to_string();
@@ -98,7 +102,11 @@ impl EditorDoc {
         let order = g
             .iter_nodes()
             .filter(|n| *n != node)
-            .map(|n| g[n].user_data.order + 1)
+            .flat_map(|n| {
+                let members = g[n].user_data.group.iter().flat_map(|b| &b.members);
+                std::iter::once(g[n].user_data.order).chain(members.map(|(o, _)| *o))
+            })
+            .map(|o| o + 1)
             .max()
             .unwrap_or(0);
         self.state.graph[node].user_data.order = order;

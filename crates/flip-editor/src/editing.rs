@@ -24,7 +24,7 @@ impl App {
     }
 
     /// Shows `doc` (an undo step, a paste) and reruns the simulation if it must.
-    fn show_doc(&mut self, doc: &GraphDoc, select: &[String]) {
+    pub(crate) fn show_doc(&mut self, doc: &GraphDoc, select: &[String]) {
         self.doc
             .replace_keeping_view(doc, &self.user.registry, select);
         self.dirty = true;
@@ -106,7 +106,18 @@ impl App {
 
     /// Duplicates nodes and selects the copies.
     pub(crate) fn duplicate(&mut self, nodes: &[egui_node_graph2::NodeId]) {
-        let copies: Vec<_> = nodes.iter().map(|n| self.doc.duplicate(*n)).collect();
+        let g = &self.doc.state.graph;
+        // a group's copy would repeat its members' ids
+        let plain: Vec<_> = nodes
+            .iter()
+            .filter(|n| {
+                g.nodes
+                    .get(**n)
+                    .is_some_and(|n| n.user_data.group.is_none())
+            })
+            .copied()
+            .collect();
+        let copies: Vec<_> = plain.iter().map(|n| self.doc.duplicate(*n)).collect();
         if !copies.is_empty() {
             self.doc.state.selected_nodes = copies;
             self.edited();

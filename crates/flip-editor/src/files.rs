@@ -45,6 +45,7 @@ pub fn empty_graph() -> GraphDoc {
             node("step_out", "step_output"),
         ],
         edges: vec![],
+        groups: vec![],
         variants: vec![],
         layout,
     }
@@ -249,5 +250,26 @@ impl App {
                     }
                 });
             });
+    }
+}
+
+impl App {
+    /// The window title: the file name and a `*` when there are unsaved changes.
+    pub(crate) fn update_title(&mut self, ctx: &Context) {
+        let name = self
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or("untitled (built-in dam break)".to_string(), |n| {
+                n.to_string_lossy().into_owned()
+            });
+        let title = format!(
+            "flipgraph editor — {name}{}",
+            if self.dirty { " *" } else { "" }
+        );
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
+        }
     }
 }

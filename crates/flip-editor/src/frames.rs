@@ -43,6 +43,10 @@ pub struct FrameData {
     pub density: Option<Slice<f32>>,
     /// Solids to draw.
     pub solids: Option<Arc<SolidsDraw>>,
+    /// The liquid mesh (3D graphs with a `surface` node).
+    pub surface: Option<Arc<flip_core::surface::TriMesh>>,
+    /// The graph's still imported solids as meshes (3D).
+    pub solid_meshes: Arc<Vec<flip_core::surface::TriMesh>>,
     /// Per node (plan order): id and status.
     pub nodes: Vec<(String, NodeStatus)>,
     /// Pressure iterations summed over the frame's substeps (all solver nodes).
@@ -60,6 +64,7 @@ impl FrameData {
         ids: &[String],
         wall_ms: f64,
         last_solids: &mut SolidsCache,
+        mesher: &mut crate::liquid_mesh::Mesher,
     ) -> Self {
         let (points, speeds, particles, max_speed) = match sim.particles() {
             Some(p) => {
@@ -86,6 +91,8 @@ impl FrameData {
             cells: o.cells,
             density: o.density,
             solids: o.solids,
+            surface: mesher.mesh(sim),
+            solid_meshes: mesher.solids(),
             nodes: node_statuses(ids, steps),
             solve_iterations,
             solve_residual,
@@ -181,6 +188,8 @@ mod tests {
             cells: None,
             density: None,
             solids: None,
+            surface: None,
+            solid_meshes: Default::default(),
             nodes: vec![],
             solve_iterations: 0.0,
             solve_residual: 0.0,

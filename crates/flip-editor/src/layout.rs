@@ -1,5 +1,7 @@
 //! "Tidy": lays nodes out in columns by dependency depth (sources left), stacked by document
-//! order, using the sizes the nodes were last drawn with, so that nothing overlaps.
+//! order, using the sizes the nodes were last drawn with, so that nothing overlaps. To stay
+//! compact, the nodes in that order flow into columns of a height limit (a long column goes on
+//! in the next one), the limit that makes the whole layout fit the canvas at the largest zoom.
 
 use crate::app::App;
 use crate::convert::EditorDoc;
@@ -9,6 +11,8 @@ use std::collections::HashMap;
 
 /// Gap between columns and between stacked nodes (file units).
 const GAP: f32 = 36.0;
+/// The canvas's usable size at the editor's default window, 1600×900 (Fit's margins off).
+pub const DEFAULT_VIEW: Vec2 = vec2(975.0, 805.0);
 /// Size assumed for a node that has not been drawn yet (file units).
 pub const DEFAULT_SIZE: Vec2 = vec2(200.0, 160.0);
 
@@ -72,39 +76,72 @@ impl EditorDoc {
         depth
     }
 
-    /// Moves every node: one column per depth, stacked in document order. `sizes` are node
-    /// sizes in file units (missing ones get a default).
-    pub fn tidy(&mut self, sizes: &HashMap<NodeId, Vec2>) {
+    /// Moves every node: in order of dependency depth, then document order, flowed into
+    /// columns no taller than the limit that fits a canvas of `view` (screen points) at the
+    /// largest zoom. `sizes` are node sizes in file units (missing ones get a default).
+    pub fn tidy(&mut self, sizes: &HashMap<NodeId, Vec2>, view: Vec2) {
         let depth = self.depths();
-        let columns = depth.values().copied().max().map_or(0, |d| d + 1);
-        let mut cols: Vec<Vec<NodeId>> = vec![vec![]; columns];
-        for n in self.nodes_in_order() {
-            cols[depth[&n]].push(n);
-        }
-        let size = |n: &NodeId| sizes.get(n).copied().unwrap_or(DEFAULT_SIZE);
+        let mut nodes = self.nodes_in_order();
+        nodes.sort_by_key(|n| depth[n]); // stable: document order within a depth
+        let sizes: Vec<Vec2> = nodes
+            .iter()
+            .map(|n| sizes.get(n).copied().unwrap_or(DEFAULT_SIZE))
+            .collect();
+        // every column height a flow can stop at is a candidate limit
+        let tallest = sizes.iter().map(|s| s.y + GAP).fold(0.0, f32::max);
+        let total: f32 = sizes.iter().map(|s| s.y + GAP).sum();
+        let steps = 64;
+        let limit = (0..=steps)
+            .map(|i| tallest + (total - tallest) * i as f32 / steps as f32)
+            .max_by(|a, b| {
+                let za = fit_zoom(flow(&sizes, *a).1, view);
+                let zb = fit_zoom(flow(&sizes, *b).1, view);
+                za.total_cmp(&zb)
+            })
+            .unwrap_or(total);
         let zoom = self.state.pan_zoom.zoom;
-        let mut x = 40.0;
-        for col in &cols {
-            let mut y = 40.0;
-            for n in col {
-                self.state.node_positions[*n] = self.origin + vec2(x, y) * zoom;
-                y += size(n).y + GAP;
-            }
-            x += col.iter().map(|n| size(n).x).fold(0.0, f32::max) + GAP;
+        for (n, p) in nodes.iter().zip(flow(&sizes, limit).0) {
+            self.state.node_positions[*n] = self.origin + (p + vec2(40.0, 40.0)) * zoom;
         }
     }
 }
 
+/// Flows boxes of `sizes` top to bottom into columns of at most `limit` height (a box taller
+/// than the limit gets a column of its own): each box's position and the whole extent.
+pub fn flow(sizes: &[Vec2], limit: f32) -> (Vec<Vec2>, Vec2) {
+    let mut at = Vec::with_capacity(sizes.len());
+    let (mut x, mut y, mut width, mut height) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    for s in sizes {
+        if y > 0.0 && y + s.y > limit {
+            x += width + GAP;
+            (y, width) = (0.0, 0.0);
+        }
+        at.push(vec2(x, y));
+        y += s.y + GAP;
+        width = width.max(s.x);
+        height = height.max(y);
+    }
+    (at, vec2(x + width, height))
+}
+
+/// The zoom at which an `extent` (file units) fits `view`.
+pub fn fit_zoom(extent: Vec2, view: Vec2) -> f32 {
+    let e = extent.max(vec2(1.0, 1.0));
+    (view.x / e.x).min(view.y / e.y)
+}
+
 impl App {
     /// Rearranges the nodes with the sizes they were drawn with.
-    pub(crate) fn tidy_layout(&mut self, ctx: &Context) {
+    pub(crate) fn tidy_layout(&mut self, ui: &egui::Ui) {
+        let ctx = ui.ctx();
         let zoom = self.doc.state.pan_zoom.zoom;
         let rects = drawn_rects(ctx, self.doc.state.graph.iter_nodes());
         let sizes = rects
             .into_iter()
             .map(|(n, r)| (n, r.size() / zoom))
             .collect();
-        self.doc.tidy(&sizes);
+        self.doc
+            .tidy(&sizes, ui.max_rect().size() - vec2(48.0, 48.0));
         self.dirty = true;
         self.fit_view = true;
     }

@@ -43,12 +43,20 @@ pub mod editing;
 pub mod files;
 /// What is kept of each simulated frame.
 pub mod frames;
+/// Node groups on the canvas.
+pub mod groups;
+/// Tooltips that keep working after a click.
+pub mod hints;
 /// Undo/redo snapshots.
 pub mod history;
 /// "Tidy" auto-layout.
 pub mod layout;
+/// The liquid mesh in the viewport.
+pub mod liquid_mesh;
 /// Node title, status and buttons.
 pub mod node_ui;
+/// Colours of the grid overlays.
+pub mod overlay_colors;
 /// Level-set / cell-kind slices and solids to draw.
 pub mod overlays;
 /// Top bar, canvas and side panels.
@@ -59,12 +67,16 @@ pub mod params_ui;
 pub mod path_dialog;
 /// Play/Step and the run mode's timeline.
 pub mod play;
+/// The values a run keeps for the overlays (probes).
+pub mod probes;
 /// Where an edited graph's run starts: frame 0, "simulate from here", live edits.
 pub mod resim;
 /// A simulation thread behind channels (run and compare modes).
 pub mod sim_thread;
 /// Saved states after simulated frames.
 pub mod snapshots;
+/// Imported solids as meshes for the viewport.
+pub mod solid_meshes;
 /// Stats panel.
 pub mod stats;
 /// Timeline rules: playback of cached frames, the cache bar.

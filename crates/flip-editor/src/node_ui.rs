@@ -2,6 +2,7 @@
 //! error, violet for the step-state boundary), and below the ports the last run time, solver
 //! statistics, errors, and "Duplicate" and "Swap" buttons.
 
+use crate::hints::Hint;
 use crate::types::{DataType, NodeData, NodeStatus, Response, UserState, ValueType};
 use egui::{Color32, RichText, Ui};
 use egui_node_graph2::{Graph, NodeDataTrait, NodeId, NodeResponse, UserResponseTrait};
@@ -13,6 +14,8 @@ pub const STEP_COLOR: Color32 = Color32::from_rgb(110, 70, 150);
 pub const ERROR_COLOR: Color32 = Color32::from_rgb(170, 40, 40);
 /// Title bar colour of a bypassed node.
 pub const BYPASS_COLOR: Color32 = Color32::from_gray(70);
+/// Colour of error text in a node.
+const ERROR_TEXT: Color32 = Color32::from_rgb(255, 120, 110);
 /// Badge colour of a solve that did not converge.
 pub const WARN_COLOR: Color32 = Color32::from_rgb(235, 200, 40);
 
@@ -32,16 +35,15 @@ impl NodeDataTrait for NodeData {
         user_state: &mut UserState,
     ) -> Vec<NodeResponse<Response, NodeData>> {
         let id = RichText::new(&self.doc_id).small().weak();
-        ui.label(id)
-            .on_hover_text(format!("node id (kind `{}`)", self.kind));
+        ui.label(id).hint(format!("node id (kind `{}`)", self.kind));
         if self.bypass {
             ui.label(RichText::new("bypassed").small().italics())
-                .on_hover_text("left out of the run: inputs pass on to the outputs");
+                .hint("left out of the run: inputs pass on to the outputs");
         }
-        let errors = user_state.status.get(&self.doc_id).map(|s| &s.errors);
-        if let Some(errors) = errors.filter(|e| !e.is_empty()) {
+        let errors = self.errors(user_state);
+        if !errors.is_empty() {
             let badge = RichText::new("⚠").color(Color32::from_rgb(255, 200, 190));
-            ui.label(badge).on_hover_text(errors.join("\n"));
+            ui.label(badge).hint(errors.join("\n"));
         }
         vec![]
     }
@@ -85,7 +87,7 @@ impl NodeDataTrait for NodeData {
                     .small()
                     .color(Color32::from_rgb(200, 170, 240)),
             )
-            .on_hover_text(
+            .hint(
                 "Simulation state crosses time steps only through the step_input / \
                      step_output pair; every edge cycle is an error.",
             );
@@ -96,11 +98,12 @@ impl NodeDataTrait for NodeData {
         if let Some(status) = user_state.status.get(&self.doc_id) {
             status_ui(ui, status);
         }
+        if let Some(body) = &self.group {
+            return group_ui(ui, node_id, body, user_state);
+        }
         let mut out = vec![];
         ui.horizontal(|ui| {
-            let r = ui
-                .small_button("Duplicate")
-                .on_hover_text("copy this node (Ctrl+D)");
+            let r = ui.small_button("Duplicate").hint("copy this node (Ctrl+D)");
             if r.clicked() {
                 out.push(NodeResponse::User(Response::Duplicate(node_id)));
             }
@@ -108,17 +111,17 @@ impl NodeDataTrait for NodeData {
             if !kinds.is_empty() {
                 ui.menu_button("Swap", |ui| {
                     for (kind, label) in kinds {
-                        if ui.button(label).on_hover_text(&kind).clicked() {
+                        if ui.button(label).hint(&kind).clicked() {
                             out.push(NodeResponse::User(Response::Swap(node_id, kind)));
                             ui.close_menu();
                         }
                     }
                 })
                 .response
-                .on_hover_text("make this a node of another kind, keeping its wires");
+                .hint("make this a node of another kind, keeping its wires");
             }
             let bypass = ui.selectable_label(self.bypass, RichText::new("Bypass").small());
-            let bypass = bypass.on_hover_text(
+            let bypass = bypass.hint(
                 "leave this node out of the run: each output carries on the input of the same \
                  name (or type)",
             );
@@ -126,8 +129,7 @@ impl NodeDataTrait for NodeData {
                 out.push(NodeResponse::User(Response::Bypass(node_id)));
             }
             if !self.help.is_empty() {
-                ui.label(RichText::new("(?)").weak())
-                    .on_hover_text(&self.help);
+                ui.label(RichText::new("(?)").weak()).hint(&self.help);
             }
         });
         let wires = match &user_state.wire_choices {
@@ -154,11 +156,7 @@ impl NodeDataTrait for NodeData {
         _graph: &G,
         user_state: &mut UserState,
     ) -> Option<Color32> {
-        let failed = !self.known
-            || user_state
-                .status
-                .get(&self.doc_id)
-                .is_some_and(|s| !s.errors.is_empty());
+        let failed = !self.known || !self.errors(user_state).is_empty();
         if failed {
             Some(ERROR_COLOR)
         } else if self.bypass {
@@ -171,16 +169,63 @@ impl NodeDataTrait for NodeData {
     }
 }
 
+impl NodeData {
+    /// The node's errors; a group's are its members' (each prefixed with the member's id).
+    fn errors(&self, user_state: &UserState) -> Vec<String> {
+        let of = |id: &str| user_state.status.get(id).map(|s| s.errors.clone());
+        let mut errors = of(&self.doc_id).unwrap_or_default();
+        for (_, m) in self.group.iter().flat_map(|b| &b.members) {
+            let mine = of(&m.id).unwrap_or_default();
+            errors.extend(mine.into_iter().map(|e| format!("{}: {e}", m.id)));
+        }
+        errors
+    }
+}
+
+/// A group node's body: its members and the Expand button.
+fn group_ui(
+    ui: &mut Ui,
+    node_id: NodeId,
+    body: &crate::groups::GroupBody,
+    user_state: &UserState,
+) -> Vec<NodeResponse<Response, NodeData>> {
+    let ids: Vec<&str> = body.members.iter().map(|(_, m)| m.id.as_str()).collect();
+    let ms: f64 = ids
+        .iter()
+        .filter_map(|id| user_state.status.get(*id)?.time_ms)
+        .sum();
+    if ms > 0.0 {
+        ui.label(format!("⏱ {ms:.2} ms"))
+            .hint("time in the group's nodes during the shown frame");
+    }
+    ui.add(egui::Label::new(RichText::new(ids.join(", ")).weak()).wrap());
+    for id in &ids {
+        for e in user_state.status.get(*id).iter().flat_map(|s| &s.errors) {
+            let text = RichText::new(format!("{id}: {e}")).color(ERROR_TEXT);
+            ui.add(egui::Label::new(text).wrap());
+        }
+    }
+    let mut out = vec![];
+    if ui
+        .small_button("Expand")
+        .hint("show the group's nodes again (undo with Ctrl+Z)")
+        .clicked()
+    {
+        out.push(NodeResponse::User(Response::Expand(node_id)));
+    }
+    out
+}
+
 /// Run time, solver statistics and errors of one node.
 fn status_ui(ui: &mut Ui, s: &NodeStatus) {
     if let Some(ms) = s.time_ms {
         ui.label(RichText::new(format!("⏱ {ms:.2} ms")))
-            .on_hover_text("time in this node during the shown frame (all substeps)");
+            .hint("time in this node during the shown frame (all substeps)");
     }
     if let (Some(it), Some(res)) = (s.stat("iterations"), s.stat("residual")) {
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("it {it:.0} · res {res:.1e}")))
-                .on_hover_text("iterations and residual of the frame's last substep");
+                .hint("iterations and residual of the frame's last substep");
             if s.converged == Some(false) {
                 ui.label(
                     RichText::new(" not converged ")
@@ -188,11 +233,11 @@ fn status_ui(ui: &mut Ui, s: &NodeStatus) {
                         .color(Color32::BLACK)
                         .background_color(WARN_COLOR),
                 )
-                .on_hover_text("at least one substep's solve stopped before its tolerance");
+                .hint("at least one substep's solve stopped before its tolerance");
             }
         });
     }
     for e in &s.errors {
-        ui.add(egui::Label::new(RichText::new(e).color(Color32::from_rgb(255, 120, 110))).wrap());
+        ui.add(egui::Label::new(RichText::new(e).color(ERROR_TEXT)).wrap());
     }
 }

@@ -4,6 +4,7 @@
 use crate::app::App;
 use crate::controls::{run_buttons, view_options, RunButton};
 use crate::files::Pending;
+use crate::hints::Hint;
 use crate::viewport;
 use crate::worker::Command;
 use egui::{Context, Key, Modifiers, RichText, Ui};
@@ -31,6 +32,9 @@ impl App {
         if cmd(Key::D) && !self.compare.active {
             let sel = self.doc.state.selected_nodes.clone();
             self.duplicate(&sel);
+        }
+        if cmd(Key::G) && !self.compare.active {
+            self.group_selection();
         }
         if cmd(Key::S) {
             self.save();
@@ -120,11 +124,11 @@ impl App {
             None => {}
         }
         ui.checkbox(&mut self.edit_policy.from_here, "from here")
-            .on_hover_text(FROM_HERE_HELP);
+            .hint(FROM_HERE_HELP);
         ui.checkbox(&mut self.edit_policy.live, "live")
-            .on_hover_text(LIVE_HELP);
+            .hint(LIVE_HELP);
         let r = ui.checkbox(&mut self.write_exports, "exports");
-        let r = r.on_hover_text(
+        let r = r.hint(
             "Run export nodes (PLY/PNG files under <graph folder>/out). Off: export nodes are \
              left out of editor runs.",
         );
@@ -162,7 +166,7 @@ impl App {
             ui.add_space(6.0);
             if ui
                 .button("➕ Add node")
-                .on_hover_text("or right-click the canvas")
+                .hint("or right-click the canvas")
                 .clicked()
             {
                 let at = ui.max_rect().left_top() + egui::vec2(40.0, 40.0);
@@ -170,20 +174,27 @@ impl App {
             }
             if ui
                 .button("Fit")
-                .on_hover_text("show the whole graph (F or Home)")
+                .hint("show the whole graph (F or Home)")
                 .clicked()
             {
                 self.fit_view = true;
             }
             let tidy = ui
                 .button("Tidy")
-                .on_hover_text("rearrange the nodes in columns by dependency depth (no overlaps)");
+                .hint("rearrange the nodes in columns by dependency depth (no overlaps)");
             if tidy.clicked() {
                 self.tidy = true;
             }
+            let group = ui.add_enabled(
+                !self.doc.state.selected_nodes.is_empty(),
+                egui::Button::new("Group"),
+            );
+            if group.hint("collapse the selected nodes into one group node (Ctrl+G)").clicked() {
+                self.group_selection();
+            }
             ui.label(
                 RichText::new(
-                    "drag ports to connect · Del deletes · Ctrl+D duplicates · Ctrl+C/V \
+                    "drag ports to connect · Del deletes · Ctrl+D duplicates · Ctrl+G groups · Ctrl+C/V \
                      copy/paste · Ctrl+Z/Ctrl+Shift+Z undo/redo · Ctrl/middle-drag pans · \
                      scroll zooms",
                 )

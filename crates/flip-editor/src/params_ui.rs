@@ -1,6 +1,7 @@
 //! Parameter widgets: a suitable editor per [`ParamKind`] (drag values with ranges, checkbox,
 //! three drag values for vectors, combo box for choices, text + file picker for paths).
 
+use crate::hints::Hint;
 use crate::types::{NodeData, Response, UserState, ValueType};
 use egui::{ComboBox, DragValue, RichText, TextEdit, Ui};
 use egui_node_graph2::{NodeId, WidgetValueTrait};
@@ -69,7 +70,7 @@ fn port_label(ui: &mut Ui, name: &str, data: &NodeData, connected: bool) {
     let r = ui.label(text);
     if let Some(p) = spec {
         let req = if p.required { "required" } else { "optional" };
-        r.on_hover_text(format!("{} ({}, {req})", p.help, p.kind.name()));
+        r.hint(format!("{} ({}, {req})", p.help, p.kind.name()));
     }
 }
 
@@ -85,14 +86,14 @@ fn param_row(
     let hover = format!("{} (`{}`)", spec.help, spec.name);
     let mut changed = false;
     if matches!(spec.kind, ParamKind::Vec3 | ParamKind::Path) {
-        ui.label(spec.label.as_str()).on_hover_text(hover);
+        ui.label(spec.label.as_str()).hint(hover);
         ui.horizontal(|ui| {
             changed = value_editor(ui, node_id, spec, value, user);
         });
         return changed;
     }
     ui.horizontal(|ui| {
-        ui.label(spec.label.as_str()).on_hover_text(hover);
+        ui.label(spec.label.as_str()).hint(hover);
         if matches!(spec.kind, ParamKind::Choice(_)) {
             // A combo box in a right-to-left layout grows over the label.
             changed = value_editor(ui, node_id, spec, value, user);
@@ -179,14 +180,17 @@ fn value_editor(
             choice_editor(ui, (node_id, &spec.name), choices, s, lcp)
         }
         (ParamKind::Path, ParamValue::Text(s)) => path_editor(ui, s, base_dir),
-        (ParamKind::Text, ParamValue::Text(s)) => ui
-            .add(TextEdit::singleline(s).desired_width(VALUE_WIDTH))
-            .changed(),
+        (ParamKind::Text, ParamValue::Text(s)) => {
+            let r = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH));
+            let changed = r.changed();
+            full_text_hint(r, s);
+            changed
+        }
         (_, v) => {
             // Wrong type in the file: show it and offer the default.
             let reset = ui
                 .button("reset")
-                .on_hover_text("the file's value has the wrong type; use the default");
+                .hint("the file's value has the wrong type; use the default");
             ui.colored_label(egui::Color32::LIGHT_RED, v.display());
             if reset.clicked() {
                 *v = spec.default.clone();
@@ -219,8 +223,8 @@ fn choice_editor(
     } else {
         format!("{s} (missing)")
     };
-    ComboBox::from_id_salt(id)
-        .selected_text(shown)
+    let combo = ComboBox::from_id_salt(id)
+        .selected_text(shown.clone())
         .width(VALUE_WIDTH)
         .show_ui(ui, |ui| {
             if choices.is_empty() {
@@ -231,16 +235,24 @@ fn choice_editor(
                 changed |= ui.selectable_value(s, c.clone(), label).changed();
             }
         });
+    full_text_hint(combo.response, &shown);
     changed
 }
 
+/// A narrow field may cut its text off: the whole text as its tooltip.
+fn full_text_hint(field: egui::Response, text: &str) {
+    if !text.is_empty() {
+        field.hint(text);
+    }
+}
+
 fn path_editor(ui: &mut Ui, s: &mut String, base_dir: &Path) -> bool {
-    let mut changed = ui
-        .add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0))
-        .changed();
+    let field = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0));
+    let mut changed = field.changed();
+    full_text_hint(field, s);
     if ui
         .small_button("…")
-        .on_hover_text("choose a file (stored relative to the graph's folder)")
+        .hint("choose a file (stored relative to the graph's folder)")
         .clicked()
     {
         if let Some(path) = rfd::FileDialog::new().set_directory(base_dir).pick_file() {

@@ -4,6 +4,7 @@
 //! anything and cancel cannot be told from failure.
 
 use crate::files::Pending;
+use crate::hints::Hint;
 use egui::{Context, RichText};
 use std::path::{Path, PathBuf};
 
@@ -84,11 +85,7 @@ impl PathDialog {
                     if ui.button("Cancel").clicked() {
                         outcome = Outcome::Cancelled;
                     }
-                    if ui
-                        .button("Browse…")
-                        .on_hover_text("system file dialog")
-                        .clicked()
-                    {
+                    if ui.button("Browse…").hint("system file dialog").clicked() {
                         self.browse();
                     }
                 });

@@ -2,6 +2,7 @@
 //! iterations per frame, the graph's settings and the loaded plugins.
 
 use crate::app::App;
+use crate::hints::Hint;
 use egui::{Color32, DragValue, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 
@@ -40,7 +41,7 @@ impl App {
                 let r = ui.add(
                     egui::Label::new(RichText::new(text).color(red)).sense(egui::Sense::click()),
                 );
-                if r.on_hover_text("click to select the node").clicked() {
+                if r.hint("click to select the node").clicked() {
                     if let Some(id) = self.doc.find(node) {
                         self.doc.state.selected_nodes = vec![id];
                     }
@@ -128,7 +129,7 @@ impl App {
         let mut changed = false;
         egui::Grid::new("settings").num_columns(2).show(ui, |ui| {
             ui.label("grid (ni, nj, nk)")
-                .on_hover_text("nk = 1 makes a 2D simulation");
+                .hint("nk = 1 makes a 2D simulation");
             ui.horizontal(|ui| {
                 for (axis, n) in s.grid.iter_mut().enumerate() {
                     let min = if axis == 2 { 1 } else { 4 };
@@ -184,7 +185,7 @@ impl App {
         }
         for (name, info) in algos {
             let lcp = if info.supports_lcp() { " (LCP)" } else { "" };
-            ui.label(format!("• {name}{lcp}")).on_hover_text(&info.help);
+            ui.label(format!("• {name}{lcp}")).hint(&info.help);
         }
         for r in &self.plugins.refused {
             ui.colored_label(Color32::from_rgb(240, 180, 90), format!("refused: {r}"));

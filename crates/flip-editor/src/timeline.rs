@@ -2,6 +2,7 @@
 //! the cached frames, and Play plays cached frames back at the graph's fps before simulating
 //! past the cache. The rules are plain functions so they are tested without a window.
 
+use crate::hints::Hint;
 use egui::{Color32, Rect, Sense, Ui};
 use std::time::{Duration, Instant};
 
@@ -83,7 +84,7 @@ pub fn frame_at(rect: Rect, x: f32, total: u32, cached: usize) -> Option<usize> 
 pub fn timeline_bar(ui: &mut Ui, shown: usize, cached: usize, total: u32) -> Option<usize> {
     let number = if cached == 0 { 0 } else { shown + 1 };
     ui.label(egui::RichText::new(format!("frame {number:>3} / {total}")).monospace())
-        .on_hover_text(format!("{cached} of {total} frame(s) cached"));
+        .hint(format!("{cached} of {total} frame(s) cached"));
     let width = (ui.available_width() - 120.0).max(80.0);
     let (rect, r) = ui.allocate_exact_size(egui::vec2(width, 18.0), Sense::click_and_drag());
     let p = ui.painter();
@@ -103,7 +104,7 @@ pub fn timeline_bar(ui: &mut Ui, shown: usize, cached: usize, total: u32) -> Opt
             egui::Stroke::new(2.0, Color32::from_rgb(240, 200, 80)),
         );
     }
-    let r = r.on_hover_text("green: cached frames (click or drag to scrub)");
+    let r = r.hint("green: cached frames (click or drag to scrub)");
     let x = r.interact_pointer_pos().map(|p| p.x)?;
     (r.clicked() || r.dragged()).then(|| frame_at(rect, x, total, cached))?
 }

@@ -61,6 +61,8 @@ pub struct NodeData {
     pub help: String,
     /// Left out of the run, inputs passed to outputs of the same name (drawn greyed).
     pub bypass: bool,
+    /// A node group's members (the node is the group's canvas node).
+    pub group: Option<Box<crate::groups::GroupBody>>,
 }
 
 impl NodeData {
@@ -104,6 +106,8 @@ pub enum Response {
     Swap(NodeId, String),
     /// The node's "Bypass" toggle.
     Bypass(NodeId),
+    /// A group node's "Expand" button.
+    Expand(NodeId),
     /// The node's "Insert on wire" menu: put the (unwired) node on this wire.
     InsertOnWire(NodeId, flip_graph::EdgeDoc),
 }
@@ -306,6 +310,7 @@ impl NodeTemplateTrait for KindRef {
             known: true,
             help: kind.spec.help.clone(),
             bypass: false,
+            group: None,
         }
     }
     fn build_node(&self, graph: &mut EditorGraph, user_state: &mut UserState, node_id: NodeId) {

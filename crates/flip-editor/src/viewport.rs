@@ -4,6 +4,8 @@
 //! [`crate::frames::MAX_POINTS`]) and are drawn as one mesh of small quads.
 
 use crate::frames::{FrameData, Slice};
+use crate::liquid_mesh::{shaded_mesh, SOLID, WATER};
+use crate::overlay_colors::{cell_color, density_color, level_set_color};
 use egui::{pos2, vec2, Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Ui};
 use flip_core::GridSpec;
 use glam::Vec3;
@@ -38,6 +40,8 @@ pub struct Camera {
     pub overlay: Overlay,
     /// What the particles are coloured by.
     pub color_by: crate::attributes::ColorBy,
+    /// Draw the liquid mesh (when the frame has one) instead of the particles.
+    pub mesh: bool,
 }
 
 impl Default for Camera {
@@ -51,6 +55,7 @@ impl Default for Camera {
             point_size: 2.0,
             overlay: Overlay::None,
             color_by: Default::default(),
+            mesh: true,
         }
     }
 }
@@ -128,40 +133,6 @@ pub fn speed_color(t: f32) -> Color32 {
     Color32::from_rgb(m(0), m(1), m(2))
 }
 
-/// Level set colour for a signed distance in cells: blue inside (darker deeper), white at the
-/// surface, orange just outside fading out within four cells.
-fn level_set_color(d_cells: f32) -> Option<Color32> {
-    if d_cells.abs() < 0.5 {
-        return Some(Color32::from_rgba_unmultiplied(240, 240, 240, 170));
-    }
-    if d_cells < 0.0 {
-        let t = (-d_cells / 8.0).min(1.0);
-        let a = (70.0 + 100.0 * t) as u8;
-        return Some(Color32::from_rgba_unmultiplied(
-            30,
-            (110.0 - 60.0 * t) as u8,
-            230,
-            a,
-        ));
-    }
-    let t = 1.0 - d_cells / 4.0;
-    (t > 0.0).then(|| Color32::from_rgba_unmultiplied(245, 150, 40, (120.0 * t) as u8))
-}
-
-/// Smoke: white, as opaque as the density (1 and above opaque).
-fn density_color(s: f32) -> Option<Color32> {
-    let a = (s.clamp(0.0, 1.0) * 235.0) as u8;
-    (a > 2).then(|| Color32::from_rgba_unmultiplied(235, 235, 240, a))
-}
-
-fn cell_color(kind: u8) -> Option<Color32> {
-    match kind {
-        0 => Some(Color32::from_rgba_unmultiplied(40, 110, 240, 110)),
-        2 => Some(Color32::from_rgba_unmultiplied(150, 150, 160, 110)),
-        _ => None,
-    }
-}
-
 /// A quad through four projected corners.
 fn quad(mesh: &mut Mesh, p: [Pos2; 4], color: Color32) {
     let i = mesh.vertices.len() as u32;
@@ -222,6 +193,7 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             point_size: cam.point_size,
             overlay: cam.overlay,
             color_by: cam.color_by,
+            mesh: cam.mesh,
             ..Camera::default()
         };
     }
@@ -252,7 +224,12 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
         Overlay::Cells => f.cells.as_ref().map(|s| slice_mesh(&pr, s, cell_color)),
         Overlay::None => None,
     };
-    if let Some(m) = overlay {
+    // 2D: under the particles; 3D: over them, else the particles hide the slice
+    let (under, over) = match spec.is_2d() {
+        true => (overlay, None),
+        false => (None, overlay),
+    };
+    if let Some(m) = under {
         painter.add(Shape::mesh(m));
     }
     if spec.is_2d() {
@@ -269,10 +246,21 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             painter.add(Shape::mesh(mesh));
         }
     }
+    let surface = f.surface.as_ref().filter(|_| cam.mesh);
+    let mut parts: Vec<_> = f.solid_meshes.iter().map(|m| (m, SOLID)).collect();
+    parts.extend(surface.map(|m| (&**m, WATER)));
+    if !parts.is_empty() {
+        let shaded = shaded_mesh(&parts, |p| pr.project(p), |n| pr.rot * n);
+        painter.add(Shape::mesh(shaded));
+    }
     let colors = crate::attributes::normalized(f, cam.color_by, vmax)
         .or_else(|| crate::attributes::normalized(f, Default::default(), vmax))
+        .filter(|_| surface.is_none())
         .map_or(vec![], |(t, _, _)| t);
     painter.add(Shape::mesh(points_mesh(&pr, f, &colors, cam.point_size)));
+    if let Some(m) = over {
+        painter.add(Shape::mesh(m));
+    }
 }
 
 /// Particles (and in 3D the solid surface cells) as depth-sorted quads.

@@ -3,6 +3,7 @@
 //! new generation; events carry it so the UI can drop frames of a graph it no longer shows.
 
 use crate::frames::{FrameData, SolidsCache};
+pub use crate::probes::{probe_list, set_overlay_probes};
 use crate::resim::{fresh_nodes, Start};
 use crate::sim_thread::{Emitter, SimLoop, SimThread};
 use crate::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
@@ -98,66 +99,11 @@ impl SimThread<Command, Event> {
     }
 }
 
-/// Asks `sim` for the values the overlays draw (see [`probe_list`]).
-pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc) {
-    let probes = probe_list(doc);
-    let refs: Vec<(&str, &str)> = probes
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    sim.set_probes(&refs);
-}
-
-/// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
-/// node, of the smoke density carried to the next step, then those of
-/// [`crate::attributes::attribute_probes`].
-pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
-    let first = |kind: &str| {
-        doc.nodes
-            .iter()
-            .find(|n| n.kind == kind)
-            .map(|n| n.id.clone())
-    };
-    let mut probes = vec![];
-    if let Some(id) = first("level_set") {
-        probes.push((id, "level_set".to_string()));
-    }
-    if let Some(id) = first("marker") {
-        probes.push((id, "cells".to_string()));
-    }
-    // The end of a solids chain: a solids node whose output feeds no other solids node.
-    let feeds_solids = |id: &str| {
-        doc.edges.iter().any(|e| {
-            e.from.starts_with(&format!("{id}."))
-                && e.to
-                    .split_once('.')
-                    .is_some_and(|(n, _)| doc.node(n).is_some_and(|n| n.kind == "solids"))
-        })
-    };
-    let last = doc
-        .nodes
-        .iter()
-        .filter(|n| n.kind == "solids")
-        .find(|n| !feeds_solids(&n.id));
-    if let Some(n) = last {
-        probes.push((n.id.clone(), "solids".to_string()));
-    }
-    if let Some(out) = first(flip_graph::step::STEP_OUTPUT) {
-        let to = format!("{out}.density");
-        let from = doc.edges.iter().find(|e| e.to == to);
-        if let Some((node, port)) = from.and_then(|e| e.from.split_once('.')) {
-            probes.push((node.to_string(), port.to_string()));
-        }
-    }
-    probes.extend(crate::attributes::attribute_probes(doc));
-    probes
-}
-
-/// What a run of `doc` depends on: the graph without its layout and description, and without
-/// nodes that have no wire at all (they cannot change the state). Two documents with the same
-/// view simulate the same.
+/// What a run of `doc` depends on: the graph without its layout, description and groups, and
+/// without nodes that have no wire at all (they cannot change the state). Two documents with
+/// the same view simulate the same.
 pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
-    let mut d = doc.clone();
+    let mut d = flip_graph::groups::ungrouped(doc);
     d.layout = Default::default();
     d.description.clear();
     d.variants.clear();
@@ -201,6 +147,7 @@ struct Thread {
     want_play: bool,
     broken: bool,
     last_solids: SolidsCache,
+    mesher: crate::liquid_mesh::Mesher,
     /// States after simulated frames, for "simulate from here".
     snapshots: Snapshots,
     /// The graph the current simulation runs.
@@ -222,6 +169,7 @@ impl Thread {
             want_play: false,
             broken: false,
             last_solids: None,
+            mesher: Default::default(),
             snapshots: Snapshots::new(SNAPSHOT_BUDGET_BYTES),
             doc: Arc::new(GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "").expect("parses")),
         }
@@ -282,6 +230,7 @@ impl Thread {
         self.sim = None;
         self.broken = false;
         self.last_solids = None;
+        self.mesher = crate::liquid_mesh::Mesher::for_doc(doc, &self.registry, &base_dir);
         let (doc, out) = match out_dir {
             Some(out) => (doc.clone(), out),
             None => (
@@ -367,8 +316,8 @@ impl Thread {
                 if let Ok(snap) = sim.snapshot() {
                     self.snapshots.keep(snap, self.doc.clone());
                 }
-                let data =
-                    FrameData::capture(sim, &reports, &self.ids, wall_ms, &mut self.last_solids);
+                let (solids, mesher) = (&mut self.last_solids, &mut self.mesher);
+                let data = FrameData::capture(sim, &reports, &self.ids, wall_ms, solids, mesher);
                 self.emit(Event::Frame {
                     gen: self.gen,
                     data: Box::new(data),

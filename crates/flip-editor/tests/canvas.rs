@@ -1,6 +1,6 @@
 //! The node canvas driven headless (egui without a window, pointer events scripted): a click on
-//! a node's title selects it, wires are painted under the nodes; tooltips after a click on the
-//! empty canvas (a known open bug, ignored).
+//! a node's title selects it, wires are painted under the nodes; tooltips still show after a click
+//! on the empty canvas.
 
 use egui::{Event, PointerButton, Pos2, RawInput, Rect, Shape};
 use flip_editor::convert::{from_doc, EditorDoc};
@@ -107,10 +107,10 @@ fn wires_are_painted_under_the_nodes() {
     assert!(w < t, "wire {w} painted after label {t}");
 }
 
-/// Known open bug (issue 14, item 3): after a click on the empty canvas no tooltip shows again.
-/// Reproduced here headless; the cause inside egui 0.29 / egui_node_graph2 is not found yet.
+/// Issue 14, item 3: after a click on the empty canvas no tooltip showed again. The passes here
+/// are 0.1 s apart, like a slow software-GL session: egui's own rule never saw the pointer move
+/// after the click (see `flip_editor::hints`).
 #[test]
-#[ignore = "known bug: tooltips stop after a click on the empty canvas"]
 fn tooltips_show_after_a_click_on_the_empty_canvas() {
     let mut c = Canvas::new();
     // the node id label next to the title has a tooltip

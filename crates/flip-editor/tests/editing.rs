@@ -59,6 +59,7 @@ fn only_edits_that_change_the_run_drop_the_cache() {
         )]
         .into(),
         bypass: false,
+        group: None,
     });
     assert_eq!(sim_view(&moved), view);
     assert_eq!(sim_view(&scratch), view);

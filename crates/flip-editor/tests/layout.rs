@@ -1,12 +1,12 @@
 //! The example graphs are stored tidy: drawn by the real node UI (egui run headless, no
 //! window) at the zooms Fit uses, with the status lines a running simulation adds, no two
-//! nodes overlap.
+//! nodes overlap, and each graph fits the default 1600×900 window's canvas at zoom 0.5 or more.
 //! `FLIPGRAPH_TIDY_GRAPHS=1` rewrites the positions of the files that fail with Tidy's layout.
 
 use egui::{Rect, Vec2};
 use egui_node_graph2::NodeId;
 use flip_editor::convert::{from_doc, EditorDoc};
-use flip_editor::layout::{any_overlap, drawn_rects};
+use flip_editor::layout::{any_overlap, drawn_rects, fit_zoom, DEFAULT_VIEW};
 use flip_editor::types::{AllKinds, NodeStatus, UserState};
 use flip_graph::{GraphDoc, NodeRegistry};
 use flip_plugin::host::{default_plugin_dirs, PluginSet};
@@ -32,8 +32,11 @@ fn running_status(doc: &GraphDoc) -> HashMap<String, NodeStatus> {
         .collect()
 }
 
-/// Zooms the canvas shows the example graphs at (Fit zooms out as far as 0.2).
-const ZOOMS: [f32; 5] = [1.0, 0.5, 0.35, 0.25, 0.2];
+/// The smallest zoom at which a shipped graph must fit the default window.
+const MIN_FIT_ZOOM: f32 = 0.5;
+
+/// Zooms the canvas shows the example graphs at: they fit at 0.5 or more, so Fit stays there.
+const ZOOMS: [f32; 3] = [1.0, 0.7, MIN_FIT_ZOOM];
 
 /// Draws `ed` at `zoom` on a large headless screen (three passes: later ones have real sizes)
 /// and returns the node sizes in file units.
@@ -95,7 +98,7 @@ fn registry() -> Arc<NodeRegistry> {
 }
 
 #[test]
-fn example_graphs_are_stored_without_overlapping_nodes() {
+fn example_graphs_are_stored_tidy_and_fit_at_half_zoom() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../graphs");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -119,20 +122,24 @@ fn example_graphs_are_stored_without_overlapping_nodes() {
             "{}: every node drawn",
             path.display()
         );
-        if !any_overlap(&file_rects(&ed, &sizes)) {
+        let rects = file_rects(&ed, &sizes);
+        let extent = rects.values().fold(Rect::NOTHING, |a, r| a.union(*r));
+        let zoom = fit_zoom(extent.size(), DEFAULT_VIEW);
+        if !any_overlap(&rects) && zoom >= MIN_FIT_ZOOM {
             continue;
         }
-        overlapping.push(path.display().to_string());
+        overlapping.push(format!("{} (fits at {zoom:.2})", path.display()));
         if std::env::var_os("FLIPGRAPH_TIDY_GRAPHS").is_some() {
             let mut ed = ed;
-            ed.tidy(&sizes);
+            ed.tidy(&sizes, DEFAULT_VIEW);
             let text = std::fs::read_to_string(path).unwrap();
             std::fs::write(path, with_positions(&text, &ed.to_doc())).unwrap();
         }
     }
     assert!(
         overlapping.is_empty(),
-        "nodes overlap in {overlapping:?} (FLIPGRAPH_TIDY_GRAPHS=1 rewrites them tidy)"
+        "nodes overlap or do not fit at zoom {MIN_FIT_ZOOM} in {overlapping:?} \
+         (FLIPGRAPH_TIDY_GRAPHS=1 rewrites them tidy)"
     );
 }
 

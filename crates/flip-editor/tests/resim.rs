@@ -70,6 +70,8 @@ fn clone_frame(f: &FrameData) -> FrameData {
         cells: None,
         density: None,
         solids: None,
+        surface: None,
+        solid_meshes: Default::default(),
         nodes: vec![],
         solve_iterations: f.solve_iterations,
         solve_residual: f.solve_residual,

@@ -64,6 +64,7 @@ fn unknown_kinds_params_and_edges_survive() {
         kind: "plugin:org.example.vortex".into(),
         params,
         bypass: false,
+        group: None,
     });
     let first = doc.nodes[1].id.clone();
     doc.edges
@@ -146,6 +147,7 @@ fn dynamic_doc() -> GraphDoc {
             kind: "solve".into(),
             params,
             bypass: false,
+            group: None,
         });
         doc.layout.positions.insert(id.into(), (0.0, 0.0));
     }
@@ -254,8 +256,8 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
 }
 
 #[test]
-fn tidy_puts_sources_left_and_nothing_overlaps() {
-    use flip_editor::layout::DEFAULT_SIZE;
+fn tidy_puts_sources_first_and_nothing_overlaps() {
+    use flip_editor::layout::{DEFAULT_SIZE, DEFAULT_VIEW};
     let registry = flip_nodes::builtin_registry(Arc::new(PluginSet::default()));
     let path = graphs()
         .into_iter()
@@ -265,8 +267,25 @@ fn tidy_puts_sources_left_and_nothing_overlaps() {
     let depth = ed.depths();
     assert_eq!(depth[&ed.find("step_in").unwrap()], 0);
     assert!(depth[&ed.find("step_out").unwrap()] > depth[&ed.find("pressure").unwrap()]);
-    ed.tidy(&Default::default());
+    ed.tidy(&Default::default(), DEFAULT_VIEW);
     let doc = ed.to_doc();
+    // read in columns (left to right, each top to bottom), depths never decrease
+    let mut placed: Vec<((f32, f32), usize)> = doc
+        .layout
+        .positions
+        .iter()
+        .map(|(id, &p)| (p, depth[&ed.find(id).unwrap()]))
+        .collect();
+    placed.sort_by(|a, b| a.0 .0.total_cmp(&b.0 .0).then(a.0 .1.total_cmp(&b.0 .1)));
+    assert!(placed.windows(2).all(|w| w[0].1 <= w[1].1), "{placed:?}");
+    // more than one column, fewer columns than depths: the flow wraps
+    let xs: std::collections::BTreeSet<i64> = placed.iter().map(|p| p.0 .0 as i64).collect();
+    let depths = depth.values().max().unwrap() + 1;
+    assert!(
+        xs.len() > 1 && xs.len() < depths,
+        "{} columns, {depths} depths",
+        xs.len()
+    );
     let rects: Vec<egui::Rect> = doc
         .layout
         .positions

@@ -191,6 +191,7 @@ mod tests {
                 NodeDoc::new("out", "step_output"),
             ],
             edges: edges.iter().map(|(f, t)| EdgeDoc::new(*f, *t)).collect(),
+            groups: vec![],
             variants: vec![],
             layout: Default::default(),
         }

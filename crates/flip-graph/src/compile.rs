@@ -113,8 +113,8 @@ fn split_port(end: &str) -> Option<(&str, &str)> {
 /// mismatches, doubly-driven or missing required inputs, cycles (a cycle must pass through
 /// the `step_output` → `step_input` boundary, which is not an edge).
 pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<GraphError>> {
+    let mut errors = crate::groups::check(doc);
     let doc = &*crate::bypass::without_bypassed(doc, registry)?;
-    let mut errors = Vec::new();
     check_settings(&doc.settings, &mut errors);
     if doc.nodes.is_empty() {
         errors.push(GraphError::field("nodes", "the graph has no nodes"));

@@ -62,6 +62,23 @@ pub struct NodeDoc {
     /// [`crate::bypass`]).
     #[serde(default, skip_serializing_if = "is_false")]
     pub bypass: bool,
+    /// Id of the [`GroupDoc`] this node is collapsed into in the editor; the run ignores it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "group_ser",
+        deserialize_with = "group_de"
+    )]
+    pub group: Option<String>,
+}
+
+/// `group: "id"` in the file (not `Some("id")`).
+fn group_ser<S: serde::Serializer>(group: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(group.as_deref().unwrap_or_default())
+}
+
+fn group_de<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 fn is_false(b: &bool) -> bool {
@@ -76,6 +93,7 @@ impl NodeDoc {
             kind: kind.into(),
             params: ParamMap::new(),
             bypass: false,
+            group: None,
         }
     }
 }
@@ -111,6 +129,24 @@ pub struct VariantDoc {
     pub set: Vec<String>,
 }
 
+/// A node group ([`crate::groups`]): the nodes whose `group` names it are drawn as one node
+/// whose ports are the listed inner ports. The run ignores groups.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupDoc {
+    /// Id, unique among node and group ids (`[a-z0-9_]+`).
+    pub id: String,
+    /// Title shown on the group node.
+    #[serde(default)]
+    pub label: String,
+    /// Exposed inputs: inner `node.port` inputs, in port order.
+    #[serde(default)]
+    pub inputs: Vec<String>,
+    /// Exposed outputs: inner `node.port` outputs, in port order.
+    #[serde(default)]
+    pub outputs: Vec<String>,
+}
+
 /// Editor-only data; the headless runner ignores it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
@@ -134,6 +170,9 @@ pub struct GraphDoc {
     pub nodes: Vec<NodeDoc>,
     /// Edges.
     pub edges: Vec<EdgeDoc>,
+    /// Node groups (collapsed in the editor; members carry the group id).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupDoc>,
     /// Saved comparison variants (`flipgraph compare GRAPH` runs them when none are given).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<VariantDoc>,

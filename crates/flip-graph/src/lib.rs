@@ -21,6 +21,8 @@ pub mod compile;
 pub mod doc;
 /// Errors.
 pub mod error;
+/// Node groups: collapse a selection into one editor node and expand it back.
+pub mod groups;
 /// Dependency levels and cycle detection (linear time).
 mod levels;
 /// The node behaviour trait and its evaluation context.
@@ -41,7 +43,7 @@ pub mod step;
 pub mod value;
 
 pub use compile::{compile, ExecPlan};
-pub use doc::{EdgeDoc, GraphDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
+pub use doc::{EdgeDoc, GraphDoc, GroupDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
 pub use error::{GraphError, RunError};
 pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState};
 pub use registry::{NodeKind, NodePack, NodeRegistry};

@@ -222,6 +222,7 @@ mod tests {
             },
             nodes: vec![NodeDoc::new("pressure", "pressure")],
             edges: vec![],
+            groups: vec![],
             variants: vec![],
             layout: Default::default(),
         }
