@@ -244,7 +244,7 @@ fn an_isolated_solvers_logs_and_progress_reach_the_host_while_it_runs() {
     })));
     solver.set_limits(SolveLimits {
         time_limit: Some(Duration::from_millis(800)),
-        cancel: None,
+        ..SolveLimits::default()
     });
     let mut p = fixtures::build(Scene::AirBubbles, [12, 10, 1], 1);
     let err = solver.solve(&mut p.view()).unwrap_err().to_string();

@@ -2,19 +2,10 @@
 //! through the real binary.
 
 mod common;
-use common::{deps_dir, root, text};
+use common::{deps_dir, flipgraph, root, text};
 
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn flipgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flipgraph"))
-        .current_dir(root())
-        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
-        .args(args)
-        .output()
-        .unwrap()
-}
 
 /// A 2D dam break on 32² cells writing PLY frames into `out`, plus `extra` arguments.
 fn dam_break(out: &Path, frames: &str, extra: &[&str]) -> Output {

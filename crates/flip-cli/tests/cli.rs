@@ -1,19 +1,10 @@
 //! The `flipgraph` binary as a user runs it: exit codes, one-line reasons, compare reports.
 
 mod common;
-use common::{deps_dir, root, text};
+use common::{deps_dir, flipgraph, root, text};
 
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn flipgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flipgraph"))
-        .current_dir(root())
-        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
-        .args(args)
-        .output()
-        .expect("runs")
-}
 
 const SMALL: [&str; 6] = [
     "--set",

@@ -3,19 +3,10 @@
 //! `compare` of the same variants writes; a lost or unfinished task is a failed variant.
 
 mod common;
-use common::{deps_dir, root, text};
+use common::{flipgraph, text};
 
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn flipgraph(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flipgraph"))
-        .current_dir(root())
-        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
-        .args(args)
-        .output()
-        .expect("runs")
-}
 
 /// Three variants (one whose override is refused) of a small dam break, 4 frames.
 fn compare_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {

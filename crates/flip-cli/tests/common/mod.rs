@@ -16,6 +16,16 @@ pub fn deps_dir() -> PathBuf {
     std::env::current_exe().unwrap().parent().unwrap().into()
 }
 
+/// Runs the `flipgraph` binary in the repository root with the bundled plugins of this build.
+pub fn flipgraph(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_flipgraph"))
+        .current_dir(root())
+        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
+        .args(args)
+        .output()
+        .expect("flipgraph runs")
+}
+
 /// A process's stdout and stderr together.
 pub fn text(o: &Output) -> String {
     format!(
