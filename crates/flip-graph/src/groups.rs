@@ -205,6 +205,7 @@ mod tests {
         let outputs = [
             "pressure.velocity",
             "level_set.level_set",
+            "level_set.density",
             "pressure.pressure",
             "pressure.divergence",
             "pressure.cells",
