@@ -63,7 +63,7 @@ fn cup_for_1000_steps(offset: f32) -> CupRun {
     let (x0, x1, floor) = ((cx - 7.0) * dx, (cx + 7.0) * dx, (base + 1.0) * dx);
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);
-    sim.set_probes(&[("walls", "solids"), ("volume", "particles")]);
+    sim.set_probes(&[("walls", "solids"), ("advect", "particles")]);
     let mut run = CupRun {
         particles: 0,
         leaked: 0,
@@ -147,7 +147,7 @@ fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
     doc.settings.cell_size = 1.0 / n as f32;
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);
-    sim.set_probes(&[("walls", "solids"), ("volume", "particles")]);
+    sim.set_probes(&[("walls", "solids"), ("advect", "particles")]);
     let pivot = Vec3::new(0.5, 0.3, 0.0);
     let (mut count, mut substeps) = (0, 0);
     for frame in 1..=48 {
@@ -187,7 +187,7 @@ fn a_fast_paddle_moves_at_most_one_cell_per_substep() {
     set(&mut doc, "walls", "keyframes", Text(keys.join("; ")));
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);
-    sim.set_probes(&[("walls", "solids"), ("volume", "particles")]);
+    sim.set_probes(&[("walls", "solids"), ("advect", "particles")]);
     let tip = 4.0 * std::f32::consts::PI * 0.25f32.hypot(0.02);
     for frame in 1..=8 {
         let reports = sim.advance_frame().expect("a frame");
