@@ -123,7 +123,7 @@ pub fn enforce_budget(frames: &mut [Arc<FrameData>], budget: usize) {
 }
 
 /// Per-node status of a frame: time summed over substeps, stats of the last substep that
-/// reported any, `converged` = all substeps converged.
+/// reported any, `converged` = all substeps converged, the events of every substep as warnings.
 pub fn node_statuses(ids: &[String], reports: &[StepReport]) -> Vec<(String, NodeStatus)> {
     ids.iter()
         .enumerate()
@@ -132,6 +132,8 @@ pub fn node_statuses(ids: &[String], reports: &[StepReport]) -> Vec<(String, Nod
             let mut ms = 0.0;
             for r in reports {
                 ms += r.node_times.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e3);
+                let events = r.events.iter().filter(|(node, _)| node == id);
+                s.warnings.extend(events.map(|(_, e)| e.to_string()));
                 let stats = r.node_stats.get(i).filter(|s| !s.is_empty());
                 if let Some(stats) = stats {
                     s.stats.clone_from(stats);
@@ -208,5 +210,28 @@ mod tests {
             10,
             "the newest frame keeps its particles"
         );
+    }
+
+    #[test]
+    fn a_fallback_taken_in_a_substep_is_the_nodes_warning() {
+        let fallback = flip_graph::NodeEvent::SolverFallback {
+            plugin: "faulty".into(),
+            algorithm: "crash".into(),
+            fallback: "pcg/cg".into(),
+            reason: "the solver process was killed by SIGSEGV".into(),
+        };
+        let quiet = StepReport {
+            node_times: vec![Default::default(); 2],
+            node_stats: vec![vec![]; 2],
+            ..Default::default()
+        };
+        let warned = StepReport {
+            events: vec![("pressure".into(), fallback.clone())],
+            ..quiet.clone()
+        };
+        let ids = ["advect".to_string(), "pressure".to_string()];
+        let status = node_statuses(&ids, &[quiet, warned]);
+        assert!(status[0].1.warnings.is_empty());
+        assert_eq!(status[1].1.warnings, [fallback.to_string()]);
     }
 }

@@ -237,6 +237,9 @@ fn status_ui(ui: &mut Ui, s: &NodeStatus) {
             }
         });
     }
+    for w in &s.warnings {
+        ui.add(egui::Label::new(RichText::new(w).color(WARN_COLOR)).wrap());
+    }
     for e in &s.errors {
         ui.add(egui::Label::new(RichText::new(e).color(ERROR_TEXT)).wrap());
     }

@@ -125,6 +125,8 @@ pub struct NodeStatus {
     pub converged: Option<bool>,
     /// Validation or run errors naming this node.
     pub errors: Vec<String>,
+    /// What the node reported during the frame without failing (a solver fallback taken).
+    pub warnings: Vec<String>,
 }
 
 impl NodeStatus {
