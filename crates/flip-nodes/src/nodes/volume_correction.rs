@@ -40,12 +40,15 @@ struct VolumeCorrection {
     reset_error: Option<String>,
 }
 
+/// The level-set node's liquid signed distance and particle density.
+type LevelSetMeasurement = (Arc<Grid3<f32>>, Arc<Grid3<f32>>);
+
 /// Where the correction's measurement comes from and where its displacement goes.
 enum Wiring {
     /// The particles before advection, with the level-set node's measurement of them
     /// (`None`: its method gives no density, so they are measured here); the displacement
     /// goes out on `shift`.
-    BeforeAdvection(Option<(Arc<Grid3<f32>>, Arc<Grid3<f32>>)>),
+    BeforeAdvection(Option<LevelSetMeasurement>),
     /// Measured here on the advected particles, which are moved here.
     AfterAdvection,
 }
