@@ -14,6 +14,25 @@ use flip_solvers::tolerance::Tolerance;
 /// Choice labels of the `coarsening` parameter, in [`Coarsening`] order.
 const COARSENINGS: &[&str] = &["galerkin", "rediscretise"];
 
+/// The residual tolerance every algorithm of this plugin stops at (relative part).
+const REL_TOLERANCE: ParamSchema = ParamSchema::float(
+    "rel_tolerance",
+    "Relative tolerance",
+    "Converged when max|b - A p| <= max(abs_tolerance, rel_tolerance * max|b|).",
+    1e-6,
+    0.0,
+    1.0,
+);
+/// The residual tolerance's absolute floor.
+const ABS_TOLERANCE: ParamSchema = ParamSchema::float(
+    "abs_tolerance",
+    "Absolute tolerance",
+    "Absolute floor of the residual tolerance (max-norm, velocity units).",
+    1e-9,
+    0.0,
+    1.0,
+);
+
 /// Parameter schema shared by the three algorithms (`n_full_cycle` default differs).
 macro_rules! schema {
     ($n_vcycle:expr, $n_full:expr) => {
@@ -57,22 +76,8 @@ macro_rules! schema {
                 COARSENINGS,
                 0,
             ),
-            ParamSchema::float(
-                "rel_tolerance",
-                "Relative tolerance",
-                "Converged when max|b - A p| <= max(abs_tolerance, rel_tolerance * max|b|).",
-                1e-6,
-                0.0,
-                1.0,
-            ),
-            ParamSchema::float(
-                "abs_tolerance",
-                "Absolute tolerance",
-                "Absolute floor of the residual tolerance (max-norm, velocity units).",
-                1e-9,
-                0.0,
-                1.0,
-            ),
+            REL_TOLERANCE,
+            ABS_TOLERANCE,
             ParamSchema::int(
                 "max_iterations",
                 "Max iterations",
