@@ -138,13 +138,19 @@ fn spin_about(particles: &Particles, c: Vec3) -> f64 {
     sum / particles.len() as f64
 }
 
-#[test]
-fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
+/// `graphs/paddle_stir_2d.ron` on `n²` cells, writing no files.
+fn paddle_tank(n: usize) -> GraphDoc {
     let mut doc = graph("paddle_stir_2d.ron");
     quiet(&mut doc);
-    let n = 32;
     doc.settings.grid = [n, n, 1];
     doc.settings.cell_size = 1.0 / n as f32;
+    doc
+}
+
+#[test]
+fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
+    let n = 32;
+    let mut doc = paddle_tank(n);
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);
     sim.set_probes(&[("walls", "solids"), ("advect", "particles")]);
@@ -175,11 +181,8 @@ fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
 
 #[test]
 fn a_fast_paddle_moves_at_most_one_cell_per_substep() {
-    let mut doc = graph("paddle_stir_2d.ron");
-    quiet(&mut doc);
     let n = 32;
-    doc.settings.grid = [n, n, 1];
-    doc.settings.cell_size = 1.0 / n as f32;
+    let mut doc = paddle_tank(n);
     // a third of a turn every 4 frames: 4π rad/s, the tip (0.2508 m out) at 3.15 m/s
     let keys: Vec<String> = (0..4)
         .map(|i| format!("{}: 0.5 0.3 0 / 0 0 {}", 4 * i, 120 * i))
