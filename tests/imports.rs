@@ -150,7 +150,7 @@ fn paddle_tank(n: usize) -> GraphDoc {
 #[test]
 fn a_keyframed_paddle_stirs_the_tank_and_no_particle_enters_it() {
     let n = 32;
-    let mut doc = paddle_tank(n);
+    let doc = paddle_tank(n);
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);
     sim.set_probes(&[("walls", "solids"), ("advect", "particles")]);
