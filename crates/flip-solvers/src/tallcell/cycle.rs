@@ -11,8 +11,9 @@ pub fn smooth(level: &Level, x: &mut [f64], b: &[f64], sweeps: usize) {
         for colour in &level.colours {
             for &r in colour {
                 let r = r as usize;
-                if m.diag[r] != 0.0 {
-                    x[r] = (b[r] - m.off_dot(r, x)) / m.diag[r];
+                // A row with a zero diagonal (inv_diag 0) is left alone.
+                if m.inv_diag[r] != 0.0 {
+                    x[r] = (b[r] - m.off_dot(r, x)) * m.inv_diag[r];
                 }
             }
         }

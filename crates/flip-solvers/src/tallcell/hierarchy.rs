@@ -93,8 +93,8 @@ impl DenseLu {
         let n = m.rows();
         let mut lu = vec![0.0; n * n];
         for r in 0..n {
-            for e in m.row_ptr[r]..m.row_ptr[r + 1] {
-                lu[r * n + m.col[e] as usize] = m.val[e];
+            for (c, v) in m.row(r) {
+                lu[r * n + c as usize] = v;
             }
         }
         let mut perm: Vec<usize> = (0..n).collect();

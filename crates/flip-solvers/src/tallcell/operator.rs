@@ -8,17 +8,20 @@ use super::grid::{Grid, Look};
 use flip_plugin::sdk::stencil::dirichlet_weight;
 use flip_plugin::sdk::CsrProblem;
 
-/// A square sparse matrix in compressed rows, with each row's diagonal at hand.
+/// A square sparse matrix in compressed rows: the off-diagonal entries, and the diagonal
+/// apart (with its inverse), so the smoother's inner loop has no branch.
 #[derive(Clone, Debug, Default)]
 pub struct Sparse {
-    /// Row starts.
+    /// Row starts into `col`/`val`.
     pub row_ptr: Vec<usize>,
-    /// Columns, increasing per row.
+    /// Off-diagonal columns, increasing per row.
     pub col: Vec<u32>,
-    /// Values.
+    /// Off-diagonal values.
     pub val: Vec<f64>,
     /// The diagonal.
     pub diag: Vec<f64>,
+    /// `1 / diag`, 0 where the diagonal is 0 (such a row is left alone by the smoother).
+    pub inv_diag: Vec<f64>,
 }
 
 impl Sparse {
@@ -27,8 +30,9 @@ impl Sparse {
         self.diag.len()
     }
 
-    /// Appends a row from `(column, value)` entries (any order, repeats summed).
-    pub fn push_row(&mut self, mut entries: Vec<(u32, f64)>) {
+    /// Appends a row from `(column, value)` entries (any order, repeats summed); `entries` is
+    /// used as scratch and left empty.
+    pub fn push_row(&mut self, entries: &mut Vec<(u32, f64)>) {
         let r = self.rows() as u32;
         entries.sort_unstable_by_key(|e| e.0);
         entries.dedup_by(|b, a| {
@@ -42,28 +46,43 @@ impl Sparse {
             self.row_ptr.push(0);
         }
         let d = entries.iter().find(|e| e.0 == r).map_or(0.0, |e| e.1);
-        self.col.extend(entries.iter().map(|e| e.0));
-        self.val.extend(entries.iter().map(|e| e.1));
+        for &(c, v) in entries.iter().filter(|e| e.0 != r) {
+            self.col.push(c);
+            self.val.push(v);
+        }
         self.row_ptr.push(self.col.len());
         self.diag.push(d);
+        self.inv_diag.push(if d != 0.0 { 1.0 / d } else { 0.0 });
+        entries.clear();
     }
 
     /// A copy of a problem's matrix.
     pub fn from_csr(p: &CsrProblem<'_>) -> Self {
         let mut m = Self::default();
+        let mut row = Vec::new();
         for r in 0..p.rows() {
-            m.push_row(p.row(r).map(|(c, v)| (c as u32, v)).collect());
+            row.extend(p.row(r).map(|(c, v)| (c as u32, v)));
+            m.push_row(&mut row);
         }
         m
+    }
+
+    /// Row `r`'s entries, the diagonal included, by increasing column.
+    pub fn row(&self, r: usize) -> impl Iterator<Item = (u32, f64)> + '_ {
+        let off = (self.row_ptr[r]..self.row_ptr[r + 1]).map(|e| (self.col[e], self.val[e]));
+        let (below, above): (Vec<_>, Vec<_>) = off.partition(|e| (e.0 as usize) < r);
+        below
+            .into_iter()
+            .chain(std::iter::once((r as u32, self.diag[r])))
+            .chain(above)
     }
 
     /// `Σ_c A[r][c]·x[c]` over the row's off-diagonal entries.
     #[inline]
     pub fn off_dot(&self, r: usize, x: &[f64]) -> f64 {
-        (self.row_ptr[r]..self.row_ptr[r + 1])
-            .filter(|&e| self.col[e] as usize != r)
-            .map(|e| self.val[e] * x[self.col[e] as usize])
-            .sum()
+        let (lo, hi) = (self.row_ptr[r], self.row_ptr[r + 1]);
+        let (cols, vals) = (&self.col[lo..hi], &self.val[lo..hi]);
+        cols.iter().zip(vals).map(|(&c, v)| v * x[c as usize]).sum()
     }
 
     /// `out = b − A x`.
@@ -77,6 +96,7 @@ impl Sparse {
 /// The level's matrix (`scale` times the unit stencil), rows in the order of `row_of`.
 pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
     let mut m = Sparse::default();
+    let mut row = Vec::new();
     for (sample, &r) in row_of.iter().enumerate() {
         if r == u32::MAX {
             continue;
@@ -85,7 +105,7 @@ pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
         let (i, k) = (c % g.columns[0], c / g.columns[0]);
         let y = g.row(c, s) as i64;
         let own = g.lookup(c, y);
-        let mut row = vec![(r, 0.0f64)];
+        row.push((r, 0.0f64));
         let block = s == 0 && g.tall[c] > 2;
         let below = if y > g.terrain[c] as i64 { 1.0 } else { 0.0 };
         let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
@@ -112,7 +132,7 @@ pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
         for e in &mut row {
             e.1 *= scale;
         }
-        m.push_row(row);
+        m.push_row(&mut row);
     }
     m
 }

@@ -69,10 +69,7 @@ fn the_finest_level_rediscretised_is_the_hosts_matrix() {
         let m = assemble(&grid, &rows, 1.0);
         assert_eq!(m.rows(), view.csr.rows());
         for r in 0..m.rows() {
-            let ours: Vec<(u32, f64)> = (m.row_ptr[r]..m.row_ptr[r + 1])
-                .map(|e| (m.col[e], m.val[e]))
-                .filter(|e| e.1 != 0.0)
-                .collect();
+            let ours: Vec<(u32, f64)> = m.row(r).filter(|e| e.1 != 0.0).collect();
             let host: Vec<(u32, f64)> = view
                 .csr
                 .row(r)

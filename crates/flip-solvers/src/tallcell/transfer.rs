@@ -6,10 +6,12 @@
 
 use super::grid::{Grid, Look};
 
-/// Interpolation weights of each fine unknown: `(coarse unknown, weight)` lists.
+/// Interpolation weights of each fine unknown: `(coarse unknown, weight)` lists in compressed
+/// rows (fine unknown `f`'s entries are `weights[start[f]..start[f + 1]]`).
 #[derive(Clone, Debug, Default)]
 pub struct Prolongation {
-    weights: Vec<Vec<(u32, f64)>>,
+    start: Vec<usize>,
+    weights: Vec<(u32, f64)>,
 }
 
 /// Linear weights of coordinate `t` (in coarse cells) between cells `floor(t)` and the next,
@@ -24,7 +26,7 @@ fn axis(t: f64, n: usize) -> [(i64, f64); 2] {
 impl Prolongation {
     /// The weights from `coarse` (unknown rows `coarse_rows`) to the unknowns of `fine`.
     pub fn new(fine: &Grid, fine_rows: &[u32], coarse: &Grid, coarse_rows: &[u32]) -> Self {
-        let mut weights = Vec::new();
+        let (mut start, mut weights) = (vec![0], Vec::new());
         let [nx, nz] = coarse.columns;
         for (sample, &r) in fine_rows.iter().enumerate() {
             if r == u32::MAX {
@@ -43,7 +45,6 @@ impl Prolongation {
             } else {
                 [(0, 1.0), (0, 0.0)]
             };
-            let mut row = Vec::with_capacity(8);
             for (ci, wx) in axis(at(i), nx) {
                 for (ck, wz) in zs {
                     for (cy, wy) in ys {
@@ -60,20 +61,25 @@ impl Prolongation {
                         for (cs, pw) in parts {
                             let cr = coarse_rows[cs];
                             if pw != 0.0 && cr != u32::MAX {
-                                row.push((cr, w * pw));
+                                weights.push((cr, w * pw));
                             }
                         }
                     }
                 }
             }
-            weights.push(row);
+            start.push(weights.len());
         }
-        Self { weights }
+        Self { start, weights }
+    }
+
+    /// Each fine unknown's weights, in order.
+    fn rows(&self) -> impl Iterator<Item = &[(u32, f64)]> {
+        self.start.windows(2).map(|w| &self.weights[w[0]..w[1]])
     }
 
     /// `fine += P·coarse`.
     pub fn add_prolonged(&self, coarse: &[f64], fine: &mut [f64]) {
-        for (f, row) in fine.iter_mut().zip(&self.weights) {
+        for (f, row) in fine.iter_mut().zip(self.rows()) {
             *f += row
                 .iter()
                 .map(|&(c, w)| w * coarse[c as usize])
@@ -84,7 +90,7 @@ impl Prolongation {
     /// `coarse = Pᵀ·fine`.
     pub fn restrict(&self, fine: &[f64], coarse: &mut [f64]) {
         coarse.fill(0.0);
-        for (&f, row) in fine.iter().zip(&self.weights) {
+        for (&f, row) in fine.iter().zip(self.rows()) {
             for &(c, w) in row {
                 coarse[c as usize] += w * f;
             }
