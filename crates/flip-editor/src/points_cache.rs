@@ -121,4 +121,34 @@ mod tests {
         }
         assert_eq!(n, 2);
     }
+
+    #[test]
+    fn the_quads_are_a_primitive_of_their_own() {
+        let frame = test_frame(50);
+        let spec = flip_core::GridSpec::new(8, 8, 8, 0.125);
+        let ctx = egui::Context::default();
+        let mut cam = Camera::default();
+        let input = egui::RawInput {
+            screen_rect: Some(Rect::from_min_max(Pos2::ZERO, pos2(400.0, 400.0))),
+            ..Default::default()
+        };
+        let out = ctx.run(input, |ctx| {
+            egui::CentralPanel::default().show(ctx, |ui| {
+                crate::viewport::show(ui, spec, Some(&frame), &mut cam, 1.0);
+            });
+        });
+        let sizes: Vec<usize> = ctx
+            .tessellate(out.shapes, out.pixels_per_point)
+            .into_iter()
+            .filter_map(|p| match p.primitive {
+                egui::epaint::Primitive::Mesh(m) => Some(m.vertices.len()),
+                egui::epaint::Primitive::Callback(_) => None,
+            })
+            .collect();
+        // moved whole into the output, not appended to the viewport's other shapes
+        assert!(
+            sizes.contains(&(4 * 50)),
+            "primitives of {sizes:?} vertices"
+        );
+    }
 }

@@ -261,7 +261,11 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
             .map_or(vec![], |(t, _, _)| t);
         points_mesh(&pr, f, &colors, cam.point_size)
     });
-    painter.add(Shape::mesh(points));
+    // A clip rectangle of its own (half a pixel in) starts a new egui primitive, into which
+    // tessellation moves this large mesh instead of copying it.
+    painter
+        .with_clip_rect(rect.shrink(0.5))
+        .add(Shape::mesh(points));
     if let Some(m) = over {
         painter.add(Shape::mesh(m));
     }
