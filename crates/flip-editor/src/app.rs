@@ -362,6 +362,13 @@ impl App {
 
 impl eframe::App for App {
     fn update(&mut self, ctx: &Context, _frame: &mut eframe::Frame) {
+        self.ui(ctx);
+    }
+}
+
+impl App {
+    /// One UI frame (never waits for the worker; headless benchmarks and tests call it).
+    pub fn ui(&mut self, ctx: &Context) {
         self.poll_worker();
         self.compare.poll();
         if self

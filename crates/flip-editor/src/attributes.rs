@@ -6,6 +6,7 @@ use crate::frames::FrameData;
 use flip_core::smoke::{sample_cell, vorticity};
 use flip_core::{Grid3, GridSpec, MacGrid};
 use flip_graph::{GraphDoc, Value};
+use rayon::prelude::*;
 
 /// The particle attribute the viewport colours by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,7 +97,8 @@ pub fn sample(spec: &GridSpec, points: &[[f32; 3]], probed: &[Option<Value>]) ->
             return vec![];
         }
         let p = |x: &[f32; 3]| sample_cell(spec, g, glam::Vec3::from_array(*x));
-        points.iter().map(p).collect()
+        // on every core: the worker captures this after each frame, between steps
+        points.par_iter().map(p).collect()
     };
 
     let vorticity = velocity.map_or(vec![], |u| {

@@ -25,6 +25,10 @@ pub struct FrameData {
     pub substeps: usize,
     /// Wall time of the frame (ms).
     pub wall_ms: f64,
+    /// Time the worker spent saving the state after the frame (ms; "simulate from here").
+    pub snapshot_ms: f64,
+    /// Time the worker spent capturing this frame for the UI (ms).
+    pub capture_ms: f64,
     /// Particle count (before subsampling).
     pub particles: usize,
     /// Largest particle speed (m/s).
@@ -82,6 +86,8 @@ impl FrameData {
             time: sim.time(),
             substeps: steps.len(),
             wall_ms,
+            snapshot_ms: 0.0,
+            capture_ms: 0.0,
             particles,
             max_speed,
             points,
@@ -171,31 +177,39 @@ pub fn sample_particles(p: &flip_core::Particles) -> (Vec<[f32; 3]>, Vec<f32>) {
     (pos, speed)
 }
 
+/// A frame of `points` particles at the origin and nothing else (for tests).
+#[cfg(test)]
+pub(crate) fn test_frame(points: usize) -> FrameData {
+    FrameData {
+        frame: 1,
+        time: 0.0,
+        substeps: 1,
+        wall_ms: 0.0,
+        snapshot_ms: 0.0,
+        capture_ms: 0.0,
+        particles: points,
+        max_speed: 0.0,
+        points: vec![[0.0; 3]; points],
+        speeds: vec![0.0; points],
+        grid: Default::default(),
+        level_set: None,
+        cells: None,
+        density: None,
+        solids: None,
+        surface: None,
+        solid_meshes: Default::default(),
+        nodes: vec![],
+        solve_iterations: 0.0,
+        solve_residual: 0.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn frame(points: usize) -> Arc<FrameData> {
-        Arc::new(FrameData {
-            frame: 1,
-            time: 0.0,
-            substeps: 1,
-            wall_ms: 0.0,
-            particles: points,
-            max_speed: 0.0,
-            points: vec![[0.0; 3]; points],
-            speeds: vec![0.0; points],
-            grid: Default::default(),
-            level_set: None,
-            cells: None,
-            density: None,
-            solids: None,
-            surface: None,
-            solid_meshes: Default::default(),
-            nodes: vec![],
-            solve_iterations: 0.0,
-            solve_residual: 0.0,
-        })
+        Arc::new(test_frame(points))
     }
 
     #[test]

@@ -67,6 +67,8 @@ pub mod params_ui;
 pub mod path_dialog;
 /// Play/Step and the run mode's timeline.
 pub mod play;
+/// The viewport's particle quads, kept between UI frames.
+pub mod points_cache;
 /// The values a run keeps for the overlays (probes).
 pub mod probes;
 /// Where an edited graph's run starts: frame 0, "simulate from here", live edits.

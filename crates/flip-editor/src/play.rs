@@ -17,8 +17,18 @@ impl App {
         self.failure.is_none() && self.invalid.is_empty()
     }
 
+    /// Frames in the cache (simulated so far in this generation).
+    pub fn cached_frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether the worker is simulating frames (not playing the cache back).
+    pub fn is_simulating(&self) -> bool {
+        self.playing
+    }
+
     /// Play or pause: plays the cache back from the shown frame, then simulates past it.
-    pub(crate) fn toggle_play(&mut self) {
+    pub fn toggle_play(&mut self) {
         if self.is_playing() {
             self.playback = None;
             if self.playing {

@@ -253,11 +253,19 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
         let shaded = shaded_mesh(&parts, |p| pr.project(p), |n| pr.rot * n);
         painter.add(Shape::mesh(shaded));
     }
-    let colors = crate::attributes::normalized(f, cam.color_by, vmax)
-        .or_else(|| crate::attributes::normalized(f, Default::default(), vmax))
-        .filter(|_| surface.is_none())
-        .map_or(vec![], |(t, _, _)| t);
-    painter.add(Shape::mesh(points_mesh(&pr, f, &colors, cam.point_size)));
+    let key = crate::points_cache::PointsKey::new(f, rect, cam, vmax);
+    let points = crate::points_cache::cached(ui, key, || {
+        let colors = crate::attributes::normalized(f, cam.color_by, vmax)
+            .or_else(|| crate::attributes::normalized(f, Default::default(), vmax))
+            .filter(|_| surface.is_none())
+            .map_or(vec![], |(t, _, _)| t);
+        points_mesh(&pr, f, &colors, cam.point_size)
+    });
+    // A clip rectangle of its own (half a pixel in) starts a new egui primitive, into which
+    // tessellation moves this large mesh instead of copying it.
+    painter
+        .with_clip_rect(rect.shrink(0.5))
+        .add(Shape::mesh(points));
     if let Some(m) = over {
         painter.add(Shape::mesh(m));
     }
@@ -280,7 +288,7 @@ fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh
                 items.push((depth, q, Color32::from_rgb(110, 112, 125), px));
             }
         }
-        items.sort_by(|a, b| b.0.total_cmp(&a.0));
+        items.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
     }
     let mut mesh = Mesh::default();
     mesh.reserve_vertices(items.len() * 4);

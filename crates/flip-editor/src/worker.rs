@@ -311,13 +311,18 @@ impl Thread {
         let start = Instant::now();
         match sim.advance_frame() {
             Ok(reports) => {
-                let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+                let wall_ms = ms_since(start);
+                let saved = Instant::now();
                 // A node that cannot save its state only means no fork from this frame.
                 if let Ok(snap) = sim.snapshot() {
                     self.snapshots.keep(snap, self.doc.clone());
                 }
+                let snapshot_ms = ms_since(saved);
+                let captured = Instant::now();
                 let (solids, mesher) = (&mut self.last_solids, &mut self.mesher);
-                let data = FrameData::capture(sim, &reports, &self.ids, wall_ms, solids, mesher);
+                let mut data =
+                    FrameData::capture(sim, &reports, &self.ids, wall_ms, solids, mesher);
+                (data.snapshot_ms, data.capture_ms) = (snapshot_ms, ms_since(captured));
                 self.emit(Event::Frame {
                     gen: self.gen,
                     data: Box::new(data),
@@ -347,6 +352,11 @@ impl Thread {
             }
         }
     }
+}
+
+/// Milliseconds since `t`.
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }
 
 impl SimLoop for Thread {

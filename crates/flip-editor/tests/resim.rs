@@ -61,6 +61,8 @@ fn clone_frame(f: &FrameData) -> FrameData {
         time: f.time,
         substeps: f.substeps,
         wall_ms: f.wall_ms,
+        snapshot_ms: f.snapshot_ms,
+        capture_ms: f.capture_ms,
         particles: f.particles,
         max_speed: f.max_speed,
         points: f.points.clone(),

@@ -1,0 +1,98 @@
+//! UI frame times of the real app, headless, while its worker simulates a 3D graph.
+
+use egui::{Pos2, RawInput, Rect};
+use flip_editor::autorun::AutoRun;
+use flip_editor::{App, Options};
+use flip_graph::NodeRegistry;
+use flip_plugin::host::PluginSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The 3D scene simulated meanwhile (48³ cells).
+const GRAPH: &str = "graphs/drop_3d.ron";
+/// A display's refresh period: frames are started no faster than this (like vsync).
+const PERIOD: Duration = Duration::from_micros(16_667);
+/// First frames left out of the statistics (font atlas, first layout).
+const WARM_UP: usize = 3;
+
+/// Frame times and how far the simulation got meanwhile.
+pub struct UiFrames {
+    times_ms: Vec<f64>,
+    sim_frames: usize,
+    sim_running: bool,
+    seconds: f64,
+}
+
+/// Runs `App::ui` and egui's tessellation in a loop for `seconds` with [`GRAPH`] playing.
+pub fn measure(
+    plugins: Arc<PluginSet>,
+    registry: NodeRegistry,
+    seconds: f64,
+) -> anyhow::Result<UiFrames> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(GRAPH);
+    anyhow::ensure!(path.exists(), "{} is missing", path.display());
+    let ctx = egui::Context::default();
+    let mut auto = AutoRun::default();
+    auto.autoplay = true;
+    let opts = Options {
+        graph: Some(path),
+        auto,
+    };
+    let mut app = App::new(&ctx, plugins, registry, opts);
+    let start = Instant::now();
+    let mut times_ms = vec![];
+    while start.elapsed().as_secs_f64() < seconds {
+        let t = Instant::now();
+        let input = RawInput {
+            screen_rect: Some(Rect::from_min_size(Pos2::ZERO, egui::vec2(1600.0, 1000.0))),
+            time: Some(start.elapsed().as_secs_f64()),
+            ..Default::default()
+        };
+        let out = ctx.run(input, |ctx| app.ui(ctx));
+        let primitives = ctx.tessellate(out.shapes, out.pixels_per_point);
+        std::hint::black_box(primitives);
+        let took = t.elapsed();
+        times_ms.push(took.as_secs_f64() * 1e3);
+        std::thread::sleep(PERIOD.saturating_sub(took));
+    }
+    Ok(UiFrames {
+        times_ms,
+        sim_frames: app.cached_frames(),
+        sim_running: app.is_simulating(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+impl UiFrames {
+    /// Median, 95th percentile and largest frame time, and the share over 50 ms.
+    pub fn print(&self) {
+        let mut t: Vec<f64> = self.times_ms.iter().skip(WARM_UP).copied().collect();
+        t.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            t.get(((t.len() as f64 - 1.0) * q).round() as usize)
+                .copied()
+        };
+        let over = t.iter().filter(|&&ms| ms >= 50.0).count();
+        println!("\nUI frames (App::ui + tessellation, 1600×1000, no GPU) while {GRAPH} simulates");
+        println!(
+            "seconds  UI frames  median ms  p95 ms  max ms  ≥ 50 ms  sim frames  still simulating"
+        );
+        println!(
+            "{:>7.1}  {:>9}  {:>9.2}  {:>6.2}  {:>6.2}  {:>7}  {:>10}  {}",
+            self.seconds,
+            t.len(),
+            at(0.5).unwrap_or(f64::NAN),
+            at(0.95).unwrap_or(f64::NAN),
+            t.last().copied().unwrap_or(f64::NAN),
+            over,
+            self.sim_frames,
+            self.sim_running,
+        );
+        if let Some(first) = self.times_ms.first() {
+            println!("(first {WARM_UP} frames left out; the first took {first:.1} ms)");
+        }
+    }
+}
