@@ -230,6 +230,25 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
 }
 
 #[test]
+fn an_isolated_solver_cannot_change_the_problem_the_host_checks_its_result_against() {
+    // The child zeroes the right-hand side (through /proc, then through its view) and returns
+    // p = 0 with residual 0: had either write landed, the host's residual check would agree.
+    let (e, frame) = hostile_run("tamper-inputs", &[]);
+    // Other tests of this process may hold input segments too: it tries them all.
+    let tried = e
+        .split_once("plugin log: tamper: 0 of ")
+        .and_then(|(_, rest)| rest.split_once(' '))
+        .and_then(|(n, _)| n.parse::<usize>().ok());
+    assert!(tried.is_some_and(|n| n >= 1), "{e}");
+    assert!(
+        e.contains("the solver process was killed by signal 11 (SIGSEGV)"),
+        "{e}"
+    );
+    assert!(frame >= 1, "earlier frames finished: {frame}");
+    assert_eq!(lingering_zombies(), 0, "every solver child is reaped");
+}
+
+#[test]
 fn an_isolated_solvers_logs_and_progress_reach_the_host_while_it_runs() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = plugins(Some(&hostile_copy(dir.path(), "ok", "hostile")));

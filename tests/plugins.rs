@@ -13,9 +13,9 @@ use std::sync::Arc;
 /// A 2-cell problem: two fluid cells side by side between air, so `A = [[2, -1], [-1, 2]]`.
 fn tiny_problem() -> OwnedProblem {
     let mut p = OwnedProblem::empty([4, 1, 1], 1.0);
-    p.cell_kind = vec![1, 0, 0, 1];
+    p.cell_kind = vec![1, 0, 0, 1].into();
     p.assemble_matrix();
-    p.rhs = vec![0.0, 1.0, 2.0, 0.0];
+    p.rhs = vec![0.0, 1.0, 2.0, 0.0].into();
     p
 }
 

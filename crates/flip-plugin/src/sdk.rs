@@ -13,6 +13,8 @@
 //! Long loops poll [`cancelled`] (the host's cancel flag, installed by the SDK for the duration
 //! of each call) and stop early; the SDK then reports `STATUS_CANCELLED` to the host.
 
+/// The storage of a problem's arrays (heap, or memory a host lends).
+mod array;
 /// Checks of a returned pressure: the residual the host recomputes.
 pub mod check;
 /// The general sparse (CSR) problem kind.
@@ -40,6 +42,7 @@ pub mod stencil;
 mod tallcell;
 
 pub use crate::abi::SolveStats;
+pub use array::Array;
 pub use csr::{CsrError, CsrProblem, OwnedCsr};
 pub use distributed::{distributed, Distributed};
 pub use dump::DUMP_MAGIC;

@@ -7,6 +7,7 @@ use crate::pressure::PressureSystem;
 use crate::solids::Solids;
 use flip_plugin::abi::{CELL_AIR, CELL_FLUID};
 use flip_plugin::sdk::stencil::ghost_theta;
+use flip_plugin::sdk::Array;
 use rayon::prelude::*;
 
 /// Velocity of the solid in MAC face `(i, j, k)` of `axis` (0 for static solids).
@@ -22,7 +23,7 @@ fn solid_velocity(solids: &Solids, axis: usize, f: [usize; 3]) -> f32 {
 /// (`dx · ∇·u`), solid parts of faces moving with the solid (Batty et al. 2007).
 fn outflow(
     lat: &Lattice,
-    open: &[Vec<f32>; 3],
+    open: &[Array<f32>; 3],
     vel: &MacGrid,
     solids: &Solids,
     c: usize,

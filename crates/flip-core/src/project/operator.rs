@@ -7,7 +7,7 @@ use crate::pressure::PressureSystem;
 use crate::solids::Solids;
 use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 use flip_plugin::sdk::stencil::dirichlet_weight;
-use flip_plugin::sdk::OwnedProblem;
+use flip_plugin::sdk::{Array, OwnedProblem};
 use rayon::prelude::*;
 
 /// Index arithmetic of a dense x-fastest cell grid.
@@ -59,8 +59,8 @@ pub fn assemble_operator(
     let p = &mut sys.problem;
     resize(p, spec);
     p.lcp = params.separating;
-    p.liquid_phi.clone_from(&liquid_phi.data);
-    p.solid_phi.clone_from(&solids.phi.data);
+    p.liquid_phi.assign(&liquid_phi.data);
+    p.solid_phi.assign(&solids.phi.data);
     classify(
         spec,
         cells,
@@ -155,7 +155,7 @@ fn face_fractions(spec: &GridSpec, solids: &Solids, geometry: Geometry, p: &mut 
 #[inline]
 pub(super) fn face(
     lat: &Lattice,
-    open: &[Vec<f32>; 3],
+    open: &[Array<f32>; 3],
     c: usize,
     ijk: [usize; 3],
     axis: usize,
@@ -170,7 +170,7 @@ pub(super) fn face(
     (w, nb)
 }
 
-fn all_open(lat: &Lattice, open: &[Vec<f32>; 3], c: usize, ijk: [usize; 3]) -> bool {
+fn all_open(lat: &Lattice, open: &[Array<f32>; 3], c: usize, ijk: [usize; 3]) -> bool {
     (0..lat.axes).all(|a| {
         [-1, 1]
             .iter()

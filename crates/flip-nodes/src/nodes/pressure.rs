@@ -89,6 +89,8 @@ impl Node for PressureSolve {
             &mut self.system,
         );
         self.system.step = ctx.step;
+        // An isolated solver's inputs are assembled in its shared memory from the next step.
+        self.solvers.active().lend_storage(&mut self.system.problem);
         let sys = &mut self.system;
         let mut view = sys.problem.view();
         if let Some(dir) = &self.dump_dir {

@@ -9,8 +9,11 @@
 //! the host means the same ABI, SDK and checks on both sides, and no extra file to install.
 
 mod child;
+mod memory;
 mod parent;
+mod segment;
 pub(crate) mod shm;
+mod views;
 pub(crate) mod wire;
 
 pub use child::child_main;

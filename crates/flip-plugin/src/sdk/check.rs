@@ -281,9 +281,9 @@ mod tests {
     /// 4×1 cells: air, fluid, fluid, air (A = [[2,-1],[-1,2]]), rhs = [1, 2].
     fn tiny() -> OwnedProblem {
         let mut p = OwnedProblem::empty([4, 1, 1], 1.0);
-        p.cell_kind = vec![1, 0, 0, 1];
+        p.cell_kind = vec![1, 0, 0, 1].into();
         p.assemble_matrix();
-        p.rhs = vec![0.0, 1.0, 2.0, 0.0];
+        p.rhs = vec![0.0, 1.0, 2.0, 0.0].into();
         p
     }
 
@@ -310,9 +310,9 @@ mod tests {
     fn neumann_regions_are_projected() {
         // Two fluid cells between solid walls: singular; rhs = [1, 1] is incompatible.
         let mut p = tiny();
-        p.cell_kind = vec![2, 0, 0, 2];
+        p.cell_kind = vec![2, 0, 0, 2].into();
         p.assemble_matrix();
-        p.rhs = vec![0.0, 1.0, 1.0, 0.0];
+        p.rhs = vec![0.0, 1.0, 1.0, 0.0].into();
         assert!(structured(&p.view()).max < 1e-15, "projected rhs is 0");
         assert_eq!(
             structured_raw(&p.view()).max,

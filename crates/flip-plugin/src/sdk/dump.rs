@@ -106,20 +106,20 @@ impl OwnedProblem {
             dx,
             lcp,
             step,
-            cell_kind: r.take(n)?.to_vec(),
-            diag: r.f32s(n)?,
-            off: [r.f32s(n)?, r.f32s(n)?, r.f32s(n)?],
-            rhs: r.f64s(n)?,
-            liquid_phi: r.f32s(n)?,
-            solid_phi: r.f32s(n)?,
-            complementarity: r.take(n)?.to_vec(),
+            cell_kind: r.take(n)?.into(),
+            diag: r.f32s(n)?.into(),
+            off: [r.f32s(n)?.into(), r.f32s(n)?.into(), r.f32s(n)?.into()],
+            rhs: r.f64s(n)?.into(),
+            liquid_phi: r.f32s(n)?.into(),
+            solid_phi: r.f32s(n)?.into(),
+            complementarity: r.take(n)?.into(),
             face_open: Default::default(),
             pressure: Vec::new(),
         };
         if v1 {
             p.open_faces_from_kinds();
         } else {
-            p.face_open = [r.f32s(n)?, r.f32s(n)?, r.f32s(n)?];
+            p.face_open = [r.f32s(n)?.into(), r.f32s(n)?.into(), r.f32s(n)?.into()];
         }
         p.pressure = r.f64s(n)?;
         Ok(p)
@@ -138,14 +138,22 @@ mod tests {
             dx: 0.5,
             lcp: true,
             step: 7,
-            cell_kind: vec![0, 1, 2, 0, 0, 1],
-            diag: vec![1.0; 6],
-            off: [vec![-1.0; 6], vec![-0.5; 6], vec![0.0; 6]],
+            cell_kind: vec![0, 1, 2, 0, 0, 1].into(),
+            diag: vec![1.0; 6].into(),
+            off: [
+                vec![-1.0; 6].into(),
+                vec![-0.5; 6].into(),
+                vec![0.0; 6].into(),
+            ],
             rhs: (0..6).map(f64::from).collect(),
-            liquid_phi: vec![-0.25; 6],
-            solid_phi: vec![0.75; 6],
-            complementarity: vec![1, 0, 0, 0, 1, 0],
-            face_open: [vec![0.5; 6], vec![1.0; 6], vec![0.0; 6]],
+            liquid_phi: vec![-0.25; 6].into(),
+            solid_phi: vec![0.75; 6].into(),
+            complementarity: vec![1, 0, 0, 0, 1, 0].into(),
+            face_open: [
+                vec![0.5; 6].into(),
+                vec![1.0; 6].into(),
+                vec![0.0; 6].into(),
+            ],
             pressure: vec![0.125; 6],
         };
         let mut bytes = Vec::new();

@@ -2,10 +2,12 @@
 //! benchmarks build, and what a dump file holds. [`OwnedProblem::view`] lends it as a
 //! [`Problem`].
 
-use super::{stencil, Problem};
+use super::{stencil, Array, Problem};
 use crate::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 
-/// Owned arrays of a pressure problem (meaning of every field: `abi::PressureProblem`).
+/// Owned arrays of a pressure problem (meaning of every field: `abi::PressureProblem`). The
+/// inputs are [`Array`]s, which a host may back with memory its solver reads directly; the
+/// solution is a plain `Vec`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OwnedProblem {
     /// Cells per axis (`[ni, nj, 1]` in 2D).
@@ -19,21 +21,21 @@ pub struct OwnedProblem {
     /// Step index.
     pub step: u64,
     /// `CELL_*`.
-    pub cell_kind: Vec<u8>,
+    pub cell_kind: Array<u8>,
     /// Diagonal.
-    pub diag: Vec<f32>,
+    pub diag: Array<f32>,
     /// +x, +y, +z couplings.
-    pub off: [Vec<f32>; 3],
+    pub off: [Array<f32>; 3],
     /// Right-hand side.
-    pub rhs: Vec<f64>,
+    pub rhs: Array<f64>,
     /// Liquid signed distance.
-    pub liquid_phi: Vec<f32>,
+    pub liquid_phi: Array<f32>,
     /// Solid signed distance.
-    pub solid_phi: Vec<f32>,
+    pub solid_phi: Array<f32>,
     /// Set S.
-    pub complementarity: Vec<u8>,
+    pub complementarity: Array<u8>,
     /// Open fraction of the face to the +x, +y, +z neighbour.
-    pub face_open: [Vec<f32>; 3],
+    pub face_open: [Array<f32>; 3],
     /// Solution / initial guess.
     pub pressure: Vec<f64>,
 }
@@ -46,14 +48,14 @@ impl OwnedProblem {
             dims,
             dimension: if dims[2] == 1 { 2 } else { 3 },
             dx,
-            cell_kind: vec![CELL_AIR; n],
-            diag: vec![0.0; n],
-            off: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
-            rhs: vec![0.0; n],
-            liquid_phi: vec![0.0; n],
-            solid_phi: vec![1.0; n],
-            complementarity: vec![0; n],
-            face_open: [vec![1.0; n], vec![1.0; n], vec![1.0; n]],
+            cell_kind: vec![CELL_AIR; n].into(),
+            diag: vec![0.0; n].into(),
+            off: [(); 3].map(|()| vec![0.0; n].into()),
+            rhs: vec![0.0; n].into(),
+            liquid_phi: vec![0.0; n].into(),
+            solid_phi: vec![1.0; n].into(),
+            complementarity: vec![0; n].into(),
+            face_open: [(); 3].map(|()| vec![1.0; n].into()),
             pressure: vec![0.0; n],
             ..Self::default()
         }
@@ -171,14 +173,14 @@ impl OwnedProblem {
             dx: p.dx,
             lcp: p.lcp,
             step: p.step,
-            cell_kind: p.cell_kind.to_vec(),
-            diag: p.diag.to_vec(),
-            off: [p.off[0].to_vec(), p.off[1].to_vec(), p.off[2].to_vec()],
-            rhs: p.rhs.to_vec(),
-            liquid_phi: p.liquid_phi.to_vec(),
-            solid_phi: p.solid_phi.to_vec(),
-            complementarity: p.complementarity.to_vec(),
-            face_open: p.face_open.map(<[f32]>::to_vec),
+            cell_kind: p.cell_kind.into(),
+            diag: p.diag.into(),
+            off: p.off.map(Array::from),
+            rhs: p.rhs.into(),
+            liquid_phi: p.liquid_phi.into(),
+            solid_phi: p.solid_phi.into(),
+            complementarity: p.complementarity.into(),
+            face_open: p.face_open.map(Array::from),
             pressure: p.pressure.to_vec(),
         }
     }
@@ -190,16 +192,16 @@ impl OwnedProblem {
         let layer = layout.layer_len();
         let lo = (layout.first - layout.ghost_lo) as usize * layer;
         let range = lo..lo + layout.local_layers() * layer;
-        let cut = |v: &[f32]| v[range.clone()].to_vec();
+        let cut = |v: &[f32]| Array::from(&v[range.clone()]);
         let mut out = Self {
             dims: layout.local_dims(),
-            cell_kind: self.cell_kind[range.clone()].to_vec(),
+            cell_kind: self.cell_kind[range.clone()].into(),
             diag: cut(&self.diag),
             off: [cut(&self.off[0]), cut(&self.off[1]), cut(&self.off[2])],
-            rhs: self.rhs[range.clone()].to_vec(),
+            rhs: self.rhs[range.clone()].into(),
             liquid_phi: cut(&self.liquid_phi),
             solid_phi: cut(&self.solid_phi),
-            complementarity: self.complementarity[range.clone()].to_vec(),
+            complementarity: self.complementarity[range.clone()].into(),
             face_open: [
                 cut(&self.face_open[0]),
                 cut(&self.face_open[1]),

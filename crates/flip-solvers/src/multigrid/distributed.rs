@@ -126,14 +126,14 @@ fn gather_problem(d: &Distributed, p: &Problem<'_>) -> Result<OwnedProblem, Solv
         .into_iter()
         .map(|k| k as u8)
         .collect();
-    g.diag = back(gather(f32s(p.diag))?);
+    g.diag = back(gather(f32s(p.diag))?).into();
     for a in 0..3 {
-        g.off[a] = back(gather(f32s(p.off[a]))?);
-        g.face_open[a] = back(gather(f32s(p.face_open[a]))?);
+        g.off[a] = back(gather(f32s(p.off[a]))?).into();
+        g.face_open[a] = back(gather(f32s(p.face_open[a]))?).into();
     }
-    g.liquid_phi = back(gather(f32s(p.liquid_phi))?);
-    g.solid_phi = back(gather(f32s(p.solid_phi))?);
-    g.rhs = gather(p.rhs.to_vec())?;
+    g.liquid_phi = back(gather(f32s(p.liquid_phi))?).into();
+    g.solid_phi = back(gather(f32s(p.solid_phi))?).into();
+    g.rhs = gather(p.rhs.to_vec())?.into();
     Ok(g)
 }
 

@@ -8,6 +8,7 @@ use crate::host::isolation::wire::{clean, Answer, Reply, Request, WireError, MAX
 use crate::host::isolation::{ChildCommand, ChildFailure, ChildSolver};
 use crate::host::services::LogLine;
 use crate::host::{LoadedPlugin, PluginError, ProblemRef};
+use crate::sdk::OwnedProblem;
 use std::sync::Arc;
 
 impl SolverInstance {
@@ -40,6 +41,19 @@ impl SolverInstance {
         let mut me = Self::new(plugin.clone(), caps, algorithm, backend, Vec::new(), params);
         me.answer(reply)?;
         Ok(me)
+    }
+
+    /// Lends `problem` storage for its input arrays where this instance's solver reads them,
+    /// so assembling the problem in place is all a solve needs to bring it over: an isolated
+    /// instance moves the arrays (contents kept) into its input segment, which the host writes
+    /// and the child can only read. Returns whether the arrays lie there now; in-process
+    /// instances (nothing to lend) and a failed child return `false`. A problem that later
+    /// changes size moves back to the heap by itself, and solves take the copying path.
+    pub fn lend_storage(&mut self, problem: &mut OwnedProblem) -> bool {
+        match &mut self.backend {
+            Backend::Child(child) => child.lend(problem),
+            Backend::Local(_) => false,
+        }
     }
 
     /// Sends a control request and returns the child's answer.

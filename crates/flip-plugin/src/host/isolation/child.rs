@@ -2,8 +2,9 @@
 //! in-process [`SolverInstance`] of its own, answers on the channel. Problems are read from and
 //! solved in the shared mapping; the solve's cancel service reads the mapping's cancel flag.
 
-use super::shm::{self, Segment};
+use super::segment::{Access, Segment};
 use super::wire::{self, Answer, ChildMessage, Reply, Request, SolveMeta, WireError, WireStats};
+use super::{shm, views};
 use crate::host::{
     CancelToken, LoadedPlugin, PluginError, ProblemRef, ServiceEvent, ServiceListener, SolveLimits,
     SolverInstance,
@@ -96,7 +97,8 @@ fn die_with_parent() {
 #[derive(Default)]
 struct State {
     instance: Option<SolverInstance>,
-    segment: Option<Arc<Segment>>,
+    /// The problem's inputs (read only) and the exchange (cancel flag, pressure).
+    segments: Option<(Segment, Arc<Segment>)>,
     /// Forwards what the plugin logs and reports to the host as it happens.
     forward: Option<ServiceListener>,
 }
@@ -121,12 +123,12 @@ impl State {
                 algorithm,
                 params,
             } => self.create(&plugin, &sha256, &algorithm, &params),
-            Request::Map { path, len } => Segment::open(&path, len as usize)
-                .map(|s| {
-                    self.segment = Some(Arc::new(s));
-                    Answer::Done
-                })
-                .map_err(|e| WireError::Other(format!("cannot map shared memory: {e}"))),
+            Request::Map {
+                inputs,
+                inputs_len,
+                exchange,
+                exchange_len,
+            } => self.map(&inputs, inputs_len, &exchange, exchange_len),
             Request::Solve(meta) => self.solve(&meta),
             Request::Reset => self
                 .instance()
@@ -179,17 +181,49 @@ impl State {
         Ok(Answer::Done)
     }
 
+    /// Maps the host's segments: the inputs read only (the host sealed them: a writable
+    /// mapping would be refused anyway), the exchange read-write.
+    fn map(
+        &mut self,
+        inputs: &std::path::Path,
+        inputs_len: u64,
+        exchange: &std::path::Path,
+        exchange_len: u64,
+    ) -> Result<Answer, WireError> {
+        let inputs = Segment::open(inputs, inputs_len as usize, Access::ReadOnly);
+        let exchange = Segment::open(exchange, exchange_len as usize, Access::Shared);
+        let both = inputs.and_then(|i| Ok((i, exchange?)));
+        let (inputs, exchange) =
+            both.map_err(|e| WireError::Other(format!("cannot map shared memory: {e}")))?;
+        if exchange.len() < shm::HEADER {
+            return Err(WireError::Other("exchange segment too short".into()));
+        }
+        self.segments = Some((inputs, Arc::new(exchange)));
+        Ok(Answer::Done)
+    }
+
     fn solve(&mut self, meta: &SolveMeta) -> Result<Answer, WireError> {
-        let seg = self
-            .segment
-            .clone()
+        let (inputs, exchange) = self
+            .segments
+            .take()
             .ok_or_else(|| WireError::Other("no shared memory mapped".into()))?;
-        let flag = seg.clone();
+        let result = self.solve_in(&inputs, &exchange, meta);
+        self.segments = Some((inputs, exchange));
+        result
+    }
+
+    fn solve_in(
+        &mut self,
+        inputs: &Segment,
+        exchange: &Arc<Segment>,
+        meta: &SolveMeta,
+    ) -> Result<Answer, WireError> {
+        let flag = exchange.clone();
         let instance = self.instance()?;
         instance.set_limits(SolveLimits {
             time_limit: None,
             cancel: Some(CancelToken::watching(move || {
-                flag.cancel_flag().load(Ordering::Relaxed) != 0
+                shm::cancel_flag(&flag).load(Ordering::Relaxed) != 0
             })),
             ..SolveLimits::default()
         });
@@ -197,12 +231,13 @@ impl State {
         // in this process uses the mapping.
         let stats = match meta {
             SolveMeta::Structured { .. } => {
-                let mut p =
-                    unsafe { shm::structured_view(&seg, meta) }.map_err(WireError::Other)?;
+                let mut p = unsafe { views::structured_view(inputs, exchange, meta) }
+                    .map_err(WireError::Other)?;
                 instance.solve_unchecked(ProblemRef::Structured(&mut p))
             }
             SolveMeta::Csr { .. } => {
-                let mut p = unsafe { shm::csr_view(&seg, meta) }.map_err(WireError::Other)?;
+                let mut p =
+                    unsafe { views::csr_view(inputs, exchange, meta) }.map_err(WireError::Other)?;
                 instance.solve_unchecked(ProblemRef::Csr(&mut p))
             }
         }

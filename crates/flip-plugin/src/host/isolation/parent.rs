@@ -2,11 +2,13 @@
 //! requests and waits for replies while watching the child, the time limit and the cancel
 //! token. Every way the child can end is reaped and described; none leaves a zombie.
 
-use super::shm::{self, Segment};
+use super::memory::SharedMemory;
+use super::shm::{self, Plan};
 use super::wire::{self, Answer, ChildMessage, Reply, Request};
 use super::{ChildCommand, ChildFailure};
 use crate::abi;
 use crate::host::{LoadedPlugin, LogLine, ProblemRef, ServiceEvent, ServiceListener, SolveLimits};
+use crate::sdk::OwnedProblem;
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -36,7 +38,7 @@ pub(crate) struct ChildSolver {
     input: Option<ChildStdin>,
     output: ChildStdout,
     buf: Vec<u8>,
-    segment: Option<Segment>,
+    memory: SharedMemory,
     failure: Option<ChildFailure>,
     /// Told what the child forwards (log lines, progress) as it arrives.
     pub listener: Option<ServiceListener>,
@@ -71,7 +73,7 @@ impl ChildSolver {
             input,
             output: output.expect("piped"),
             buf: Vec::new(),
-            segment: None,
+            memory: SharedMemory::default(),
             failure: None,
             listener: None,
             live: Vec::new(),
@@ -93,66 +95,70 @@ impl ChildSolver {
         Ok(self.wait(None)?.reply)
     }
 
-    /// Copies the problem into the shared memory, solves it in the child under `limits` and
-    /// copies the solution back into the problem's pressure.
+    /// Brings the problem into the shared memory (nothing to bring when its inputs were lent,
+    /// [`ChildSolver::lend`]; the warm-start pressure always), solves it in the child under
+    /// `limits` and copies the solution back into the problem's own pressure.
     pub fn solve(
         &mut self,
         problem: &mut ProblemRef<'_, '_>,
         limits: &SolveLimits,
     ) -> Result<Waited, ChildFailure> {
-        let meta = match problem {
-            ProblemRef::Structured(p) => shm::structured_meta(p),
-            ProblemRef::Csr(p) => shm::csr_meta(p),
+        let (meta, lent) = match problem {
+            ProblemRef::Structured(p) => {
+                let meta = shm::structured_meta(p);
+                (meta, self.memory.holds(&shm::plan(&meta), p))
+            }
+            ProblemRef::Csr(p) => (shm::csr_meta(p), false),
             // Refused before this call (`remote_solve`); the system alone is what would travel.
-            ProblemRef::TallCell(p) => shm::csr_meta(&p.csr),
+            ProblemRef::TallCell(p) => (shm::csr_meta(&p.csr), false),
         };
-        let (offsets, total) = shm::plan(&meta);
-        self.map(total)?;
+        let plan = shm::plan(&meta);
+        self.map(&plan, lent)?;
         let transfer = Instant::now();
-        let seg = self.segment.as_ref().expect("mapped");
+        let inputs = self.memory.inputs().expect("mapped");
+        // SAFETY: not lent, so `prepare` gave a private input segment sized for the plan.
         match problem {
-            ProblemRef::Structured(p) => shm::write_structured(seg, &offsets, p),
-            ProblemRef::Csr(p) => shm::write_csr(seg, &offsets, p),
-            ProblemRef::TallCell(p) => shm::write_csr(seg, &offsets, &p.csr),
+            _ if lent => {}
+            ProblemRef::Structured(p) => unsafe { shm::write_structured(inputs, &plan, p) },
+            ProblemRef::Csr(p) => unsafe { shm::write_csr(inputs, &plan, p) },
+            ProblemRef::TallCell(p) => unsafe { shm::write_csr(inputs, &plan, &p.csr) },
         }
-        seg.cancel_flag().store(0, Ordering::SeqCst);
+        let exchange = self.memory.exchange().expect("mapped");
+        shm::write_pressure(exchange, pressure(problem));
+        shm::cancel_flag(exchange).store(0, Ordering::SeqCst);
         self.last_transfer = transfer.elapsed();
         self.send(&Request::Solve(meta))?;
         let waited = self.wait(Some(limits))?;
         if matches!(waited.reply.result, Ok(Answer::Solved(_))) {
-            let seg = self.segment.as_ref().expect("mapped");
-            let pressure = match problem {
-                ProblemRef::Structured(p) => &mut *p.pressure,
-                ProblemRef::Csr(p) => &mut *p.pressure,
-                ProblemRef::TallCell(p) => &mut *p.csr.pressure,
-            };
             let back = Instant::now();
-            shm::read_pressure(seg, &offsets, pressure);
+            let exchange = self.memory.exchange().expect("mapped");
+            shm::read_pressure(exchange, pressure(problem));
             self.last_transfer += back.elapsed();
         }
         Ok(waited)
     }
 
-    /// Makes sure the child maps at least `bytes` of shared memory (a new, larger file when the
-    /// problem outgrew the mapping), then removes the file's name.
-    fn map(&mut self, bytes: usize) -> Result<(), ChildFailure> {
-        if self.segment.as_ref().is_some_and(|s| s.len() >= bytes) {
-            return Ok(());
-        }
-        let mut seg = Segment::create(bytes).map_err(|e| {
-            self.kill(ChildFailure::Protocol(format!(
+    /// Moves the input arrays of `p` into the input segment, so assembling the next problem
+    /// writes where the child reads and a solve brings nothing in; whether they lie there.
+    pub fn lend(&mut self, p: &mut OwnedProblem) -> bool {
+        self.failure.is_none() && self.memory.lend(p)
+    }
+
+    /// Makes sure there are segments for `plan` (`lent`: the problem's inputs are in the
+    /// current one) and that the child has mapped them.
+    fn map(&mut self, plan: &Plan, lent: bool) -> Result<(), ChildFailure> {
+        if let Err(e) = self.memory.prepare(plan, lent) {
+            let bytes = plan.inputs_len + plan.exchange_len();
+            return Err(self.kill(ChildFailure::Protocol(format!(
                 "cannot create shared memory of {bytes} bytes: {e}"
-            )))
-        })?;
-        let path = seg.path().expect("new segment").to_path_buf();
-        let reply = self.call(&Request::Map {
-            path,
-            len: bytes as u64,
-        })?;
-        seg.unlink();
-        match reply.result {
+            ))));
+        }
+        let Some(request) = self.memory.map_request() else {
+            return Ok(());
+        };
+        match self.call(&request)?.result {
             Ok(Answer::Done) => {
-                self.segment = Some(seg);
+                self.memory.set_mapped();
                 Ok(())
             }
             Ok(_) => Err(self.kill(ChildFailure::Protocol("unexpected answer to Map".into()))),
@@ -261,8 +267,8 @@ impl ChildSolver {
 
     /// Raises the cancel flag the child's solve polls.
     fn raise_cancel(&self) {
-        if let Some(seg) = &self.segment {
-            seg.cancel_flag().store(1, Ordering::SeqCst);
+        if let Some(exchange) = self.memory.exchange() {
+            shm::cancel_flag(exchange).store(1, Ordering::SeqCst);
         }
     }
 
@@ -292,6 +298,15 @@ impl ChildSolver {
         };
         self.failure = Some(why.clone());
         why
+    }
+}
+
+/// The pressure of a problem of any kind (the host's own memory).
+fn pressure<'x>(problem: &'x mut ProblemRef<'_, '_>) -> &'x mut [f64] {
+    match problem {
+        ProblemRef::Structured(p) => &mut *p.pressure,
+        ProblemRef::Csr(p) => &mut *p.pressure,
+        ProblemRef::TallCell(p) => &mut *p.csr.pressure,
     }
 }
 

@@ -55,8 +55,14 @@ pub(crate) enum Request {
         algorithm: String,
         params: Vec<(String, f64)>,
     },
-    /// Map the shared file `path` of `len` bytes (replacing the previous mapping).
-    Map { path: PathBuf, len: u64 },
+    /// Map the host's input segment (read only) and exchange segment (read-write), files the
+    /// child opens by path, of at least the given bytes (replacing the previous mappings).
+    Map {
+        inputs: PathBuf,
+        inputs_len: u64,
+        exchange: PathBuf,
+        exchange_len: u64,
+    },
     /// Solve the problem in the mapping.
     Solve(SolveMeta),
     /// `reset`.

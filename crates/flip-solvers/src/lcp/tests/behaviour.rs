@@ -53,7 +53,7 @@ fn a_resting_pool_gives_the_linear_solution() {
             .collect();
         let mut rhs = vec![0.0; p.cell_count()];
         crate::stencil::Stencil::of(&p.view()).apply(&hydro, &mut rhs);
-        p.rhs = rhs;
+        p.rhs = rhs.into();
         assert!(p.complementarity.iter().any(|&s| s != 0));
         let lin = linear(&p);
         assert!(max_diff(&lin, &hydro) < 1e-9);
