@@ -2,7 +2,8 @@
 //! per frame, a closed OBJ/PLY mesh holding the liquid's volume and an OpenVDB file.
 
 use flip_core::surface::{check_closed_manifold, enclosed_volume, TriMesh};
-use flipgraph_tests::{graph, registry, simulation, stat};
+use flip_graph::ParamValue::Text;
+use flipgraph_tests::{graph, registry, set, simulation, stat};
 use glam::Vec3;
 use std::path::Path;
 
@@ -90,4 +91,26 @@ fn meshed_drop_writes_closed_meshes_with_velocity_and_a_vdb_per_frame() {
     for name in [&b"surface"[..], b"velocity", b"pressure"] {
         assert!(vdb.windows(name.len()).any(|w| w == name));
     }
+}
+
+#[test]
+fn the_anisotropic_kernel_meshes_the_drop_closed_with_its_volume() {
+    let mut doc = graph("drop_mesh_3d.ron");
+    let n = 24;
+    doc.settings.grid = [n, n, n];
+    doc.settings.cell_size = 1.0 / n as f32;
+    set(&mut doc, "surface", "kernel", Text("anisotropic".into()));
+    let registry = registry();
+    let (mut sim, out) = simulation(&doc, &registry);
+    let reports = sim.advance_frame().expect("first frame");
+    let mesh = read_obj(&out.path().join("frames/surface_0001.obj"));
+    check_closed_manifold(&mesh).expect("a closed, manifold mesh");
+    let dx = 1.0 / n as f64;
+    let liquid =
+        (1.0 - 2.0 * dx).powi(2) * (0.25 - dx) + 4.0 / 3.0 * std::f64::consts::PI * 0.15f64.powi(3);
+    let volume = enclosed_volume(&mesh);
+    println!("anisotropic: mesh volume {volume:.5}, liquid {liquid:.5}");
+    assert!((volume / liquid - 1.0).abs() < 0.03, "volume {volume}");
+    let last = reports.last().unwrap();
+    assert_eq!(stat(&sim, last, "surface", "mesh_volume"), Some(volume));
 }

@@ -19,8 +19,9 @@ mod particle_tests;
 mod particles;
 mod sweep;
 
+pub(crate) use particles::shape_image;
 pub use particles::{particle_phi, particle_phi_and_density, ParticlePhiScratch};
-use sweep::fast_sweep;
+pub(crate) use sweep::fast_sweep;
 
 /// Builds the liquid signed distance (negative inside) on cell centres: Alg. 5 initialisation
 /// (`−dx/2` on fluid cells, `D·dx` elsewhere), then `sweeps` fast-sweeping passes of the

@@ -1,5 +1,6 @@
-//! Liquid surface meshes: the particle level set (Zhu & Bridson 2005, [`crate::levelset`]) on
-//! the simulation grid refined by an integer factor, clipped by the solids, polygonised by Naive
+//! Liquid surface meshes: the particle level set (Zhu & Bridson 2005, [`crate::levelset`]) or
+//! the iso-surface of anisotropic kernels (Yu & Turk 2013, [`anisotropic`]) on the simulation
+//! grid refined by an integer factor, clipped by the solids, polygonised by Naive
 //! Surface Nets (Gibson 1998; the `fast-surface-nets` crate), optionally Taubin-smoothed (Taubin
 //! 1995, λ|μ). The level set, clipping and smoothing run on rayon; the polygoniser is serial.
 //! Deterministic for any thread count.
@@ -7,8 +8,14 @@
 use crate::grid::{Grid3, GridSpec};
 use crate::levelset::{particle_phi, ParticlePhiScratch};
 use crate::solids::Solids;
+use anisotropic::KernelShape;
 use glam::Vec3;
 
+mod aniso_field;
+#[cfg(test)]
+mod aniso_tests;
+mod anisotropic;
+mod eigen;
 mod polygonise;
 mod smooth;
 #[cfg(test)]
@@ -37,23 +44,54 @@ impl TriMesh {
     }
 }
 
+/// How the liquid's level set is built from the particles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SurfaceKernel {
+    /// Zhu & Bridson's particle level set (isotropic).
+    #[default]
+    ParticleLevelSet,
+    /// Yu & Turk's anisotropic (PCA-shaped) kernels.
+    Anisotropic,
+}
+
+impl SurfaceKernel {
+    /// The names the surface node and the bench accept, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["particle_level_set", "anisotropic"];
+
+    /// The kernel called `name` (one of [`Self::NAMES`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "particle_level_set" => Some(Self::ParticleLevelSet),
+            "anisotropic" => Some(Self::Anisotropic),
+            _ => None,
+        }
+    }
+}
+
 /// How a liquid surface is built.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceSettings {
+    /// The particles' kernel.
+    pub kernel: SurfaceKernel,
     /// Level-set cells per simulation cell along each axis (1 = the simulation grid).
     pub resolution: usize,
     /// Taubin smoothing iterations (0 = none).
     pub smoothing: usize,
     /// Fast-sweeping passes of the level set.
     pub sweeps: usize,
+    /// Anisotropic kernel only: the kernel-centre smoothing weight `λ` (Yu & Turk use 0.9;
+    /// it pulls a flat surface in by about `λ/3` of a cell, see the README).
+    pub centre_smoothing: f32,
 }
 
 impl Default for SurfaceSettings {
     fn default() -> Self {
         Self {
+            kernel: SurfaceKernel::ParticleLevelSet,
             resolution: 1,
             smoothing: 2,
             sweeps: 2,
+            centre_smoothing: 0.0,
         }
     }
 }
@@ -99,10 +137,21 @@ pub fn liquid_surface(
         return Err(SurfaceError::Resolution(settings.resolution));
     }
     let fine = refined(spec, settings.resolution);
-    // the solids are sampled on the simulation grid: mirror there only
-    let mirror = solids.filter(|_| settings.resolution == 1);
     let phi = &mut scratch.level_set;
-    particle_phi(&fine, pos, mirror, settings.sweeps, &mut scratch.phi, phi);
+    match settings.kernel {
+        SurfaceKernel::ParticleLevelSet => {
+            // the solids are sampled on the simulation grid: mirror there only
+            let mirror = solids.filter(|_| settings.resolution == 1);
+            particle_phi(&fine, pos, mirror, settings.sweeps, &mut scratch.phi, phi);
+        }
+        SurfaceKernel::Anisotropic => {
+            let shape = KernelShape {
+                centre_smoothing: settings.centre_smoothing,
+                anisotropic: true,
+            };
+            aniso_field::anisotropic_phi(spec, &fine, pos, solids, shape, settings.sweeps, phi);
+        }
+    }
     if let Some(solids) = solids {
         clip_by_solids(&fine, solids, phi);
     }

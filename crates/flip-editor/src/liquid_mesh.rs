@@ -5,7 +5,7 @@
 
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2};
-use flip_core::surface::{liquid_surface, SurfaceScratch, SurfaceSettings, TriMesh};
+use flip_core::surface::{liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings, TriMesh};
 use flip_graph::{GraphDoc, NodeRegistry, ParamValue, Simulation, Value};
 use glam::Vec3;
 use std::path::Path;
@@ -64,21 +64,28 @@ impl Mesher {
 fn surface_settings(doc: &GraphDoc, registry: &NodeRegistry) -> Option<SurfaceSettings> {
     let node = doc.nodes.iter().find(|n| n.kind == "surface")?;
     let spec = &registry.get("surface")?.spec;
-    let int = |name: &str| {
+    let value = |name: &str| {
         let default = spec
             .params
             .iter()
             .find(|p| p.name == name)
             .map(|p| &p.default);
-        match node.params.get(name).or(default) {
-            Some(ParamValue::Number(v)) if *v >= 0.0 => Some(*v as usize),
-            _ => None,
-        }
+        node.params.get(name).or(default)
+    };
+    let number = |name: &str| match value(name) {
+        Some(ParamValue::Number(v)) if *v >= 0.0 => Some(*v),
+        _ => None,
+    };
+    let kernel = match value("kernel") {
+        Some(ParamValue::Text(name)) => SurfaceKernel::from_name(name)?,
+        _ => return None,
     };
     Some(SurfaceSettings {
-        resolution: int("resolution")?.max(1),
-        smoothing: int("smoothing")?,
-        sweeps: int("sweeps")?,
+        kernel,
+        resolution: (number("resolution")? as usize).max(1),
+        smoothing: number("smoothing")? as usize,
+        sweeps: number("sweeps")? as usize,
+        centre_smoothing: number("centre_smoothing")? as f32,
     })
 }
 

@@ -4,10 +4,10 @@
 
 use super::{bench_dir, peak_rss_mb};
 use crate::session::Session;
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use clap::Args;
 use flip_core::emit::{emit, EmitParams, EmitShape};
-use flip_core::surface::{liquid_surface, SurfaceScratch, SurfaceSettings};
+use flip_core::surface::{liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings};
 use flip_core::{GridSpec, Particles, Solids};
 use glam::Vec3;
 use std::fmt::Write as _;
@@ -20,6 +20,9 @@ pub struct SurfaceArgs {
     /// Cells per axis, comma-separated (64: about 1 M particles, 128: about 8 M).
     #[arg(long, value_delimiter = ',', default_values_t = [64, 128])]
     pub sizes: Vec<usize>,
+    /// Surface kernels to time, comma-separated (particle_level_set, anisotropic).
+    #[arg(long, value_delimiter = ',', default_values_t = ["particle_level_set".to_string(), "anisotropic".to_string()])]
+    pub kernels: Vec<String>,
     /// Level-set cells per simulation cell.
     #[arg(long, default_value_t = 1)]
     pub resolution: usize,
@@ -61,13 +64,43 @@ fn column(n: usize) -> (GridSpec, Solids, Particles) {
     (spec, solids, particles)
 }
 
+/// One row: the median and fastest of `repeats` meshes, the mesh and the extra memory.
+struct Row {
+    median: f64,
+    min: f64,
+    vertices: usize,
+    triangles: usize,
+    extra_mb: f64,
+}
+
+fn time_meshing(n: usize, settings: &SurfaceSettings, repeats: usize) -> Result<(usize, Row)> {
+    let (spec, solids, particles) = column(n);
+    let before = rss_mb().unwrap_or(0.0);
+    let mut scratch = SurfaceScratch::default();
+    let mesh_once = |scratch: &mut SurfaceScratch| {
+        liquid_surface(&spec, &particles.pos, Some(&solids), settings, scratch)
+    };
+    let mut mesh = mesh_once(&mut scratch)?;
+    let mut times = Vec::new();
+    for _ in 0..repeats.max(1) {
+        drop(mesh);
+        let start = Instant::now();
+        mesh = mesh_once(&mut scratch)?;
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let row = Row {
+        median: times[times.len() / 2],
+        min: times[0],
+        vertices: mesh.positions.len(),
+        triangles: mesh.triangles.len(),
+        extra_mb: peak_rss_mb().unwrap_or(0.0) - before,
+    };
+    Ok((particles.len(), row))
+}
+
 /// Runs the benchmark.
 pub fn run(_session: &Session, a: &SurfaceArgs) -> Result<()> {
-    let settings = SurfaceSettings {
-        resolution: a.resolution,
-        smoothing: a.smoothing,
-        ..SurfaceSettings::default()
-    };
     println!(
         "bench surface: dam-break column, resolution {}, smoothing {}, {} threads",
         a.resolution,
@@ -75,44 +108,42 @@ pub fn run(_session: &Session, a: &SurfaceArgs) -> Result<()> {
         rayon::current_num_threads()
     );
     println!(
-        "{:>6} {:>11} {:>10} {:>10} {:>10} {:>11} {:>11} {:>10}",
-        "cells", "particles", "median s", "min s", "Mpart/s", "vertices", "triangles", "extra MB"
+        "{:>18} {:>6} {:>11} {:>10} {:>10} {:>10} {:>11} {:>11} {:>10}",
+        "kernel",
+        "cells",
+        "particles",
+        "median s",
+        "min s",
+        "Mpart/s",
+        "vertices",
+        "triangles",
+        "extra MB"
     );
-    let mut csv = String::from("cells,particles,median_s,min_s,vertices,triangles,extra_mb\n");
-    for &n in &a.sizes {
-        let (spec, solids, particles) = column(n);
-        let before = rss_mb().unwrap_or(0.0);
-        let mut scratch = SurfaceScratch::default();
-        let mut mesh = liquid_surface(
-            &spec,
-            &particles.pos,
-            Some(&solids),
-            &settings,
-            &mut scratch,
-        )?;
-        let mut times = Vec::new();
-        for _ in 0..a.repeats.max(1) {
-            drop(mesh);
-            let start = Instant::now();
-            mesh = liquid_surface(
-                &spec,
-                &particles.pos,
-                Some(&solids),
-                &settings,
-                &mut scratch,
-            )?;
-            times.push(start.elapsed().as_secs_f64());
+    let mut csv =
+        String::from("kernel,cells,particles,median_s,min_s,vertices,triangles,extra_mb\n");
+    for name in &a.kernels {
+        let kernel = SurfaceKernel::from_name(name)
+            .ok_or_else(|| anyhow!("unknown kernel `{name}`; one of {:?}", SurfaceKernel::NAMES))?;
+        let settings = SurfaceSettings {
+            kernel,
+            resolution: a.resolution,
+            smoothing: a.smoothing,
+            ..SurfaceSettings::default()
+        };
+        for &n in &a.sizes {
+            let (np, r) = time_meshing(n, &settings, a.repeats)?;
+            println!(
+                "{name:>18} {n:>6} {np:>11} {:>10.3} {:>10.3} {:>10.2} {:>11} {:>11} {:>10.0}",
+                r.median,
+                r.min,
+                np as f64 / r.median / 1e6,
+                r.vertices,
+                r.triangles,
+                r.extra_mb
+            );
+            let (med, min, nv, nt, mb) = (r.median, r.min, r.vertices, r.triangles, r.extra_mb);
+            writeln!(csv, "{name},{n},{np},{med},{min},{nv},{nt},{mb}")?;
         }
-        times.sort_by(f64::total_cmp);
-        let (med, min) = (times[times.len() / 2], times[0]);
-        let extra = peak_rss_mb().unwrap_or(0.0) - before;
-        let np = particles.len();
-        let (nv, nt) = (mesh.positions.len(), mesh.triangles.len());
-        println!(
-            "{n:>6} {np:>11} {med:>10.3} {min:>10.3} {:>10.2} {nv:>11} {nt:>11} {extra:>10.0}",
-            np as f64 / med / 1e6
-        );
-        writeln!(csv, "{n},{np},{med},{min},{nv},{nt},{extra}")?;
     }
     let out = bench_dir(&a.out);
     std::fs::create_dir_all(&out)?;

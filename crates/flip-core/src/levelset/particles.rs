@@ -271,7 +271,7 @@ fn mirror_walls(spec: &GridSpec, solids: &Solids, acc: &mut [[f32; 4]]) {
 
 /// The reflection `x − 2 d n` of `x` across the nearest shape surface (`d` its distance, `n`
 /// the gradient of the shapes' distance), when a shape, not a wall, is within `reach`.
-fn shape_image(spec: &GridSpec, solids: &Solids, x: Vec3, reach: f32) -> Option<Vec3> {
+pub(crate) fn shape_image(spec: &GridSpec, solids: &Solids, x: Vec3, reach: f32) -> Option<Vec3> {
     let d = solids.shapes_distance(x);
     if !(d > 0.0 && d < reach && d < solids.wall_distance(x)) {
         return None;

@@ -4,7 +4,7 @@ use crate::solids::Solids;
 use glam::Vec3;
 
 /// 2×2×2 particles per cell, at the quarter points, wherever `inside` holds for the particle.
-fn lattice(spec: &GridSpec, inside: impl Fn(Vec3) -> bool) -> Vec<Vec3> {
+pub(super) fn lattice(spec: &GridSpec, inside: impl Fn(Vec3) -> bool) -> Vec<Vec3> {
     let mut pos = Vec::new();
     let h = spec.dx;
     for k in 0..2 * spec.nk {
@@ -20,7 +20,7 @@ fn lattice(spec: &GridSpec, inside: impl Fn(Vec3) -> bool) -> Vec<Vec3> {
     pos
 }
 
-fn tank() -> (GridSpec, Vec<Vec3>, f64) {
+pub(super) fn tank() -> (GridSpec, Vec<Vec3>, f64) {
     let spec = GridSpec::new(32, 32, 32, 1.0 / 32.0);
     let (lo, hi) = (spec.dx, Vec3::new(31.0, 13.0, 31.0) * spec.dx);
     let pos = lattice(&spec, |p| {
