@@ -172,6 +172,10 @@ fn reachable(spec: &GridSpec, solids: &Solids, centre: Vec3, p: Vec3) -> bool {
 /// may have jumped a wall one cell thick whole: it stops before the first solid on its way.
 /// Other particles keep the eq. 27 push-out.
 fn keep_side(spec: &GridSpec, solids: &Solids, x0: Vec3, x: Vec3, pushed: Vec3) -> Vec3 {
+    // Walls only: the fluid box's clamp keeps every move inside them.
+    if solids.shapes.is_empty() {
+        return pushed;
+    }
     if pushed == x {
         return if x0.distance(x) < spec.dx || solids.distance(x0) < 0.0 {
             x
@@ -190,16 +194,7 @@ fn keep_side(spec: &GridSpec, solids: &Solids, x0: Vec3, x: Vec3, pushed: Vec3) 
     if !crosses {
         return pushed;
     }
-    let (mut outside, mut inside) = (x0, x);
-    for _ in 0..12 {
-        let mid = 0.5 * (outside + inside);
-        if solids.distance(mid) >= 0.0 {
-            outside = mid;
-        } else {
-            inside = mid;
-        }
-    }
-    outside
+    last_outside(solids, x0, x)
 }
 
 /// The last point outside every solid on the way `x0 → x` (both outside) before the first
@@ -209,10 +204,15 @@ fn stop_before_solid(spec: &GridSpec, solids: &Solids, x0: Vec3, x: Vec3) -> Vec
     let first_inside = (1..steps)
         .map(|s| x0.lerp(x, s as f32 / steps as f32))
         .find(|&p| solids.distance(p) < 0.0);
-    let Some(mut inside) = first_inside else {
-        return x;
-    };
-    let mut outside = x0;
+    match first_inside {
+        Some(inside) => last_outside(solids, x0, inside),
+        None => x,
+    }
+}
+
+/// The boundary point between `outside` (outside every solid) and `inside` (in one), by 12
+/// bisections, on the outer side.
+fn last_outside(solids: &Solids, mut outside: Vec3, mut inside: Vec3) -> Vec3 {
     for _ in 0..12 {
         let mid = 0.5 * (outside + inside);
         if solids.distance(mid) >= 0.0 {

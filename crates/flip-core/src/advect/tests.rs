@@ -105,9 +105,8 @@ fn rigid_rotation_is_second_order() {
     assert!((angle - 0.2).abs() < 2e-3, "angle {angle}"); // phase error O((ω dt)³)
 }
 
-#[test]
-fn a_particle_never_crosses_a_wall_one_cell_thick() {
-    let spec = GridSpec::new(16, 16, 1, 0.1);
+/// A wall one cell thick (0.1 m) between x = 0.8 and 0.9 m, across the whole height.
+fn wall_at_x08(spec: GridSpec) -> Solids {
     let wall = Shape {
         kind: ShapeKind::Box {
             min: Vec3::new(0.8, 0.0, 0.0),
@@ -118,7 +117,13 @@ fn a_particle_never_crosses_a_wall_one_cell_thick() {
         subtract: false,
         placement: None,
     };
-    let solids = Solids::new(spec, vec![wall]);
+    Solids::new(spec, vec![wall])
+}
+
+#[test]
+fn a_particle_never_crosses_a_wall_one_cell_thick() {
+    let spec = GridSpec::new(16, 16, 1, 0.1);
+    let solids = wall_at_x08(spec);
     // from 0.02 m left of the wall, 0.09 m to the right: 0.07 m deep in a 0.1 m wall,
     // nearer its far face, where eq. 27 alone would push it out
     let mut ps = Particles {
@@ -135,17 +140,7 @@ fn a_particle_never_crosses_a_wall_one_cell_thick() {
 #[test]
 fn a_move_longer_than_a_thin_wall_does_not_jump_it() {
     let spec = GridSpec::new(16, 16, 1, 0.1);
-    let wall = Shape {
-        kind: ShapeKind::Box {
-            min: Vec3::new(0.8, 0.0, 0.0),
-            max: Vec3::new(0.9, 2.0, 0.0),
-        },
-        inverted: false,
-        shell: 0.0,
-        subtract: false,
-        placement: None,
-    };
-    let solids = Solids::new(spec, vec![wall]);
+    let solids = wall_at_x08(spec);
     // from 0.02 m left of the wall to 0.08 m right of it: the move ends outside, past the
     // wall's far face, in one step of 1.6 cells
     let mut ps = Particles {
