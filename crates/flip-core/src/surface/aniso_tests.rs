@@ -171,11 +171,7 @@ fn anisotropic_meshes_are_identical_for_any_thread_count() {
     let (spec, pos, _) = tank();
     let solids = Solids::walls(spec);
     let many = aniso(&spec, &pos, Some(&solids), 2);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let one = pool.install(|| aniso(&spec, &pos, Some(&solids), 2));
+    let one = super::tests::on_one_thread(|| aniso(&spec, &pos, Some(&solids), 2));
     assert!(!many.is_empty());
     assert_eq!(many, one);
 }

@@ -88,16 +88,18 @@ fn ball_of_liquid_meshes_to_a_sphere() {
     }
 }
 
+/// `f` run on a pool of one thread (the determinism tests compare against the default pool).
+pub(super) fn on_one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+    pool.expect("a one-thread pool").install(f)
+}
+
 #[test]
 fn meshes_are_identical_for_any_thread_count() {
     let (spec, pos, _) = tank();
     let solids = Solids::walls(spec);
     let many = mesh(&spec, &pos, Some(&solids), 2);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let one = pool.install(|| mesh(&spec, &pos, Some(&solids), 2));
+    let one = on_one_thread(|| mesh(&spec, &pos, Some(&solids), 2));
     assert!(!many.is_empty());
     assert_eq!(many, one);
 }
