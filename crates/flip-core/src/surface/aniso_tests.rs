@@ -1,5 +1,5 @@
 use super::anisotropic::KernelShape;
-use super::tests::{lattice, tank};
+use super::tests::{assert_spheres, assert_still_tank, tank};
 use super::*;
 use crate::grid::GridSpec;
 use crate::solids::Solids;
@@ -21,61 +21,21 @@ fn aniso(spec: &GridSpec, pos: &[Vec3], solids: Option<&Solids>, resolution: usi
 
 #[test]
 fn anisotropic_still_tank_mesh_is_closed_and_holds_the_liquid_volume() {
-    let (spec, pos, volume) = tank();
-    let solids = Solids::walls(spec);
-    for resolution in [1, 2] {
-        let m = aniso(&spec, &pos, Some(&solids), resolution);
-        check_closed_manifold(&m).unwrap();
-        let v = enclosed_volume(&m);
-        let err = (v - volume).abs() / volume;
-        println!("anisotropic, resolution {resolution}: volume {v:.6} vs {volume:.6} ({err:.4})");
-        assert!(err < 0.01, "resolution {resolution}: volume error {err}");
-        // the free surface is flat at the fill height; the kernels' sharp profile is sampled
-        // on the level-set grid, so the height is resolved to a tenth of a cell at resolution 1
-        let top = 13.0 * spec.dx;
-        let tolerance = [0.1, 0.05][resolution - 1] * spec.dx;
-        let mut worst = 0.0f32;
-        for (p, n) in m.positions.iter().zip(&m.normals) {
-            if (p.x - 0.5).abs() < 0.3 && (p.z - 0.5).abs() < 0.3 && p.y > 0.25 {
-                worst = worst.max((p.y - top).abs());
-                assert!(n.y > 0.99, "normal {n} at {p}");
-            }
-        }
-        println!(
-            "  surface height off by at most {:.3} cells",
-            worst / spec.dx
-        );
-        assert!(worst < tolerance, "surface {worst} m off the fill height");
-    }
+    // the kernels' sharp profile is sampled on the level-set grid, so the flat top's height is
+    // resolved to a tenth of a cell at resolution 1
+    assert_still_tank("anisotropic", &aniso, [0.1, 0.05]);
 }
 
 #[test]
 fn anisotropic_ball_of_liquid_meshes_to_a_sphere() {
-    let c = Vec3::splat(0.5);
     // within 1 % at a radius of 12 cells; the kernels flattened along a curved surface reach
     // out past it by about 1.2 cells²/R (1.2 % at 8 cells)
-    for (cells, r, resolution, within) in [
-        (32usize, 0.375f32, 2, 0.01f32),
+    let cases = [
+        (32, 0.375, 2, 0.01),
         (40, 0.3, 1, 0.01),
         (32, 0.25, 2, 0.015),
-    ] {
-        let spec = GridSpec::new(cells, cells, cells, 1.0 / cells as f32);
-        let pos = lattice(&spec, |p| p.distance(c) < r);
-        let m = aniso(&spec, &pos, None, resolution);
-        check_closed_manifold(&m).unwrap();
-        let v = enclosed_volume(&m);
-        let equivalent = (3.0 * v / (4.0 * std::f64::consts::PI)).cbrt() as f32;
-        let radii: Vec<f32> = m.positions.iter().map(|p| p.distance(c)).collect();
-        let mean = radii.iter().sum::<f32>() / radii.len() as f32;
-        let worst = radii.iter().map(|d| (d - r).abs()).fold(0.0, f32::max);
-        println!("anisotropic R {r}, resolution {resolution}: radius {equivalent} (volume), {mean} (mean), worst {worst}");
-        assert!(
-            (equivalent - r).abs() < within * r,
-            "volume radius {equivalent}"
-        );
-        assert!((mean - r).abs() < within * r, "mean radius {mean}");
-        assert!(worst < 0.05 * r, "a vertex {worst} off the sphere");
-    }
+    ];
+    assert_spheres("anisotropic", &aniso, &cases);
 }
 
 /// Two jittered particle layers (a sheet half a cell thick) in the middle of the box.
