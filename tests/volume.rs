@@ -1,7 +1,7 @@
 //! Volume-true liquids (issue 18): the density correction keeps a dam break's liquid area and
 //! its particle spacing; without it the liquid shrinks.
 
-use flip_core::levelset::{particle_phi, ParticlePhiScratch};
+use flip_core::levelset::{particle_phi, ParticlePhiScratch, Redistance};
 use flip_core::measure::level_set_volume;
 use flip_core::{Grid3, GridSpec, Particles, Solids};
 use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
@@ -28,7 +28,14 @@ fn spec_of(doc: &GraphDoc) -> GridSpec {
 fn measure(spec: &GridSpec, ps: &Particles, solids: &Solids) -> (f64, f64) {
     let mut phi = Grid3::new(0, 0, 0, 0.0);
     let mut scratch = ParticlePhiScratch::default();
-    particle_phi(spec, &ps.pos, Some(solids), 2, &mut scratch, &mut phi);
+    particle_phi(
+        spec,
+        &ps.pos,
+        Some(solids),
+        Redistance::whole_grid(2),
+        &mut scratch,
+        &mut phi,
+    );
     let volume = level_set_volume(spec, &phi, Some(solids));
     let mut count = vec![0u32; spec.cell_count()];
     for p in &ps.pos {

@@ -153,7 +153,7 @@ fn reseeding_keeps_every_cell_between_its_bounds() {
         &spec,
         &ps.pos,
         Some(&solids),
-        2,
+        Redistance::whole_grid(2),
         &mut ParticlePhiScratch::default(),
         &mut phi,
     );

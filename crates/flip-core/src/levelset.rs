@@ -20,7 +20,7 @@ mod particles;
 mod sweep;
 
 pub(crate) use particles::shape_image;
-pub use particles::{particle_phi, particle_phi_and_density, ParticlePhiScratch};
+pub use particles::{particle_phi, particle_phi_and_density, ParticlePhiScratch, Redistance};
 pub(crate) use sweep::fast_sweep;
 
 /// Builds the liquid signed distance (negative inside) on cell centres: Alg. 5 initialisation
@@ -229,10 +229,16 @@ mod tests {
 
     #[test]
     fn wavefront_sweep_equals_sequential_and_solid_cells_extend_the_liquid() {
-        let spec = GridSpec::new(10, 9, 8, 1.0);
+        for spec in [GridSpec::new(10, 9, 8, 1.0), GridSpec::new(13, 9, 1, 1.0)] {
+            sweep_matches_sequential(spec);
+        }
+    }
+
+    fn sweep_matches_sequential(spec: GridSpec) {
         let mut cells = cells_where(&spec, |i, j, k| j < 4 && (i + k) % 7 != 3);
-        cells[(4, 0, 4)] = CellKind::Solid; // under the liquid
-        cells[(4, 8, 4)] = CellKind::Solid; // in the air
+        let k_mid = spec.nk / 2;
+        cells[(4, 0, k_mid)] = CellKind::Solid; // under the liquid
+        cells[(4, 8, k_mid)] = CellKind::Solid; // in the air
         let mut phi = Grid3::new(1, 1, 1, 0.0);
         liquid_phi(&spec, &cells, 2, &mut phi);
         // the outside field alone, swept by plain sequential loops, for the air cells
@@ -242,8 +248,9 @@ mod tests {
                 *s = -0.5;
             }
         }
+        let orderings = if spec.is_2d() { 4 } else { 8 };
         for _ in 0..2 {
-            for o in 0..8usize {
+            for o in 0..orderings {
                 let ord = |n: usize, up: bool| -> Vec<usize> {
                     if up {
                         (0..n).collect()
@@ -287,6 +294,6 @@ mod tests {
         let mut serial = Grid3::new(1, 1, 1, 0.0);
         pool.install(|| liquid_phi(&spec, &cells, 2, &mut serial));
         assert_eq!(phi, serial);
-        assert!(phi[(4, 0, 4)] < 0.0 && phi[(4, 8, 4)] > 0.0);
+        assert!(phi[(4, 0, k_mid)] < 0.0 && phi[(4, 8, k_mid)] > 0.0);
     }
 }

@@ -6,7 +6,7 @@
 //! Deterministic for any thread count.
 
 use crate::grid::{Grid3, GridSpec};
-use crate::levelset::{particle_phi, ParticlePhiScratch};
+use crate::levelset::{particle_phi, ParticlePhiScratch, Redistance};
 use crate::solids::Solids;
 use anisotropic::KernelShape;
 use glam::Vec3;
@@ -142,7 +142,14 @@ pub fn liquid_surface(
         SurfaceKernel::ParticleLevelSet => {
             // the solids are sampled on the simulation grid: mirror there only
             let mirror = solids.filter(|_| settings.resolution == 1);
-            particle_phi(&fine, pos, mirror, settings.sweeps, &mut scratch.phi, phi);
+            particle_phi(
+                &fine,
+                pos,
+                mirror,
+                Redistance::whole_grid(settings.sweeps),
+                &mut scratch.phi,
+                phi,
+            );
         }
         SurfaceKernel::Anisotropic => {
             let shape = KernelShape {

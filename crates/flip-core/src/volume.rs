@@ -20,7 +20,7 @@
 use crate::advect::shift_confined;
 use crate::cells::{CellGrid, CellKind};
 use crate::grid::{Grid3, GridSpec};
-use crate::levelset::{particle_phi_and_density, ParticlePhiScratch};
+use crate::levelset::{particle_phi_and_density, ParticlePhiScratch, Redistance};
 use crate::mac::{MacGrid, MacMask};
 use crate::measure::level_set_volume;
 use crate::particles::Particles;
@@ -110,7 +110,15 @@ pub fn measure(spec: &GridSpec, pos: &[glam::Vec3], solids: &Solids, scratch: &m
     } = scratch;
     // no redistancing: the correction needs φ's sign, θ at the surface and whether a cell is
     // more than a cell deep, all of which the surface band and the far values (±) give
-    particle_phi_and_density(spec, pos, Some(solids), 0, level, phi, density);
+    particle_phi_and_density(
+        spec,
+        pos,
+        Some(solids),
+        Redistance::whole_grid(0),
+        level,
+        phi,
+        density,
+    );
 }
 
 /// Mean density over the interior cells of the last [`measure`], or `None` if there are none:

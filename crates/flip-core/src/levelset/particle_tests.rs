@@ -59,7 +59,14 @@ fn a_still_tank_has_a_flat_surface_where_its_particles_end() {
             let ps = tank(&spec, &solids, h, 7);
             let mut phi = Grid3::new(1, 1, 1, 0.0);
             let mut scratch = ParticlePhiScratch::default();
-            particle_phi(&spec, &ps.pos, Some(&solids), 2, &mut scratch, &mut phi);
+            particle_phi(
+                &spec,
+                &ps.pos,
+                Some(&solids),
+                Redistance::whole_grid(2),
+                &mut scratch,
+                &mut phi,
+            );
             let (mut lo, mut hi, mut sum, mut n) = (f32::MAX, f32::MIN, 0.0, 0.0);
             let layers = if spec.is_2d() { 0..1 } else { 1..spec.nk - 1 };
             for k in layers {
@@ -94,7 +101,14 @@ fn contact_line_deviation(spec: &GridSpec, solids: &Solids, h: f32) -> f32 {
     let ps = seeded_below(spec, solids, h, 0.0, 1);
     let mut phi = Grid3::new(1, 1, 1, 0.0);
     let mut scratch = ParticlePhiScratch::default();
-    particle_phi(spec, &ps.pos, Some(solids), 2, &mut scratch, &mut phi);
+    particle_phi(
+        spec,
+        &ps.pos,
+        Some(solids),
+        Redistance::whole_grid(2),
+        &mut scratch,
+        &mut phi,
+    );
     let mid = spec.ni / 2;
     let k_mid = spec.nk / 2;
     let reference = crossing(spec, &phi, mid, k_mid);
@@ -144,5 +158,51 @@ fn a_flat_surface_stays_flat_up_to_a_curved_wall() {
                 spec.dims()
             );
         }
+    }
+}
+
+#[test]
+fn a_narrow_band_keeps_the_distance_inside_it_and_clamps_beyond() {
+    for spec in [
+        GridSpec::new(48, 40, 1, 1.0 / 48.0),
+        GridSpec::new(20, 24, 20, 1.0 / 20.0),
+    ] {
+        let solids = Solids::walls(spec);
+        let ps = tank(&spec, &solids, 11.3 * spec.dx, 3);
+        let mut scratch = ParticlePhiScratch::default();
+        let (mut whole, mut banded) = (Grid3::new(1, 1, 1, 0.0), Grid3::new(1, 1, 1, 0.0));
+        let full = Redistance::whole_grid(2);
+        particle_phi(
+            &spec,
+            &ps.pos,
+            Some(&solids),
+            full,
+            &mut scratch,
+            &mut whole,
+        );
+        let narrow = Redistance { sweeps: 2, band: 4 };
+        particle_phi(
+            &spec,
+            &ps.pos,
+            Some(&solids),
+            narrow,
+            &mut scratch,
+            &mut banded,
+        );
+        let cap = 4.0 * spec.dx;
+        let mut clamped = 0;
+        for (&w, &b) in whole.data.iter().zip(&banded.data) {
+            assert_eq!(w < 0.0, b < 0.0, "the sign differs: {w} vs {b}");
+            if w.abs() < cap {
+                assert_eq!(w, b, "inside the band");
+            } else {
+                assert_eq!(b.abs(), cap, "beyond the band: {w} gave {b}");
+                clamped += 1;
+            }
+        }
+        assert!(
+            clamped > whole.data.len() / 4,
+            "{spec:?}: {clamped} clamped"
+        );
     }
 }

@@ -24,6 +24,23 @@ const SUPPORT: f32 = 2.0;
 /// Offset `d` of a point on a flat surface (`t = 0`).
 const D_SURFACE: f32 = 2.0 / 3.0;
 
+/// How far from the surface the distance is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Redistance {
+    /// Full fast-sweeping passes (0: only the cells next to the surface get a distance).
+    pub sweeps: usize,
+    /// Narrow band in cells: `|φ|` is the swept distance up to `band · dx` and clamped to it
+    /// beyond (a VDB-style background); 0 sweeps the whole grid.
+    pub band: usize,
+}
+
+impl Redistance {
+    /// `sweeps` passes over the whole grid.
+    pub fn whole_grid(sweeps: usize) -> Self {
+        Self { sweeps, band: 0 }
+    }
+}
+
 /// Reusable buffers of [`particle_phi`].
 #[derive(Debug, Default)]
 pub struct ParticlePhiScratch {
@@ -39,17 +56,17 @@ pub struct ParticlePhiScratch {
 /// Builds the liquid signed distance (negative inside, metres) on cell centres from particle
 /// positions `pos`; with `solids`, particles within the kernel's reach of a solid are mirrored
 /// across it. Cells next to the surface get the inverted Zhu–Bridson distance, the rest are
-/// redistanced by `sweeps` fast-sweeping passes. Deterministic for any thread count. Resizes
+/// redistanced as `redistance` says. Deterministic for any thread count. Resizes
 /// `phi`.
 pub fn particle_phi(
     spec: &GridSpec,
     pos: &[Vec3],
     solids: Option<&Solids>,
-    sweeps: usize,
+    redistance: Redistance,
     scratch: &mut ParticlePhiScratch,
     phi: &mut Grid3<f32>,
 ) {
-    build(spec, pos, solids, sweeps, scratch, phi, None);
+    build(spec, pos, solids, redistance, scratch, phi, None);
 }
 
 /// [`particle_phi`], also writing the particle density: per cell centre, the trilinear kernel
@@ -59,19 +76,19 @@ pub fn particle_phi_and_density(
     spec: &GridSpec,
     pos: &[Vec3],
     solids: Option<&Solids>,
-    sweeps: usize,
+    redistance: Redistance,
     scratch: &mut ParticlePhiScratch,
     phi: &mut Grid3<f32>,
     density: &mut Grid3<f32>,
 ) {
-    build(spec, pos, solids, sweeps, scratch, phi, Some(density));
+    build(spec, pos, solids, redistance, scratch, phi, Some(density));
 }
 
 fn build(
     spec: &GridSpec,
     pos: &[Vec3],
     solids: Option<&Solids>,
-    sweeps: usize,
+    redistance: Redistance,
     scratch: &mut ParticlePhiScratch,
     phi: &mut Grid3<f32>,
     density: Option<&mut Grid3<f32>>,
@@ -100,17 +117,23 @@ fn build(
     offsets(spec, &scratch.acc, &mut phi.data);
     surface_band(spec, &phi.data, &mut scratch.band);
     // φ holds the offset d (cells) for now; the band gets its distance, the rest is swept
-    let mut unsigned = vec![far; phi.data.len()];
+    // a cell starting at the cap is only lowered by a neighbour nearer than it, so the sweep
+    // leaves min(distance, cap) and skips the cells beyond the band at the cost of a compare
+    let cap = match redistance.band {
+        0 => far,
+        band => band as f32 * spec.dx,
+    };
+    let mut unsigned = vec![cap; phi.data.len()];
     unsigned
         .par_iter_mut()
         .zip(phi.data.par_iter())
         .zip(scratch.band.par_iter())
         .for_each(|((u, &d), &b)| {
             if b != 0 {
-                *u = height_above_surface(d).abs() * spec.dx;
+                *u = (height_above_surface(d).abs() * spec.dx).min(cap);
             }
         });
-    fast_sweep(spec, &scratch.band, &mut unsigned, sweeps);
+    fast_sweep(spec, &scratch.band, &mut unsigned, redistance.sweeps);
     phi.data
         .par_iter_mut()
         .zip(unsigned.par_iter())

@@ -13,11 +13,35 @@ const PAR_MIN_CELLS: usize = 2048;
 /// Zhao's fast sweeping for `|∇d| = 1`, cells with `fixed[c] != 0` held at their values.
 pub(crate) fn fast_sweep(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: usize) {
     let orderings = if spec.is_2d() { 4 } else { 8 };
+    let beyond = vec![f32::INFINITY; spec.ni];
     for _ in 0..sweeps {
         for o in 0..orderings {
             let s = [o & 1 == 0, o & 2 == 0, o & 4 == 0]; // true = ascending
-            sweep_ordering(spec, fixed, d, s);
+            if spec.nk == 1 {
+                sweep_rows(spec, fixed, d, s, &beyond);
+            } else {
+                sweep_ordering(spec, fixed, d, s, &beyond);
+            }
         }
+    }
+}
+
+/// One sweep of a single layer (2D): its rows in order, each reading the rows beside it
+/// (the wavefront form with one line per front, without building the fronts).
+fn sweep_rows(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], beyond: &[f32]) {
+    let [ni, nj, _] = spec.dims();
+    for s in 0..nj {
+        let j = if asc[1] { s } else { nj - 1 - s };
+        let (below, rest) = d.split_at_mut(j * ni);
+        let (line, above) = rest.split_at_mut(ni);
+        let low = if j > 0 {
+            &below[(j - 1) * ni..]
+        } else {
+            beyond
+        };
+        let high = if j + 1 < nj { &above[..ni] } else { beyond };
+        let held = &fixed[j * ni..][..ni];
+        update_line(line, held, [low, high], [beyond, beyond], asc[0], spec.dx);
     }
 }
 
@@ -25,7 +49,7 @@ pub(crate) fn fast_sweep(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: u
 type Line<'a> = (usize, usize, &'a mut [f32]);
 
 /// One sweep in the ordering `asc` (ascending per axis), as wavefronts of x-lines.
-fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3]) {
+fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], beyond: &[f32]) {
     let [ni, nj, nk] = spec.dims();
     let jp = |j: usize| if asc[1] { j } else { nj - 1 - j };
     let kp = |k: usize| if asc[2] { k } else { nk - 1 - k };
@@ -57,8 +81,8 @@ fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3]) 
         let update = |(j, k, line): &mut Line<'_>| {
             let (j, k) = (*j, *k);
             let (ji, ki) = (j as isize, k as isize);
-            let ny = [nb(ji - 1, ki), nb(ji + 1, ki)];
-            let nz = [nb(ji, ki - 1), nb(ji, ki + 1)];
+            let ny = [nb(ji - 1, ki), nb(ji + 1, ki)].map(|l| l.unwrap_or(beyond));
+            let nz = [nb(ji, ki - 1), nb(ji, ki + 1)].map(|l| l.unwrap_or(beyond));
             let held = &fixed[ni * (j + nj * k)..][..ni];
             update_line(line, held, ny, nz, asc[0], h);
         };
@@ -70,17 +94,18 @@ fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3]) 
     }
 }
 
-/// Zhao's Gauss-Seidel update along one x-line, visited in the direction `asc_x`.
+/// Zhao's Gauss-Seidel update along one x-line, visited in the direction `asc_x`; `ny`, `nz`
+/// are the lines beside it (a row of `+∞` beyond the grid).
 fn update_line(
     line: &mut [f32],
     held: &[u8],
-    ny: [Option<&[f32]>; 2],
-    nz: [Option<&[f32]>; 2],
+    ny: [&[f32]; 2],
+    nz: [&[f32]; 2],
     asc_x: bool,
     h: f32,
 ) {
     let n = line.len();
-    let at = |l: Option<&[f32]>, i: usize| l.map_or(f32::INFINITY, |l| l[i]);
+    let (held, ny, nz) = (&held[..n], ny.map(|l| &l[..n]), nz.map(|l| &l[..n]));
     for s in 0..n {
         let i = if asc_x { s } else { n - 1 - s };
         if held[i] != 0 {
@@ -93,8 +118,12 @@ fn update_line(
             f32::INFINITY
         };
         let a = left.min(right);
-        let b = at(ny[0], i).min(at(ny[1], i));
-        let c = at(nz[0], i).min(at(nz[1], i));
+        let b = ny[0][i].min(ny[1][i]);
+        let c = nz[0][i].min(nz[1][i]);
+        // the update exceeds the smallest neighbour, so it cannot lower a value at or below it
+        if a.min(b).min(c) >= line[i] {
+            continue;
+        }
         let x = godunov(a, b, c, h);
         if x < line[i] {
             line[i] = x;

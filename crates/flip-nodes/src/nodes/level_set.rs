@@ -3,7 +3,7 @@
 use super::common::spec;
 use crate::params::Params;
 use flip_core::levelset::{
-    close_interior, liquid_phi, particle_phi_and_density, ParticlePhiScratch,
+    close_interior, liquid_phi, particle_phi_and_density, ParticlePhiScratch, Redistance,
 };
 use flip_core::Grid3;
 use flip_graph::{
@@ -23,6 +23,8 @@ enum Method {
 struct LevelSet {
     method: Method,
     sweeps: usize,
+    /// Narrow band in cells for the particle level set (0: the whole grid).
+    band: usize,
     scratch: ParticlePhiScratch,
     spare: Option<Arc<Grid3<f32>>>,
     spare_density: Option<Arc<Grid3<f32>>>,
@@ -49,9 +51,13 @@ impl Node for LevelSet {
             (Method::Particles | Method::Auto, Some(ps), cells) => {
                 let solids = solids.as_deref();
                 let mut d = reuse(self.spare_density.take(), g);
-                let (scratch, sweeps) = (&mut self.scratch, self.sweeps);
+                let redistance = Redistance {
+                    sweeps: self.sweeps,
+                    band: self.band,
+                };
                 let dens = Arc::make_mut(&mut d);
-                particle_phi_and_density(g, &ps.pos, solids, sweeps, scratch, out, dens);
+                let scratch = &mut self.scratch;
+                particle_phi_and_density(g, &ps.pos, solids, redistance, scratch, out, dens);
                 if let Some(cells) = cells {
                     close_interior(g, &cells, out);
                 }
@@ -136,6 +142,15 @@ pub fn kind() -> NodeKind {
                 1,
                 16,
             ),
+            ParamSpec::int(
+                "band",
+                "Band",
+                "narrow band in cells: from particles, |φ| is computed up to this many cells from \
+                 the surface and clamped beyond (0: the whole grid)",
+                6,
+                0,
+                1000,
+            ),
         ],
     );
     NodeKind::new(
@@ -143,6 +158,7 @@ pub fn kind() -> NodeKind {
         Box::new(|init| {
             let p = Params(init.params);
             let sweeps = p.usize("sweeps")?;
+            let band = p.usize("band")?;
             let method = match p.text("method").unwrap_or("auto") {
                 "particles" => Method::Particles,
                 "cells" => Method::Cells,
@@ -151,6 +167,7 @@ pub fn kind() -> NodeKind {
             Ok(Box::new(LevelSet {
                 method,
                 sweeps,
+                band,
                 scratch: ParticlePhiScratch::default(),
                 spare: None,
                 spare_density: None,
