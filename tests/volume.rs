@@ -175,6 +175,23 @@ fn dam_break_keeps_its_volume_3d() {
     assert_kept("3D 48³ correction on", &d, 0.015);
 }
 
+#[test]
+fn the_level_set_band_changes_no_particle_2d() {
+    let final_positions = |band: f64| {
+        let mut doc = dam_break(64, true);
+        set(&mut doc, "level_set", "band", Number(band));
+        let (mut sim, _out) = simulation(&doc, &registry());
+        for _ in 0..30 {
+            sim.advance_frame().expect("frame");
+        }
+        let bits = |p: &glam::Vec3| p.to_array().map(f32::to_bits);
+        sim.particles().unwrap().pos.iter().map(bits).collect::<Vec<_>>()
+    };
+    let (whole, narrow) = (final_positions(0.0), final_positions(3.0));
+    assert!(whole.len() > 500, "{} particles", whole.len());
+    assert!(whole == narrow, "a band of 3 cells moved particles");
+}
+
 /// `doc` with the correction wired the older way, after advection: `advect → volume →` the
 /// advect node's readers, measuring and moving the advected particles itself.
 fn corrected_after_advection(mut doc: GraphDoc) -> GraphDoc {
