@@ -185,7 +185,12 @@ fn the_level_set_band_changes_no_particle_2d() {
             sim.advance_frame().expect("frame");
         }
         let bits = |p: &glam::Vec3| p.to_array().map(f32::to_bits);
-        sim.particles().unwrap().pos.iter().map(bits).collect::<Vec<_>>()
+        sim.particles()
+            .unwrap()
+            .pos
+            .iter()
+            .map(bits)
+            .collect::<Vec<_>>()
     };
     let (whole, narrow) = (final_positions(0.0), final_positions(3.0));
     assert!(whole.len() > 500, "{} particles", whole.len());
