@@ -105,7 +105,7 @@ fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
     }
     let grid = v.start.grid;
     let rect = ui.available_rect_before_wrap();
-    viewport::show(ui, grid, frame.as_deref(), &mut c.cam, vmax);
+    viewport::show(ui, grid, frame.as_ref(), &mut c.cam, vmax);
     if let (None, Some(msg)) = (&frame, &failure) {
         // The whole message, wrapped, where the particles would be.
         let font = FontId::proportional(13.0);

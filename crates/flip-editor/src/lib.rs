@@ -69,6 +69,8 @@ pub mod path_dialog;
 pub mod play;
 /// The viewport's particle quads, kept between UI frames.
 pub mod points_cache;
+/// Simulation threads below the UI's CPU priority.
+pub mod priority;
 /// The values a run keeps for the overlays (probes).
 pub mod probes;
 /// Where an edited graph's run starts: frame 0, "simulate from here", live edits.

@@ -232,7 +232,7 @@ impl App {
                 let h = (ui.available_height() * 0.62).max(200.0);
                 let frame = self.frames.get(self.shown).cloned();
                 ui.allocate_ui(egui::vec2(ui.available_width(), h), |ui| {
-                    viewport::show(ui, spec, frame.as_deref(), &mut self.cam, vmax);
+                    viewport::show(ui, spec, frame.as_ref(), &mut self.cam, vmax);
                 });
                 view_options(ui, &mut self.cam, spec.is_2d(), vmax, frame.as_deref());
                 ui.separator();

@@ -61,7 +61,11 @@ impl<C: Send + 'static, E: Send + 'static> SimThread<C, E> {
         let flag = stop.clone();
         let handle = std::thread::Builder::new()
             .name(name.into())
-            .spawn(move || run(&mut make(etx, flag), &crx))
+            .spawn(move || {
+                crate::priority::lower_this_thread();
+                crate::priority::lower_global_pool();
+                run(&mut make(etx, flag), &crx)
+            })
             .expect("the simulation thread starts");
         Self {
             tx,

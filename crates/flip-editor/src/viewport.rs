@@ -9,6 +9,7 @@ use crate::overlay_colors::{cell_color, density_color, level_set_color};
 use egui::{pos2, vec2, Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Ui};
 use flip_core::GridSpec;
 use glam::Vec3;
+use std::sync::Arc;
 
 /// Which grid overlay is drawn under the particles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +62,7 @@ impl Default for Camera {
 }
 
 /// Maps simulation space to the screen. `depth` grows away from the viewer.
+#[derive(Clone)]
 struct Projector {
     spec: GridSpec,
     rect: Rect,
@@ -170,7 +172,13 @@ fn slice_mesh<T: Copy>(pr: &Projector, s: &Slice<T>, color: impl Fn(T) -> Option
 }
 
 /// Shows the viewport for `frame` (or the empty domain); handles camera input.
-pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Camera, vmax: f32) {
+pub fn show(
+    ui: &mut Ui,
+    spec: GridSpec,
+    frame: Option<&Arc<FrameData>>,
+    cam: &mut Camera,
+    vmax: f32,
+) {
     let (rect, resp) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 0.0, Color32::from_rgb(18, 20, 26));
@@ -254,12 +262,14 @@ pub fn show(ui: &mut Ui, spec: GridSpec, frame: Option<&FrameData>, cam: &mut Ca
         painter.add(Shape::mesh(shaded));
     }
     let key = crate::points_cache::PointsKey::new(f, rect, cam, vmax);
-    let points = crate::points_cache::cached(ui, key, || {
-        let colors = crate::attributes::normalized(f, cam.color_by, vmax)
-            .or_else(|| crate::attributes::normalized(f, Default::default(), vmax))
-            .filter(|_| surface.is_none())
+    let (f, color_by, size, coloured) =
+        (f.clone(), cam.color_by, cam.point_size, surface.is_none());
+    let points = crate::points_cache::cached(ui, key, move || {
+        let colors = crate::attributes::normalized(&f, color_by, vmax)
+            .or_else(|| crate::attributes::normalized(&f, Default::default(), vmax))
+            .filter(|_| coloured)
             .map_or(vec![], |(t, _, _)| t);
-        points_mesh(&pr, f, &colors, cam.point_size)
+        points_mesh(&pr, &f, &colors, size)
     });
     // A clip rectangle of its own (half a pixel in) starts a new egui primitive, into which
     // tessellation moves this large mesh instead of copying it.

@@ -19,6 +19,10 @@ const WARM_UP: usize = 3;
 /// Frame times and how far the simulation got meanwhile.
 pub struct UiFrames {
     times_ms: Vec<f64>,
+    /// CPU time the UI thread spent on each frame (the rest of `times_ms` it waited for a core).
+    cpu_ms: Vec<f64>,
+    /// Per UI frame: whether a new simulation frame came in during it.
+    new_frame: Vec<bool>,
     sim_frames: usize,
     sim_running: bool,
     seconds: f64,
@@ -43,9 +47,10 @@ pub fn measure(
     };
     let mut app = App::new(&ctx, plugins, registry, opts);
     let start = Instant::now();
-    let mut times_ms = vec![];
+    let (mut times_ms, mut cpu_ms, mut new_frame) = (vec![], vec![], vec![]);
     while start.elapsed().as_secs_f64() < seconds {
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), thread_cpu_ms());
+        let cached = app.cached_frames();
         let input = RawInput {
             screen_rect: Some(Rect::from_min_size(Pos2::ZERO, egui::vec2(1600.0, 1000.0))),
             time: Some(start.elapsed().as_secs_f64()),
@@ -56,10 +61,14 @@ pub fn measure(
         std::hint::black_box(primitives);
         let took = t.elapsed();
         times_ms.push(took.as_secs_f64() * 1e3);
+        cpu_ms.push(thread_cpu_ms() - cpu);
+        new_frame.push(app.cached_frames() != cached);
         std::thread::sleep(PERIOD.saturating_sub(took));
     }
     Ok(UiFrames {
         times_ms,
+        cpu_ms,
+        new_frame,
         sim_frames: app.cached_frames(),
         sim_running: app.is_simulating(),
         seconds: start.elapsed().as_secs_f64(),
@@ -91,8 +100,38 @@ impl UiFrames {
             self.sim_frames,
             self.sim_running,
         );
+        let slow_on_new = (WARM_UP..self.times_ms.len())
+            .filter(|&i| self.times_ms[i] >= 50.0 && self.new_frame[i])
+            .count();
+        println!("of the frames ≥ 50 ms, {slow_on_new} took in a new simulation frame");
+        let slow_cpu: Vec<usize> = (WARM_UP..self.times_ms.len())
+            .filter(|&i| self.cpu_ms[i] >= 50.0)
+            .collect();
+        let mut cpu: Vec<f64> = self.cpu_ms.iter().skip(WARM_UP).copied().collect();
+        cpu.sort_by(f64::total_cmp);
+        println!(
+            "UI thread CPU ms per frame: median {:.2}, p95 {:.2}, max {:.2}; ≥ 50 ms of CPU: {} (UI frames {slow_cpu:?})",
+            cpu.get(cpu.len() / 2).copied().unwrap_or(f64::NAN),
+            cpu.get(cpu.len() * 95 / 100).copied().unwrap_or(f64::NAN),
+            cpu.last().copied().unwrap_or(f64::NAN),
+            slow_cpu.len(),
+        );
         if let Some(first) = self.times_ms.first() {
             println!("(first {WARM_UP} frames left out; the first took {first:.1} ms)");
         }
     }
+}
+
+/// CPU time of the calling thread, ms.
+fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
 }
