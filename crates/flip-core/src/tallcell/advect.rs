@@ -33,8 +33,36 @@ fn backtrace(liquid: &TallLiquid, p: [f32; 3], dt: f32) -> [f32; 3] {
     std::array::from_fn(|a| (p[a] - dt * v1[a]).clamp(0.0, size[a]))
 }
 
+/// Half-width (m) of the band around the surface in which samples are carried: a step moves
+/// the surface by at most `dt·|u|max`, and extrapolation reaches a few cells beyond it; samples
+/// farther into the air or the liquid keep their value (the level set keeps its sign there,
+/// and air velocity that far is never read before extrapolation rewrites it).
+fn band(liquid: &TallLiquid, dt: f32) -> f32 {
+    let top = |f: &[f32]| f.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let mut speed = top(&liquid.u).max(top(&liquid.v));
+    if liquid.grid.is_3d() {
+        speed = speed.max(top(&liquid.w));
+    }
+    6.0 * liquid.grid.dx + 2.0 * dt * speed
+}
+
+/// Whether the cells beside sample (`c`, `s`) of `stagger` all lie farther than `band` from
+/// the surface (into the air for velocity; either way for the level set).
+pub(super) fn far(liquid: &TallLiquid, stagger: Stagger, (c, s): (usize, usize), band: f32) -> bool {
+    let g = &liquid.grid;
+    let phi = |c: usize, s: usize| liquid.phi[g.index(c, s)];
+    match stagger {
+        Stagger::Centre => phi(c, s).abs() > band,
+        Stagger::FaceY => phi(c, s) > band && (s == 0 || phi(c, s - 1) > band),
+        _ => {
+            let nb = stagger.axis().and_then(|a| g.low_neighbour(a, c));
+            phi(c, s) > band && nb.is_none_or(|n| phi(n, s) > band)
+        }
+    }
+}
+
 /// `field` (staggered as `stagger`) carried by the liquid's velocity over `dt`; samples for
-/// which `keep` holds keep their value.
+/// which `keep` holds, or far from the surface, keep their value.
 fn advect_field(
     liquid: &TallLiquid,
     field: &[f32],
@@ -44,11 +72,11 @@ fn advect_field(
     keep: impl Fn(&TallGrid, usize, usize) -> bool + Sync,
 ) -> Vec<f32> {
     let g = &liquid.grid;
-    let slots = g.slots();
+    let (slots, band) = (g.slots(), band(liquid, dt));
     let mut out = field.to_vec();
     out.par_chunks_mut(slots).enumerate().for_each(|(c, col)| {
         for (s, q) in col.iter_mut().enumerate() {
-            if keep(g, c, s) {
+            if keep(g, c, s) || far(liquid, stagger, (c, s), band) {
                 continue;
             }
             let start = backtrace(liquid, position(g, stagger, c, s), dt);

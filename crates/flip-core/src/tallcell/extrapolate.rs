@@ -5,6 +5,7 @@
 //! in Jacobi order.
 
 use super::grid::{Lookup, Stagger, TallGrid};
+use super::advect::far;
 use super::sample::{at, last, value, Outside};
 use super::state::TallLiquid;
 use rayon::prelude::*;
@@ -79,9 +80,16 @@ fn extrapolate_component(
         .into_par_iter()
         .map(|n| touches_liquid(liquid, stagger, n / g.slots(), n % g.slots()))
         .collect();
+    // samples the layers can reach: within `layers` cells (and a margin) of the surface
+    let reach = (layers + 2) as f32 * g.dx;
+    let near: Vec<usize> = (0..g.sample_count())
+        .into_par_iter()
+        .filter(|&n| !far(liquid, stagger, (n / g.slots(), n % g.slots()), reach))
+        .collect();
     for _ in 0..layers {
-        let filled: Vec<(usize, f32)> = (0..g.sample_count())
-            .into_par_iter()
+        let filled: Vec<(usize, f32)> = near
+            .par_iter()
+            .copied()
             .filter(|&n| !valid[n])
             .filter_map(|n| {
                 let cs = (n / g.slots(), n % g.slots());
