@@ -146,7 +146,12 @@ fn the_flood_graph_validates_and_runs_a_few_steps() {
     doc.settings.grid = [32, 8, 32];
     doc.settings.cell_size = 0.125;
     doc.settings.frames = 3;
-    set(&mut doc, "source", "regular_layers", ParamValue::Number(4.0));
+    set(
+        &mut doc,
+        "source",
+        "regular_layers",
+        ParamValue::Number(4.0),
+    );
     let (mut sim, out) = simulation(&doc, &registry);
     let (mut steps, mut volumes) = (0, Vec::new());
     for _ in 0..3 {
@@ -169,5 +174,9 @@ fn the_flood_graph_validates_and_runs_a_few_steps() {
     let frame = out.path().join("frames/tallcell_0001.png");
     let png = std::fs::read(&frame).expect("the map preview");
     let size = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().expect("IHDR"));
-    assert_eq!((size(16), size(20)), (128, 128), "4 pixels per column, top-down");
+    assert_eq!(
+        (size(16), size(20)),
+        (128, 128),
+        "4 pixels per column, top-down"
+    );
 }

@@ -2,7 +2,7 @@
 //! grid and on the regular grid of the same columns: unknowns, milliseconds per step by stage
 //! (the paper's VE, LA, VA, RM, PP; RM includes the level-set reinitialisation) and the
 //! solver's iterations. 2D: the "Tank" of `graphs/tallcell_tank_2d.ron`; 3D (`--dim 3`, sizes
-//! are columns per side): a deep Tank (1 m of water over hills in a 4 m square basin) and the
+//! are columns per side): a deep Tank (1.4 m of water over hills in a 4 m square basin) and the
 //! "Flood" of `graphs/tallcell_flood_3d.ron` (its height map as a formula).
 
 use super::tallcell_scenes::{scene, Scene};
@@ -144,8 +144,17 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     );
     println!(
         "{:>6} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>8} {:>9} {:>6}",
-        "scene", "columns", "grid", "unknowns", "VE ms", "LA ms", "VA ms", "RM ms", "PP ms",
-        "total ms", "iter"
+        "scene",
+        "columns",
+        "grid",
+        "unknowns",
+        "VE ms",
+        "LA ms",
+        "VA ms",
+        "RM ms",
+        "PP ms",
+        "total ms",
+        "iter"
     );
     let mut ratios = Vec::new();
     for &n in &args.sizes() {

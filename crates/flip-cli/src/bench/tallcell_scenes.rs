@@ -1,5 +1,5 @@
-//! The scenes of `bench tallcell`: the Tank (2D: `graphs/tallcell_tank_2d.ron`; 3D: 1 m of
-//! water over hills in a 4 m square basin, the deep-water scene) and the Flood of
+//! The scenes of `bench tallcell`: the Tank (2D: `graphs/tallcell_tank_2d.ron`; 3D: 1.4 m of
+//! water over hills in a 4 m square basin 2 m high, the deep-water scene) and the Flood of
 //! `graphs/tallcell_flood_3d.ron` (a block of water released in the corner of a valley).
 
 use anyhow::{anyhow, Result};
@@ -66,10 +66,10 @@ pub fn scene(dim: u8, kind: Scene, n: usize, regular: Option<usize>) -> Result<T
         }
         (2, Scene::Flood) => Err(anyhow!("the Flood is a 3D scene")),
         (_, Scene::Tank) => {
-            let height = n * 3 / 8;
+            let height = n / 2;
             let t = terrain::from_map([n, n], dx, height.saturating_sub(4), hills_3d);
             Ok(TallLiquid::below(grid(height, t)?, |x| {
-                1.0 + 0.02 * (k * x).cos()
+                1.4 + 0.02 * (k * x).cos()
             }))
         }
         (_, Scene::Flood) => {

@@ -34,7 +34,14 @@ fn colour(liquid: &TallLiquid, i: usize, y: usize) -> Option<[u8; 3]> {
         return Some(TERRAIN);
     }
     let ik = [i as i64, 0];
-    let phi = at(g, &liquid.phi, Stagger::Centre, ik, y as i64, Outside::LevelSet);
+    let phi = at(
+        g,
+        &liquid.phi,
+        Stagger::Centre,
+        ik,
+        y as i64,
+        Outside::LevelSet,
+    );
     let tall = y < g.terrain[i] + g.tall[i];
     (phi < 0.0).then_some(if tall { TALL } else { REGULAR })
 }

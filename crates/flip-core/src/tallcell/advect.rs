@@ -48,7 +48,12 @@ fn band(liquid: &TallLiquid, dt: f32) -> f32 {
 
 /// Whether the cells beside sample (`c`, `s`) of `stagger` all lie farther than `band` from
 /// the surface (into the air for velocity; either way for the level set).
-pub(super) fn far(liquid: &TallLiquid, stagger: Stagger, (c, s): (usize, usize), band: f32) -> bool {
+pub(super) fn far(
+    liquid: &TallLiquid,
+    stagger: Stagger,
+    (c, s): (usize, usize),
+    band: f32,
+) -> bool {
     let g = &liquid.grid;
     let phi = |c: usize, s: usize| liquid.phi[g.index(c, s)];
     match stagger {

@@ -4,8 +4,8 @@
 //! columns along x and z at the same height through the paper's rule), one layer at a time
 //! in Jacobi order.
 
-use super::grid::{Lookup, Stagger, TallGrid};
 use super::advect::far;
+use super::grid::{Lookup, Stagger, TallGrid};
 use super::sample::{at, last, value, Outside};
 use super::state::TallLiquid;
 use rayon::prelude::*;
@@ -14,9 +14,8 @@ use rayon::prelude::*;
 fn touches_liquid(liquid: &TallLiquid, stagger: Stagger, c: usize, s: usize) -> bool {
     let g = &liquid.grid;
     let y = g.row(stagger, c, s) as i64;
-    let wet = |ik: [i64; 2], r: i64| {
-        at(g, &liquid.phi, Stagger::Centre, ik, r, Outside::LevelSet) < 0.0
-    };
+    let wet =
+        |ik: [i64; 2], r: i64| at(g, &liquid.phi, Stagger::Centre, ik, r, Outside::LevelSet) < 0.0;
     let (i, k) = g.ik(c);
     let ik = [i as i64, k as i64];
     match stagger {

@@ -45,7 +45,9 @@ fn geometry(liquid: &TallLiquid, cells: &[usize]) -> OwnedTallGeometry {
         .map(|f| top(0, (f % (nx + 1), f / (nx + 1))))
         .collect();
     let face_z = if g.is_3d() {
-        (0..nx * (nz + 1)).map(|f| top(1, (f % nx, f / nx))).collect()
+        (0..nx * (nz + 1))
+            .map(|f| top(1, (f % nx, f / nx)))
+            .collect()
     } else {
         Vec::new()
     };
@@ -121,7 +123,8 @@ fn side_flux(liquid: &TallLiquid, c: usize, y: i64) -> f64 {
         let lk = g.lookup(stagger, ik, y);
         f64::from(g.open(axis, ik, y)) * value64(g, field, lk, Outside::Velocity)
     };
-    let x = flux(&liquid.u, Stagger::FaceX, 0, (i + 1, k)) - flux(&liquid.u, Stagger::FaceX, 0, (i, k));
+    let x =
+        flux(&liquid.u, Stagger::FaceX, 0, (i + 1, k)) - flux(&liquid.u, Stagger::FaceX, 0, (i, k));
     if !g.is_3d() {
         return x;
     }

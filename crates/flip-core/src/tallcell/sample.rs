@@ -98,9 +98,8 @@ pub fn sample(
     let base = f.map(f32::floor);
     let [tx, ty, tz] = std::array::from_fn(|a| f[a] - base[a]);
     let [i0, j0, k0] = base.map(|b| b as i64);
-    let q = |di: i64, dj: i64, dk: i64| {
-        at(grid, field, stagger, [i0 + di, k0 + dk], j0 + dj, outside)
-    };
+    let q =
+        |di: i64, dj: i64, dk: i64| at(grid, field, stagger, [i0 + di, k0 + dk], j0 + dj, outside);
     let plane = |dk: i64| {
         let lo = q(0, 0, dk) + tx * (q(1, 0, dk) - q(0, 0, dk));
         let hi = q(0, 1, dk) + tx * (q(1, 1, dk) - q(0, 1, dk));

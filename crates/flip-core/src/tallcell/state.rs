@@ -136,7 +136,14 @@ impl TallLiquid {
             let (i, k) = g.ik(c);
             for y in g.terrain[c]..g.height {
                 let ik = [i as i64, k as i64];
-                let p = at(g, &self.phi, Stagger::Centre, ik, y as i64, Outside::LevelSet);
+                let p = at(
+                    g,
+                    &self.phi,
+                    Stagger::Centre,
+                    ik,
+                    y as i64,
+                    Outside::LevelSet,
+                );
                 cells += f64::from((0.5 - p / g.dx).clamp(0.0, 1.0));
             }
         }

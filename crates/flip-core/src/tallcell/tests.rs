@@ -54,7 +54,13 @@ fn linear_fields_are_read_exactly_through_tall_cells() {
     liquid.set_phi(|[x, y, _]| 0.3 * x - y);
     let g = &liquid.grid;
     for (x, y) in [(0.31, 0.27), (0.52, 0.33), (0.7, 0.41), (0.2, 0.6)] {
-        let q = sample(g, &liquid.phi, Stagger::Centre, [x, y, 0.5 * g.dx], Outside::LevelSet);
+        let q = sample(
+            g,
+            &liquid.phi,
+            Stagger::Centre,
+            [x, y, 0.5 * g.dx],
+            Outside::LevelSet,
+        );
         assert!((q - (0.3 * x - y)).abs() < 1e-5, "({x}, {y}): {q}");
     }
 }

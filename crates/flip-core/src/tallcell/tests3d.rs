@@ -39,8 +39,15 @@ fn refit_restricts_heights_along_x_and_z() {
     let surface = |x: f32, z: f32| if x < 0.3 && z < 0.3 { 1.8 } else { 0.5 };
     let mut liquid = TallLiquid::below_map(grid(Some(6)), surface);
     let d = liquid.grid.max_step;
-    assert!(steps(&liquid.grid).iter().all(|&s| s <= d), "{:?}", steps(&liquid.grid));
-    assert!(steps(&liquid.grid).iter().all(|&s| s == d), "the jump is restricted on both axes");
+    assert!(
+        steps(&liquid.grid).iter().all(|&s| s <= d),
+        "{:?}",
+        steps(&liquid.grid)
+    );
+    assert!(
+        steps(&liquid.grid).iter().all(|&s| s == d),
+        "the jump is restricted on both axes"
+    );
     liquid.set_phi(|[x, y, z]| y - surface(x, z));
     liquid.refit();
     let after = steps(&liquid.grid);
@@ -55,7 +62,12 @@ fn linear_fields_are_read_exactly_through_tall_cells_in_3d() {
     assert!(liquid.grid.tall.iter().any(|&h| h > 8));
     liquid.set_phi(|[x, y, z]| 0.3 * x - y + 0.4 * z);
     let g = &liquid.grid;
-    for p in [[0.31, 0.27, 0.4], [0.52, 0.33, 0.61], [0.7, 0.41, 0.12], [0.2, 0.6, 0.7]] {
+    for p in [
+        [0.31, 0.27, 0.4],
+        [0.52, 0.33, 0.61],
+        [0.7, 0.41, 0.12],
+        [0.2, 0.6, 0.7],
+    ] {
         let q = sample(g, &liquid.phi, Stagger::Centre, p, Outside::LevelSet);
         let exact = 0.3 * p[0] - p[1] + 0.4 * p[2];
         assert!((q - exact).abs() < 1e-5, "{p:?}: {q} vs {exact}");
@@ -67,7 +79,9 @@ fn tall_cells_pose_fewer_unknowns_and_the_regular_grid_a_symmetric_matrix() {
     let lake = |g: TallGrid| {
         let mut l = TallLiquid::below_map(g, |x, z| 1.3 + 0.1 * x + 0.05 * z);
         l.v.iter_mut().for_each(|v| *v = -0.1);
-        l.w.iter_mut().enumerate().for_each(|(n, w)| *w = 0.02 * (n as f32).sin());
+        l.w.iter_mut()
+            .enumerate()
+            .for_each(|(n, w)| *w = 0.02 * (n as f32).sin());
         advect::enforce_walls(&mut l);
         assemble(&l, 1000.0, 0.01)
     };
