@@ -23,6 +23,9 @@ pub struct TallcellArgs {
     /// Columns (per side in 3D), comma-separated; default 128,256,512 in 2D, 32,64,128 in 3D.
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
+    /// Sizes of the multigrid-vs-Krylov table (tall-cell problems only); default `--sizes`.
+    #[arg(long, value_delimiter = ',')]
+    pub solver_sizes: Vec<usize>,
     /// Timed steps per run.
     #[arg(long, default_value_t = 10)]
     pub steps: usize,
@@ -55,6 +58,15 @@ impl TallcellArgs {
             (false, _) => self.sizes.clone(),
             (true, 2) => vec![128, 256, 512],
             (true, _) => vec![32, 64, 128],
+        }
+    }
+
+    /// The sizes of the solver table.
+    pub(super) fn solver_sizes(&self) -> Vec<usize> {
+        if self.solver_sizes.is_empty() {
+            self.sizes()
+        } else {
+            self.solver_sizes.clone()
         }
     }
 

@@ -60,7 +60,7 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
         "{:>7} {:>8} | {:>14} {:>14} | {:>14} {:>14} | {:>8}",
         "columns", "unknowns", "Krylov 1e-4", "Krylov 1e-8", "MG 1e-4", "MG 1e-8", "speed-up"
     );
-    for &n in &args.sizes() {
+    for &n in &args.solver_sizes() {
         let mut liquid = scene(args.dim, Scene::Tank, n, Some(args.regular_layers))?;
         let mut solver =
             flip_plugin::host::SolverInstance::create(plugin.clone(), &info.name, &[])?;
