@@ -221,20 +221,22 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         .filter(|e| *e.1 != u32::MAX)
         .map(|(n, &r)| (n, r))
         .collect();
-    let rows: Vec<Vec<(u32, f64)>> = samples
+    let rows: Vec<(Vec<(u32, f64)>, f64)> = samples
         .par_iter()
-        .map(|&(n, r)| row_entries(liquid, &row_of, n, r))
+        .map(|&(n, r)| {
+            let (c, s) = (n / g.slots(), n % g.slots());
+            (row_entries(liquid, &row_of, n, r), -flux_out(liquid, c, s))
+        })
         .collect();
     let mut csr = OwnedCsr {
         row_ptr: vec![0],
         ..OwnedCsr::default()
     };
-    for (&(n, _), row) in samples.iter().zip(rows) {
-        let (c, s) = (n / g.slots(), n % g.slots());
+    for (&(n, _), (row, rhs)) in samples.iter().zip(rows) {
         csr.col_idx.extend(row.iter().map(|e| e.0));
         csr.values.extend(row.iter().map(|e| e.1));
         csr.row_ptr.push(csr.col_idx.len() as u64);
-        csr.rhs.push(-flux_out(liquid, c, s));
+        csr.rhs.push(rhs);
         csr.pressure.push(f64::from(liquid.pressure[n]) / scale);
         csr.cells.push(n);
     }
@@ -288,7 +290,7 @@ fn is_symmetric(csr: &OwnedCsr) -> bool {
             .ok()
             .map(|k| csr.values[a + k])
     };
-    (0..csr.rhs.len()).all(|r| {
+    (0..csr.rhs.len()).into_par_iter().all(|r| {
         let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
         (a..b).all(|k| {
             let back = entry(csr.col_idx[k] as usize, r as u32);
@@ -324,42 +326,56 @@ fn difference(g: &TallGrid, phi: &[f32], p: &[f64], l1: Lookup, l2: Lookup) -> O
     Some(d as f32)
 }
 
+/// `Δp̂` across the face of `stagger` at sample (`c`, `s`), if the face is open and next to
+/// liquid.
+fn face_difference(
+    g: &TallGrid,
+    phi: &[f32],
+    p: &[f64],
+    stagger: Stagger,
+    (c, s): (usize, usize),
+) -> Option<f32> {
+    let (i, k) = g.ik(c);
+    let ik = [i as i64, k as i64];
+    let y = g.row(stagger, c, s) as i64;
+    let (open, low) = match stagger.axis() {
+        Some(0) => (g.open(0, (i, k), y) > 0.0, centre(g, [ik[0] - 1, ik[1]], y)),
+        Some(_) => (g.open(1, (i, k), y) > 0.0, centre(g, [ik[0], ik[1] - 1], y)),
+        None => (!g.closed_y(c, s), centre(g, ik, y - 1)),
+    };
+    if !open {
+        return None;
+    }
+    difference(g, phi, p, low, centre(g, ik, y))
+}
+
 /// Applies the solved pressure: `u −= Δp̂` on every open face next to liquid, stores the
 /// pressure in pascals. Returns the largest `|div u|` (1/s) left at a liquid sample.
 pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
-    let g = liquid.grid.clone();
+    let g = &liquid.grid;
     let mut p = vec![0.0f64; g.sample_count()];
     for (&n, &x) in problem.csr.cells.iter().zip(&problem.csr.pressure) {
         p[n] = x;
     }
-    let phi = &liquid.phi;
-    for c in 0..g.column_count() {
-        let (i, k) = g.ik(c);
-        let ik = [i as i64, k as i64];
-        for s in 0..g.slots() {
-            let n = g.index(c, s);
-            let y = g.row(Stagger::FaceX, c, s) as i64;
-            if g.open(0, (i, k), y) > 0.0 {
-                let (l1, l2) = (centre(&g, [ik[0] - 1, ik[1]], y), centre(&g, ik, y));
-                if let Some(d) = difference(&g, phi, &p, l1, l2) {
-                    liquid.u[n] -= d;
+    let slots = g.slots();
+    let mut fields = vec![
+        (&mut liquid.u, Stagger::FaceX),
+        (&mut liquid.v, Stagger::FaceY),
+    ];
+    if g.is_3d() {
+        fields.push((&mut liquid.w, Stagger::FaceZ));
+    }
+    for (field, stagger) in fields {
+        field
+            .par_chunks_mut(slots)
+            .enumerate()
+            .for_each(|(c, col)| {
+                for (s, q) in col.iter_mut().enumerate() {
+                    if let Some(d) = face_difference(g, &liquid.phi, &p, stagger, (c, s)) {
+                        *q -= d;
+                    }
                 }
-            }
-            let y = g.row(Stagger::FaceY, c, s) as i64;
-            if !g.closed_y(c, s) {
-                let (l1, l2) = (centre(&g, ik, y - 1), centre(&g, ik, y));
-                if let Some(d) = difference(&g, phi, &p, l1, l2) {
-                    liquid.v[n] -= d;
-                }
-            }
-            let y = g.row(Stagger::FaceZ, c, s) as i64;
-            if g.is_3d() && g.open(1, (i, k), y) > 0.0 {
-                let (l1, l2) = (centre(&g, [ik[0], ik[1] - 1], y), centre(&g, ik, y));
-                if let Some(d) = difference(&g, phi, &p, l1, l2) {
-                    liquid.w[n] -= d;
-                }
-            }
-        }
+            });
     }
     liquid.pressure = p.iter().map(|&x| (x * problem.scale) as f32).collect();
     max_divergence(liquid, &problem.csr.cells)
