@@ -11,6 +11,8 @@
 pub mod advect;
 /// Velocity extrapolation into the air.
 pub mod extrapolate;
+/// The geometry of the tall-cell problem kind.
+mod geometry;
 /// The grid, its sample layout and the interpolation rule.
 pub mod grid;
 /// The point-wise pressure problem (CSR) and the gradient update.
@@ -31,6 +33,10 @@ mod tests;
 mod tests3d;
 
 pub use grid::{Lookup, Stagger, TallGrid, MIN_TALL};
+
+/// Fewest items per parallel task of the stages' loops: smaller problems (2D, coarse 3D) run
+/// on the calling thread, without waiting for busy pool threads.
+pub(crate) const PAR_MIN: usize = 4096;
 pub use pressure::TallPressure;
 pub use state::TallLiquid;
 pub use terrain::Terrain;

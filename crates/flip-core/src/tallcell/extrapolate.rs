@@ -8,6 +8,7 @@ use super::advect::far;
 use super::grid::{Lookup, Stagger, TallGrid};
 use super::sample::{at, last, value, Outside};
 use super::state::TallLiquid;
+use super::PAR_MIN;
 use rayon::prelude::*;
 
 /// Whether a velocity sample touches liquid: an open face with a liquid cell on a side.
@@ -77,17 +78,20 @@ fn extrapolate_component(
     let mut field = field.to_vec();
     let mut valid: Vec<bool> = (0..g.sample_count())
         .into_par_iter()
+        .with_min_len(PAR_MIN)
         .map(|n| touches_liquid(liquid, stagger, n / g.slots(), n % g.slots()))
         .collect();
     // samples the layers can reach: within `layers` cells (and a margin) of the surface
     let reach = (layers + 2) as f32 * g.dx;
     let near: Vec<usize> = (0..g.sample_count())
         .into_par_iter()
+        .with_min_len(PAR_MIN)
         .filter(|&n| !far(liquid, stagger, (n / g.slots(), n % g.slots()), reach))
         .collect();
     for _ in 0..layers {
         let filled: Vec<(usize, f32)> = near
             .par_iter()
+            .with_min_len(PAR_MIN)
             .copied()
             .filter(|&n| !valid[n])
             .filter_map(|n| {

@@ -10,9 +10,11 @@
 //! (a sample beside a tall cell couples to its bottom and top, which do not couple back with
 //! the same weights), which [`TallPressure::csr`]'s `symmetric` flag reports.
 
+use super::geometry::geometry;
 use super::grid::{Lookup, Stagger, TallGrid};
 use super::sample::{value, value64, Outside};
 use super::state::TallLiquid;
+use super::PAR_MIN;
 use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
 use flip_plugin::sdk::{OwnedCsr, OwnedTallGeometry, TallCellProblem};
 use rayon::prelude::*;
@@ -32,37 +34,6 @@ impl TallPressure {
     /// The system with its grid, as a tall-cell problem.
     pub fn tallcell(&mut self) -> TallCellProblem<'_> {
         self.geometry.problem(&mut self.csr)
-    }
-}
-
-/// The geometry of the tall-cell problem kind: the grid's heights, each side face's solid
-/// top (the walls closed), φ at every sample and the sample of each row.
-fn geometry(liquid: &TallLiquid, cells: &[usize]) -> OwnedTallGeometry {
-    let g = &liquid.grid;
-    let [nx, nz] = g.columns;
-    let top = |axis: usize, ik| g.face_top(axis, ik).unwrap_or(g.height as f32);
-    let face_x = (0..(nx + 1) * nz)
-        .map(|f| top(0, (f % (nx + 1), f / (nx + 1))))
-        .collect();
-    let face_z = if g.is_3d() {
-        (0..nx * (nz + 1))
-            .map(|f| top(1, (f % nx, f / nx)))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let cells_u32 = |v: &[usize]| v.iter().map(|&c| c as u32).collect();
-    OwnedTallGeometry {
-        dimension: if g.is_3d() { 3 } else { 2 },
-        columns: g.columns,
-        regular: g.regular,
-        height: g.height,
-        dx: f64::from(g.dx),
-        terrain: cells_u32(&g.terrain),
-        tall: cells_u32(&g.tall),
-        face_top: [face_x, face_z],
-        phi: liquid.phi.clone(),
-        row_sample: cells_u32(cells),
     }
 }
 
@@ -223,6 +194,7 @@ pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
         .collect();
     let rows: Vec<(Vec<(u32, f64)>, f64)> = samples
         .par_iter()
+        .with_min_len(PAR_MIN)
         .map(|&(n, r)| {
             let (c, s) = (n / g.slots(), n % g.slots());
             (row_entries(liquid, &row_of, n, r), -flux_out(liquid, c, s))
@@ -290,13 +262,16 @@ fn is_symmetric(csr: &OwnedCsr) -> bool {
             .ok()
             .map(|k| csr.values[a + k])
     };
-    (0..csr.rhs.len()).into_par_iter().all(|r| {
-        let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
-        (a..b).all(|k| {
-            let back = entry(csr.col_idx[k] as usize, r as u32);
-            back.is_some_and(|v| (v - csr.values[k]).abs() <= 1e-9 * v.abs().max(1.0))
+    (0..csr.rhs.len())
+        .into_par_iter()
+        .with_min_len(PAR_MIN)
+        .all(|r| {
+            let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
+            (a..b).all(|k| {
+                let back = entry(csr.col_idx[k] as usize, r as u32);
+                back.is_some_and(|v| (v - csr.values[k]).abs() <= 1e-9 * v.abs().max(1.0))
+            })
         })
-    })
 }
 
 /// The unknowns' value at `lk` in double precision (zero in the air): the difference of two
@@ -368,6 +343,7 @@ pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
     for (field, stagger) in fields {
         field
             .par_chunks_mut(slots)
+            .with_min_len(PAR_MIN / slots)
             .enumerate()
             .for_each(|(c, col)| {
                 for (s, q) in col.iter_mut().enumerate() {
@@ -386,6 +362,7 @@ fn max_divergence(liquid: &TallLiquid, samples: &[usize]) -> f32 {
     let g = &liquid.grid;
     samples
         .par_iter()
+        .with_min_len(PAR_MIN)
         .map(|&n| {
             let (c, s) = (n / g.slots(), n % g.slots());
             let cells = if is_block(g, c, s) { g.tall[c] - 1 } else { 1 };

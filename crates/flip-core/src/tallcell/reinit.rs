@@ -7,6 +7,7 @@
 use super::grid::Stagger;
 use super::sample::{at, Outside};
 use super::state::TallLiquid;
+use super::PAR_MIN;
 use crate::grid::GridSpec;
 use rayon::prelude::*;
 
@@ -35,11 +36,15 @@ pub fn reinitialise(liquid: &mut TallLiquid) {
         i + nx * (r + rows * k)
     };
     let mut raster = vec![0.0f32; n * rows];
-    raster.par_iter_mut().enumerate().for_each(|(m, q)| {
-        let (i, r, k) = (m % nx, (m / nx) % rows, m / (nx * rows));
-        let (ik, y) = ([i as i64, k as i64], (lo + r) as i64);
-        *q = at(g, &liquid.phi, Stagger::Centre, ik, y, Outside::LevelSet);
-    });
+    raster
+        .par_iter_mut()
+        .with_min_len(PAR_MIN)
+        .enumerate()
+        .for_each(|(m, q)| {
+            let (i, r, k) = (m % nx, (m / nx) % rows, m / (nx * rows));
+            let (ik, y) = ([i as i64, k as i64], (lo + r) as i64);
+            *q = at(g, &liquid.phi, Stagger::Centre, ik, y, Outside::LevelSet);
+        });
     crate::levelset::redistance(&spec, &mut raster, SWEEPS);
     let mut phi = liquid.phi.clone();
     for c in 0..n {
