@@ -8,6 +8,7 @@ mod step;
 mod surface;
 mod sweep;
 mod tallcell;
+mod tallcell_scenes;
 mod tallcell_solvers;
 
 use crate::session::Session;
@@ -34,8 +35,9 @@ pub enum BenchCommand {
     /// Liquid surface meshing (particle level set → Surface Nets → smoothing) of the dam
     /// break's particles: about 1 M (64³) and 8 M (128³).
     Surface(surface::SurfaceArgs),
-    /// Tall-cell water (2D Tank): unknowns, ms per stage (VE, LA, VA, RM, PP) and CSR solver
-    /// iterations on the tall-cell and the regular grid vs column count.
+    /// Tall-cell water (2D Tank; `--dim 3`: 3D Tank and Flood): unknowns, ms per stage (VE,
+    /// LA, VA, RM, PP) and solver iterations on the tall-cell and the regular grid vs column
+    /// count, then multigrid vs Krylov at 1e-4 and 1e-8.
     Tallcell(tallcell::TallcellArgs),
     /// Weak scaling of the distributed pressure solve under `mpirun -np N` (feature `mpi`):
     /// ms per solve, communication share, bytes per halo exchange, messages per iteration.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 mod density_png;
 mod mesh;
 mod png;
+mod tallcell_map;
 mod tallcell_png;
 mod vdb;
 mod vtk;

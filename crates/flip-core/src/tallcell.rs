@@ -1,5 +1,6 @@
-//! Eulerian water on a restricted tall-cell grid (Chentanez & Müller 2011), in 2D: columns
-//! of one tall cell over the terrain and a constant number of regular cells above it. The
+//! Eulerian water on a restricted tall-cell grid (Chentanez & Müller 2011): columns on an
+//! x-z height map (3D, the paper's case; 2D is one row of columns along x) of one tall cell
+//! over the terrain and a constant number of regular cells above it. The
 //! stages of a step are the paper's: velocity extrapolation (VE), level-set advection (LA),
 //! velocity advection (VA), re-fitting the tall cells (RM), and the pressure projection (PP,
 //! posed as a general sparse problem for any CSR-capable solver plugin); plus gravity and
@@ -10,6 +11,8 @@
 pub mod advect;
 /// Velocity extrapolation into the air.
 pub mod extrapolate;
+/// The geometry of the tall-cell problem kind.
+mod geometry;
 /// The grid, its sample layout and the interpolation rule.
 pub mod grid;
 /// The point-wise pressure problem (CSR) and the gradient update.
@@ -18,7 +21,7 @@ pub mod pressure;
 pub mod refit;
 /// Level-set reinitialisation by fast sweeping on the regular rows.
 pub mod reinit;
-/// Reading fields at any position (bilinear over the paper's rule).
+/// Reading fields at any position (trilinear over the paper's rule).
 pub mod sample;
 /// The liquid carried between steps.
 pub mod state;
@@ -26,7 +29,14 @@ pub mod state;
 pub mod terrain;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests3d;
 
 pub use grid::{Lookup, Stagger, TallGrid, MIN_TALL};
+
+/// Fewest items per parallel task of the stages' loops: smaller problems (2D, coarse 3D) run
+/// on the calling thread, without waiting for busy pool threads.
+pub(crate) const PAR_MIN: usize = 4096;
 pub use pressure::TallPressure;
 pub use state::TallLiquid;
+pub use terrain::Terrain;

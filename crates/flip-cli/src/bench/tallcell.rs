@@ -1,12 +1,15 @@
-//! `flipgraph bench tallcell`: the "Tank" scene of `graphs/tallcell_tank_2d.ron` at several
-//! column counts, on the tall-cell grid and on the regular grid of the same columns: unknowns,
-//! milliseconds per step by stage (the paper's VE, LA, VA, RM, PP; RM includes the level-set
-//! reinitialisation) and the CSR solver's iterations.
+//! `flipgraph bench tallcell`: the paper's scenes at several column counts, on the tall-cell
+//! grid and on the regular grid of the same columns: unknowns, milliseconds per step by stage
+//! (the paper's VE, LA, VA, RM, PP; RM includes the level-set reinitialisation) and the
+//! solver's iterations. 2D: the "Tank" of `graphs/tallcell_tank_2d.ron`; 3D (`--dim 3`, sizes
+//! are columns per side): a deep Tank (1.4 m of water over hills in a 4 m square basin) and the
+//! "Flood" of `graphs/tallcell_flood_3d.ron` (its height map as a formula).
 
+use super::tallcell_scenes::{scene, Scene};
 use crate::session::Session;
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use clap::Args;
-use flip_core::tallcell::{advect, extrapolate, pressure, reinit, terrain, TallGrid, TallLiquid};
+use flip_core::tallcell::{advect, extrapolate, pressure, reinit, TallLiquid};
 use flip_plugin::host::{ProblemRef, SolverInstance};
 use flip_plugin::sdk::SolveStats;
 use std::time::Instant;
@@ -14,9 +17,15 @@ use std::time::Instant;
 /// Arguments of `bench tallcell`.
 #[derive(Args)]
 pub struct TallcellArgs {
-    /// Columns, comma-separated (the height is 3/16 of them, the tank 4 m long).
-    #[arg(long, value_delimiter = ',', default_values_t = [128, 256, 512])]
+    /// 2: columns along x; 3: columns on an x-z map (the paper's case).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=3))]
+    pub dim: u8,
+    /// Columns (per side in 3D), comma-separated; default 128,256,512 in 2D, 32,64,128 in 3D.
+    #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<usize>,
+    /// Sizes of the multigrid-vs-Krylov table (tall-cell problems only); default `--sizes`.
+    #[arg(long, value_delimiter = ',')]
+    pub solver_sizes: Vec<usize>,
     /// Timed steps per run.
     #[arg(long, default_value_t = 10)]
     pub steps: usize,
@@ -34,25 +43,41 @@ pub struct TallcellArgs {
     pub regular_layers: usize,
 }
 
-/// The tank: hills, water 0.45 m deep with a 2 cm standing wave.
-pub(super) fn tank(columns: usize, regular: Option<usize>) -> Result<TallLiquid> {
-    let (width, dx) = (4.0f32, 4.0 / columns as f32);
-    let height = columns * 3 / 16;
-    let t = terrain::from_fn(columns, dx, height.saturating_sub(4), |x| {
-        let t = std::f32::consts::TAU * x / width;
-        0.1 + 0.06 * (0.6 * (3.0 * t).sin() + 0.4 * (7.0 * t).cos())
-    });
-    let grid = TallGrid::new(height, dx, t, regular, 2).map_err(|e| anyhow!(e))?;
-    let k = std::f32::consts::PI / width;
-    Ok(TallLiquid::below(grid, |x| 0.45 + 0.02 * (k * x).cos()))
-}
-
 /// Milliseconds per stage (VE, LA, VA, RM, PP), unknowns and iterations, summed over steps.
 #[derive(Default)]
 pub(super) struct Totals {
     ms: [f64; 5],
     unknowns: usize,
     iterations: u64,
+}
+
+impl TallcellArgs {
+    /// The sizes asked for, or the dimension's default.
+    pub(super) fn sizes(&self) -> Vec<usize> {
+        match (self.sizes.is_empty(), self.dim) {
+            (false, _) => self.sizes.clone(),
+            (true, 2) => vec![128, 256, 512],
+            (true, _) => vec![32, 64, 128],
+        }
+    }
+
+    /// The sizes of the solver table.
+    pub(super) fn solver_sizes(&self) -> Vec<usize> {
+        if self.solver_sizes.is_empty() {
+            self.sizes()
+        } else {
+            self.solver_sizes.clone()
+        }
+    }
+
+    /// The scenes of the per-stage table.
+    fn scenes(&self) -> &'static [Scene] {
+        if self.dim == 2 {
+            &[Scene::Tank]
+        } else {
+            &[Scene::Tank, Scene::Flood]
+        }
+    }
 }
 
 /// The step for `liquid`: half the CFL limit of a shallow-water wave 5 cells deep.
@@ -121,16 +146,17 @@ pub(super) fn run_one(
     Ok(t)
 }
 
-/// Runs the benchmark and prints the table.
+/// Runs the benchmark and prints the tables.
 pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     let (plugin, info) = session.plugins.find(&args.solver)?;
     let steps = args.steps.max(1);
     println!(
-        "tall-cell Tank (2D), {steps} steps per run, solver {}",
-        args.solver
+        "tall-cell water ({}D), {steps} steps per run, solver {}",
+        args.dim, args.solver
     );
     println!(
-        "{:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} {:>8} {:>6}",
+        "{:>6} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>8} {:>9} {:>6}",
+        "scene",
         "columns",
         "grid",
         "unknowns",
@@ -142,26 +168,43 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
         "total ms",
         "iter"
     );
-    for &n in &args.sizes {
-        for (name, regular) in [("tall", Some(args.regular_layers)), ("regular", None)] {
-            let mut liquid = tank(n, regular)?;
-            let mut solver = SolverInstance::create(plugin.clone(), &info.name, &[])?;
-            let t = run_one(&mut liquid, (&mut solver, info.accepts_tallcell()), steps)?;
-            let per = |x: f64| x / steps as f64;
-            println!(
-                "{:>7} {:>8} {:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>6.1}",
-                n,
-                name,
-                t.unknowns / steps,
-                per(t.ms[0]),
-                per(t.ms[1]),
-                per(t.ms[2]),
-                per(t.ms[3]),
-                per(t.ms[4]),
-                per(t.ms.iter().sum()),
-                t.iterations as f64 / steps as f64
-            );
+    let mut ratios = Vec::new();
+    for &n in &args.sizes() {
+        for &kind in args.scenes() {
+            let mut per_step = [0.0; 2];
+            let mut unknowns = [0; 2];
+            for (g, (name, regular)) in [("tall", Some(args.regular_layers)), ("regular", None)]
+                .into_iter()
+                .enumerate()
+            {
+                if kind == Scene::Flood && regular.is_none() {
+                    continue;
+                }
+                let mut liquid = scene(args.dim, kind, n, regular)?;
+                let mut solver = SolverInstance::create(plugin.clone(), &info.name, &[])?;
+                let t = run_one(&mut liquid, (&mut solver, info.accepts_tallcell()), steps)?;
+                let per = |x: f64| x / steps as f64;
+                per_step[g] = per(t.ms.iter().sum());
+                unknowns[g] = t.unknowns / steps;
+                println!(
+                    "{:>6} {:>7} {:>8} {:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>9.2} {:>6.1}",
+                    kind.name(), n, name, unknowns[g], per(t.ms[0]), per(t.ms[1]), per(t.ms[2]),
+                    per(t.ms[3]), per(t.ms[4]), per_step[g],
+                    t.iterations as f64 / steps as f64
+                );
+            }
+            if kind == Scene::Tank {
+                ratios.push((n, unknowns, per_step));
+            }
         }
+    }
+    println!("\nTank, tall cells vs the regular grid:");
+    for (n, u, t) in ratios {
+        println!(
+            "{n:>7} columns: {:.1}× fewer unknowns, {:.1}× faster per step",
+            u[1] as f64 / u[0].max(1) as f64,
+            t[1] / t[0]
+        );
     }
     super::tallcell_solvers::run(session, args)
 }

@@ -3,7 +3,8 @@
 //! Krylov baseline (BiCGSTAB: the tall-cell operator is unsymmetric) and by the tall-cell
 //! multigrid's full cycles, at relative tolerances 1e-4 and 1e-8: iterations and milliseconds.
 
-use super::tallcell::{prepare, run_one, solve, step_dt, tank, TallcellArgs};
+use super::tallcell::{prepare, run_one, solve, step_dt, TallcellArgs};
+use super::tallcell_scenes::{scene, Scene};
 use crate::session::Session;
 use anyhow::Result;
 use flip_core::tallcell::pressure::TallPressure;
@@ -51,15 +52,16 @@ fn time_solve(
 pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     let (plugin, info) = session.plugins.find(&args.solver)?;
     println!(
-        "\n{} vs {}: one step's pressure problem after {} steps, zero initial guess (best of 3)",
-        args.multigrid, args.krylov, args.steps
+        "\n{} vs {}: one step's pressure problem of the {}D Tank after {} steps, zero initial \
+         guess (best of 3)",
+        args.multigrid, args.krylov, args.dim, args.steps
     );
     println!(
         "{:>7} {:>8} | {:>14} {:>14} | {:>14} {:>14} | {:>8}",
         "columns", "unknowns", "Krylov 1e-4", "Krylov 1e-8", "MG 1e-4", "MG 1e-8", "speed-up"
     );
-    for &n in &args.sizes {
-        let mut liquid = tank(n, Some(args.regular_layers))?;
+    for &n in &args.solver_sizes() {
+        let mut liquid = scene(args.dim, Scene::Tank, n, Some(args.regular_layers))?;
         let mut solver =
             flip_plugin::host::SolverInstance::create(plugin.clone(), &info.name, &[])?;
         run_one(

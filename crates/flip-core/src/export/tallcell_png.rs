@@ -1,5 +1,6 @@
-//! PNG preview of tall-cell water (2D): terrain, the liquid in its tall cells (darker) and in
-//! the regular cells, `scale` pixels per cell.
+//! PNG preview of tall-cell water. 2D: the side view of terrain, the liquid in its tall cells
+//! (darker) and in the regular cells, `scale` pixels per cell. 3D: the top-down map, `scale`
+//! pixels per column: water shaded by its depth, dry terrain by its height and slope.
 
 use super::png::{save, BACKGROUND};
 use super::ExportError;
@@ -17,7 +18,13 @@ const REGULAR: [u8; 3] = [70, 150, 230];
 /// # Errors
 /// [`ExportError`] naming the file.
 pub fn write_tallcell_png(path: &Path, liquid: &TallLiquid, scale: u32) -> Result<(), ExportError> {
-    save(path, &render(liquid, scale.max(1)))
+    let scale = scale.max(1);
+    let img = if liquid.grid.is_3d() {
+        super::tallcell_map::render_map(liquid, scale)
+    } else {
+        render(liquid, scale)
+    };
+    save(path, &img)
 }
 
 /// The colour of whole cell (`i`, `y`), if not background.
@@ -26,11 +33,12 @@ fn colour(liquid: &TallLiquid, i: usize, y: usize) -> Option<[u8; 3]> {
     if y < g.terrain[i] {
         return Some(TERRAIN);
     }
+    let ik = [i as i64, 0];
     let phi = at(
         g,
         &liquid.phi,
         Stagger::Centre,
-        i as i64,
+        ik,
         y as i64,
         Outside::LevelSet,
     );
@@ -40,9 +48,9 @@ fn colour(liquid: &TallLiquid, i: usize, y: usize) -> Option<[u8; 3]> {
 
 fn render(liquid: &TallLiquid, scale: u32) -> RgbImage {
     let g = &liquid.grid;
-    let (w, h) = (g.columns as u32 * scale, g.height as u32 * scale);
+    let (w, h) = (g.columns[0] as u32 * scale, g.height as u32 * scale);
     let mut img = RgbImage::from_pixel(w, h, Rgb(BACKGROUND));
-    for i in 0..g.columns {
+    for i in 0..g.columns[0] {
         for y in 0..g.height {
             let Some(c) = colour(liquid, i, y) else {
                 continue;

@@ -1,8 +1,9 @@
-//! The restricted tall-cell grid in 2D (Chentanez & Müller 2011, §3): each column holds the
-//! terrain, one tall cell and `regular` cells above it. Heights are whole cells. A quantity
-//! lives at `regular + 2` samples per column: slot 0 at the tall cell's bottom, slot 1 at its
-//! top, slots 2.. at the regular cells.
+//! The restricted tall-cell grid (Chentanez & Müller 2011, §3): columns on an x-z height map
+//! (one row of columns along x in 2D), each holding the terrain, one tall cell and `regular`
+//! cells above it. Heights are whole cells. A quantity lives at `regular + 2` samples per
+//! column: slot 0 at the tall cell's bottom, slot 1 at its top, slots 2.. at the regular cells.
 
+use super::terrain::Terrain;
 use serde::{Deserialize, Serialize};
 
 /// Where a field's samples sit in a cell.
@@ -10,15 +11,28 @@ use serde::{Deserialize, Serialize};
 pub enum Stagger {
     /// Cell centres (φ, pressure).
     Centre,
-    /// The column's left face at the cell centres' heights (`u`).
+    /// The column's low-x face at the cell centres' heights (`u`).
     FaceX,
     /// The cells' bottom faces (`v`): slot 0 on the terrain face (closed, zero), slot 1 on the
     /// bottom face of the tall cell's top cell; between them `v` is linear, as in a column of
     /// liquid whose horizontal inflow is uniform with depth.
     FaceY,
+    /// The column's low-z face at the cell centres' heights (`w`, 3D).
+    FaceZ,
 }
 
-/// What the paper's rule "q(x, y) hides the tall-cell structure" gives at a whole-cell
+impl Stagger {
+    /// The horizontal axis of a side-face stagger (0: x, 1: z).
+    pub fn axis(self) -> Option<usize> {
+        match self {
+            Stagger::FaceX => Some(0),
+            Stagger::FaceZ => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// What the paper's rule "q(x, y, z) hides the tall-cell structure" gives at a whole-cell
 /// position: flat sample indices with weights, or the value below the terrain / above the
 /// regular cells.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,8 +60,8 @@ pub enum Lookup {
 /// The grid: columns, terrain, tall-cell heights and the regular-layer count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TallGrid {
-    /// Columns (x cells).
-    pub columns: usize,
+    /// Columns along x and z (`[nx, 1]` in 2D); column `i + nx·k`.
+    pub columns: [usize; 2],
     /// Domain height in cells (the lid).
     pub height: usize,
     /// Cell size (m).
@@ -58,9 +72,10 @@ pub struct TallGrid {
     pub max_step: usize,
     /// Terrain height per column (whole cells, `H`).
     pub terrain: Vec<usize>,
-    /// Terrain height at each x face, in cells (fractional: the solid fraction of the face's
-    /// lowest open cell), `columns + 1` entries.
-    pub terrain_face: Vec<f32>,
+    /// Terrain height at the x faces (`(nx + 1)·nz`, face `f + (nx + 1)·k`) and the z faces
+    /// (`nx·(nz + 1)`, face `i + nx·k`; empty in 2D), in cells: fractional, the solid
+    /// fraction of the face's lowest open cell.
+    pub terrain_face: [Vec<f32>; 2],
     /// Tall-cell height per column (cells, at least 2, `h`).
     pub tall: Vec<usize>,
     /// Regular cells the re-fit keeps below the liquid surface.
@@ -74,29 +89,26 @@ pub struct TallGrid {
 pub const MIN_TALL: usize = 2;
 
 impl TallGrid {
-    /// A grid over `terrain` (whole cells per column; `terrain_face` fractional per x face)
-    /// with every tall cell at its minimum: `regular` layers, `max_step` = D. `regular: None`
-    /// makes the regular-grid special case: enough layers to reach the lid from the lowest
-    /// terrain, never re-fitted.
+    /// A grid over `terrain` with every tall cell at its minimum: `regular` layers,
+    /// `max_step` = D. `regular: None` makes the regular-grid special case: enough layers to
+    /// reach the lid from the lowest terrain, never re-fitted.
     ///
     /// # Errors
     /// A message naming the parameter when the terrain leaves no room or the sizes disagree.
     pub fn new(
         height: usize,
         dx: f32,
-        (terrain, terrain_face): (Vec<usize>, Vec<f32>),
+        terrain: Terrain,
         regular: Option<usize>,
         max_step: usize,
     ) -> Result<Self, String> {
-        let columns = terrain.len();
-        if columns < 2 || terrain_face.len() != columns + 1 {
-            return Err(format!(
-                "{columns} columns with {} face heights: need at least 2 columns",
-                terrain_face.len()
-            ));
+        let [nx, nz] = terrain.columns;
+        terrain.check()?;
+        if nx < 2 || nz == 0 {
+            return Err(format!("{nx}×{nz} columns: need at least 2 along x"));
         }
-        let lowest = terrain.iter().copied().min().unwrap_or(0);
-        if let Some(h) = terrain.iter().find(|&&h| h + MIN_TALL + 1 > height) {
+        let lowest = terrain.whole.iter().copied().min().unwrap_or(0);
+        if let Some(h) = terrain.whole.iter().find(|&&h| h + MIN_TALL + 1 > height) {
             return Err(format!(
                 "terrain: height {h} cells leaves no room under the lid at {height} cells"
             ));
@@ -107,17 +119,41 @@ impl TallGrid {
             return Err(format!("regular_layers: {regular} is fewer than 2"));
         }
         Ok(Self {
-            columns,
+            columns: [nx, nz],
             height,
             dx,
             regular,
             max_step: max_step.max(1),
-            tall: vec![MIN_TALL; columns],
-            terrain,
-            terrain_face,
+            tall: vec![MIN_TALL; nx * nz],
+            terrain: terrain.whole,
+            terrain_face: terrain.face,
             under_surface: regular / 2,
             fixed,
         })
+    }
+
+    /// Whether the grid is 3D (more than one row of columns along z).
+    #[inline]
+    pub fn is_3d(&self) -> bool {
+        self.columns[1] > 1
+    }
+
+    /// Number of columns.
+    #[inline]
+    pub fn column_count(&self) -> usize {
+        self.columns[0] * self.columns[1]
+    }
+
+    /// Column index of (`i`, `k`).
+    #[inline]
+    pub fn column(&self, i: usize, k: usize) -> usize {
+        i + self.columns[0] * k
+    }
+
+    /// (`i`, `k`) of column `c`.
+    #[inline]
+    pub fn ik(&self, c: usize) -> (usize, usize) {
+        (c % self.columns[0], c / self.columns[0])
     }
 
     /// Samples per column.
@@ -127,71 +163,96 @@ impl TallGrid {
 
     /// Samples in all.
     pub fn sample_count(&self) -> usize {
-        self.columns * self.slots()
+        self.column_count() * self.slots()
     }
 
-    /// Flat index of slot `s` of column `i`.
+    /// Flat index of slot `s` of column `c`.
     #[inline]
-    pub fn index(&self, i: usize, s: usize) -> usize {
-        i * self.slots() + s
+    pub fn index(&self, c: usize, s: usize) -> usize {
+        c * self.slots() + s
     }
 
-    /// Row (whole cells) of slot `s` of column `i` for `stagger`: the cell for centres and x
-    /// faces, the face for y faces.
+    /// Row (whole cells) of slot `s` of column `c` for `stagger`: the cell for centres and
+    /// side faces, the face for y faces.
     #[inline]
-    pub fn row(&self, stagger: Stagger, i: usize, s: usize) -> usize {
-        let (h0, t) = (self.terrain[i], self.tall[i]);
-        match (stagger, s) {
-            (Stagger::FaceX, 0) => self.face_bottom(i),
+    pub fn row(&self, stagger: Stagger, c: usize, s: usize) -> usize {
+        let (h0, t) = (self.terrain[c], self.tall[c]);
+        match (stagger.axis(), s) {
+            (Some(axis), 0) => self.face_bottom(axis, c),
             (_, 0) => h0,
             (_, 1) => h0 + t - 1,
             _ => h0 + t + s - 2,
         }
     }
 
-    /// Row of x face `f`'s slot 0: its lowest open row (above both columns' terrain), at
-    /// most the tall cell's top row; the face's velocity is linear from there to the top.
+    /// The column on the low side of column `c` along `axis` (0: x, 1: z), if any.
     #[inline]
-    pub fn face_bottom(&self, f: usize) -> usize {
-        let top = self.terrain[f] + self.tall[f] - 1;
-        let open = if f == 0 {
-            self.terrain[0]
-        } else {
-            self.terrain[f - 1].max(self.terrain[f])
+    pub fn low_neighbour(&self, axis: usize, c: usize) -> Option<usize> {
+        let (i, k) = self.ik(c);
+        match axis {
+            0 => (i > 0).then(|| c - 1),
+            _ => (k > 0).then(|| c - self.columns[0]),
+        }
+    }
+
+    /// Row of the low face of column `c` along `axis`, slot 0: its lowest open row (above
+    /// both columns' terrain), at most the tall cell's top row; the face's velocity is linear
+    /// from there to the top.
+    #[inline]
+    pub fn face_bottom(&self, axis: usize, c: usize) -> usize {
+        let top = self.terrain[c] + self.tall[c] - 1;
+        let open = match self.low_neighbour(axis, c) {
+            Some(n) => self.terrain[n].max(self.terrain[c]),
+            None => self.terrain[c],
         };
         open.min(top)
     }
 
-    /// Whether y-face slot `s` of column `i` is closed: the terrain face or the lid.
+    /// Whether y-face slot `s` of column `c` is closed: the terrain face or the lid.
     #[inline]
-    pub fn closed_y(&self, i: usize, s: usize) -> bool {
-        s == 0 || self.row(Stagger::FaceY, i, s) >= self.height
+    pub fn closed_y(&self, c: usize, s: usize) -> bool {
+        s == 0 || self.row(Stagger::FaceY, c, s) >= self.height
     }
 
-    /// Open fraction of x face `f` (between columns `f − 1` and `f`) in cell row `y`: the
-    /// part above the terrain there and above both columns' solid cells; walls are closed.
-    pub fn open_x(&self, f: usize, y: i64) -> f32 {
-        if f == 0 || f >= self.columns || y < 0 || y >= self.height as i64 {
+    /// Solid top (cells) of the face on `axis` at face position (`i`, `k`) (the x face
+    /// between columns `i − 1` and `i`, or the z face between rows `k − 1` and `k`); `None`
+    /// at the domain walls.
+    pub fn face_top(&self, axis: usize, (i, k): (usize, usize)) -> Option<f32> {
+        let [nx, nz] = self.columns;
+        let (c, n, face) = match axis {
+            0 if i == 0 || i >= nx || k >= nz => return None,
+            0 => (self.column(i, k), self.column(i - 1, k), i + (nx + 1) * k),
+            _ if k == 0 || k >= nz || i >= nx => return None,
+            _ => (self.column(i, k), self.column(i, k - 1), i + nx * k),
+        };
+        let solid = self.terrain[n].max(self.terrain[c]) as f32;
+        Some(self.terrain_face[axis][face].max(solid))
+    }
+
+    /// Open fraction of the face on `axis` at (`i`, `k`) in cell row `y`: the part above the
+    /// terrain there and above both columns' solid cells; walls are closed.
+    #[inline]
+    pub fn open(&self, axis: usize, ik: (usize, usize), y: i64) -> f32 {
+        if y < 0 || y >= self.height as i64 {
             return 0.0;
         }
-        let solid = self.terrain[f - 1].max(self.terrain[f]) as f32;
-        let top = self.terrain_face[f].max(solid);
-        (y as f32 + 1.0 - top).clamp(0.0, 1.0)
+        self.face_top(axis, ik)
+            .map_or(0.0, |top| (y as f32 + 1.0 - top).clamp(0.0, 1.0))
     }
 
-    /// The paper's rule at whole-cell position (`i`, `y`) of a field staggered as `stagger`
-    /// (`i` is a column, or an x face for [`Stagger::FaceX`]).
-    pub fn lookup(&self, stagger: Stagger, i: usize, y: i64) -> Lookup {
-        let col = i.min(self.columns - 1);
+    /// The paper's rule at whole-cell position (`i`, `k`, `y`) of a field staggered as
+    /// `stagger` (`i`, `k` a column, or a face position for the side faces, up to `nx`/`nz`).
+    pub fn lookup(&self, stagger: Stagger, (i, k): (usize, usize), y: i64) -> Lookup {
+        let [nx, nz] = self.columns;
+        let col = self.column(i.min(nx - 1), k.min(nz - 1));
         let bottom = self.index(col, 0);
         let solid = Lookup::Solid { bottom };
         let (h0, t) = (self.terrain[col] as i64, self.tall[col] as i64);
-        let lowest = match stagger {
-            Stagger::Centre => h0,
-            Stagger::FaceX if self.open_x(i, y) <= 0.0 => return solid,
-            Stagger::FaceX => self.face_bottom(col) as i64,
-            Stagger::FaceY if y >= self.height as i64 => return solid,
-            Stagger::FaceY => h0,
+        let lowest = match (stagger, stagger.axis()) {
+            (_, Some(axis)) if self.open(axis, (i, k), y) <= 0.0 => return solid,
+            (_, Some(axis)) => self.face_bottom(axis, col) as i64,
+            (Stagger::FaceY, _) if y >= self.height as i64 => return solid,
+            _ => h0,
         };
         if y < lowest {
             return solid;
@@ -205,9 +266,9 @@ impl TallGrid {
             let w = (y - lowest) as f64 / (top_tall - lowest) as f64;
             return Lookup::Mix([(s0, 1.0 - w), (s1, w)]);
         }
-        let k = (y - top_tall - 1) as usize;
-        if k < self.regular {
-            return Lookup::Mix([(self.index(col, k + 2), 1.0), (bottom, 0.0)]);
+        let r = (y - top_tall - 1) as usize;
+        if r < self.regular {
+            return Lookup::Mix([(self.index(col, r + 2), 1.0), (bottom, 0.0)]);
         }
         let top = self.index(col, self.slots() - 1);
         Lookup::Air {

@@ -10,11 +10,14 @@
 //! (a sample beside a tall cell couples to its bottom and top, which do not couple back with
 //! the same weights), which [`TallPressure::csr`]'s `symmetric` flag reports.
 
+use super::geometry::geometry;
 use super::grid::{Lookup, Stagger, TallGrid};
 use super::sample::{value, value64, Outside};
 use super::state::TallLiquid;
+use super::PAR_MIN;
 use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
 use flip_plugin::sdk::{OwnedCsr, OwnedTallGeometry, TallCellProblem};
+use rayon::prelude::*;
 
 /// An assembled tall-cell pressure problem.
 #[derive(Clone, Debug)]
@@ -34,100 +37,89 @@ impl TallPressure {
     }
 }
 
-/// The geometry of the tall-cell problem kind: the grid's heights, each x face's solid top
-/// (the walls closed), φ at every sample and the sample of each row.
-fn geometry(liquid: &TallLiquid, cells: &[usize]) -> OwnedTallGeometry {
-    let g = &liquid.grid;
-    let face_top = (0..=g.columns)
-        .map(|f| match f {
-            0 => g.height as f32,
-            f if f == g.columns => g.height as f32,
-            f => g.terrain_face[f].max(g.terrain[f - 1].max(g.terrain[f]) as f32),
-        })
-        .collect();
-    let cells_u32 = |v: &[usize]| v.iter().map(|&c| c as u32).collect();
-    OwnedTallGeometry {
-        dimension: 2,
-        columns: [g.columns, 1],
-        regular: g.regular,
-        height: g.height,
-        dx: f64::from(g.dx),
-        terrain: cells_u32(&g.terrain),
-        tall: cells_u32(&g.tall),
-        face_top: [face_top, Vec::new()],
-        phi: liquid.phi.clone(),
-        row_sample: cells_u32(cells),
-    }
-}
-
-/// The four faces of cell sample (`i`, row `y`): open fraction and the neighbour's position.
-fn faces(g: &TallGrid, i: usize, y: i64) -> [(f32, i64, i64); 4] {
-    let i_ = i as i64;
-    let below = if y > g.terrain[i] as i64 { 1.0 } else { 0.0 };
-    let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
+/// The side faces of cell (`c`, row `y`): open fraction and the neighbour column position,
+/// x−, x+, z−, z+ (the z faces of a 2D grid are closed walls).
+fn sides(g: &TallGrid, c: usize, y: i64) -> [(f32, [i64; 2]); 4] {
+    let (i, k) = g.ik(c);
+    let (i_, k_) = (i as i64, k as i64);
     [
-        (g.open_x(i, y), i_ - 1, y),
-        (g.open_x(i + 1, y), i_ + 1, y),
-        (below, i_, y - 1),
-        (above, i_, y + 1),
+        (g.open(0, (i, k), y), [i_ - 1, k_]),
+        (g.open(0, (i + 1, k), y), [i_ + 1, k_]),
+        (g.open(1, (i, k), y), [i_, k_ - 1]),
+        (g.open(1, (i, k + 1), y), [i_, k_ + 1]),
     ]
 }
 
-/// Centre lookup at (`i`, `y`), columns clamped.
-fn centre(g: &TallGrid, i: i64, y: i64) -> Lookup {
-    g.lookup(
-        Stagger::Centre,
-        i.clamp(0, g.columns as i64 - 1) as usize,
-        y,
-    )
+/// The bottom and top faces of cell (`c`, row `y`): open fraction and the neighbour's row.
+fn vertical(g: &TallGrid, c: usize, y: i64) -> [(f32, i64); 2] {
+    let below = if y > g.terrain[c] as i64 { 1.0 } else { 0.0 };
+    let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
+    [(below, y - 1), (above, y + 1)]
 }
 
-/// Whether sample `s` of column `i` stands for a block of cells: a tall cell's bottom stands
+/// Centre lookup at (`i`, `k`, `y`), columns clamped.
+fn centre(g: &TallGrid, [i, k]: [i64; 2], y: i64) -> Lookup {
+    let [nx, nz] = g.columns.map(|n| n as i64 - 1);
+    let ik = (i.clamp(0, nx) as usize, k.clamp(0, nz) as usize);
+    g.lookup(Stagger::Centre, ik, y)
+}
+
+/// Centre lookup at row `y` of column `c`.
+fn own(g: &TallGrid, c: usize, y: i64) -> Lookup {
+    g.lookup(Stagger::Centre, g.ik(c), y)
+}
+
+/// Whether sample `s` of column `c` stands for a block of cells: a tall cell's bottom stands
 /// for every cell of the tall cell but the top one. `v` is linear in a tall cell from the
 /// closed terrain face to the top cell's bottom face (slot 1), so the block's outflow is its
 /// side faces' plus slot 1's; its row is `D·G` of that block (each row of the block coupled
-/// through the paper's rule on both sides), so the projection leaves no volume source inside
+/// through the paper's rule on every side), so the projection leaves no volume source inside
 /// tall cells. Two-cell tall cells (the MAC grid) are ordinary samples.
-fn is_block(g: &TallGrid, i: usize, s: usize) -> bool {
-    s == 0 && g.tall[i] > super::grid::MIN_TALL
+fn is_block(g: &TallGrid, c: usize, s: usize) -> bool {
+    s == 0 && g.tall[c] > super::grid::MIN_TALL
 }
 
-/// The rows of column `i`'s block: the tall cell's rows below its top row.
-fn block_rows(g: &TallGrid, i: usize) -> std::ops::Range<i64> {
-    let h0 = g.terrain[i] as i64;
-    h0..h0 + g.tall[i] as i64 - 1
+/// The rows of column `c`'s block: the tall cell's rows below its top row.
+fn block_rows(g: &TallGrid, c: usize) -> std::ops::Range<i64> {
+    let h0 = g.terrain[c] as i64;
+    h0..h0 + g.tall[c] as i64 - 1
 }
 
-/// `Δx·(outflow)` of sample `s` of column `i`: its cell's, or its block's.
-fn flux_out(liquid: &TallLiquid, i: usize, s: usize) -> f64 {
+/// `Δx·(net outflow)` through the side faces of cell (`c`, row `y`), faces weighted by their
+/// open fraction.
+fn side_flux(liquid: &TallLiquid, c: usize, y: i64) -> f64 {
     let g = &liquid.grid;
-    if !is_block(g, i, s) {
-        return divergence_dx(liquid, i, g.row(Stagger::Centre, i, s) as i64);
+    let (i, k) = g.ik(c);
+    let flux = |field: &[f32], stagger: Stagger, axis: usize, ik: (usize, usize)| {
+        let lk = g.lookup(stagger, ik, y);
+        f64::from(g.open(axis, ik, y)) * value64(g, field, lk, Outside::Velocity)
+    };
+    let x =
+        flux(&liquid.u, Stagger::FaceX, 0, (i + 1, k)) - flux(&liquid.u, Stagger::FaceX, 0, (i, k));
+    if !g.is_3d() {
+        return x;
     }
-    let u = |f: usize, y: i64| {
-        let lk = g.lookup(Stagger::FaceX, f, y);
-        f64::from(g.open_x(f, y)) * value64(g, &liquid.u, lk, Outside::Velocity)
-    };
-    let sides: f64 = block_rows(g, i).map(|y| u(i + 1, y) - u(i, y)).sum();
-    sides + f64::from(liquid.v[g.index(i, 1)])
+    x + flux(&liquid.w, Stagger::FaceZ, 1, (i, k + 1)) - flux(&liquid.w, Stagger::FaceZ, 1, (i, k))
 }
 
-/// `Δx·div u` at cell sample (`i`, row `y`), faces weighted by their open fraction.
-pub fn divergence_dx(liquid: &TallLiquid, i: usize, y: i64) -> f64 {
+/// `Δx·(outflow)` of sample `s` of column `c`: its cell's, or its block's.
+fn flux_out(liquid: &TallLiquid, c: usize, s: usize) -> f64 {
     let g = &liquid.grid;
-    let u = |f: usize| {
-        let lk = g.lookup(Stagger::FaceX, f, y);
-        f64::from(g.open_x(f, y)) * value64(g, &liquid.u, lk, Outside::Velocity)
-    };
+    if !is_block(g, c, s) {
+        return divergence_dx(liquid, c, g.row(Stagger::Centre, c, s) as i64);
+    }
+    let sides: f64 = block_rows(g, c).map(|y| side_flux(liquid, c, y)).sum();
+    sides + f64::from(liquid.v[g.index(c, 1)])
+}
+
+/// `Δx·div u` at cell sample (`c`, row `y`), faces weighted by their open fraction.
+pub fn divergence_dx(liquid: &TallLiquid, c: usize, y: i64) -> f64 {
+    let g = &liquid.grid;
     let v = |r: i64| {
-        value64(
-            g,
-            &liquid.v,
-            g.lookup(Stagger::FaceY, i, r),
-            Outside::Velocity,
-        )
+        let lk = g.lookup(Stagger::FaceY, g.ik(c), r);
+        value64(g, &liquid.v, lk, Outside::Velocity)
     };
-    u(i + 1) - u(i) + v(y + 1) - v(y)
+    side_flux(liquid, c, y) + v(y + 1) - v(y)
 }
 
 /// Row numbers of the unknowns (liquid cell samples under the lid), `u32::MAX` elsewhere.
@@ -135,9 +127,9 @@ fn unknowns(liquid: &TallLiquid) -> Vec<u32> {
     let g = &liquid.grid;
     let mut next = 0u32;
     (0..g.sample_count())
-        .map(|c| {
-            let (i, s) = (c / g.slots(), c % g.slots());
-            if liquid.phi[c] < 0.0 && liquid.inside(i, s) {
+        .map(|n| {
+            let (c, s) = (n / g.slots(), n % g.slots());
+            if liquid.phi[n] < 0.0 && liquid.inside(c, s) {
                 next += 1;
                 next - 1
             } else {
@@ -147,57 +139,78 @@ fn unknowns(liquid: &TallLiquid) -> Vec<u32> {
         .collect()
 }
 
+/// The entries of sample `n`'s row (row `r`): its cell's faces, or its block's.
+fn row_entries(liquid: &TallLiquid, row_of: &[u32], n: usize, r: u32) -> Vec<(u32, f64)> {
+    let g = &liquid.grid;
+    let (c, s) = (n / g.slots(), n % g.slots());
+    let (i, k) = g.ik(c);
+    let ik = [i as i64, k as i64];
+    let y = g.row(Stagger::Centre, c, s) as i64;
+    let me = own(g, c, y);
+    let mut row = vec![(r, 0.0f64)];
+    let block = is_block(g, c, s);
+    if !block {
+        for (w, nb) in sides(g, c, y) {
+            if w > 0.0 {
+                couple(liquid, row_of, (me, w), centre(g, nb, y), &mut row);
+            }
+        }
+    }
+    for (w, ny) in vertical(g, c, y) {
+        if w > 0.0 {
+            couple(liquid, row_of, (me, w), centre(g, ik, ny), &mut row);
+        }
+    }
+    for y in block_rows(g, c).filter(|_| block) {
+        let me = own(g, c, y);
+        for (w, nb) in sides(g, c, y) {
+            if w > 0.0 {
+                couple(liquid, row_of, (me, w), centre(g, nb, y), &mut row);
+            }
+        }
+    }
+    row.sort_unstable_by_key(|e| e.0);
+    row.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 += b.1;
+        }
+        same
+    });
+    row
+}
+
 /// Assembles the problem for `liquid` after forces (`density` kg/m³, step `dt` s); the
 /// previous pressure is the initial guess.
 pub fn assemble(liquid: &TallLiquid, density: f32, dt: f32) -> TallPressure {
     let g = &liquid.grid;
     let scale = f64::from(density) * f64::from(g.dx) / f64::from(dt);
     let row_of = unknowns(liquid);
+    let samples: Vec<(usize, u32)> = row_of
+        .iter()
+        .enumerate()
+        .filter(|e| *e.1 != u32::MAX)
+        .map(|(n, &r)| (n, r))
+        .collect();
+    let rows: Vec<(Vec<(u32, f64)>, f64)> = samples
+        .par_iter()
+        .with_min_len(PAR_MIN)
+        .map(|&(n, r)| {
+            let (c, s) = (n / g.slots(), n % g.slots());
+            (row_entries(liquid, &row_of, n, r), -flux_out(liquid, c, s))
+        })
+        .collect();
     let mut csr = OwnedCsr {
         row_ptr: vec![0],
         ..OwnedCsr::default()
     };
-    for (c, &r) in row_of.iter().enumerate() {
-        if r == u32::MAX {
-            continue;
-        }
-        let (i, s) = (c / g.slots(), c % g.slots());
-        let y = g.row(Stagger::Centre, i, s) as i64;
-        let own = centre(g, i as i64, y);
-        let mut row = vec![(r, 0.0f64)];
-        let block = is_block(g, i, s);
-        for (f, (w, ni, ny)) in faces(g, i, y).into_iter().enumerate() {
-            if w > 0.0 && !(block && f < 2) {
-                couple(liquid, &row_of, (own, w), centre(g, ni, ny), &mut row);
-            }
-        }
-        if block {
-            for y in block_rows(g, i) {
-                let own = centre(g, i as i64, y);
-                for (w, ni) in [
-                    (g.open_x(i, y), i as i64 - 1),
-                    (g.open_x(i + 1, y), i as i64 + 1),
-                ] {
-                    if w > 0.0 {
-                        couple(liquid, &row_of, (own, w), centre(g, ni, y), &mut row);
-                    }
-                }
-            }
-        }
-        row.sort_unstable_by_key(|e| e.0);
-        row.dedup_by(|b, a| {
-            let same = a.0 == b.0;
-            if same {
-                a.1 += b.1;
-            }
-            same
-        });
+    for (&(n, _), (row, rhs)) in samples.iter().zip(rows) {
         csr.col_idx.extend(row.iter().map(|e| e.0));
         csr.values.extend(row.iter().map(|e| e.1));
         csr.row_ptr.push(csr.col_idx.len() as u64);
-        csr.rhs.push(-flux_out(liquid, i, s));
-        csr.pressure.push(f64::from(liquid.pressure[c]) / scale);
-        csr.cells.push(c);
+        csr.rhs.push(rhs);
+        csr.pressure.push(f64::from(liquid.pressure[n]) / scale);
+        csr.cells.push(n);
     }
     csr.symmetric = is_symmetric(&csr);
     let geometry = geometry(liquid, &csr.cells);
@@ -249,13 +262,16 @@ fn is_symmetric(csr: &OwnedCsr) -> bool {
             .ok()
             .map(|k| csr.values[a + k])
     };
-    (0..csr.rhs.len()).all(|r| {
-        let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
-        (a..b).all(|k| {
-            let back = entry(csr.col_idx[k] as usize, r as u32);
-            back.is_some_and(|v| (v - csr.values[k]).abs() <= 1e-9 * v.abs().max(1.0))
+    (0..csr.rhs.len())
+        .into_par_iter()
+        .with_min_len(PAR_MIN)
+        .all(|r| {
+            let (a, b) = (csr.row_ptr[r] as usize, csr.row_ptr[r + 1] as usize);
+            (a..b).all(|k| {
+                let back = entry(csr.col_idx[k] as usize, r as u32);
+                back.is_some_and(|v| (v - csr.values[k]).abs() <= 1e-9 * v.abs().max(1.0))
+            })
         })
-    })
 }
 
 /// The unknowns' value at `lk` in double precision (zero in the air): the difference of two
@@ -285,32 +301,57 @@ fn difference(g: &TallGrid, phi: &[f32], p: &[f64], l1: Lookup, l2: Lookup) -> O
     Some(d as f32)
 }
 
+/// `Δp̂` across the face of `stagger` at sample (`c`, `s`), if the face is open and next to
+/// liquid.
+fn face_difference(
+    g: &TallGrid,
+    phi: &[f32],
+    p: &[f64],
+    stagger: Stagger,
+    (c, s): (usize, usize),
+) -> Option<f32> {
+    let (i, k) = g.ik(c);
+    let ik = [i as i64, k as i64];
+    let y = g.row(stagger, c, s) as i64;
+    let (open, low) = match stagger.axis() {
+        Some(0) => (g.open(0, (i, k), y) > 0.0, centre(g, [ik[0] - 1, ik[1]], y)),
+        Some(_) => (g.open(1, (i, k), y) > 0.0, centre(g, [ik[0], ik[1] - 1], y)),
+        None => (!g.closed_y(c, s), centre(g, ik, y - 1)),
+    };
+    if !open {
+        return None;
+    }
+    difference(g, phi, p, low, centre(g, ik, y))
+}
+
 /// Applies the solved pressure: `u −= Δp̂` on every open face next to liquid, stores the
 /// pressure in pascals. Returns the largest `|div u|` (1/s) left at a liquid sample.
 pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
-    let g = liquid.grid.clone();
+    let g = &liquid.grid;
     let mut p = vec![0.0f64; g.sample_count()];
-    for (&c, &x) in problem.csr.cells.iter().zip(&problem.csr.pressure) {
-        p[c] = x;
+    for (&n, &x) in problem.csr.cells.iter().zip(&problem.csr.pressure) {
+        p[n] = x;
     }
-    for i in 0..g.columns {
-        for s in 0..g.slots() {
-            let c = g.index(i, s);
-            let y = g.row(Stagger::FaceX, i, s) as i64;
-            if g.open_x(i, y) > 0.0 {
-                let (l1, l2) = (centre(&g, i as i64 - 1, y), centre(&g, i as i64, y));
-                if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
-                    liquid.u[c] -= d;
+    let slots = g.slots();
+    let mut fields = vec![
+        (&mut liquid.u, Stagger::FaceX),
+        (&mut liquid.v, Stagger::FaceY),
+    ];
+    if g.is_3d() {
+        fields.push((&mut liquid.w, Stagger::FaceZ));
+    }
+    for (field, stagger) in fields {
+        field
+            .par_chunks_mut(slots)
+            .with_min_len(PAR_MIN / slots)
+            .enumerate()
+            .for_each(|(c, col)| {
+                for (s, q) in col.iter_mut().enumerate() {
+                    if let Some(d) = face_difference(g, &liquid.phi, &p, stagger, (c, s)) {
+                        *q -= d;
+                    }
                 }
-            }
-            let y = g.row(Stagger::FaceY, i, s) as i64;
-            if !g.closed_y(i, s) {
-                let (l1, l2) = (centre(&g, i as i64, y - 1), centre(&g, i as i64, y));
-                if let Some(d) = difference(&g, &liquid.phi, &p, l1, l2) {
-                    liquid.v[c] -= d;
-                }
-            }
-        }
+            });
     }
     liquid.pressure = p.iter().map(|&x| (x * problem.scale) as f32).collect();
     max_divergence(liquid, &problem.csr.cells)
@@ -320,11 +361,12 @@ pub fn apply(liquid: &mut TallLiquid, problem: &TallPressure) -> f32 {
 fn max_divergence(liquid: &TallLiquid, samples: &[usize]) -> f32 {
     let g = &liquid.grid;
     samples
-        .iter()
-        .map(|&c| {
-            let (i, s) = (c / g.slots(), c % g.slots());
-            let cells = if is_block(g, i, s) { g.tall[i] - 1 } else { 1 };
-            (flux_out(liquid, i, s).abs() / cells as f64 / f64::from(g.dx)) as f32
+        .par_iter()
+        .with_min_len(PAR_MIN)
+        .map(|&n| {
+            let (c, s) = (n / g.slots(), n % g.slots());
+            let cells = if is_block(g, c, s) { g.tall[c] - 1 } else { 1 };
+            (flux_out(liquid, c, s).abs() / cells as f64 / f64::from(g.dx)) as f32
         })
-        .fold(0.0, f32::max)
+        .reduce(|| 0.0, f32::max)
 }

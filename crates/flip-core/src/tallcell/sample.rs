@@ -1,6 +1,7 @@
 //! Reading fields stored on the tall-cell grid at any position: the paper's whole-cell rule
 //! ([`TallGrid::lookup`]) with a per-quantity value below the terrain and above the regular
-//! cells, and bilinear interpolation between whole-cell positions.
+//! cells, and trilinear interpolation between whole-cell positions (bilinear across the
+//! columns times the tall-cell rule vertically; bilinear in x-y in 2D).
 
 use super::grid::{Lookup, Stagger, TallGrid};
 
@@ -45,58 +46,78 @@ pub fn value(grid: &TallGrid, field: &[f32], lookup: Lookup, outside: Outside) -
     }
 }
 
-/// `field` at whole-cell position (`i`, `y`); columns (faces) beyond the domain read the
-/// nearest one.
+/// The largest (`i`, `k`) of `stagger`'s sample positions: columns, or faces up to the far
+/// wall along the face's axis.
+#[inline]
+pub fn last(grid: &TallGrid, stagger: Stagger) -> [i64; 2] {
+    let [nx, nz] = grid.columns.map(|n| n as i64);
+    match stagger {
+        Stagger::FaceX => [nx, nz - 1],
+        Stagger::FaceZ => [nx - 1, nz],
+        _ => [nx - 1, nz - 1],
+    }
+}
+
+/// `field` at whole-cell position (`i`, `k`, `y`); columns (faces) beyond the domain read
+/// the nearest one.
 #[inline]
 pub fn at(
     grid: &TallGrid,
     field: &[f32],
     stagger: Stagger,
-    i: i64,
+    [i, k]: [i64; 2],
     y: i64,
     outside: Outside,
 ) -> f32 {
-    let last = match stagger {
-        Stagger::FaceX => grid.columns,
-        _ => grid.columns - 1,
-    };
-    let i = i.clamp(0, last as i64) as usize;
-    value(grid, field, grid.lookup(stagger, i, y), outside)
+    let [li, lk] = last(grid, stagger);
+    let ik = (i.clamp(0, li) as usize, k.clamp(0, lk) as usize);
+    value(grid, field, grid.lookup(stagger, ik, y), outside)
 }
 
-/// Bilinear interpolation of `field` at world position (`x`, `y`) in metres.
+/// Offsets (cells) of `stagger`'s samples from the cell corner, x, y, z.
+fn offsets(stagger: Stagger) -> [f32; 3] {
+    match stagger {
+        Stagger::Centre => [0.5, 0.5, 0.5],
+        Stagger::FaceX => [0.0, 0.5, 0.5],
+        Stagger::FaceY => [0.5, 0.0, 0.5],
+        Stagger::FaceZ => [0.5, 0.5, 0.0],
+    }
+}
+
+/// Trilinear interpolation of `field` at world position `p` = (x, y, z) in metres (in 2D
+/// the z coordinate is ignored for every field but `w`).
 pub fn sample(
     grid: &TallGrid,
     field: &[f32],
     stagger: Stagger,
-    (x, y): (f32, f32),
+    p: [f32; 3],
     outside: Outside,
 ) -> f32 {
-    let (ox, oy) = match stagger {
-        Stagger::Centre => (0.5, 0.5),
-        Stagger::FaceX => (0.0, 0.5),
-        Stagger::FaceY => (0.5, 0.0),
+    let o = offsets(stagger);
+    let f: [f32; 3] = std::array::from_fn(|a| p[a] / grid.dx - o[a]);
+    let base = f.map(f32::floor);
+    let [tx, ty, tz] = std::array::from_fn(|a| f[a] - base[a]);
+    let [i0, j0, k0] = base.map(|b| b as i64);
+    let q =
+        |di: i64, dj: i64, dk: i64| at(grid, field, stagger, [i0 + di, k0 + dk], j0 + dj, outside);
+    let plane = |dk: i64| {
+        let lo = q(0, 0, dk) + tx * (q(1, 0, dk) - q(0, 0, dk));
+        let hi = q(0, 1, dk) + tx * (q(1, 1, dk) - q(0, 1, dk));
+        lo + ty * (hi - lo)
     };
-    let fx = x / grid.dx - ox;
-    let fy = y / grid.dx - oy;
-    let (i0, j0) = (fx.floor(), fy.floor());
-    let (tx, ty) = (fx - i0, fy - j0);
-    let (i0, j0) = (i0 as i64, j0 as i64);
-    let q = |di: i64, dj: i64| at(grid, field, stagger, i0 + di, j0 + dj, outside);
-    let lo = q(0, 0) + tx * (q(1, 0) - q(0, 0));
-    let hi = q(0, 1) + tx * (q(1, 1) - q(0, 1));
-    lo + ty * (hi - lo)
+    let near = plane(0);
+    if !grid.is_3d() && stagger != Stagger::FaceZ {
+        return near;
+    }
+    near + tz * (plane(1) - near)
 }
 
-/// World position (m) of slot `s` of column (x face) `i`.
-pub fn position(grid: &TallGrid, stagger: Stagger, i: usize, s: usize) -> (f32, f32) {
-    let row = grid.row(stagger, i, s) as f32;
-    let dx = grid.dx;
-    match stagger {
-        Stagger::Centre => ((i as f32 + 0.5) * dx, (row + 0.5) * dx),
-        Stagger::FaceX => (i as f32 * dx, (row + 0.5) * dx),
-        Stagger::FaceY => ((i as f32 + 0.5) * dx, row * dx),
-    }
+/// World position (m) of slot `s` of column (side face) `c`.
+pub fn position(grid: &TallGrid, stagger: Stagger, c: usize, s: usize) -> [f32; 3] {
+    let row = grid.row(stagger, c, s) as f32;
+    let (i, k) = grid.ik(c);
+    let o = offsets(stagger);
+    [i as f32 + o[0], row + o[1], k as f32 + o[2]].map(|v| v * grid.dx)
 }
 
 /// Re-samples `field` from layout `old` to layout `new` (the same columns; the paper's rule
@@ -109,10 +130,11 @@ pub fn resample(
     outside: Outside,
 ) -> Vec<f32> {
     let mut out = vec![0.0; new.sample_count()];
-    for i in 0..new.columns {
+    for c in 0..new.column_count() {
         for s in 0..new.slots() {
-            let y = new.row(stagger, i, s) as i64;
-            out[new.index(i, s)] = value(old, field, old.lookup(stagger, i, y), outside);
+            let y = new.row(stagger, c, s) as i64;
+            let lk = old.lookup(stagger, new.ik(c), y);
+            out[new.index(c, s)] = value(old, field, lk, outside);
         }
     }
     out

@@ -18,25 +18,25 @@ fn the_rule_mixes_tall_cell_bottom_and_top() {
     let h = g.terrain[3] as i64;
     let (s0, s1) = (g.index(3, 0), g.index(3, 1));
     assert_eq!(
-        g.lookup(Stagger::Centre, 3, h - 1),
+        g.lookup(Stagger::Centre, (3, 0), h - 1),
         Lookup::Solid { bottom: s0 }
     );
     assert_eq!(
-        g.lookup(Stagger::Centre, 3, h + 2),
+        g.lookup(Stagger::Centre, (3, 0), h + 2),
         Lookup::Mix([(s0, 0.5), (s1, 0.5)])
     );
     assert_eq!(
-        g.lookup(Stagger::Centre, 3, h + 5),
+        g.lookup(Stagger::Centre, (3, 0), h + 5),
         Lookup::Mix([(g.index(3, 2), 1.0), (s0, 0.0)])
     );
     let top = g.index(3, 5);
     assert_eq!(
-        g.lookup(Stagger::Centre, 3, h + 10),
+        g.lookup(Stagger::Centre, (3, 0), h + 10),
         Lookup::Air { top, above: 2.0 }
     );
     // y faces: slot 0 sits one face above the terrain face, which is solid
     assert!(matches!(
-        g.lookup(Stagger::FaceY, 3, h - 1),
+        g.lookup(Stagger::FaceY, (3, 0), h - 1),
         Lookup::Solid { .. }
     ));
     assert_eq!(g.row(Stagger::FaceY, 3, 0) as i64, h);
@@ -51,10 +51,16 @@ fn linear_fields_are_read_exactly_through_tall_cells() {
         "{:?}",
         liquid.grid.tall
     );
-    liquid.set_phi(|x, y| 0.3 * x - y);
+    liquid.set_phi(|[x, y, _]| 0.3 * x - y);
     let g = &liquid.grid;
     for (x, y) in [(0.31, 0.27), (0.52, 0.33), (0.7, 0.41), (0.2, 0.6)] {
-        let q = sample(g, &liquid.phi, Stagger::Centre, (x, y), Outside::LevelSet);
+        let q = sample(
+            g,
+            &liquid.phi,
+            Stagger::Centre,
+            [x, y, 0.5 * g.dx],
+            Outside::LevelSet,
+        );
         assert!((q - (0.3 * x - y)).abs() < 1e-5, "({x}, {y}): {q}");
     }
 }
@@ -62,7 +68,7 @@ fn linear_fields_are_read_exactly_through_tall_cells() {
 #[test]
 fn refit_restricts_neighbouring_heights_to_d() {
     let g = grid(Some(4), 0.0);
-    let mut surface = vec![30.0f32; g.columns];
+    let mut surface = vec![30.0f32; g.column_count()];
     for s in surface.iter_mut().skip(16) {
         *s = 12.0;
     }

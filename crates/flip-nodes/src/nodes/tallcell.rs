@@ -1,4 +1,4 @@
-//! Nodes of tall-cell water (Chentanez & Müller 2011, 2D): a source that builds the liquid
+//! Nodes of tall-cell water (Chentanez & Müller 2011, 2D and 3D): a source that builds the liquid
 //! over a terrain, one node per stage of the paper's step, and the pressure solve through a
 //! CSR-capable solver plugin. They pass one `tall_liquid` value along the chain, carried
 //! between steps by `step_output`/`step_input`, as the smoke nodes pass grids.

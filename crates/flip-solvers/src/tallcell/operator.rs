@@ -7,6 +7,7 @@
 use super::grid::{Grid, Look};
 use flip_plugin::sdk::stencil::dirichlet_weight;
 use flip_plugin::sdk::CsrProblem;
+use rayon::prelude::*;
 
 /// A square sparse matrix in compressed rows: the off-diagonal entries, and the diagonal
 /// apart (with its inverse), so the smoother's inner loop has no branch.
@@ -87,54 +88,66 @@ impl Sparse {
 
     /// `out = b − A x`.
     pub fn residual(&self, b: &[f64], x: &[f64], out: &mut [f64]) {
-        for (r, o) in out.iter_mut().enumerate() {
-            *o = b[r] - self.diag[r] * x[r] - self.off_dot(r, x);
-        }
+        out.par_iter_mut()
+            .with_min_len(super::cycle::CHUNK)
+            .enumerate()
+            .for_each(|(r, o)| *o = b[r] - self.diag[r] * x[r] - self.off_dot(r, x));
     }
 }
 
 /// The level's matrix (`scale` times the unit stencil), rows in the order of `row_of`.
 pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
+    let samples: Vec<usize> = (0..row_of.len())
+        .filter(|&n| row_of[n] != u32::MAX)
+        .collect();
+    let rows: Vec<Vec<(u32, f64)>> = samples
+        .par_iter()
+        .with_min_len(super::cycle::CHUNK)
+        .map(|&n| row_entries(g, row_of, n, scale))
+        .collect();
     let mut m = Sparse::default();
-    let mut row = Vec::new();
-    for (sample, &r) in row_of.iter().enumerate() {
-        if r == u32::MAX {
-            continue;
-        }
-        let (c, s) = (sample / g.slots(), sample % g.slots());
-        let (i, k) = (c % g.columns[0], c / g.columns[0]);
-        let y = g.row(c, s) as i64;
-        let own = g.lookup(c, y);
-        row.push((r, 0.0f64));
-        let block = s == 0 && g.tall[c] > 2;
-        let below = if y > g.terrain[c] as i64 { 1.0 } else { 0.0 };
-        let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
-        for (w, ny) in [(below, y - 1), (above, y + 1)] {
-            if w > 0.0 {
-                couple(g, row_of, (own, w), g.lookup(c, ny), &mut row);
-            }
-        }
-        let rows = if block {
-            let h0 = g.terrain[c] as i64;
-            h0..h0 + g.tall[c] as i64 - 1
-        } else {
-            y..y + 1
-        };
-        for yy in rows {
-            let own = g.lookup(c, yy);
-            let (sides, count) = g.sides(i, k, yy);
-            for &(w, nb) in &sides[..count] {
-                if w > 0.0 {
-                    couple(g, row_of, (own, w), g.lookup(nb, yy), &mut row);
-                }
-            }
-        }
-        for e in &mut row {
-            e.1 *= scale;
-        }
+    for mut row in rows {
         m.push_row(&mut row);
     }
     m
+}
+
+/// The entries of sample `sample`'s row, `scale` times the unit stencil.
+fn row_entries(g: &Grid, row_of: &[u32], sample: usize, scale: f64) -> Vec<(u32, f64)> {
+    let r = row_of[sample];
+    let mut row = Vec::with_capacity(16);
+    let (c, s) = (sample / g.slots(), sample % g.slots());
+    let (i, k) = (c % g.columns[0], c / g.columns[0]);
+    let y = g.row(c, s) as i64;
+    let own = g.lookup(c, y);
+    row.push((r, 0.0f64));
+    let block = s == 0 && g.tall[c] > 2;
+    let below = if y > g.terrain[c] as i64 { 1.0 } else { 0.0 };
+    let above = if y + 1 < g.height as i64 { 1.0 } else { 0.0 };
+    for (w, ny) in [(below, y - 1), (above, y + 1)] {
+        if w > 0.0 {
+            couple(g, row_of, (own, w), g.lookup(c, ny), &mut row);
+        }
+    }
+    let rows = if block {
+        let h0 = g.terrain[c] as i64;
+        h0..h0 + g.tall[c] as i64 - 1
+    } else {
+        y..y + 1
+    };
+    for yy in rows {
+        let own = g.lookup(c, yy);
+        let (sides, count) = g.sides(i, k, yy);
+        for &(w, nb) in &sides[..count] {
+            if w > 0.0 {
+                couple(g, row_of, (own, w), g.lookup(nb, yy), &mut row);
+            }
+        }
+    }
+    for e in &mut row {
+        e.1 *= scale;
+    }
+    row
 }
 
 /// Adds one face of the cell at `own` with open fraction `w` towards `nb` to `row`: the

@@ -1,5 +1,6 @@
 //! Preview PNGs of tall-cell water at the end of each frame (every `every`-th), written
-//! atomically: terrain, liquid in tall cells (dark) and regular cells (light).
+//! atomically: in 2D the side view (terrain, liquid in tall cells dark and regular cells
+//! light), in 3D the top-down map (water shaded by depth over the terrain).
 use crate::nodes::common::{failed, spec};
 use crate::nodes::frame_files::FrameFiles;
 use crate::params::Params;
@@ -42,9 +43,10 @@ pub fn kind() -> NodeKind {
         "tallcell_export",
         "Tall-Cell Export",
         "Tall cells",
-        "At the end of each frame writes <folder>/<prefix><frame:04>.png: terrain, liquid in \
-         tall cells (dark) and in regular cells (light), `scale` pixels per cell; reports the \
-         liquid volume (m², 2D).",
+        "At the end of each frame writes <folder>/<prefix><frame:04>.png: in 2D the side view \
+         (terrain, liquid in tall cells dark and in regular cells light, `scale` pixels per \
+         cell), in 3D the top-down map (water shaded by depth, dry terrain by height, `scale` \
+         pixels per column); reports the liquid volume (m² in 2D, m³ in 3D).",
         vec![super::port("the liquid")],
         vec![],
         FrameFiles::params("frames", "tallcell_", "png", "write")
@@ -52,7 +54,7 @@ pub fn kind() -> NodeKind {
             .chain([ParamSpec::int(
                 "scale",
                 "Scale",
-                "pixels per cell",
+                "pixels per cell (3D: per column)",
                 4,
                 1,
                 64,
