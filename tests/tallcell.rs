@@ -3,34 +3,16 @@
 //! tank has the period of linear theory, the CSR solvers and the tall-cell multigrid agree
 //! with the direct solve, and problem kinds must match the algorithm's capabilities.
 
-use flip_core::tallcell::{advect, extrapolate, pressure, reinit, terrain, TallGrid, TallLiquid};
+use flip_core::tallcell::{advect, pressure, terrain, TallGrid, TallLiquid};
 use flip_graph::ParamValue::Text;
 use flip_graph::Simulation;
 use flip_plugin::host::{ProblemRef, SolverInstance};
 use flipgraph_tests::{graph, graphs_dir, plugins, registry, set as set_param, simulation, stat};
 use std::path::Path;
 
-const G: f32 = -9.81;
-const RHO: f32 = 1000.0;
-
-fn solver(name: &str) -> SolverInstance {
-    let set = plugins();
-    let (plugin, info) = set.find(name).expect("solver plugin");
-    SolverInstance::create(plugin, &info.name, &[]).expect("solver instance")
-}
-
-/// One step in the order of the `tallcell_*` nodes; returns the largest divergence left.
-fn step(liquid: &mut TallLiquid, solver: &mut SolverInstance, dt: f32) -> f32 {
-    extrapolate::extrapolate_velocity(liquid, 4);
-    advect::advect_level_set(liquid, dt);
-    advect::advect_velocity(liquid, dt);
-    reinit::reinitialise(liquid);
-    liquid.refit();
-    advect::add_gravity(liquid, G, dt);
-    let mut p = pressure::assemble(liquid, RHO, dt);
-    solver.solve_csr(&mut p.csr.view()).expect("solve");
-    pressure::apply(liquid, &p)
-}
+#[path = "tallcell_support.rs"]
+mod support;
+use support::{max_diff, solver, step, Route, G, RHO};
 
 fn lake(regular: Option<usize>) -> TallLiquid {
     let (cols, height, dx) = (64, 48, 1.0 / 64.0);
@@ -49,11 +31,11 @@ fn a_lake_over_uneven_terrain_stays_at_rest() {
         "{:?}",
         liquid.grid.tall
     );
-    let mut direct = solver("direct/cholesky");
+    let mut direct = solver("direct/cholesky", &[]);
     let v0 = liquid.volume();
     let (mut speed, mut div) = (0.0f32, 0.0f32);
     for _ in 0..500 {
-        div = div.max(step(&mut liquid, &mut direct, 1.0 / 120.0));
+        div = div.max(step(&mut liquid, &mut direct, 1.0 / 120.0, Route::Csr));
         speed = speed.max(liquid.max_speed());
     }
     let drift = (liquid.volume() - v0) / v0;
@@ -85,12 +67,12 @@ fn standing_wave(regular: Option<usize>, dx: f32, periods: f32) -> (Vec<[f32; 3]
     let omega = (-G * k * (k * DEPTH).tanh()).sqrt();
     let period = 2.0 * std::f32::consts::PI / omega;
     let dt = period / 160.0;
-    let mut direct = solver("direct/cholesky");
+    let mut direct = solver("direct/cholesky", &[]);
     let probes = [0, cols / 4, cols / 2];
     let steps = (periods * 160.0).round() as usize;
     let series = (0..steps)
         .map(|_| {
-            step(&mut liquid, &mut direct, dt);
+            step(&mut liquid, &mut direct, dt, Route::Csr);
             probes.map(|c| liquid.surface(c) - DEPTH)
         })
         .collect();
@@ -156,10 +138,6 @@ fn solve(name: &str, problem: &pressure::TallPressure, params: &[(String, f64)])
     s.solve_csr(&mut csr.view())
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     csr.pressure
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
 }
 
 #[test]
@@ -242,12 +220,12 @@ fn the_tank_keeps_its_volume_while_tall_cells_are_refitted() {
     let grid = TallGrid::new(height, dx, t, Some(8), 2).expect("grid");
     let k = std::f32::consts::PI / width;
     let mut liquid = TallLiquid::below(grid, |x| 0.45 + 0.03 * (k * x).cos());
-    let mut direct = solver("direct/cholesky");
+    let mut direct = solver("direct/cholesky", &[]);
     let v0 = liquid.volume();
     let mut refitted = 0;
     for _ in 0..240 {
         let before = liquid.grid.tall.clone();
-        step(&mut liquid, &mut direct, 1.0 / 60.0);
+        step(&mut liquid, &mut direct, 1.0 / 60.0, Route::Csr);
         refitted += before
             .iter()
             .zip(&liquid.grid.tall)

@@ -3,35 +3,14 @@
 //! tall-cell multigrid agree with the direct solve on 3D tall-cell problems, and the Flood
 //! graph validates and runs.
 
-use flip_core::tallcell::{advect, extrapolate, pressure, reinit, terrain, TallGrid, TallLiquid};
+use flip_core::tallcell::{advect, pressure, terrain, TallGrid, TallLiquid};
 use flip_graph::{compile, ParamValue};
-use flip_plugin::host::{ProblemRef, SolverInstance};
-use flipgraph_tests::{graph, plugins, registry, set, simulation, stat};
+use flip_plugin::host::ProblemRef;
+use flipgraph_tests::{graph, registry, set, simulation, stat};
 
-const G: f32 = -9.81;
-const RHO: f32 = 1000.0;
-
-fn solver(name: &str, params: &[(String, f64)]) -> SolverInstance {
-    let set = plugins();
-    let (plugin, info) = set.find(name).expect("solver plugin");
-    SolverInstance::create(plugin, &info.name, params).expect("solver instance")
-}
-
-/// One step in the order of the `tallcell_*` nodes, solved as the tall-cell kind; returns
-/// the largest divergence left.
-fn step(liquid: &mut TallLiquid, solver: &mut SolverInstance, dt: f32) -> f32 {
-    extrapolate::extrapolate_velocity(liquid, 4);
-    advect::advect_level_set(liquid, dt);
-    advect::advect_velocity(liquid, dt);
-    reinit::reinitialise(liquid);
-    liquid.refit();
-    advect::add_gravity(liquid, G, dt);
-    let mut p = pressure::assemble(liquid, RHO, dt);
-    solver
-        .solve_any(ProblemRef::TallCell(&mut p.tallcell()))
-        .expect("solve");
-    pressure::apply(liquid, &p)
-}
+#[path = "tallcell_support.rs"]
+mod support;
+use support::{max_diff, solver, step, Route, G, RHO};
 
 /// A lake over hills on `n × n` columns, 0.75 m deep on average (`regular: None` = the
 /// regular grid).
@@ -54,7 +33,7 @@ fn a_3d_lake_over_uneven_terrain_stays_at_rest() {
     let v0 = liquid.volume();
     let (mut speed, mut div) = (0.0f32, 0.0f32);
     for _ in 0..500 {
-        div = div.max(step(&mut liquid, &mut mg, 1.0 / 120.0));
+        div = div.max(step(&mut liquid, &mut mg, 1.0 / 120.0, Route::TallCell));
         speed = speed.max(liquid.max_speed());
     }
     let drift = (liquid.volume() - v0) / v0;
@@ -96,10 +75,6 @@ fn solve(
     };
     solved.unwrap_or_else(|e| panic!("{name}: {e}"));
     p.csr.pressure
-}
-
-fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(0.0, |m, (x, y)| m.max((x - y).abs()))
 }
 
 #[test]
