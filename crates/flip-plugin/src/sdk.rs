@@ -43,7 +43,7 @@ mod tallcell;
 
 pub use crate::abi::SolveStats;
 pub use array::Array;
-pub use csr::{CsrError, CsrProblem, OwnedCsr};
+pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
 pub use distributed::{distributed, Distributed};
 pub use dump::DUMP_MAGIC;
 pub use owned::OwnedProblem;

@@ -16,7 +16,7 @@ use super::sample::{value, value64, Outside};
 use super::state::TallLiquid;
 use super::PAR_MIN;
 use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
-use flip_plugin::sdk::{OwnedCsr, OwnedTallGeometry, TallCellProblem};
+use flip_plugin::sdk::{merge_row, OwnedCsr, OwnedTallGeometry, TallCellProblem};
 use rayon::prelude::*;
 
 /// An assembled tall-cell pressure problem.
@@ -169,14 +169,7 @@ fn row_entries(liquid: &TallLiquid, row_of: &[u32], n: usize, r: u32) -> Vec<(u3
             }
         }
     }
-    row.sort_unstable_by_key(|e| e.0);
-    row.dedup_by(|b, a| {
-        let same = a.0 == b.0;
-        if same {
-            a.1 += b.1;
-        }
-        same
-    });
+    merge_row(&mut row);
     row
 }
 

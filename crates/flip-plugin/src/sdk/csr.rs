@@ -205,6 +205,18 @@ pub struct OwnedCsr {
     pub cells: Vec<usize>,
 }
 
+/// Sorts a row's `(column, value)` entries by column and sums the repeated columns.
+pub fn merge_row(entries: &mut Vec<(u32, f64)>) {
+    entries.sort_unstable_by_key(|e| e.0);
+    entries.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 += b.1;
+        }
+        same
+    });
+}
+
 impl OwnedCsr {
     /// The fluid unknowns of `p` as a symmetric CSR system (rows in grid order, entries by
     /// column), with S as row flags and the grid pressure as the initial guess.

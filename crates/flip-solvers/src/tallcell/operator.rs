@@ -6,7 +6,7 @@
 
 use super::grid::{Grid, Look};
 use flip_plugin::sdk::stencil::dirichlet_weight;
-use flip_plugin::sdk::CsrProblem;
+use flip_plugin::sdk::{merge_row, CsrProblem};
 use rayon::prelude::*;
 
 /// A square sparse matrix in compressed rows: the off-diagonal entries, and the diagonal
@@ -35,14 +35,7 @@ impl Sparse {
     /// used as scratch and left empty.
     pub fn push_row(&mut self, entries: &mut Vec<(u32, f64)>) {
         let r = self.rows() as u32;
-        entries.sort_unstable_by_key(|e| e.0);
-        entries.dedup_by(|b, a| {
-            let same = a.0 == b.0;
-            if same {
-                a.1 += b.1;
-            }
-            same
-        });
+        merge_row(entries);
         if self.row_ptr.is_empty() {
             self.row_ptr.push(0);
         }
