@@ -5,8 +5,9 @@
 use crate::frames::FrameData;
 use flip_core::smoke::{sample_cell, vorticity};
 use flip_core::{Grid3, GridSpec, MacGrid};
-use flip_graph::{GraphDoc, Value};
+use flip_graph::{GraphDoc, Value, VelocityField};
 use rayon::prelude::*;
+use std::sync::{Arc, OnceLock};
 
 /// The particle attribute the viewport colours by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,10 +57,66 @@ impl ColorBy {
 /// graph has no such field).
 #[derive(Clone, Debug, Default)]
 pub struct GridSamples {
-    /// |ω| at the particles (1/s).
+    /// |∇ × u| at the particles (1/s).
     pub vorticity: Vec<f32>,
     /// Pressure at the particles (Pa).
     pub pressure: Vec<f32>,
+}
+
+/// The grid values behind *colour by* vorticity and pressure: the frame's probed pressure and
+/// velocity (shared with the simulation, not copied), sampled at the frame's points the first
+/// time they are shown. Most frames are only ever drawn by speed, so the simulation thread no
+/// longer samples 2 × N values after every frame.
+#[derive(Clone, Debug, Default)]
+pub struct GridAttributes {
+    spec: Option<GridSpec>,
+    pressure: Option<Arc<Grid3<f32>>>,
+    velocity: Option<Arc<VelocityField>>,
+    samples: Arc<OnceLock<GridSamples>>,
+}
+
+impl GridAttributes {
+    /// The probed pressure and velocity (of a liquid graph) of a frame on `spec`'s grid.
+    pub fn new(spec: &GridSpec, probed: &[Option<Value>]) -> Self {
+        let mut out = Self {
+            spec: Some(*spec),
+            ..Self::default()
+        };
+        for v in probed.iter().flatten() {
+            match v {
+                Value::Scalar(g) => out.pressure = Some(g.clone()),
+                Value::Velocity(f) => out.velocity = Some(f.clone()),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The values at `points` (the frame's), sampled on the first call.
+    pub fn at(&self, points: &[[f32; 3]]) -> &GridSamples {
+        self.samples.get_or_init(|| match &self.spec {
+            Some(spec) => sample(
+                spec,
+                points,
+                self.pressure.as_deref(),
+                self.velocity.as_deref().map(|f| &f.vel),
+            ),
+            None => GridSamples::default(),
+        })
+    }
+
+    /// Bytes of the grid values held until they are sampled, or of the samples.
+    pub fn bytes(&self) -> usize {
+        let held = self.pressure.as_ref().map_or(0, |g| g.data.len() * 4)
+            + self.velocity.as_ref().map_or(0, |f| {
+                f.vel.axes().iter().map(|c| c.data.len() * 4).sum::<usize>()
+            });
+        let sampled = self
+            .samples
+            .get()
+            .map_or(0, |s| (s.vorticity.len() + s.pressure.len()) * 4);
+        held + sampled
+    }
 }
 
 /// Probes for the attributes of a liquid graph: the first pressure node's `pressure` and the
@@ -81,26 +138,20 @@ pub fn attribute_probes(doc: &GraphDoc) -> Vec<(String, String)> {
     probes
 }
 
-/// Samples the probed pressure and velocity (of a liquid graph) at `points`.
-pub fn sample(spec: &GridSpec, points: &[[f32; 3]], probed: &[Option<Value>]) -> GridSamples {
-    let mut pressure: Option<&Grid3<f32>> = None;
-    let mut velocity: Option<&MacGrid> = None;
-    for v in probed.iter().flatten() {
-        match v {
-            Value::Scalar(g) => pressure = Some(g),
-            Value::Velocity(f) => velocity = Some(&f.vel),
-            _ => {}
-        }
-    }
+/// Samples `pressure` and the vorticity of `velocity` at `points`.
+fn sample(
+    spec: &GridSpec,
+    points: &[[f32; 3]],
+    pressure: Option<&Grid3<f32>>,
+    velocity: Option<&MacGrid>,
+) -> GridSamples {
     let at = |g: &Grid3<f32>| -> Vec<f32> {
         if g.dims() != spec.dims() {
             return vec![];
         }
         let p = |x: &[f32; 3]| sample_cell(spec, g, glam::Vec3::from_array(*x));
-        // on every core: the worker captures this after each frame, between steps
         points.par_iter().map(p).collect()
     };
-
     let vorticity = velocity.map_or(vec![], |u| {
         let w = vorticity(spec, u);
         let magnitude = Grid3 {
@@ -128,9 +179,10 @@ pub fn normalized(f: &FrameData, by: ColorBy, speed_max: f32) -> Option<(Vec<f32
             (ids, 0.0, n.saturating_sub(1) as f32)
         }
         ColorBy::Vorticity | ColorBy::Pressure => {
+            let samples = f.grid.at(&f.points);
             let v = match by {
-                ColorBy::Vorticity => &f.grid.vorticity,
-                _ => &f.grid.pressure,
+                ColorBy::Vorticity => &samples.vorticity,
+                _ => &samples.pressure,
             };
             let lo = v.iter().copied().fold(f32::INFINITY, f32::min).min(0.0);
             let hi = v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -147,8 +199,6 @@ pub fn normalized(f: &FrameData, by: ColorBy, speed_max: f32) -> Option<(Vec<f32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flip_graph::VelocityField;
-    use std::sync::Arc;
 
     /// Solid-body rotation `u = Ω × (x − c)` at rate `omega` on a 16² grid: vorticity `2Ω`.
     fn rotation(spec: &GridSpec, omega: f32) -> MacGrid {
@@ -181,11 +231,15 @@ mod tests {
         ];
         // cell centres: one inside, one on the pressure peak
         let points = [[0.5, 0.5, 0.0], [8.5 / 16.0, 4.5 / 16.0, 0.0]];
-        let s = sample(&spec, &points, &probed);
+        let attributes = GridAttributes::new(&spec, &probed);
+        let held = attributes.bytes();
+        let s = attributes.at(&points);
         assert!((s.vorticity[0] - 6.0).abs() < 1e-3, "{:?}", s.vorticity);
         assert_eq!(s.pressure, [0.0, 250.0]);
+        assert_eq!(held, 4 * (16 * 16 + 17 * 16 * 2 + 16 * 16 * 2));
         // a field of another size is not sampled
         let other = GridSpec::new(8, 8, 1, 1.0 / 8.0);
-        assert!(sample(&other, &points, &probed).pressure.is_empty());
+        let attributes = GridAttributes::new(&other, &probed);
+        assert!(attributes.at(&points).pressure.is_empty());
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::types::NodeStatus;
 use flip_graph::{Simulation, StepReport};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 pub use crate::overlays::{overlays, Overlays, Slice, SolidsCache, SolidsDraw};
@@ -38,7 +39,7 @@ pub struct FrameData {
     /// Particle speeds, same order.
     pub speeds: Vec<f32>,
     /// Vorticity and pressure at the same particles (liquid graphs).
-    pub grid: crate::attributes::GridSamples,
+    pub grid: crate::attributes::GridAttributes,
     /// Liquid level set slice, if the graph has a level-set node.
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice (0 fluid, 1 air, 2 solid), if the graph has a marker node.
@@ -79,7 +80,7 @@ impl FrameData {
         };
         let o = overlays(sim.probed(), last_solids);
         let spec = sim.settings().grid_spec();
-        let grid = crate::attributes::sample(&spec, &points, sim.probed());
+        let grid = crate::attributes::GridAttributes::new(&spec, sim.probed());
         let (solve_iterations, solve_residual) = solve_summary(steps);
         Self {
             frame: sim.frame(),
@@ -105,9 +106,11 @@ impl FrameData {
         }
     }
 
-    /// Bytes held by the particle sample.
+    /// Bytes held by the particle sample and its grid attributes.
     pub fn particle_bytes(&self) -> usize {
-        self.points.len() * std::mem::size_of::<[f32; 3]>() + self.speeds.len() * 4
+        self.points.len() * std::mem::size_of::<[f32; 3]>()
+            + self.speeds.len() * 4
+            + self.grid.bytes()
     }
 }
 
@@ -124,6 +127,7 @@ pub fn enforce_budget(frames: &mut [Arc<FrameData>], budget: usize) {
             total -= f.particle_bytes();
             f.points = Vec::new();
             f.speeds = Vec::new();
+            f.grid = Default::default();
         }
     }
 }
@@ -172,8 +176,19 @@ pub fn solve_summary(reports: &[StepReport]) -> (f64, f64) {
 /// Evenly subsampled positions and speeds.
 pub fn sample_particles(p: &flip_core::Particles) -> (Vec<[f32; 3]>, Vec<f32>) {
     let stride = p.len().div_ceil(MAX_POINTS).max(1);
-    let pos = p.pos.iter().step_by(stride).map(|v| v.to_array()).collect();
-    let speed = p.vel.iter().step_by(stride).map(|v| v.length()).collect();
+    // on every core: the simulation thread waits for this after each frame
+    let pos = p
+        .pos
+        .par_iter()
+        .step_by(stride)
+        .map(|v| v.to_array())
+        .collect();
+    let speed = p
+        .vel
+        .par_iter()
+        .step_by(stride)
+        .map(|v| v.length())
+        .collect();
     (pos, speed)
 }
 

@@ -106,12 +106,10 @@ fn the_built_in_scene_plays_when_plugins_are_built() {
     assert!(data.level_set.is_some() && data.cells.is_some() && data.solids.is_some());
     // colour by attribute: pressure and vorticity at every drawn particle; no density field
     let n = data.points.len();
-    assert_eq!(
-        (data.grid.pressure.len(), data.grid.vorticity.len()),
-        (n, n)
-    );
+    let samples = data.grid.at(&data.points);
+    assert_eq!((samples.pressure.len(), samples.vorticity.len()), (n, n));
     assert!(
-        data.grid.pressure.iter().any(|p| *p > 0.0),
+        samples.pressure.iter().any(|p| *p > 0.0),
         "hydrostatic pressure"
     );
     assert!(
