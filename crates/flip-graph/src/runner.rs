@@ -302,6 +302,17 @@ impl Simulation {
         substep: u32,
         frame_end: bool,
     ) -> Result<StepReport, RunError> {
+        // On a worker of the pool: the nodes' parallel loops then start inside it, instead of
+        // each being injected from this thread (a futex wake and sleep per loop).
+        rayon::scope(|_| self.substep_on_pool(dt, substep, frame_end))
+    }
+
+    fn substep_on_pool(
+        &mut self,
+        dt: f32,
+        substep: u32,
+        frame_end: bool,
+    ) -> Result<StepReport, RunError> {
         let start = Instant::now();
         if self.cancel.load(Ordering::Relaxed) {
             return Err(RunError::Cancelled { frame: self.frame });

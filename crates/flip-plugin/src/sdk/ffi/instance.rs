@@ -75,25 +75,55 @@ pub unsafe extern "C" fn solve(
     stats: *mut SolveStats,
     error: *mut ErrorBuf,
 ) -> i32 {
-    guarded(error, || {
-        with_services(services, || {
+    let call = SolveCall {
+        instance: instance_ptr,
+        problem,
+        services,
+        stats,
+    };
+    guarded(error, || on_pool(move || call.run(kind)))
+}
+
+/// The pointers of one `solve` call, moved to the worker that runs it. The ABI lets an
+/// instance and the host services be used from threads the plugin uses for the call, and the
+/// host's problem and stats stay valid and untouched by it until the call returns.
+struct SolveCall {
+    instance: *mut c_void,
+    problem: *const c_void,
+    services: *const HostServices,
+    stats: *mut SolveStats,
+}
+
+// SAFETY: see the type's comment; the host thread is blocked in `solve` while a worker uses them.
+unsafe impl Send for SolveCall {}
+
+impl SolveCall {
+    fn run(self, kind: u32) -> Result<(), SolveError> {
+        with_services(self.services, || {
             // SAFETY: the caller's contract.
-            let inst = unsafe { instance(instance_ptr)? };
+            let inst = unsafe { instance(self.instance)? };
             // SAFETY: as above.
-            let s = unsafe { dispatch(inst, kind, problem)? };
+            let s = unsafe { dispatch(inst, kind, self.problem)? };
             if cancelled() {
                 return Err(SolveError::Cancelled(format!(
                     "stopped after {} iterations at residual {:.3e}",
                     s.iterations, s.residual
                 )));
             }
-            if !stats.is_null() {
+            if !self.stats.is_null() {
                 // SAFETY: non-null, writable (the caller's contract).
-                unsafe { stats.write(s) };
+                unsafe { self.stats.write(s) };
             }
             Ok(())
         })
-    })
+    }
+}
+
+/// Runs `f` on a worker of the plugin's rayon pool while the host's thread waits, so that the
+/// solver's parallel loops start inside the pool: called from the host's thread, every loop
+/// (dozens per V-cycle) would be injected from outside, a futex wake and sleep each.
+fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| f())
 }
 
 /// Body of `reset`.
