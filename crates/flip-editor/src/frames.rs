@@ -176,20 +176,18 @@ pub fn solve_summary(reports: &[StepReport]) -> (f64, f64) {
 /// Evenly subsampled positions and speeds.
 pub fn sample_particles(p: &flip_core::Particles) -> (Vec<[f32; 3]>, Vec<f32>) {
     let stride = p.len().div_ceil(MAX_POINTS).max(1);
-    // on every core: the simulation thread waits for this after each frame
-    let pos = p
-        .pos
-        .par_iter()
-        .step_by(stride)
-        .map(|v| v.to_array())
-        .collect();
-    let speed = p
-        .vel
-        .par_iter()
-        .step_by(stride)
-        .map(|v| v.length())
-        .collect();
+    let pos = strided(&p.pos, stride, |v| v.to_array());
+    let speed = strided(&p.vel, stride, |v| v.length());
     (pos, speed)
+}
+
+/// `f` of every `stride`-th item, on every core (the simulation thread waits for the capture).
+fn strided<T: Sync, U: Send>(
+    items: &[T],
+    stride: usize,
+    f: impl Fn(&T) -> U + Sync + Send,
+) -> Vec<U> {
+    items.par_iter().step_by(stride).map(f).collect()
 }
 
 /// A frame of `points` particles at the origin and nothing else (for tests).
