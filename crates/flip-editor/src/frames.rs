@@ -107,7 +107,7 @@ impl FrameData {
     }
 
     /// Bytes held by the particle sample and its grid attributes.
-    pub fn particle_bytes(&self) -> usize {
+    pub fn cached_bytes(&self) -> usize {
         self.points.len() * std::mem::size_of::<[f32; 3]>()
             + self.speeds.len() * 4
             + self.grid.bytes()
@@ -117,14 +117,14 @@ impl FrameData {
 /// Drops the particles of the oldest frames until the cache fits `budget` bytes (see
 /// [`CACHE_BUDGET_BYTES`]); the newest frame keeps its particles.
 pub fn enforce_budget(frames: &mut [Arc<FrameData>], budget: usize) {
-    let mut total: usize = frames.iter().map(|f| f.particle_bytes()).sum();
+    let mut total: usize = frames.iter().map(|f| f.cached_bytes()).sum();
     let n = frames.len();
     for f in frames.iter_mut().take(n.saturating_sub(1)) {
         if total <= budget {
             break;
         }
         if let Some(f) = Arc::get_mut(f) {
-            total -= f.particle_bytes();
+            total -= f.cached_bytes();
             f.points = Vec::new();
             f.speeds = Vec::new();
             f.grid = Default::default();
