@@ -41,6 +41,8 @@ pub struct RunSummary {
     pub frames: usize,
     /// Wall time of all substeps (scheduler included).
     pub wall: Duration,
+    /// Sum over substeps of the longest chain of node times (the nodes' share of the wall).
+    pub critical: Duration,
     /// Every pressure solve.
     pub solves: Vec<SolveRecord>,
     /// Particles at the end.
@@ -69,6 +71,7 @@ impl RunSummary {
         for r in reports {
             self.steps += 1;
             self.wall += r.wall;
+            self.critical += r.critical_path;
             self.particles = r.particles;
             for (i, t) in r.node_times.iter().enumerate() {
                 self.node_time[i] += *t;
@@ -110,10 +113,11 @@ impl RunSummary {
     pub fn print(&self) {
         let total: f64 = self.node_time.iter().map(Duration::as_secs_f64).sum();
         let steps = self.steps.max(1) as f64;
-        println!("\n{} frames, {} substeps, {} particles, {:.2} s wall ({:.1} ms/substep; nodes {:.1} ms, scheduler {:.2} ms)",
-            self.frames, self.steps, self.particles, self.wall.as_secs_f64(),
-            1e3 * self.wall.as_secs_f64() / steps, 1e3 * total / steps,
-            1e3 * (self.wall.as_secs_f64() - total).max(0.0) / steps);
+        let (wall, critical) = (self.wall.as_secs_f64(), self.critical.as_secs_f64());
+        println!("\n{} frames, {} substeps, {} particles, {:.2} s wall ({:.1} ms/substep; node time {:.1} ms, critical path {:.1} ms, scheduler and state check {:.2} ms)",
+            self.frames, self.steps, self.particles, wall,
+            1e3 * wall / steps, 1e3 * total / steps, 1e3 * critical / steps,
+            1e3 * (wall - critical).max(0.0) / steps);
         println!(
             "{:<18} {:<12} {:>10} {:>12} {:>7}",
             "node", "kind", "total s", "ms/substep", "share"

@@ -1,6 +1,7 @@
-//! Runs a compiled graph step after step: substeps from the CFL rule inside each frame, the
-//! nodes of each dependency level in parallel (rayon), values moved along edges when their last
-//! reader takes them (so `Arc::make_mut` copies only when a value is really shared).
+//! Runs a compiled graph step after step: substeps from the CFL rule inside each frame, each
+//! node started on the rayon pool as soon as its inputs are ready, values moved along edges
+//! when their last reader takes them (so `Arc::make_mut` copies only when a value is really
+//! shared).
 
 use crate::compile::{compile, ExecPlan};
 use crate::doc::{GraphDoc, Settings};
@@ -18,8 +19,10 @@ use std::time::{Duration, Instant};
 mod cancel;
 /// Saving and restoring a run at a frame boundary.
 pub mod checkpoint;
+mod dataflow;
 mod instantiate;
-mod level;
+mod state_check;
+use dataflow::Dataflow;
 use instantiate::instantiate;
 pub use instantiate::RunPaths;
 
@@ -59,6 +62,9 @@ pub struct StepReport {
     /// Time of the end-of-step state check (largest speed for the CFL step, blow-up test),
     /// part of `wall`.
     pub state_check: Duration,
+    /// Longest chain of node times through the graph: the substep's wall time on unlimited
+    /// cores, without scheduling.
+    pub critical_path: Duration,
     /// Wall time of the whole substep, scheduler included.
     pub wall: Duration,
     /// Files the output nodes wrote in this substep.
@@ -70,8 +76,8 @@ pub struct StepReport {
 /// A running simulation of one graph.
 pub struct Simulation {
     plan: ExecPlan,
-    /// The plan's levels, shared so a substep can walk them while mutating `self`.
-    levels: Arc<[Vec<usize>]>,
+    /// The plan's dependencies, shared so a substep can walk them while mutating `self`.
+    flow: Arc<Dataflow>,
     nodes: Vec<Box<dyn Node>>,
     settings: Arc<Settings>,
     out_dir: PathBuf,
@@ -130,7 +136,7 @@ impl Simulation {
             .collect();
         let settings = Arc::new(plan.settings.clone());
         let mut sim = Self {
-            levels: plan.levels.clone().into(),
+            flow: Arc::new(Dataflow::new(&plan)),
             plan,
             nodes,
             settings,
@@ -336,7 +342,7 @@ impl Simulation {
             .iter()
             .map(|p| vec![None; p.spec.outputs.len()])
             .collect();
-        let mut left: Vec<Vec<usize>> = self
+        let left: Vec<Vec<usize>> = self
             .plan
             .nodes
             .iter()
@@ -354,10 +360,8 @@ impl Simulation {
         if let Some(si) = self.plan.step_input {
             slots[si] = std::mem::take(&mut self.state);
         }
-        for level in self.levels.clone().iter() {
-            self.run_level(level, &ctx, &mut slots, &mut left, &mut report)
-                .map_err(|e| self.cancelled_or(e))?;
-        }
+        self.run_nodes(&ctx, slots, left, &mut report)
+            .map_err(|e| self.cancelled_or(e))?;
         self.time += f64::from(dt);
         self.step += 1;
         let check = Instant::now();

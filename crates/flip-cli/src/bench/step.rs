@@ -101,7 +101,6 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut overheads = Vec::new();
     let mut checks = Vec::new();
     let mut stages = StageTimes::default();
-    let levels = sim.plan().levels.clone();
     for s in 0..a.steps {
         // Substep indices keep counting: index 0 is the start of the run (one-shot emitters).
         let r = sim
@@ -111,16 +110,10 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             per_node[i].push(t.as_secs_f64());
         }
         walls.push(r.wall.as_secs_f64());
-        // Scheduler overhead: wall time minus the critical path (slowest node of each level)
-        // and the state check (a simulation pass of its own, reported on its own line).
-        let critical: f64 = levels
-            .iter()
-            .map(|l| {
-                l.iter()
-                    .map(|&i| r.node_times[i].as_secs_f64())
-                    .fold(0.0, f64::max)
-            })
-            .sum();
+        // Scheduler overhead: wall time minus the critical path (the longest chain of node
+        // times through the graph) and the state check (a simulation pass of its own,
+        // reported on its own line).
+        let critical = r.critical_path.as_secs_f64();
         let check = r.state_check.as_secs_f64();
         overheads.push(r.wall.as_secs_f64() - critical - check);
         checks.push(check);
