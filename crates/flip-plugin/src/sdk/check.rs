@@ -103,41 +103,62 @@ pub fn structured_raw(p: &Problem<'_>) -> Residual {
 /// [`structured_raw`] over the rows in `rows` only: one rank's owned cells of a distributed
 /// problem (its ghost rows lack the couplings beyond the slab).
 pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Residual {
+    use rayon::prelude::*;
     let n = p.cell_count();
-    let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
-    let x = &*p.pressure;
-    let mut out = Residual {
+    let rows = rows.start.min(n)..rows.end.min(n);
+    let empty = Residual {
         finite: true,
         ..Residual::default()
     };
-    for c in rows.filter(|&c| c < n && p.is_fluid(c)) {
-        let d = f64::from(p.diag[c]);
-        let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
-        for (off, &sa) in p.off.iter().zip(&s) {
-            for (m, o) in [(c + sa, c), (c.wrapping_sub(sa), c.wrapping_sub(sa))] {
-                if m < n && off[o] != 0.0 {
-                    let t = f64::from(off[o]) * x[m];
-                    ax += t;
-                    abs += t.abs();
-                }
+    rows.into_par_iter()
+        .with_min_len(4096)
+        .filter(|&c| p.is_fluid(c))
+        .fold(|| empty, |acc, c| merge(acc, raw_row(p, c)))
+        .reduce(|| empty, merge)
+}
+
+/// Row `c`'s raw residual as a one-row [`Residual`].
+fn raw_row(p: &Problem<'_>, c: usize) -> Residual {
+    let n = p.cell_count();
+    let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
+    let x = &*p.pressure;
+    let d = f64::from(p.diag[c]);
+    let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
+    for (off, &sa) in p.off.iter().zip(&s) {
+        for (m, o) in [(c + sa, c), (c.wrapping_sub(sa), c.wrapping_sub(sa))] {
+            if m < n && off[o] != 0.0 {
+                let t = f64::from(off[o]) * x[m];
+                ax += t;
+                abs += t.abs();
             }
         }
-        let r = p.rhs[c] - ax;
-        let value = if p.lcp && p.complementarity[c] != 0 {
-            (-r).min(x[c]).abs().min((-r).min(d * x[c]).abs())
-        } else {
-            r.abs()
-        };
-        out.finite &= x[c].is_finite();
-        out.rhs_norm = out.rhs_norm.max(p.rhs[c].abs());
-        out.scale = out.scale.max(abs + p.rhs[c].abs());
-        out.max = if value.is_nan() {
+    }
+    let r = p.rhs[c] - ax;
+    let max = if p.lcp && p.complementarity[c] != 0 {
+        (-r).min(x[c]).abs().min((-r).min(d * x[c]).abs())
+    } else {
+        r.abs()
+    };
+    Residual {
+        max,
+        scale: abs + p.rhs[c].abs(),
+        rhs_norm: p.rhs[c].abs(),
+        finite: x[c].is_finite(),
+    }
+}
+
+/// Two parts' residuals as one (a NaN residual stays NaN).
+fn merge(a: Residual, b: Residual) -> Residual {
+    Residual {
+        max: if a.max.is_nan() || b.max.is_nan() {
             f64::NAN
         } else {
-            out.max.max(value)
-        };
+            a.max.max(b.max)
+        },
+        scale: a.scale.max(b.scale),
+        rhs_norm: a.rhs_norm.max(b.rhs_norm),
+        finite: a.finite && b.finite,
     }
-    out
 }
 
 /// The residual of `p.pressure` for the structured problem `p`.
