@@ -22,12 +22,33 @@ pub struct SdfGrid {
     band: f32,
 }
 
+/// Most nodes one cache grid holds (64 MiB of distances).
+pub const MAX_NODES: f64 = (1u64 << 24) as f64;
+
+/// Nodes along each axis of a box of `extent` (finite, non-negative) at spacing `h`.
+fn node_counts(extent: Vec3, h: f32) -> [usize; 3] {
+    [0, 1, 2].map(|a| (extent[a] / h).ceil().min(1e9) as usize + 1)
+}
+
 impl SdfGrid {
     /// Samples `f` at the nodes of the box `lo..hi` with spacing `h` (an axis where `lo` and
     /// `hi` coincide gets a single layer, as for the cut plane of a 2D scene).
+    /// The spacing grows (the cache is an acceleration only: [`SdfGrid::sample`] trusts a
+    /// node farther than a cell diagonal from the surface) until the grid holds at most
+    /// [`MAX_NODES`]; a box with a non-finite extent gets a single node.
     pub fn build(lo: Vec3, hi: Vec3, h: f32, f: impl Fn(Vec3) -> f32 + Sync) -> Self {
-        let n = |a: usize| ((hi[a] - lo[a]) / h).ceil().max(0.0) as usize + 1;
-        let dims = [n(0), n(1), n(2)];
+        let extent = (hi - lo).max(Vec3::ZERO);
+        let extent = if extent.is_finite() {
+            extent
+        } else {
+            Vec3::ZERO
+        };
+        let mut h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
+        let mut dims = node_counts(extent, h);
+        while dims.iter().map(|&d| d as f64).product::<f64>() > MAX_NODES {
+            h *= 1.25;
+            dims = node_counts(extent, h);
+        }
         let mut values = vec![0.0f32; dims[0] * dims[1] * dims[2]];
         values
             .par_chunks_mut(dims[0])
@@ -127,5 +148,23 @@ mod tests {
         assert_eq!(flat.dims()[2], 1);
         assert!((flat.sample(Vec3::new(0.9, 0.0, 0.0)).unwrap() - 0.4).abs() < 1e-3);
         assert_eq!(flat.sample(Vec3::new(0.9, 0.0, 0.2)), None);
+    }
+
+    #[test]
+    fn a_huge_or_broken_box_is_sampled_coarser_not_allocated_whole() {
+        // a mesh scaled up 10⁴× around a 1 cm grid: 10¹⁵ nodes at the asked spacing
+        let plane = |p: Vec3| p.y;
+        let big = SdfGrid::build(Vec3::splat(-5e3), Vec3::splat(5e3), 0.01, plane);
+        let nodes: f64 = big.dims().iter().map(|&d| d as f64).product();
+        assert!(nodes <= MAX_NODES, "{:?}", big.dims());
+        assert!(big.spacing() > 10.0);
+        let p = Vec3::new(0.0, 2e3, 0.0);
+        assert!((big.sample(p).expect("far from the surface") - 2e3).abs() < 1.0);
+        for (lo, hi) in [
+            (Vec3::splat(f32::NEG_INFINITY), Vec3::splat(f32::INFINITY)),
+            (Vec3::splat(f32::NAN), Vec3::ONE),
+        ] {
+            assert_eq!(SdfGrid::build(lo, hi, 0.01, plane).dims(), [1, 1, 1]);
+        }
     }
 }
