@@ -68,29 +68,34 @@ pub(crate) fn write_atomic<E>(
     result
 }
 
-/// The PLY header for `n` vertices with position and velocity.
+/// The PLY header for `n` vertices with position, velocity and id.
 fn ply_header(n: usize) -> String {
     format!(
         "ply\nformat binary_little_endian 1.0\ncomment flipgraph particles\nelement vertex {n}\n\
          property float x\nproperty float y\nproperty float z\n\
-         property float vx\nproperty float vy\nproperty float vz\nend_header\n"
+         property float vx\nproperty float vy\nproperty float vz\nproperty uint id\nend_header\n"
     )
 }
 
-/// Writes the particles as a binary little-endian PLY point cloud (vertex `x y z vx vy vz`,
-/// all `float`), readable by Blender, Houdini and ParaView. Atomic: writes `<path>.tmp`, then
-/// renames it.
+/// Bytes of one PLY vertex: six floats and the id.
+const PLY_RECORD: usize = 28;
+
+/// Writes the particles as a binary little-endian PLY point cloud (vertex `x y z vx vy vz` as
+/// `float`, `id` as `uint`: the particle's id modulo 2³², or its index when it has none),
+/// readable by Blender, Houdini and ParaView. Atomic: writes `<path>.tmp`, then renames it.
 pub fn write_ply(path: &Path, particles: &Particles) -> std::io::Result<()> {
     write_atomic(
         path,
         |tmp| {
             let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(tmp)?);
             out.write_all(ply_header(particles.len()).as_bytes())?;
-            let mut rec = [0u8; 24];
-            for (p, v) in particles.pos.iter().zip(&particles.vel) {
+            let mut rec = [0u8; PLY_RECORD];
+            for (i, (p, v)) in particles.pos.iter().zip(&particles.vel).enumerate() {
                 for (slot, x) in rec.chunks_exact_mut(4).zip([p.x, p.y, p.z, v.x, v.y, v.z]) {
                     slot.copy_from_slice(&x.to_le_bytes());
                 }
+                let id = particles.id_of(i) as u32; // PLY has no 64-bit integers
+                rec[24..].copy_from_slice(&id.to_le_bytes());
                 out.write_all(&rec)?;
             }
             out.into_inner().map_err(|e| e.into_error())?.sync_all()
@@ -117,7 +122,8 @@ mod tests {
         let header = ply_header(3);
         assert!(header.starts_with("ply\nformat binary_little_endian 1.0\n"));
         assert!(header.contains("element vertex 3\n") && header.ends_with("end_header\n"));
-        assert_eq!(bytes.len(), header.len() + 3 * 24);
+        assert!(header.contains("property uint id\n"));
+        assert_eq!(bytes.len(), header.len() + 3 * PLY_RECORD);
         assert_eq!(&bytes[..header.len()], header.as_bytes());
         let body = &bytes[header.len()..];
         let f = |i: usize| f32::from_le_bytes(body[4 * i..4 * i + 4].try_into().unwrap());
@@ -125,7 +131,9 @@ mod tests {
             [f(0), f(1), f(2), f(3), f(4), f(5)],
             [1.0, 2.0, 3.0, -1.0, 0.5, 0.25]
         );
-        assert_eq!(f(6), 4.0);
+        let id = |i: usize| u32::from_le_bytes(body[28 * i + 24..28 * i + 28].try_into().unwrap());
+        assert_eq!([id(0), id(1), id(2)], [0, 1, 2]);
+        assert_eq!(f(7), 4.0);
         assert!(!tmp_path(&path).exists());
         // an unwritable target fails and leaves no temporary file behind
         let bad = dir.path().join("missing").join("x.ply");

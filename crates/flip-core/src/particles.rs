@@ -11,6 +11,14 @@ pub struct Particles {
     /// APIC affine velocity (Jiang et al. 2015): row `c` is the gradient of velocity component
     /// `c` at the particle (1/s). Empty unless an APIC transfer is in use; then one per particle.
     pub affine: Vec<[Vec3; 3]>,
+    /// Identifier of every particle, kept for its life and never reused within a run (the
+    /// `id` attribute of Houdini and of the exported PLY). Empty for particles built by hand
+    /// without ids; [`Particles::push`] keeps them when every particle has one.
+    #[serde(default)]
+    pub id: Vec<u64>,
+    /// The id the next pushed particle gets (one more than any given so far).
+    #[serde(default)]
+    pub next_id: u64,
 }
 
 impl Particles {
@@ -22,12 +30,30 @@ impl Particles {
     pub fn is_empty(&self) -> bool {
         self.pos.is_empty()
     }
-    /// Appends one particle (with a zero affine velocity when the particles carry one).
+    /// Appends one particle (with a zero affine velocity when the particles carry one, and
+    /// the next id when every particle has one, as all do that were only ever pushed).
     pub fn push(&mut self, pos: Vec3, vel: Vec3) {
+        if self.has_ids() {
+            self.id.push(self.next_id);
+            self.next_id += 1;
+        }
+        let affine = self.has_affine();
         self.pos.push(pos);
         self.vel.push(vel);
-        if self.has_affine() {
+        if affine {
             self.affine.push([Vec3::ZERO; 3]);
+        }
+    }
+    /// Whether every particle has an id.
+    pub fn has_ids(&self) -> bool {
+        self.id.len() == self.pos.len()
+    }
+    /// Particle `i`'s id, or its index when the particles carry none.
+    pub fn id_of(&self, i: usize) -> u64 {
+        if self.has_ids() {
+            self.id[i]
+        } else {
+            i as u64
         }
     }
     /// Whether every particle carries an APIC affine velocity.
@@ -37,7 +63,7 @@ impl Particles {
     /// Keeps the particles whose entry in `keep` is true, in order.
     pub fn retain_mask(&mut self, keep: &[bool]) {
         assert_eq!(keep.len(), self.len(), "one flag per particle");
-        let affine = self.has_affine();
+        let (affine, ids) = (self.has_affine(), self.has_ids());
         let mut at = 0;
         for (i, &k) in keep.iter().enumerate() {
             if k {
@@ -46,11 +72,19 @@ impl Particles {
                 if affine {
                     self.affine[at] = self.affine[i];
                 }
+                if ids {
+                    self.id[at] = self.id[i];
+                }
                 at += 1;
             }
         }
         self.pos.truncate(at);
         self.vel.truncate(at);
+        if ids {
+            self.id.truncate(at);
+        } else {
+            self.id.clear();
+        }
         if affine {
             self.affine.truncate(at);
         } else {
@@ -127,5 +161,39 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn ids_are_given_once_and_kept_through_removals() {
+        let mut p = many(6);
+        assert_eq!(p.id, [0, 1, 2, 3, 4, 5]);
+        p.retain_mask(&[true, false, true, false, false, true]);
+        assert_eq!(p.id, [0, 2, 5]);
+        assert_eq!(p.pos.len(), 3);
+        p.push(Vec3::ZERO, Vec3::ZERO);
+        assert_eq!(
+            p.id,
+            [0, 2, 5, 6],
+            "a removed particle's id is not given again"
+        );
+        assert_eq!(p.id_of(3), 6);
+        // particles built by hand carry none; their index stands in
+        let mut bare = Particles {
+            pos: vec![Vec3::ZERO; 2],
+            vel: vec![Vec3::ZERO; 2],
+            ..Particles::default()
+        };
+        bare.push(Vec3::ONE, Vec3::ZERO);
+        assert!(!bare.has_ids() && bare.id.is_empty());
+        assert_eq!(bare.id_of(2), 2);
+    }
+
+    #[test]
+    fn a_pushed_particle_gets_a_zero_affine_velocity_when_the_others_carry_one() {
+        let mut p = many(2);
+        p.affine = vec![[Vec3::ONE; 3]; 2];
+        p.push(Vec3::ZERO, Vec3::ZERO);
+        assert!(p.has_affine());
+        assert_eq!(p.affine[2], [Vec3::ZERO; 3]);
     }
 }

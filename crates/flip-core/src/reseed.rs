@@ -256,6 +256,14 @@ mod tests {
         );
         let new = &a.pos[12..];
         assert!(new.iter().all(|p| solids.distance(*p) > 0.0 && p.y < 0.5));
+        // survivors keep their ids; added particles get fresh ones
+        assert_eq!(a.id.len(), a.len());
+        assert!(a.id[..12].iter().all(|&id| id < 24));
+        assert!(a.id[12..].iter().all(|&id| id >= 24));
+        let mut ids = a.id.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), a.len(), "ids are unique");
         // deterministic, and another step draws other choices
         let mut b = ps.clone();
         assert_eq!(reseed(&spec, &mut b, &phi, &vel, &solids, &rule, 3), r);

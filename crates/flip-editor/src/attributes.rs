@@ -1,6 +1,6 @@
 //! What the particles are coloured by: speed, vorticity magnitude or pressure (sampled at the
-//! particles from the grid values of the frame's end), or particle id (the order in the
-//! particle list, which emitters keep).
+//! particles from the grid values of the frame's end), or particle id (`Particles::id`, kept
+//! by each particle for its life).
 
 use crate::frames::FrameData;
 use flip_core::smoke::{sample_cell, vorticity};
@@ -175,8 +175,9 @@ pub fn normalized(f: &FrameData, by: ColorBy, speed_max: f32) -> Option<(Vec<f32
     let (values, lo, hi): (Vec<f32>, f32, f32) = match by {
         ColorBy::Speed => (f.speeds.clone(), 0.0, speed_max),
         ColorBy::ParticleId => {
-            let ids = (0..n).map(|i| i as f32).collect();
-            (ids, 0.0, n.saturating_sub(1) as f32)
+            // over every id given so far: a particle keeps its colour while others come and go
+            let ids = f.ids.iter().map(|&i| i as f32).collect();
+            (ids, 0.0, f.id_end.saturating_sub(1) as f32)
         }
         ColorBy::Vorticity | ColorBy::Pressure => {
             let samples = f.grid.at(&f.points);
@@ -241,5 +242,25 @@ mod tests {
         let other = GridSpec::new(8, 8, 1, 1.0 / 8.0);
         let attributes = GridAttributes::new(&other, &probed);
         assert!(attributes.at(&points).pressure.is_empty());
+    }
+
+    #[test]
+    fn a_particle_keeps_its_id_colour_when_others_are_removed() {
+        let mut p = flip_core::Particles::default();
+        for i in 0..5 {
+            p.push(glam::Vec3::splat(i as f32), glam::Vec3::ZERO);
+        }
+        // the second to last particle (id 3) before and after two others go
+        let colour_of_id_3 = |p: &flip_core::Particles| {
+            let mut f = crate::frames::test_frame(0);
+            let s = crate::frames::sample_particles(p);
+            (f.points, f.ids, f.id_end) = (s.points, s.ids, s.id_end);
+            let (v, _, _) = normalized(&f, ColorBy::ParticleId, 1.0).unwrap();
+            v[v.len() - 2]
+        };
+        let before = colour_of_id_3(&p);
+        p.retain_mask(&[false, true, false, true, true]);
+        assert_eq!(colour_of_id_3(&p), before);
+        assert_eq!(before, 0.75);
     }
 }

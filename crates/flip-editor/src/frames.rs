@@ -38,6 +38,11 @@ pub struct FrameData {
     pub points: Vec<[f32; 3]>,
     /// Particle speeds, same order.
     pub speeds: Vec<f32>,
+    /// Particle ids, same order (their indices where the particles carry none).
+    pub ids: Vec<u64>,
+    /// One more than the largest id the run has given (colour-by-id maps `0..id_end`, so a
+    /// particle keeps its colour from frame to frame).
+    pub id_end: u64,
     /// Vorticity and pressure at the same particles (liquid graphs).
     pub grid: crate::attributes::GridAttributes,
     /// Liquid level set slice, if the graph has a level-set node.
@@ -71,12 +76,9 @@ impl FrameData {
         last_solids: &mut SolidsCache,
         mesher: &mut crate::liquid_mesh::Mesher,
     ) -> Self {
-        let (points, speeds, particles, max_speed) = match sim.particles() {
-            Some(p) => {
-                let (pos, sp) = sample_particles(&p);
-                (pos, sp, p.len(), p.max_speed())
-            }
-            None => (vec![], vec![], 0, 0.0),
+        let (sample, particles, max_speed) = match sim.particles() {
+            Some(p) => (sample_particles(&p), p.len(), p.max_speed()),
+            None => (ParticleSample::default(), 0, 0.0),
         };
         let o = overlays(sim.probed(), last_solids);
         let spec = sim.settings().grid_spec();
@@ -91,8 +93,10 @@ impl FrameData {
             capture_ms: 0.0,
             particles,
             max_speed,
-            points,
-            speeds,
+            points: sample.points,
+            speeds: sample.speeds,
+            ids: sample.ids,
+            id_end: sample.id_end,
             grid,
             level_set: o.level_set,
             cells: o.cells,
@@ -110,6 +114,7 @@ impl FrameData {
     pub fn cached_bytes(&self) -> usize {
         self.points.len() * std::mem::size_of::<[f32; 3]>()
             + self.speeds.len() * 4
+            + self.ids.len() * 8
             + self.grid.bytes()
     }
 }
@@ -127,6 +132,7 @@ pub fn enforce_budget(frames: &mut [Arc<FrameData>], budget: usize) {
             total -= f.cached_bytes();
             f.points = Vec::new();
             f.speeds = Vec::new();
+            f.ids = Vec::new();
             f.grid = Default::default();
         }
     }
@@ -173,12 +179,34 @@ pub fn solve_summary(reports: &[StepReport]) -> (f64, f64) {
     (iters, res)
 }
 
-/// Evenly subsampled positions and speeds.
-pub fn sample_particles(p: &flip_core::Particles) -> (Vec<[f32; 3]>, Vec<f32>) {
+/// An even subsample of the particles.
+#[derive(Debug, Default)]
+pub struct ParticleSample {
+    /// Positions.
+    pub points: Vec<[f32; 3]>,
+    /// Speeds.
+    pub speeds: Vec<f32>,
+    /// Ids (indices where the particles carry none).
+    pub ids: Vec<u64>,
+    /// One more than the largest id given so far.
+    pub id_end: u64,
+}
+
+/// Evenly subsampled positions, speeds and ids.
+pub fn sample_particles(p: &flip_core::Particles) -> ParticleSample {
     let stride = p.len().div_ceil(MAX_POINTS).max(1);
-    let pos = strided(&p.pos, stride, |v| v.to_array());
-    let speed = strided(&p.vel, stride, |v| v.length());
-    (pos, speed)
+    let (ids, id_end) = if p.has_ids() {
+        (strided(&p.id, stride, |&i| i), p.next_id)
+    } else {
+        let index: Vec<usize> = (0..p.len()).step_by(stride).collect();
+        (index.iter().map(|&i| i as u64).collect(), p.len() as u64)
+    };
+    ParticleSample {
+        points: strided(&p.pos, stride, |v| v.to_array()),
+        speeds: strided(&p.vel, stride, |v| v.length()),
+        ids,
+        id_end,
+    }
 }
 
 /// `f` of every `stride`-th item, on every core (the simulation thread waits for the capture).
@@ -204,6 +232,8 @@ pub(crate) fn test_frame(points: usize) -> FrameData {
         max_speed: 0.0,
         points: vec![[0.0; 3]; points],
         speeds: vec![0.0; points],
+        ids: (0..points as u64).collect(),
+        id_end: points as u64,
         grid: Default::default(),
         level_set: None,
         cells: None,

@@ -67,6 +67,8 @@ fn clone_frame(f: &FrameData) -> FrameData {
         max_speed: f.max_speed,
         points: f.points.clone(),
         speeds: f.speeds.clone(),
+        ids: f.ids.clone(),
+        id_end: f.id_end,
         grid: f.grid.clone(),
         level_set: None,
         cells: None,

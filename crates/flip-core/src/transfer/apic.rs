@@ -29,7 +29,9 @@ pub fn g2p_apic(
     let blend = blend_grids(new, old, flip);
     let lattice = Lattice::new(spec);
     let (axes, inv_dx) = (spec.dimension(), 1.0 / spec.dx);
-    let Particles { pos, vel, affine } = particles;
+    let Particles {
+        pos, vel, affine, ..
+    } = particles;
     affine.resize(pos.len(), [Vec3::ZERO; 3]);
     vel.par_iter_mut()
         .zip(affine.par_iter_mut())

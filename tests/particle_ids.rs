@@ -1,0 +1,87 @@
+//! Particle ids: every particle keeps the id it was emitted with for its life, ids are never
+//! given twice, and the exported PLY carries them (read back here by parsing its header).
+
+use flip_graph::ParamValue::*;
+use flipgraph_tests::{graph, registry, set, simulation};
+use std::collections::HashMap;
+
+/// `(id, position)` of every vertex of a particle PLY, found through its header.
+fn read_ply(bytes: &[u8]) -> Vec<(u32, [f32; 3])> {
+    let end = bytes
+        .windows(11)
+        .position(|w| w == b"end_header\n")
+        .unwrap()
+        + 11;
+    let header = std::str::from_utf8(&bytes[..end]).unwrap();
+    let n: usize = header
+        .lines()
+        .find_map(|l| l.strip_prefix("element vertex "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let props: Vec<&str> = header
+        .lines()
+        .filter_map(|l| l.strip_prefix("property "))
+        .collect();
+    let at = |name: &str| props.iter().position(|p| p.ends_with(&format!(" {name}")));
+    let (x, id) = (at("x").unwrap(), at("id").expect("an id property"));
+    assert!(props
+        .iter()
+        .all(|p| p.starts_with("float ") || *p == "uint id"));
+    let stride = 4 * props.len();
+    let word = |v: usize, k: usize| {
+        let o = end + v * stride + 4 * k;
+        <[u8; 4]>::try_from(&bytes[o..o + 4]).unwrap()
+    };
+    (0..n)
+        .map(|v| {
+            let p = [0, 1, 2].map(|a| f32::from_le_bytes(word(v, x + a)));
+            (u32::from_le_bytes(word(v, id)), p)
+        })
+        .collect()
+}
+
+#[test]
+fn particles_keep_their_ids_while_a_continuous_emitter_adds_fresh_ones() {
+    let mut doc = graph("dam_break_2d.ron");
+    doc.settings.grid = [48, 48, 1];
+    doc.settings.cell_size = 1.0 / 48.0;
+    set(&mut doc, "source", "mode", Text("continuous".into()));
+    set(&mut doc, "export", "png", Bool(false));
+    let (mut sim, out) = simulation(&doc, &registry());
+    let frame_time = 1.0 / doc.settings.fps;
+    let mut before: HashMap<u64, glam::Vec3> = HashMap::new();
+    let mut added = 0;
+    for frame in 1..=8 {
+        sim.advance_frame().unwrap();
+        let p = sim.particles().unwrap();
+        assert!(p.has_ids());
+        let now: HashMap<u64, glam::Vec3> = p.id.iter().copied().zip(p.pos.clone()).collect();
+        assert_eq!(now.len(), p.len(), "frame {frame}: an id is given twice");
+        let newest = before.keys().copied().max();
+        let reach = (p.max_speed() + 10.0) * frame_time;
+        for (id, x) in &now {
+            match before.get(id) {
+                Some(y) => assert!((*x - *y).length() <= reach, "particle {id} jumped"),
+                None => {
+                    assert!(newest.is_none_or(|m| *id > m), "id {id} reused");
+                    added += usize::from(newest.is_some());
+                }
+            }
+        }
+        assert!(
+            before.keys().all(|id| now.contains_key(id)),
+            "a particle vanished"
+        );
+        before = now;
+    }
+    assert!(added > 0, "the continuous emitter refilled the source");
+    // the last frame's PLY holds the same particles under the same ids
+    let ply = std::fs::read(out.path().join("frames/frame_0008.ply")).unwrap();
+    let written = read_ply(&ply);
+    assert_eq!(written.len(), before.len());
+    for (id, x) in written {
+        let y = before[&u64::from(id)];
+        assert_eq!(glam::Vec3::from_array(x), y, "particle {id}");
+    }
+}
