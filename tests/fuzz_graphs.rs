@@ -3,7 +3,9 @@
 //! mutated (bytes, tokens, values, edges, settings) for a fixed time budget. Each input must be
 //! refused with errors naming the file, a node or a field, or accepted, and never panic.
 //!
-//! `FLIPGRAPH_FUZZ_SECS` (default 20) sets the budget, `FLIPGRAPH_FUZZ_SEED` the seed; a
+//! `FLIPGRAPH_FUZZ_SECS` (default 20) sets the budget, `FLIPGRAPH_FUZZ_SEED` the seed,
+//! `FLIPGRAPH_FUZZ_STEPS` (default 0) how many substeps each accepted graph of at most 32³
+//! cells runs (a failed step is an answer; a panic, an abort or a hang is not); a
 //! panicking input is written to `$CARGO_TARGET_TMPDIR/fuzz_failure_<n>.ron` for the corpus.
 
 mod fuzz;

@@ -9,6 +9,8 @@ use std::path::Path;
 
 /// Grids up to this many cells also get their nodes created (masks read, folders checked).
 const INSTANTIATE_CELLS: usize = 64 * 64 * 64;
+/// Graphs up to this many cells also run `FLIPGRAPH_FUZZ_STEPS` substeps (default 0).
+const RUN_CELLS: usize = 32 * 32 * 32;
 
 /// SplitMix64: small, seeded, reproducible.
 pub struct Rng(pub u64);
@@ -251,8 +253,21 @@ fn load_validate_create(
             base_dir: &flipgraph_tests::graphs_dir(),
             allow_outside_out: false,
         };
-        if let Err(errors) = Simulation::with_paths(&doc, registry, paths) {
-            return check_errors(&errors);
+        let mut sim = match Simulation::with_paths(&doc, registry, paths) {
+            Ok(sim) => sim,
+            Err(errors) => return check_errors(&errors),
+        };
+        let steps: u32 = std::env::var("FLIPGRAPH_FUZZ_STEPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        if cells <= RUN_CELLS {
+            // a failing or blown-up step is an answer; only a panic or an abort is not
+            for s in 0..steps {
+                if sim.substep(1e-3, s, s + 1 == steps).is_err() {
+                    break;
+                }
+            }
         }
     }
     Ok(())
