@@ -258,7 +258,9 @@ mod tests {
     #[test]
     fn the_cache_drops_the_oldest_particles_first() {
         let mut frames: Vec<_> = (0..4).map(|_| frame(10)).collect();
-        enforce_budget(&mut frames, 2 * 160);
+        // positions, speeds and ids of 10 particles
+        assert_eq!(frames[0].cached_bytes(), 10 * (12 + 4 + 8));
+        enforce_budget(&mut frames, 2 * 240);
         let kept: Vec<usize> = frames.iter().map(|f| f.points.len()).collect();
         assert_eq!(kept, [0, 0, 10, 10]);
         enforce_budget(&mut frames, 0);
