@@ -171,16 +171,16 @@ fn sample(
 /// The values `by` selects for `f`'s points, mapped to `0..=1` over `lo..=hi`, with that
 /// range (`speed_max`: the speed at the top of the scale). `None`: the frame lacks them.
 pub fn normalized(f: &FrameData, by: ColorBy, speed_max: f32) -> Option<(Vec<f32>, f32, f32)> {
-    let n = f.points.len();
+    let n = f.sample.points.len();
     let (values, lo, hi): (Vec<f32>, f32, f32) = match by {
-        ColorBy::Speed => (f.speeds.clone(), 0.0, speed_max),
+        ColorBy::Speed => (f.sample.speeds.clone(), 0.0, speed_max),
         ColorBy::ParticleId => {
             // over every id given so far: a particle keeps its colour while others come and go
-            let ids = f.ids.iter().map(|&i| i as f32).collect();
-            (ids, 0.0, f.id_end.saturating_sub(1) as f32)
+            let ids = f.sample.ids.iter().map(|&i| i as f32).collect();
+            (ids, 0.0, f.sample.id_end.saturating_sub(1) as f32)
         }
         ColorBy::Vorticity | ColorBy::Pressure => {
-            let samples = f.grid.at(&f.points);
+            let samples = f.grid.at(&f.sample.points);
             let v = match by {
                 ColorBy::Vorticity => &samples.vorticity,
                 _ => &samples.pressure,
@@ -253,8 +253,7 @@ mod tests {
         // the second to last particle (id 3) before and after two others go
         let colour_of_id_3 = |p: &flip_core::Particles| {
             let mut f = crate::frames::test_frame(0);
-            let s = crate::frames::sample_particles(p);
-            (f.points, f.ids, f.id_end) = (s.points, s.ids, s.id_end);
+            f.sample = crate::frames::sample_particles(p);
             let (v, _, _) = normalized(&f, ColorBy::ParticleId, 1.0).unwrap();
             v[v.len() - 2]
         };

@@ -34,15 +34,8 @@ pub struct FrameData {
     pub particles: usize,
     /// Largest particle speed (m/s).
     pub max_speed: f32,
-    /// Particle positions (subsampled to [`MAX_POINTS`]).
-    pub points: Vec<[f32; 3]>,
-    /// Particle speeds, same order.
-    pub speeds: Vec<f32>,
-    /// Particle ids, same order (their indices where the particles carry none).
-    pub ids: Vec<u64>,
-    /// One more than the largest id the run has given (colour-by-id maps `0..id_end`, so a
-    /// particle keeps its colour from frame to frame).
-    pub id_end: u64,
+    /// The particles, subsampled to [`MAX_POINTS`].
+    pub sample: ParticleSample,
     /// Vorticity and pressure at the same particles (liquid graphs).
     pub grid: crate::attributes::GridAttributes,
     /// Liquid level set slice, if the graph has a level-set node.
@@ -93,10 +86,7 @@ impl FrameData {
             capture_ms: 0.0,
             particles,
             max_speed,
-            points: sample.points,
-            speeds: sample.speeds,
-            ids: sample.ids,
-            id_end: sample.id_end,
+            sample,
             grid,
             level_set: o.level_set,
             cells: o.cells,
@@ -112,9 +102,10 @@ impl FrameData {
 
     /// Bytes held by the particle sample and its grid attributes.
     pub fn cached_bytes(&self) -> usize {
-        self.points.len() * std::mem::size_of::<[f32; 3]>()
-            + self.speeds.len() * 4
-            + self.ids.len() * 8
+        let s = &self.sample;
+        s.points.len() * std::mem::size_of::<[f32; 3]>()
+            + s.speeds.len() * 4
+            + s.ids.len() * 8
             + self.grid.bytes()
     }
 }
@@ -130,9 +121,10 @@ pub fn enforce_budget(frames: &mut [Arc<FrameData>], budget: usize) {
         }
         if let Some(f) = Arc::get_mut(f) {
             total -= f.cached_bytes();
-            f.points = Vec::new();
-            f.speeds = Vec::new();
-            f.ids = Vec::new();
+            f.sample = ParticleSample {
+                id_end: f.sample.id_end,
+                ..ParticleSample::default()
+            };
             f.grid = Default::default();
         }
     }
@@ -180,15 +172,16 @@ pub fn solve_summary(reports: &[StepReport]) -> (f64, f64) {
 }
 
 /// An even subsample of the particles.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ParticleSample {
     /// Positions.
     pub points: Vec<[f32; 3]>,
-    /// Speeds.
+    /// Speeds, same order.
     pub speeds: Vec<f32>,
-    /// Ids (indices where the particles carry none).
+    /// Ids, same order (indices where the particles carry none).
     pub ids: Vec<u64>,
-    /// One more than the largest id given so far.
+    /// One more than the largest id the run has given (colour-by-id maps `0..id_end`, so a
+    /// particle keeps its colour from frame to frame).
     pub id_end: u64,
 }
 
@@ -198,8 +191,8 @@ pub fn sample_particles(p: &flip_core::Particles) -> ParticleSample {
     let (ids, id_end) = if p.has_ids() {
         (strided(&p.id, stride, |&i| i), p.next_id)
     } else {
-        let index: Vec<usize> = (0..p.len()).step_by(stride).collect();
-        (index.iter().map(|&i| i as u64).collect(), p.len() as u64)
+        let index = (0..p.len()).step_by(stride).map(|i| i as u64).collect();
+        (index, p.len() as u64)
     };
     ParticleSample {
         points: strided(&p.pos, stride, |v| v.to_array()),
@@ -230,10 +223,12 @@ pub(crate) fn test_frame(points: usize) -> FrameData {
         capture_ms: 0.0,
         particles: points,
         max_speed: 0.0,
-        points: vec![[0.0; 3]; points],
-        speeds: vec![0.0; points],
-        ids: (0..points as u64).collect(),
-        id_end: points as u64,
+        sample: ParticleSample {
+            points: vec![[0.0; 3]; points],
+            speeds: vec![0.0; points],
+            ids: (0..points as u64).collect(),
+            id_end: points as u64,
+        },
         grid: Default::default(),
         level_set: None,
         cells: None,
@@ -261,11 +256,11 @@ mod tests {
         // positions, speeds and ids of 10 particles
         assert_eq!(frames[0].cached_bytes(), 10 * (12 + 4 + 8));
         enforce_budget(&mut frames, 2 * 240);
-        let kept: Vec<usize> = frames.iter().map(|f| f.points.len()).collect();
+        let kept: Vec<usize> = frames.iter().map(|f| f.sample.points.len()).collect();
         assert_eq!(kept, [0, 0, 10, 10]);
         enforce_budget(&mut frames, 0);
         assert_eq!(
-            frames[3].points.len(),
+            frames[3].sample.points.len(),
             10,
             "the newest frame keeps its particles"
         );

@@ -82,11 +82,11 @@ impl App {
                 ));
                 ui.end_row();
             });
-        if f.points.len() < f.particles {
+        if f.sample.points.len() < f.particles {
             ui.label(
                 RichText::new(format!(
                     "showing {} of {} particles",
-                    f.points.len(),
+                    f.sample.points.len(),
                     f.particles
                 ))
                 .weak(),

@@ -210,7 +210,7 @@ pub fn show(
     let Some(f) = frame else {
         return;
     };
-    if f.points.is_empty() && f.particles > 0 {
+    if f.sample.points.is_empty() && f.particles > 0 {
         let msg = "particles of this frame were dropped from the cache (memory budget)";
         let font = egui::FontId::proportional(13.0);
         painter.text(
@@ -283,8 +283,8 @@ pub fn show(
 
 /// Particles (and in 3D the solid surface cells) as depth-sorted quads.
 fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh {
-    let mut items: Vec<(f32, Pos2, Color32, f32)> = Vec::with_capacity(f.points.len());
-    for (p, t) in f.points.iter().zip(colors) {
+    let mut items: Vec<(f32, Pos2, Color32, f32)> = Vec::with_capacity(f.sample.points.len());
+    for (p, t) in f.sample.points.iter().zip(colors) {
         let (q, depth) = pr.project(Vec3::from_array(*p));
         items.push((depth, q, speed_color(*t), size));
     }

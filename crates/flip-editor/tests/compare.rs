@@ -103,7 +103,10 @@ fn a_variant_identical_to_the_baseline_shows_no_difference() {
         assert_eq!(m[0].iterations, m[1].iterations);
         assert!(m[0].iterations > 0.0 && m[0].volume > 0.0 && m[0].particles > 0);
         let data = &variants[1].as_ref().unwrap().data;
-        assert_eq!((data.frame, data.points.len()), (*frame, m[1].particles));
+        assert_eq!(
+            (data.frame, data.sample.points.len()),
+            (*frame, m[1].particles)
+        );
     }
     let last = &frames[3].1;
     let loose = &last[2].as_ref().unwrap().metrics;

@@ -65,10 +65,7 @@ fn clone_frame(f: &FrameData) -> FrameData {
         capture_ms: f.capture_ms,
         particles: f.particles,
         max_speed: f.max_speed,
-        points: f.points.clone(),
-        speeds: f.speeds.clone(),
-        ids: f.ids.clone(),
-        id_end: f.id_end,
+        sample: f.sample.clone(),
         grid: f.grid.clone(),
         level_set: None,
         cells: None,
@@ -94,7 +91,12 @@ fn loaded(w: &Worker) -> (u32, Option<String>) {
 }
 
 fn bits(f: &FrameData) -> (u32, Vec<[u32; 3]>, u64) {
-    let pos = f.points.iter().map(|p| p.map(f32::to_bits)).collect();
+    let pos = f
+        .sample
+        .points
+        .iter()
+        .map(|p| p.map(f32::to_bits))
+        .collect();
     (f.frame, pos, f.solve_iterations.to_bits())
 }
 

@@ -29,7 +29,7 @@ fn frames_then_finished() {
         _ => None,
     });
     let last = last.unwrap();
-    assert!(last.particles > 0 && last.points.len() == last.particles);
+    assert!(last.particles > 0 && last.sample.points.len() == last.particles);
     assert!(last
         .nodes
         .iter()
@@ -105,8 +105,8 @@ fn the_built_in_scene_plays_when_plugins_are_built() {
     assert!(data.particles > 1000);
     assert!(data.level_set.is_some() && data.cells.is_some() && data.solids.is_some());
     // colour by attribute: pressure and vorticity at every drawn particle; no density field
-    let n = data.points.len();
-    let samples = data.grid.at(&data.points);
+    let n = data.sample.points.len();
+    let samples = data.grid.at(&data.sample.points);
     assert_eq!((samples.pressure.len(), samples.vorticity.len()), (n, n));
     assert!(
         samples.pressure.iter().any(|p| *p > 0.0),
