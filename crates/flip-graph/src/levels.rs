@@ -8,24 +8,23 @@ use crate::error::GraphError;
 /// Cycle errors list at most this many node ids (the rest are counted).
 const LISTED: usize = 12;
 
-/// Distinct predecessors and successors of every node.
-fn neighbours(nodes: &[Option<PlanNode>]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
-    let n = nodes.len();
-    let mut preds: Vec<Vec<usize>> = nodes
-        .iter()
-        .map(|p| {
-            let mut v: Vec<usize> = p
-                .as_ref()
-                .map(|p| p.sources.iter().flatten().map(|s| s.0).collect())
-                .unwrap_or_default();
+/// Distinct predecessors and successors of every node, from each node's input sources
+/// (`(producer, output)` per input port).
+pub(crate) fn neighbours<'a>(
+    sources: impl ExactSizeIterator<Item = &'a [Option<(usize, usize)>]>,
+) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let n = sources.len();
+    let preds: Vec<Vec<usize>> = sources
+        .map(|src| {
+            let mut v: Vec<usize> = src.iter().flatten().map(|s| s.0).collect();
             v.sort_unstable();
             v.dedup();
             v
         })
         .collect();
     let mut succs = vec![Vec::new(); n];
-    for (i, ps) in preds.iter_mut().enumerate() {
-        for &p in ps.iter() {
+    for (i, ps) in preds.iter().enumerate() {
+        for &p in ps {
             succs[p].push(i);
         }
     }
@@ -39,7 +38,10 @@ pub(crate) fn levels(
     nodes: &[Option<PlanNode>],
     errors: &mut Vec<GraphError>,
 ) -> Vec<Vec<usize>> {
-    let (preds, succs) = neighbours(nodes);
+    let sources = nodes
+        .iter()
+        .map(|p| p.as_ref().map_or(&[][..], |p| &p.sources[..]));
+    let (preds, succs) = neighbours(sources);
     let mut waiting: Vec<usize> = preds.iter().map(Vec::len).collect();
     let mut ready: Vec<usize> = (0..nodes.len()).filter(|&i| waiting[i] == 0).collect();
     let (mut out, mut done) = (Vec::new(), 0);

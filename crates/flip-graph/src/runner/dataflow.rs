@@ -11,6 +11,7 @@
 use super::{Simulation, StepReport};
 use crate::compile::ExecPlan;
 use crate::error::RunError;
+use crate::levels::neighbours;
 use crate::node::{EvalCtx, Node, NodeIo};
 use crate::value::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -32,22 +33,8 @@ pub(crate) struct Dataflow {
 
 impl Dataflow {
     pub(crate) fn new(plan: &ExecPlan) -> Self {
-        let n = plan.nodes.len();
-        let preds: Vec<Vec<usize>> = plan
-            .nodes
-            .iter()
-            .map(|p| {
-                let mut v: Vec<usize> = p.sources.iter().flatten().map(|s| s.0).collect();
-                v.sort_unstable();
-                v.dedup();
-                v
-            })
-            .collect();
-        let mut succs = vec![Vec::new(); n];
-        for (i, ps) in preds.iter().enumerate() {
-            ps.iter().for_each(|&p| succs[p].push(i));
-        }
-        let mut level_of = vec![usize::MAX; n];
+        let (preds, succs) = neighbours(plan.nodes.iter().map(|p| &p.sources[..]));
+        let mut level_of = vec![usize::MAX; plan.nodes.len()];
         for (l, level) in plan.levels.iter().enumerate() {
             level.iter().for_each(|&i| level_of[i] = l);
         }
