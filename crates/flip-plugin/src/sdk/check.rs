@@ -110,18 +110,22 @@ pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Res
         finite: true,
         ..Residual::default()
     };
+    let s = strides(p);
     rows.into_par_iter()
         .with_min_len(4096)
         .filter(|&c| p.is_fluid(c))
-        .fold(|| empty, |acc, c| merge(acc, raw_row(p, c)))
+        .fold(|| empty, |acc, c| merge(acc, raw_row(p, s, c)))
         .reduce(|| empty, merge)
 }
 
-/// Row `c`'s raw residual as a one-row [`Residual`].
-fn raw_row(p: &Problem<'_>, c: usize) -> Residual {
-    let n = p.cell_count();
-    let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
-    let x = &*p.pressure;
+/// Index strides of the three axes of `p`'s grid.
+fn strides(p: &Problem<'_>) -> [usize; 3] {
+    [1, p.dims[0], p.dims[0] * p.dims[1]]
+}
+
+/// `(A p)_c` and `Σ_j |a_cj p_j|` of row `c` (strides `s`).
+fn row_product(p: &Problem<'_>, s: [usize; 3], c: usize) -> (f64, f64) {
+    let (n, x) = (p.cell_count(), &*p.pressure);
     let d = f64::from(p.diag[c]);
     let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
     for (off, &sa) in p.off.iter().zip(&s) {
@@ -133,6 +137,14 @@ fn raw_row(p: &Problem<'_>, c: usize) -> Residual {
             }
         }
     }
+    (ax, abs)
+}
+
+/// Row `c`'s raw residual as a one-row [`Residual`].
+fn raw_row(p: &Problem<'_>, s: [usize; 3], c: usize) -> Residual {
+    let x = &*p.pressure;
+    let d = f64::from(p.diag[c]);
+    let (ax, abs) = row_product(p, s, c);
     let r = p.rhs[c] - ax;
     let max = if p.lcp && p.complementarity[c] != 0 {
         (-r).min(x[c]).abs().min((-r).min(d * x[c]).abs())
@@ -164,7 +176,7 @@ fn merge(a: Residual, b: Residual) -> Residual {
 /// The residual of `p.pressure` for the structured problem `p`.
 pub fn structured(p: &Problem<'_>) -> Residual {
     let n = p.cell_count();
-    let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
+    let s = strides(p);
     let x = &*p.pressure;
     let couplings = |c: usize, f: &mut dyn FnMut(usize, f64)| {
         for (off, &sa) in p.off.iter().zip(&s) {
@@ -186,11 +198,7 @@ pub fn structured(p: &Problem<'_>) -> Residual {
                 return None;
             }
             let d = f64::from(p.diag[c]);
-            let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
-            couplings(c, &mut |m, o| {
-                ax += o * x[m];
-                abs += (o * x[m]).abs();
-            });
+            let (ax, abs) = row_product(p, s, c);
             out.finite &= x[c].is_finite();
             out.rhs_norm = out.rhs_norm.max(p.rhs[c].abs());
             out.scale = out.scale.max(abs + p.rhs[c].abs());
