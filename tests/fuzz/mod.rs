@@ -9,8 +9,15 @@ use std::path::Path;
 
 /// Grids up to this many cells also get their nodes created (masks read, folders checked).
 const INSTANTIATE_CELLS: usize = 64 * 64 * 64;
-/// Graphs up to this many cells also run `FLIPGRAPH_FUZZ_STEPS` substeps (default 0).
+/// Graphs up to this many cells also run [`RUN_STEPS`] substeps.
 const RUN_CELLS: usize = 32 * 32 * 32;
+/// `FLIPGRAPH_FUZZ_STEPS` (default 0).
+static RUN_STEPS: std::sync::LazyLock<u32> = std::sync::LazyLock::new(|| {
+    std::env::var("FLIPGRAPH_FUZZ_STEPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+});
 
 /// SplitMix64: small, seeded, reproducible.
 pub struct Rng(pub u64);
@@ -257,12 +264,9 @@ fn load_validate_create(
             Ok(sim) => sim,
             Err(errors) => return check_errors(&errors),
         };
-        let steps: u32 = std::env::var("FLIPGRAPH_FUZZ_STEPS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
         if cells <= RUN_CELLS {
             // a failing or blown-up step is an answer; only a panic or an abort is not
+            let steps = *RUN_STEPS;
             for s in 0..steps {
                 if sim.substep(1e-3, s, s + 1 == steps).is_err() {
                     break;
