@@ -90,8 +90,9 @@ pub struct EmitParams {
 /// for 8 in 3D; when `per_cell` is not a power, a random subset of the sub-cells), keeping the
 /// samples inside the shape and outside solids (`solids.distance(p) > 0`). With `top_up` only
 /// cells holding fewer than half of their samples (`per_cell / 2` inside the shape) are
-/// filled. Deterministic for `seed`
-/// (PCG-64). Returns the number of particles appended.
+/// filled. Deterministic for `seed`: every cell draws from its own PCG-64 stream, keyed by the
+/// cell, so a window of the domain emits exactly the particles of its cells. Particles are
+/// appended in cell order (x fastest). Returns the number appended.
 pub fn emit(
     spec: &GridSpec,
     solids: &Solids,
@@ -99,21 +100,59 @@ pub fn emit(
     seed: u64,
     particles: &mut Particles,
 ) -> usize {
+    let cells = WindowCells {
+        offset: [0; 3],
+        axis: 2,
+        layers: 0..spec.nk,
+    };
+    emit_in(spec, solids, params, seed, &cells, particles)
+}
+
+/// Which cells of a window of the domain emit: the window's first cell is the domain's cell
+/// `offset`, and only cells whose index along `axis` lies in `layers` (window layers) emit.
+#[derive(Clone, Debug)]
+pub struct WindowCells {
+    /// The domain cell at the window's first cell.
+    pub offset: [usize; 3],
+    /// The axis `layers` counts along.
+    pub axis: usize,
+    /// Window layers that emit.
+    pub layers: std::ops::Range<usize>,
+}
+
+/// [`emit`] on the cells `cells` of a window of the domain: `spec`, `solids` and `particles`
+/// are the window's (window coordinates), the shape and the random streams the domain's.
+pub fn emit_in(
+    spec: &GridSpec,
+    solids: &Solids,
+    params: &EmitParams,
+    seed: u64,
+    cells: &WindowCells,
+    particles: &mut Particles,
+) -> usize {
+    let offset = cells.offset;
     let n = params.per_cell;
     let is_2d = spec.is_2d();
-    if n == 0 {
-        return 0;
-    }
+    let origin = Vec3::new(offset[0] as f32, offset[1] as f32, offset[2] as f32) * spec.dx;
     let (bmin, bmax) = params.shape.bounds();
-    let (lo, hi) = (spec.cell_of(bmin), spec.cell_of(bmax));
-    if (0..spec.dimension()).any(|a| bmax[a] < 0.0 || bmin[a] > spec.extent()[a]) {
+    let (bmin, bmax) = (bmin - origin, bmax - origin);
+    if n == 0 || (0..spec.dimension()).any(|a| bmax[a] < 0.0 || bmin[a] > spec.extent()[a]) {
         return 0;
     }
-    let (lo, hi) = if is_2d {
+    let (lo, hi) = (spec.cell_of(bmin), spec.cell_of(bmax));
+    let (mut lo, mut hi) = if is_2d {
         ([lo[0], lo[1], 0], [hi[0], hi[1], 0])
     } else {
         (lo, hi)
     };
+    let a = cells.axis;
+    (lo[a], hi[a]) = (
+        lo[a].max(cells.layers.start),
+        hi[a].min(cells.layers.end.saturating_sub(1)),
+    );
+    if cells.layers.is_empty() || lo[a] > hi[a] {
+        return 0;
+    }
     let counts = params.top_up.then(|| count_in_box(spec, particles, lo, hi));
     let strata = Strata::new(n, spec.dimension());
     let vel = if is_2d {
@@ -123,7 +162,6 @@ pub fn emit(
     };
     let jitter = params.jitter.clamp(0.0, 1.0);
     let sub = spec.dx / strata.m as f32;
-    let mut rng = Pcg64::seed_from_u64(seed);
     let mut chosen = Vec::with_capacity(strata.total);
     let mut samples = Vec::with_capacity(strata.total);
     let mut added = 0;
@@ -133,8 +171,11 @@ pub fn emit(
                 if solids.is_closed_cell(i, j, k) {
                     continue;
                 }
+                let global = [i + offset[0], j + offset[1], k + offset[2]];
+                let mut rng = Pcg64::seed_from_u64(cell_seed(seed, global));
                 strata.pick(&mut rng, &mut chosen);
-                let corner = Vec3::new(i as f32, j as f32, k as f32) * spec.dx;
+                let corner =
+                    Vec3::new(global[0] as f32, global[1] as f32, global[2] as f32) * spec.dx;
                 samples.clear();
                 for &s in &chosen {
                     let r = Vec3::new(rng.gen(), rng.gen(), rng.gen()) - 0.5;
@@ -142,8 +183,8 @@ pub fn emit(
                     if is_2d {
                         p.z = 0.5 * spec.dx;
                     }
-                    if params.shape.contains(p, is_2d) && solids.distance(p) > 0.0 {
-                        samples.push(p);
+                    if params.shape.contains(p, is_2d) && solids.distance(p - origin) > 0.0 {
+                        samples.push(p - origin);
                     }
                 }
                 if let Some(c) = &counts {
@@ -162,6 +203,19 @@ pub fn emit(
         }
     }
     added
+}
+
+/// The random stream of domain cell `cell` for an emission seeded with `seed` (SplitMix64
+/// finaliser over the seed and the cell's coordinates).
+fn cell_seed(seed: u64, cell: [usize; 3]) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    cell.iter().fold(mix(seed), |h, &c| {
+        mix(h ^ (c as u64).wrapping_add(0x9e37_79b9_7f4a_7c15))
+    })
 }
 
 /// Particles per cell of the cell box `[lo, hi]` (x fastest).

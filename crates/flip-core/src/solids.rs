@@ -91,6 +91,12 @@ pub struct Solids {
     /// Moving solids: the same solids at the end of the substep, where advected particles are
     /// pushed out (this value holds them at its start, for the pressure solve).
     pub end: Option<std::sync::Arc<Solids>>,
+    /// Where `spec`'s origin lies in the domain (m): zero, except in a rank's window of a
+    /// decomposed run, whose shapes are described in domain coordinates.
+    pub origin: Vec3,
+    /// The grid the shapes are described on (masks stretch over its extent): `spec`, except in
+    /// a window.
+    pub domain: GridSpec,
 }
 
 impl Shape {
@@ -144,6 +150,12 @@ impl Solids {
     /// Samples the domain walls and `shapes` onto cell centres of `spec` and measures the open
     /// fraction of every face.
     pub fn new(spec: GridSpec, shapes: Vec<Shape>) -> Self {
+        Self::in_window(spec, shapes, Vec3::ZERO, spec)
+    }
+
+    /// [`Solids::new`] on a window of `domain` whose origin lies at `origin`: the shapes are
+    /// placed in `domain`, the walls are the window's own.
+    pub fn in_window(spec: GridSpec, shapes: Vec<Shape>, origin: Vec3, domain: GridSpec) -> Self {
         let mut solids = Self {
             spec,
             shapes,
@@ -151,6 +163,8 @@ impl Solids {
             face_open: MacGrid::zeros(&spec),
             velocity: None,
             end: None,
+            origin,
+            domain,
         };
         let mut phi = std::mem::replace(&mut solids.phi, Grid3::new(0, 0, 0, 0.0));
         crate::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, d| {
@@ -166,9 +180,21 @@ impl Solids {
     /// Moving solids: `shapes` as placed at the start of a substep (sampled here, with their
     /// velocities) and `at_end` as placed at its end (kept in [`Solids::end`]).
     pub fn moving(spec: GridSpec, shapes: Vec<Shape>, at_end: Vec<Shape>) -> Self {
-        let mut solids = Self::new(spec, shapes);
+        Self::moving_in_window(spec, shapes, at_end, Vec3::ZERO, spec)
+    }
+
+    /// [`Solids::moving`] on a window ([`Solids::in_window`]).
+    pub fn moving_in_window(
+        spec: GridSpec,
+        shapes: Vec<Shape>,
+        at_end: Vec<Shape>,
+        origin: Vec3,
+        domain: GridSpec,
+    ) -> Self {
+        let mut solids = Self::in_window(spec, shapes, origin, domain);
         if at_end != solids.shapes {
-            solids.end = Some(std::sync::Arc::new(Self::new(spec, at_end)));
+            let end = Self::in_window(spec, at_end, origin, domain);
+            solids.end = Some(std::sync::Arc::new(end));
         }
         solids
     }
@@ -186,16 +212,16 @@ impl Solids {
     /// Signed distance at an arbitrary point (walls and shapes, evaluated exactly).
     pub fn distance(&self, p: Vec3) -> f32 {
         let d = self.wall_distance(p);
-        self.shapes
-            .iter()
-            .fold(d, |d, s| s.combine(d, s.distance(p, &self.spec)))
+        self.shapes.iter().fold(d, |d, s| {
+            s.combine(d, s.distance(p + self.origin, &self.domain))
+        })
     }
 
     /// Signed distance to the shapes alone (no domain walls); `f32::MAX` without shapes.
     pub fn shapes_distance(&self, p: Vec3) -> f32 {
-        self.shapes
-            .iter()
-            .fold(f32::MAX, |d, s| s.combine(d, s.distance(p, &self.spec)))
+        self.shapes.iter().fold(f32::MAX, |d, s| {
+            s.combine(d, s.distance(p + self.origin, &self.domain))
+        })
     }
 
     /// Signed distance to the inner faces of the domain walls alone (one cell thick).

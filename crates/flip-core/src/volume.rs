@@ -128,6 +128,12 @@ pub fn interior_density(spec: &GridSpec, m: Measurement<'_>) -> Option<f32> {
     (n > 0).then(|| (sum / n as f64) as f32)
 }
 
+/// `(Σ ρ, count)` over the interior cells of the last [`measure`]: [`interior_density`]'s
+/// parts, for summing over the windows of a decomposed run.
+pub fn interior_density_sums(spec: &GridSpec, m: Measurement<'_>) -> (f64, usize) {
+    interior_sums(spec, m, f64::from)
+}
+
 /// `(Σ f(ρ), count)` over interior cells.
 fn interior_sums(
     spec: &GridSpec,
@@ -152,6 +158,9 @@ pub fn liquid_volume(spec: &GridSpec, solids: &Solids, m: Measurement<'_>) -> f6
 pub struct CorrectionTarget {
     /// The particles' rest volume `V_p` (0: no global term).
     pub rest_volume: f64,
+    /// The measured liquid volume ([`liquid_volume`], summed over the windows of a
+    /// decomposed run).
+    pub volume: f64,
     /// Rest density `ρ₀`, particles per cell.
     pub rest: f32,
     /// Share of the error corrected per step, in `[0, 1]`.
@@ -171,6 +180,7 @@ pub fn assemble_correction(
 ) -> CorrectionReport {
     let CorrectionTarget {
         rest_volume,
+        volume,
         rest,
         strength,
     } = target;
@@ -185,7 +195,6 @@ pub fn assemble_correction(
     }
     assemble_operator(spec, cells, m.phi, solids, &params, sys);
     let inv_rest = 1.0 / rest.max(1e-6);
-    let volume = liquid_volume(spec, solids, m);
     let volume_error = if rest_volume > 0.0 {
         (volume / rest_volume - 1.0).clamp(-MAX_VOLUME_ERROR, MAX_VOLUME_ERROR)
     } else {

@@ -41,6 +41,8 @@ pub mod spec;
 pub mod step;
 /// Data kinds on ports and the runtime values that flow along edges.
 pub mod value;
+/// A rank's window of a decomposed run and the particle exchange between windows.
+pub mod window;
 
 pub use compile::{compile, ExecPlan};
 pub use doc::{EdgeDoc, GraphDoc, GroupDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
@@ -53,3 +55,4 @@ pub use runner::checkpoint::{
 pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
 pub use spec::{NodeSpec, ParamKind, ParamSpec, PortSpec};
 pub use value::{DataKind, ParamMap, ParamValue, Value, VelocityField};
+pub use window::Window;

@@ -46,6 +46,9 @@ pub struct EvalCtx {
     /// Set when the run is asked to stop (SIGINT, the editor's Stop): long work (pressure
     /// solves) polls it and stops early.
     pub cancel: Arc<AtomicBool>,
+    /// In a decomposed run (`run --mpi`), this rank's window; `grid` is then the window's grid
+    /// and positions are in window coordinates.
+    pub window: Option<Arc<crate::window::Window>>,
 }
 
 /// Why a node failed.
@@ -254,6 +257,13 @@ pub trait Node: Send {
     /// most one cell per substep (a thin moving wall must not skip over liquid).
     fn solid_speed_hint(&self) -> f32 {
         0.0
+    }
+
+    /// Whether this node runs in a decomposed run's window, and how far (cells) a wrong value
+    /// at the window's outer faces can travel inward through it (extrapolation's layers);
+    /// `None`: the node needs the whole domain and is refused under `run --mpi`.
+    fn window_reach(&self) -> Option<usize> {
+        None
     }
 }
 

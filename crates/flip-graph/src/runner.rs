@@ -22,9 +22,11 @@ pub mod checkpoint;
 mod dataflow;
 mod instantiate;
 mod state_check;
+mod windowed;
 use dataflow::Dataflow;
 use instantiate::instantiate;
 pub use instantiate::RunPaths;
+pub use windowed::NotDecomposable;
 
 /// Accumulated time of one node.
 #[derive(Clone, Debug, Default)]
@@ -71,6 +73,9 @@ pub struct StepReport {
     pub files: Vec<PathBuf>,
     /// What nodes told the user in this substep: (node id, event).
     pub events: Vec<(String, crate::node::NodeEvent)>,
+    /// In a decomposed run: what the particle exchange before the substep moved, and its time
+    /// (part of `wall`).
+    pub exchange: Option<(crate::window::ExchangeCounts, Duration)>,
 }
 
 /// A running simulation of one graph.
@@ -92,6 +97,8 @@ pub struct Simulation {
     state_speed: Option<f32>,
     /// Stop request, polled between substeps and by long node work.
     cancel: Arc<AtomicBool>,
+    /// This rank's window in a decomposed run.
+    window: Option<Arc<crate::window::Window>>,
 }
 
 impl Simulation {
@@ -150,6 +157,7 @@ impl Simulation {
             probed: Vec::new(),
             state_speed: None,
             cancel: Arc::default(),
+            window: None,
         };
         sim.reset();
         Ok(sim)
@@ -252,7 +260,7 @@ impl Simulation {
             let mut dt = if self.settings.fixed_dt > 0.0 {
                 f64::from(self.settings.fixed_dt)
             } else {
-                let v = f64::from(self.speed_bound());
+                let v = f64::from(self.global_max(self.speed_bound()));
                 let cfl = f64::from(self.settings.cfl * self.settings.cell_size) / v.max(1e-6);
                 cfl.min(self.solid_step()).max(min_dt)
             };
@@ -323,8 +331,13 @@ impl Simulation {
         if self.cancel.load(Ordering::Relaxed) {
             return Err(RunError::Cancelled { frame: self.frame });
         }
+        let exchange_start = Instant::now();
+        let exchange = self.exchange().map(|c| (c, exchange_start.elapsed()));
         let ctx = EvalCtx {
-            grid: self.settings.grid_spec(),
+            grid: self
+                .window
+                .as_ref()
+                .map_or_else(|| self.settings.grid_spec(), |w| w.local),
             settings: self.settings.clone(),
             dt,
             time: self.time,
@@ -334,6 +347,7 @@ impl Simulation {
             frame_end,
             out_dir: self.out_dir.clone(),
             cancel: self.cancel.clone(),
+            window: self.window.clone(),
         };
         let n = self.plan.nodes.len();
         let mut slots: Vec<Vec<Option<Value>>> = self
@@ -355,6 +369,7 @@ impl Simulation {
             frame_end,
             node_times: vec![Duration::ZERO; n],
             node_stats: vec![Vec::new(); n],
+            exchange,
             ..Default::default()
         };
         if let Some(si) = self.plan.step_input {
@@ -366,7 +381,8 @@ impl Simulation {
         self.step += 1;
         let check = Instant::now();
         self.state_speed = None;
-        (report.particles, report.max_speed) = self.check_state(substep)?;
+        let checked = self.check_state(substep);
+        (report.particles, report.max_speed) = self.agree(substep, checked)?;
         self.state_speed = Some(report.max_speed);
         report.state_check = check.elapsed();
         report.wall = start.elapsed();

@@ -26,6 +26,10 @@ pub const STATE_SLOTS: [(&str, DataKind, bool); 5] = [
 struct Passive;
 
 impl Node for Passive {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, _: &EvalCtx, _: &mut NodeIo) -> Result<(), NodeError> {
         Ok(())
     }

@@ -47,7 +47,8 @@ impl Solids {
         }
         let mut best = (wall, Vec3::ZERO);
         for s in &self.shapes {
-            let d = s.distance(p, &self.spec).abs();
+            let p = p + self.origin;
+            let d = s.distance(p, &self.domain).abs();
             if d < best.0 {
                 let v = s.placement.map_or(Vec3::ZERO, |pl| pl.velocity_at(p));
                 best = (d, v);

@@ -178,18 +178,38 @@ impl<'a> Env<'a> {
 fn spawn<'s, 'a: 's>(s: &rayon::Scope<'s>, env: &'s Env<'a>, (i, node, mut io): Ready<'a>) {
     s.spawn(move |s| {
         let t = Instant::now();
-        let result = if Some(i) == env.plan.step_input {
-            Ok(()) // its values are in place already
-        } else {
-            match catch_unwind(AssertUnwindSafe(|| node.eval(env.ctx, &mut io))) {
-                Ok(r) => r.map_err(|e| e.to_string()),
-                Err(payload) => Err(panic_text(payload.as_ref())),
-            }
-        };
+        let result = eval_node(env, i, node, &mut io);
         for next in env.finish(i, io, t.elapsed(), result) {
             spawn(s, env, next);
         }
     });
+}
+
+/// Runs the nodes one at a time, lowest plan index first among the ready ones: the order a
+/// decomposed run needs, so every rank reaches its collective calls in the same order.
+fn run_serially<'a>(env: &Env<'a>, mut ready: Vec<Ready<'a>>) {
+    while let Some(k) = (0..ready.len()).min_by_key(|&k| ready[k].0) {
+        let (i, node, mut io) = ready.swap_remove(k);
+        let t = Instant::now();
+        let result = eval_node(env, i, node, &mut io);
+        ready.extend(env.finish(i, io, t.elapsed(), result));
+    }
+}
+
+/// Evaluates node `i`, a panic turned into an error.
+fn eval_node(
+    env: &Env<'_>,
+    i: usize,
+    node: &mut Box<dyn Node>,
+    io: &mut NodeIo,
+) -> Result<(), String> {
+    if Some(i) == env.plan.step_input {
+        return Ok(()); // its values are in place already
+    }
+    match catch_unwind(AssertUnwindSafe(|| node.eval(env.ctx, io))) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(payload) => Err(panic_text(payload.as_ref())),
+    }
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
@@ -233,7 +253,11 @@ impl Simulation {
             let first = flow.levels.first().map_or(&[][..], |l| &l[..]);
             first.iter().filter_map(|&i| env.claim(&mut b, i)).collect()
         };
-        rayon::scope(|s| roots.into_iter().for_each(|r| spawn(s, &env, r)));
+        if ctx.window.is_some() {
+            run_serially(&env, roots);
+        } else {
+            rayon::scope(|s| roots.into_iter().for_each(|r| spawn(s, &env, r)));
+        }
         let mut done = env
             .board
             .into_inner()

@@ -8,6 +8,10 @@ use std::sync::Arc;
 struct Advect;
 
 impl Node for Advect {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut particles = io.particles("particles")?;
         let vel = io.velocity("velocity")?;

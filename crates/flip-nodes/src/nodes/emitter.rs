@@ -2,7 +2,9 @@
 //! or as a continuous source that tops up under-filled cells.
 use super::common::spec;
 use crate::params::Params;
-use flip_core::emit::{emit, EmitParams, EmitShape};
+use flip_core::emit::{emit, emit_in, EmitParams, EmitShape, WindowCells};
+use flip_core::Particles;
+use flip_graph::window::{Window, GHOST_ID_BIT};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
@@ -94,6 +96,10 @@ fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), Nod
 }
 
 impl Node for Emitter {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut particles = io.particles("particles")?;
         let active = ctx.substep == 0
@@ -105,18 +111,60 @@ impl Node for Emitter {
             let seed = self
                 .seed
                 .wrapping_add(u64::from(ctx.frame).wrapping_mul(0x2545_f491_4f6c_dd1d));
-            let added = emit(
-                &ctx.grid,
-                &solids,
-                &self.params,
-                seed,
-                Arc::make_mut(&mut particles),
-            );
+            let ps = Arc::make_mut(&mut particles);
+            let added = match &ctx.window {
+                Some(w) => emit_windowed(w, &ctx.grid, &solids, &self.params, seed, ps),
+                None => emit(&ctx.grid, &solids, &self.params, seed, ps),
+            };
             io.stat("emitted", added as f64);
         }
         io.set("particles", Value::Particles(particles));
         Ok(())
     }
+}
+
+/// Emits in a rank's window (collective): its owned cells get the ids a single-rank run gives
+/// them (the ranks below emitted the ids before, counted by a global sum), its ghost cells
+/// the same particles as ghosts, so the transfers near the slab faces see every particle of
+/// the substep. Returns the owned particles emitted.
+fn emit_windowed(
+    w: &Window,
+    grid: &flip_core::GridSpec,
+    solids: &flip_core::Solids,
+    params: &EmitParams,
+    seed: u64,
+    ps: &mut Particles,
+) -> usize {
+    let (rank, ranks) = w.rank();
+    let mut offset = [0; 3];
+    offset[w.axis] = w.offset;
+    let cells = |layers| WindowCells {
+        offset,
+        axis: w.axis,
+        layers,
+    };
+    let first = ps.len();
+    let owned = emit_in(grid, solids, params, seed, &cells(w.owned.clone()), ps);
+    let mut counts = vec![0.0; ranks as usize];
+    counts[rank as usize] = owned as f64;
+    w.comm().sum(&mut counts);
+    let before: f64 = counts[..rank as usize].iter().sum();
+    let total: f64 = counts.iter().sum();
+    let start = ps.next_id - owned as u64;
+    for (k, id) in ps.id[first..].iter_mut().enumerate() {
+        *id = start + before as u64 + k as u64;
+    }
+    let next = start + total as u64;
+    let (lo, hi) = w.ghost_layers();
+    let layers = w.local.dims()[w.axis];
+    let ghost_first = ps.len();
+    emit_in(grid, solids, params, seed, &cells(0..lo), ps);
+    emit_in(grid, solids, params, seed, &cells(layers - hi..layers), ps);
+    for id in &mut ps.id[ghost_first..] {
+        *id |= GHOST_ID_BIT;
+    }
+    ps.next_id = next;
+    owned
 }
 
 /// The emitter node kind.

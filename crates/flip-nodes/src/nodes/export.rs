@@ -6,9 +6,11 @@ use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write_png};
 use flip_core::Solids;
+use flip_graph::window::gather_owned;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
+use std::sync::Arc;
 
 struct Export {
     files: FrameFiles,
@@ -31,7 +33,17 @@ impl Export {
     }
 }
 
+fn solids_or_walls(grid: flip_core::GridSpec) -> Arc<Solids> {
+    Arc::new(Solids::walls(grid))
+}
+
 impl Node for Export {
+    /// In a decomposed run rank 0 writes the gathered particles (a smoke density is refused:
+    /// it lives on the window).
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let particles = io.particles_opt("particles")?;
         let density = io.scalar_opt("density")?;
@@ -44,6 +56,26 @@ impl Node for Export {
         if !self.files.due(ctx) {
             return Ok(());
         }
+        let solids = match io.take("solids") {
+            Some(Value::Solids(s)) => s,
+            _ => Arc::new(Solids::walls(ctx.grid)),
+        };
+        let mut grid = ctx.grid;
+        let (particles, solids) = match &ctx.window {
+            // rank 0 writes what a single-rank run would: every owned particle, domain solids
+            Some(w) => {
+                let Some(all) = particles.as_deref().and_then(|p| gather_owned(w, p)) else {
+                    return Ok(());
+                };
+                grid = w.global;
+                let solids = self.png.then(|| Solids::new(grid, solids.shapes.clone()));
+                (
+                    Some(Arc::new(all)),
+                    solids.map_or(solids_or_walls(grid), Arc::new),
+                )
+            }
+            None => (particles, solids),
+        };
         let file = self.files.frame(ctx)?;
         if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
             let path = file("ply");
@@ -57,14 +89,10 @@ impl Node for Export {
             io.wrote(path);
         }
         if self.png {
-            let solids = match io.take("solids") {
-                Some(Value::Solids(s)) => s,
-                _ => std::sync::Arc::new(Solids::walls(ctx.grid)),
-            };
             let path = file("png");
             match (&particles, &density) {
-                (Some(p), _) => write_png(&path, &ctx.grid, p, &solids, self.width),
-                (None, Some(d)) => write_density_png(&path, &ctx.grid, d, &solids, self.width),
+                (Some(p), _) => write_png(&path, &grid, p, &solids, self.width),
+                (None, Some(d)) => write_density_png(&path, &grid, d, &solids, self.width),
                 (None, None) => unreachable!("checked above"),
             }
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;

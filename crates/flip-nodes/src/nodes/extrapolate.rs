@@ -13,6 +13,11 @@ struct Extrapolate {
 }
 
 impl Node for Extrapolate {
+    /// Values travel `layers` faces into the air band.
+    fn window_reach(&self) -> Option<usize> {
+        Some(self.layers)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
         let phi = io.level_set("level_set")?;

@@ -13,6 +13,10 @@ struct G2p {
 }
 
 impl Node for G2p {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut particles = io.particles("particles")?;
         let new = io.velocity("velocity")?;

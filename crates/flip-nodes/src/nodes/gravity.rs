@@ -12,6 +12,10 @@ struct Gravity {
 }
 
 impl Node for Gravity {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
         let f = Arc::make_mut(&mut field);

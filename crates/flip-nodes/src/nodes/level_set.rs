@@ -39,6 +39,10 @@ fn reuse(spare: Option<Arc<Grid3<f32>>>, g: &flip_core::GridSpec) -> Arc<Grid3<f
 }
 
 impl Node for LevelSet {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let particles = io.particles_opt("particles")?;
         let cells = io.cells_opt("cells")?;

@@ -12,6 +12,10 @@ struct Marker {
 }
 
 impl Node for Marker {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let particles = io.particles("particles")?;
         let solids = io.solids("solids")?;

@@ -14,6 +14,10 @@ struct P2g {
 }
 
 impl Node for P2g {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let particles = io.particles("particles")?;
         // Reuse last step's buffer when nobody else holds it any more.

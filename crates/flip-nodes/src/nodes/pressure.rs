@@ -7,6 +7,7 @@ mod divergence;
 pub(crate) mod params;
 mod solvers;
 pub(crate) mod state;
+pub(crate) mod window;
 
 use super::common::{failed, spec};
 use crate::params::Params;
@@ -64,6 +65,11 @@ impl PressureSolve {
 }
 
 impl Node for PressureSolve {
+    /// Distributed when the chosen algorithm is (the host refuses one that is not).
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
         let cells = io.cells("cells")?;
@@ -89,12 +95,13 @@ impl Node for PressureSolve {
             &mut self.system,
         );
         self.system.step = ctx.step;
-        // An isolated solver's inputs are assembled in its shared memory from the next step.
-        self.solvers.active().lend_storage(&mut self.system.problem);
+        if ctx.window.is_none() {
+            // An isolated solver's inputs are assembled in its shared memory from the next step.
+            self.solvers.active().lend_storage(&mut self.system.problem);
+        }
         let sys = &mut self.system;
-        let mut view = sys.problem.view();
         if let Some(dir) = &self.dump_dir {
-            dump(dir, ctx.step, &view)?;
+            dump(dir, ctx.step, &sys.problem.view())?;
         }
         if let Some(e) = self.reset_error.take() {
             return Err(failed(format!("resetting the solver failed: {e}")));
@@ -105,7 +112,10 @@ impl Node for PressureSolve {
             ..SolveLimits::default()
         };
         let start = Instant::now();
-        let solved = self.solvers.solve(&mut view, limits);
+        let solved = match &ctx.window {
+            Some(w) => window::solve(w, &mut self.solvers, &mut sys.problem, limits),
+            None => self.solvers.solve(&mut sys.problem.view(), limits),
+        };
         for event in self.solvers.take_events() {
             io.event(event);
         }
@@ -129,13 +139,16 @@ impl Node for PressureSolve {
         let mut div = Grid3::new(0, 0, 0, 0.0f32);
         divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.
-        let max_div = violation(&div, sys);
+        let (max_div, rhs_norm) = match &ctx.window {
+            Some(w) => window::owned_divergence(w, &mut div, sys),
+            None => (violation(&div, sys), max_abs(&sys.problem.rhs)),
+        };
         io.stat(
             "on_fallback",
             f64::from(u8::from(self.solvers.on_fallback())),
         );
         let solver = self.solvers.active();
-        divergence::check_projection(solver, &stats, &sys.problem.rhs, g.dx, &f.vel, max_div)
+        divergence::check_projection(solver, &stats, rhs_norm, g.dx, &f.vel, max_div)
             .map_err(|e| failed(params::with_logs(e, solver.take_logs())))?;
         io.stat("max_divergence", f64::from(max_div));
         let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
@@ -174,6 +187,10 @@ impl Node for PressureSolve {
         self.previous = previous;
         state::load_solver(self.solvers.active(), solver.as_deref())
     }
+}
+
+fn max_abs(values: &[f64]) -> f64 {
+    values.iter().fold(0.0f64, |m, &x| m.max(x.abs()))
 }
 
 /// The cell kinds of the assembled problem (the unknowns the solver saw).

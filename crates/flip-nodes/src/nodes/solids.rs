@@ -162,7 +162,12 @@ impl Node for SolidsNode {
                 .map_or(Vec::new(), |s| s.at_end().shapes.clone());
             start.extend(self.placed(t, t, dt));
             end.extend(self.placed(t + dt, t, dt));
-            self.out = Some(Arc::new(Solids::moving(ctx.grid, start, end)));
+            let (origin, domain) = ctx
+                .window
+                .as_ref()
+                .map_or((Vec3::ZERO, ctx.grid), |w| (w.origin(), w.global));
+            let solids = Solids::moving_in_window(ctx.grid, start, end, origin, domain);
+            self.out = Some(Arc::new(solids));
             self.last_in = upstream;
         }
         io.set(
@@ -170,6 +175,10 @@ impl Node for SolidsNode {
             Value::Solids(self.out.clone().expect("computed above")),
         );
         Ok(())
+    }
+
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
     }
 
     fn solid_speed_hint(&self) -> f32 {

@@ -8,6 +8,10 @@
 use super::common::{failed, spec};
 use super::pressure::params::{create_solver, default_solver, with_logs};
 use super::pressure::state::{load_solver, save_solver};
+use super::pressure::window::solve_with;
+use flip_plugin::sdk::Problem;
+
+mod window;
 use crate::params::Params;
 use flip_core::pressure::PressureSystem;
 use flip_core::volume::{
@@ -123,18 +127,27 @@ impl VolumeCorrection {
                 }
             }
         };
+        let domain = match &ctx.window {
+            Some(w) => window::measure(w, g, solids, m, particles),
+            None => window::DomainMeasure {
+                rest: interior_density(g, m),
+                volume: liquid_volume(g, solids, m),
+                particles: particles.len() as f64,
+            },
+        };
         if self.rest.is_none() {
-            self.rest = interior_density(g, m);
+            self.rest = domain.rest;
         }
         let Some(rest) = self.rest else {
             return Ok(None);
         };
-        let n = particles.len() as f64;
+        let n = domain.particles;
         if self.per_particle.is_none() && n > 0.0 {
-            self.per_particle = Some(liquid_volume(g, solids, m) / n);
+            self.per_particle = Some(domain.volume / n);
         }
         let target = CorrectionTarget {
             rest_volume: self.per_particle.map_or(0.0, |v| n * v),
+            volume: domain.volume,
             rest,
             strength: self.strength,
         };
@@ -143,15 +156,22 @@ impl VolumeCorrection {
         let report = assemble_correction(g, solids, m, target, &mut self.scratch.cells, sys);
         io.stat("correction_assemble_ms", t0.elapsed().as_secs_f64() * 1e3);
         sys.step = ctx.step;
-        solver.set_limits(SolveLimits {
+        let limits = SolveLimits {
             time_limit: None,
             cancel: Some(ctx.cancel.clone().into()),
             ..SolveLimits::default()
-        });
+        };
         let start = Instant::now();
-        let stats = solver
-            .solve(&mut sys.problem.view())
-            .map_err(|e| failed(with_logs(e, solver.take_logs())))?;
+        let mut solve = |view: &mut Problem<'_>, limits| {
+            solver.set_limits(limits);
+            solver
+                .solve(view)
+                .map_err(|e| failed(with_logs(e, solver.take_logs())))
+        };
+        let stats = match &ctx.window {
+            Some(w) => solve_with(w, &mut sys.problem, limits, solve)?,
+            None => solve(&mut sys.problem.view(), limits)?,
+        };
         io.stat("correction_solve_ms", start.elapsed().as_secs_f64() * 1e3);
         let t1 = Instant::now();
         let (shift, out) = match wiring {
@@ -183,6 +203,10 @@ impl VolumeCorrection {
 }
 
 impl Node for VolumeCorrection {
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut particles = io.particles("particles")?;
         if let Some(e) = self.reset_error.take() {

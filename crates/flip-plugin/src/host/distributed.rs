@@ -23,6 +23,16 @@ pub trait Communicator: Send + Sync {
     fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]);
 }
 
+/// Sends `send` to `peer` while receiving whatever length `peer` sends (its length first, then
+/// the values: two paired exchanges).
+pub fn exchange_any(comm: &dyn Communicator, peer: u32, send: &[f64]) -> Vec<f64> {
+    let mut len = [0.0];
+    comm.exchange(peer, &[send.len() as f64], &mut len);
+    let mut recv = vec![0.0; len[0] as usize];
+    comm.exchange(peer, send, &mut recv);
+    recv
+}
+
 /// Communication counters of a run (for `bench step --mpi`).
 #[derive(Debug, Default)]
 pub struct CommStats {
@@ -306,6 +316,8 @@ unsafe extern "C" fn gather_of(ctx: *mut c_void, local: *const f64, global: *mut
     d.all_gather(loc, glob);
     abi::STATUS_OK
 }
+
+pub mod threads;
 
 #[cfg(test)]
 mod tests;

@@ -4,72 +4,7 @@
 use super::*;
 use crate::host::services::CallContext;
 use crate::sdk;
-use std::collections::HashMap;
-use std::sync::{Barrier, Condvar, Mutex};
-
-/// What the thread ranks share.
-struct Hub {
-    barrier: Barrier,
-    slots: Mutex<Vec<Vec<f64>>>,
-    mail: Mutex<HashMap<(u32, u32), Vec<f64>>>,
-    posted: Condvar,
-}
-
-/// One thread's rank.
-struct Threads {
-    rank: u32,
-    ranks: u32,
-    hub: Arc<Hub>,
-}
-
-impl Communicator for Threads {
-    fn rank(&self) -> u32 {
-        self.rank
-    }
-    fn ranks(&self) -> u32 {
-        self.ranks
-    }
-    fn sum(&self, values: &mut [f64]) {
-        self.fold(values, |a, b| a + b);
-    }
-    fn max(&self, values: &mut [f64]) {
-        self.fold(values, f64::max);
-    }
-    fn exchange(&self, peer: u32, send: &[f64], recv: &mut [f64]) {
-        let mut mail = self.hub.mail.lock().unwrap();
-        mail.insert((self.rank, peer), send.to_vec());
-        self.hub.posted.notify_all();
-        loop {
-            if let Some(v) = mail.remove(&(peer, self.rank)) {
-                recv.copy_from_slice(&v);
-                return;
-            }
-            mail = self.hub.posted.wait(mail).unwrap();
-        }
-    }
-    fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
-        self.hub.slots.lock().unwrap()[self.rank as usize] = send.to_vec();
-        self.hub.barrier.wait();
-        let slots = self.hub.slots.lock().unwrap().clone();
-        self.hub.barrier.wait();
-        let mut at = 0;
-        for (part, &n) in slots.iter().zip(counts) {
-            recv[at..at + n].copy_from_slice(part);
-            at += n;
-        }
-    }
-}
-
-impl Threads {
-    fn fold(&self, values: &mut [f64], f: fn(f64, f64) -> f64) {
-        let n = values.len();
-        let mut all = vec![0.0; n * self.ranks as usize];
-        self.all_gather(values, &mut all, &vec![n; self.ranks as usize]);
-        for (i, v) in values.iter_mut().enumerate() {
-            *v = (1..self.ranks as usize).fold(all[i], |acc, r| f(acc, all[r * n + i]));
-        }
-    }
-}
+use threads::ThreadComm;
 
 #[test]
 fn slabs_cover_every_layer_once_with_ghosts_inside_the_grid() {
@@ -91,12 +26,8 @@ fn slabs_cover_every_layer_once_with_ghosts_inside_the_grid() {
 
 /// Rank `rank` of three: fills its owned cells with their global index, exchanges two ghost
 /// layers and reduces through the suite as a plugin would; returns the field.
-fn rank_body(rank: u32, hub: Arc<Hub>) -> (SlabLayout, Vec<f64>) {
-    let comm = Arc::new(Threads {
-        rank,
-        ranks: 3,
-        hub,
-    });
+fn rank_body(comm: Arc<ThreadComm>) -> (SlabLayout, Vec<f64>) {
+    let rank = comm.rank();
     let dist = Arc::new(Distribution::new(comm, [4, 9, 1], 2).expect("3 layers per slab"));
     let l = *dist.layout();
     let layer = l.layer_len();
@@ -135,17 +66,9 @@ fn rank_body(rank: u32, hub: Arc<Hub>) -> (SlabLayout, Vec<f64>) {
 
 #[test]
 fn three_ranks_exchange_halos_reduce_and_gather_through_the_suite() {
-    let hub = Arc::new(Hub {
-        barrier: Barrier::new(3),
-        slots: Mutex::new(vec![Vec::new(); 3]),
-        mail: Mutex::default(),
-        posted: Condvar::new(),
-    });
-    let handles: Vec<_> = (0..3)
-        .map(|r| {
-            let hub = hub.clone();
-            std::thread::spawn(move || rank_body(r, hub))
-        })
+    let handles: Vec<_> = ThreadComm::group(3)
+        .into_iter()
+        .map(|comm| std::thread::spawn(move || rank_body(comm)))
         .collect();
     for h in handles {
         let (l, field) = h.join().expect("rank finished");
@@ -164,17 +87,7 @@ fn no_suite_is_offered_outside_a_distributed_solve_or_for_another_version() {
         assert!(sdk::distributed().is_none());
         assert!(sdk::services().suite(c"flipgraph.distributed", 1).is_none());
     });
-    let hub = Arc::new(Hub {
-        barrier: Barrier::new(1),
-        slots: Mutex::new(vec![Vec::new()]),
-        mail: Mutex::default(),
-        posted: Condvar::new(),
-    });
-    let one = Arc::new(Threads {
-        rank: 0,
-        ranks: 1,
-        hub,
-    });
+    let one = ThreadComm::group(1).remove(0);
     let dist = Arc::new(Distribution::new(one, [4, 4, 1], 1).unwrap());
     let ctx = CallContext::new(None, None).with_distribution(Some(dist));
     let table = ctx.services();

@@ -1,0 +1,128 @@
+//! A rank's part of a decomposed run (`run --mpi`): the *window* it simulates, its owned slab
+//! of the domain plus ghost layers on each interior side. Every node works on the window as if
+//! it were the whole domain, in window coordinates (positions shifted by [`Window::origin`]),
+//! so transfer and advection kernels are unchanged; the window's outer faces act as walls,
+//! `ghost` layers from any owned cell. Between substeps the runner moves particles that left
+//! the owned slab to their new owner and copies the neighbours' particles within the ghost
+//! layers (`exchange`); ghost copies carry [`GHOST_ID_BIT`] in their id and are dropped at the
+//! next exchange. Nodes that need the whole domain (the pressure solve, the emitter's ids, the
+//! export) reach the other ranks through [`Window::comm`].
+
+use flip_core::GridSpec;
+use flip_plugin::host::distributed::{Communicator, Distribution, DistributionError};
+use glam::Vec3;
+use std::ops::Range;
+use std::sync::Arc;
+
+mod exchange;
+mod gather;
+pub use exchange::{exchange_particles, ExchangeCounts};
+pub use gather::gather_owned;
+
+/// Set in the id of a ghost particle (a copy of a neighbour's particle, or one emitted in a
+/// ghost layer): it takes part in the substep but is owned, moved and exported elsewhere.
+pub const GHOST_ID_BIT: u64 = 1 << 63;
+
+/// Whether `id` is a ghost's.
+pub fn is_ghost(id: u64) -> bool {
+    id & GHOST_ID_BIT != 0
+}
+
+/// One rank's window of a decomposed run.
+#[derive(Debug)]
+pub struct Window {
+    /// The whole domain.
+    pub global: GridSpec,
+    /// The window's grid (owned plus ghost layers), origin at its first layer.
+    pub local: GridSpec,
+    /// Slab axis: z in 3D, y in 2D (the layout of `flip_plugin::abi::distributed`).
+    pub axis: usize,
+    /// Global index of the window's first layer.
+    pub offset: usize,
+    /// The owned layers, as window layers.
+    pub owned: Range<usize>,
+    /// The layout with the window's ghost layers (fields exchanged over the whole window).
+    pub dist: Arc<Distribution>,
+    /// The same slabs with one ghost layer: what a distributed pressure solve receives.
+    pub solve: Arc<Distribution>,
+}
+
+impl Window {
+    /// This rank's window of `global` with `ghost` layers a side.
+    ///
+    /// # Errors
+    /// A slab thinner than `ghost` layers (too many ranks for the grid).
+    pub fn new(
+        comm: Arc<dyn Communicator>,
+        global: GridSpec,
+        ghost: usize,
+    ) -> Result<Self, DistributionError> {
+        let dims = global.dims();
+        let dist = Distribution::new(comm.clone(), dims, ghost)?;
+        let solve = Distribution::new(comm, dims, 1)?;
+        let l = *dist.layout();
+        let axis = l.axis as usize;
+        let mut local = global;
+        match axis {
+            2 => local.nk = l.local_layers(),
+            _ => local.nj = l.local_layers(),
+        }
+        let lo = l.ghost_lo as usize;
+        Ok(Self {
+            global,
+            local,
+            axis,
+            offset: (l.first - l.ghost_lo) as usize,
+            owned: lo..lo + l.owned as usize,
+            solve: Arc::new(solve),
+            dist: Arc::new(dist),
+        })
+    }
+
+    /// The communicator.
+    pub fn comm(&self) -> &Arc<dyn Communicator> {
+        self.dist.comm()
+    }
+
+    /// This rank and the number of ranks.
+    pub fn rank(&self) -> (u32, u32) {
+        (self.comm().rank(), self.comm().ranks())
+    }
+
+    /// Where the window's origin lies in the domain (m).
+    pub fn origin(&self) -> Vec3 {
+        let mut o = Vec3::ZERO;
+        o[self.axis] = self.offset as f32 * self.global.dx;
+        o
+    }
+
+    /// The window layer holding window position `p` (may lie outside the window).
+    pub fn layer_of(&self, p: Vec3) -> isize {
+        (p[self.axis] / self.local.dx).floor() as isize
+    }
+
+    /// Whether window layer `layer` is owned.
+    pub fn owns_layer(&self, layer: isize) -> bool {
+        usize::try_from(layer).is_ok_and(|l| self.owned.contains(&l))
+    }
+
+    /// Window layers that are ghosts below (`ghost_lo`) and above the owned ones.
+    pub fn ghost_layers(&self) -> (usize, usize) {
+        (
+            self.owned.start,
+            self.local.dims()[self.axis] - self.owned.end,
+        )
+    }
+
+    /// The owned cells of window cell field `field` (x fastest, then y, then z).
+    pub fn owned_cells<'a, T>(&self, field: &'a [T]) -> &'a [T] {
+        &field[self.dist.layout().owned_range()]
+    }
+}
+
+/// Ghost layers a window needs: `ceil(cfl)` cells of advection, the transfer stencil (2) on
+/// both sides of the owned boundary, and `reach` cells of extrapolation from the window's
+/// outer (walled) faces, whose wrong values must not arrive at a cell an owned particle reads.
+pub fn ghost_layers_for(cfl: f32, reach: usize) -> usize {
+    cfl.max(1.0).ceil() as usize + 5 + reach
+}

@@ -1,0 +1,66 @@
+//! The pressure solve in a rank's window of a decomposed run: the window's system is cut to
+//! the owned layers plus one ghost layer (the distributed suite's layout), solved by a
+//! distributed algorithm, and the solution's ghost layers are refreshed across the whole
+//! window, so the gradient is the single-domain one on every face an owned particle reads.
+
+use super::solvers::Solvers;
+use flip_core::pressure::{OwnedProblem, PressureSystem};
+use flip_core::project::violation;
+use flip_core::Grid3;
+use flip_graph::{NodeError, Window};
+use flip_plugin::abi::SolveStats;
+use flip_plugin::host::SolveLimits;
+use flip_plugin::sdk::Problem;
+
+/// Solves the window's `problem` with the other ranks; its `pressure` holds the solution on
+/// every window cell afterwards.
+pub(super) fn solve(
+    w: &Window,
+    solvers: &mut Solvers,
+    problem: &mut OwnedProblem,
+    limits: SolveLimits,
+) -> Result<SolveStats, NodeError> {
+    solve_with(w, problem, limits, |view, limits| {
+        solvers.solve(view, limits)
+    })
+}
+
+/// [`solve`] with any solve call (`solve(slab, limits)`: the limits carry the distribution).
+pub(crate) fn solve_with(
+    w: &Window,
+    problem: &mut OwnedProblem,
+    mut limits: SolveLimits,
+    solve: impl FnOnce(&mut Problem<'_>, SolveLimits) -> Result<SolveStats, NodeError>,
+) -> Result<SolveStats, NodeError> {
+    let layout = *w.solve.layout();
+    let mut in_window = layout;
+    in_window.first = layout.first - w.offset as u32;
+    in_window.global_dims = w.local.dims().map(|d| d as u32);
+    let mut slab = problem.slab(&in_window);
+    limits.distributed = Some(w.solve.clone());
+    let stats = solve(&mut slab.view(), limits)?;
+    let start = (in_window.first - in_window.ghost_lo) as usize * layout.layer_len();
+    problem.pressure[start..start + slab.pressure.len()].copy_from_slice(&slab.pressure);
+    let (lo, hi) = w.ghost_layers();
+    w.dist.halo_exchange(&mut problem.pressure, lo.max(hi));
+    Ok(stats)
+}
+
+/// The divergence left on the owned cells only (the window's outer layers hold the walls of
+/// the window, not the domain's), its largest value over all ranks, and the largest
+/// right-hand side over all ranks: what the projection check compares.
+pub(super) fn owned_divergence(
+    w: &Window,
+    div: &mut Grid3<f32>,
+    sys: &PressureSystem,
+) -> (f32, f64) {
+    let owned = w.dist.layout().owned_range();
+    div.data[..owned.start].fill(0.0);
+    div.data[owned.end..].fill(0.0);
+    let local = violation(div, sys);
+    let rhs = w.owned_cells(&sys.problem.rhs);
+    let rhs_norm = rhs.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
+    let mut v = [f64::from(local), rhs_norm];
+    w.comm().max(&mut v);
+    (v[0] as f32, v[1])
+}
