@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// Let export folders lie outside the output folder (absolute paths, `..`).
     #[arg(long)]
     pub allow_outside_out: bool,
+    /// Run decomposed over the ranks of `mpirun -np N` (slabs along the grid's outermost
+    /// axis; rank 0 writes the frames).
+    #[cfg(feature = "mpi")]
+    #[arg(long, conflicts_with_all = ["resume", "from"])]
+    pub mpi: bool,
 }
 
 /// Default output folder for a graph: `out/<stem>`.
@@ -102,6 +107,10 @@ pub fn build_with(
 
 /// Runs `args`.
 pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.mpi {
+        return crate::cmd_run_mpi::run(session, args);
+    }
     let (doc, mut manifest, out, fresh_nodes) = if let Some(dir) = &args.resume {
         let m = Manifest::read(dir).map_err(|e| fail(ExitStatus::Usage, format!("{e:#}")))?;
         (m.doc()?, m, dir.clone(), Vec::new())

@@ -5,6 +5,8 @@ mod bench;
 mod cmd_estimate;
 mod cmd_info;
 mod cmd_run;
+#[cfg(feature = "mpi")]
+mod cmd_run_mpi;
 mod cmd_verify;
 mod compare;
 mod estimate;

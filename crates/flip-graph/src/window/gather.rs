@@ -46,3 +46,25 @@ fn sorted_by_id(ps: Particles) -> Particles {
         next_id: ps.next_id,
     }
 }
+
+/// Rank 0 receives the owned cells of every rank's window cell field `values` (`per_cell`
+/// values a cell, x fastest), as one field of the domain; the others send theirs and get
+/// `None`. Collective.
+pub fn gather_cells(w: &Window, values: &[f32], per_cell: usize) -> Option<Vec<f32>> {
+    let owned = w.dist.layout().owned_range();
+    let mine: Vec<f64> = values[owned.start * per_cell..owned.end * per_cell]
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    let (rank, ranks) = w.rank();
+    if rank != 0 {
+        exchange_any(w.comm().as_ref(), 0, &mine);
+        return None;
+    }
+    let mut all: Vec<f32> = mine.iter().map(|&v| v as f32).collect();
+    for peer in 1..ranks {
+        let part = exchange_any(w.comm().as_ref(), peer, &[]);
+        all.extend(part.iter().map(|&v| v as f32));
+    }
+    Some(all)
+}

@@ -3,6 +3,7 @@
 use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
+use flip_graph::window::gather_cells;
 use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec};
 
 /// Scalar inputs and the array names they are written under.
@@ -26,6 +27,11 @@ impl ExportFields {
 }
 
 impl Node for ExportFields {
+    /// In a decomposed run rank 0 writes the fields gathered from every rank.
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let g = &ctx.grid;
         let mut scalars = Vec::new();
@@ -41,28 +47,51 @@ impl Node for ExportFields {
         if !self.files.due(ctx) {
             return Ok(());
         }
-        let kinds: Option<Vec<f32>> =
-            cells.map(|c| c.data.iter().map(|&k| f32::from(k as u8)).collect());
-        let mut fields: Vec<CellField<'_>> = scalars
+        // (name, values, values per cell)
+        let mut arrays: Vec<(&str, Vec<f32>, usize)> = scalars
             .iter()
-            .map(|(name, f)| CellField::Scalar(name, &f.data))
+            .map(|(name, f)| (*name, f.data.clone(), 1))
             .collect();
         if let Some(phi) = &phi {
             check_grid("level_set", phi, g)?;
-            fields.push(CellField::Scalar("level_set", &phi.data));
+            arrays.push(("level_set", phi.data.clone(), 1));
         }
-        if let Some(k) = &kinds {
-            fields.push(CellField::Scalar("cell_kind", k));
+        if let Some(c) = &cells {
+            arrays.push((
+                "cell_kind",
+                c.data.iter().map(|&k| f32::from(k as u8)).collect(),
+                1,
+            ));
         }
         if let Some(v) = &velocity {
-            fields.push(CellField::Vector("velocity", cell_velocity(g, &v.vel)));
+            arrays.push(("velocity", cell_velocity(g, &v.vel), 3));
         }
-        if fields.is_empty() {
+        if arrays.is_empty() {
             return Err(NodeError::MissingInput("any field".into()));
         }
+        let mut grid = *g;
+        if let Some(w) = &ctx.window {
+            // rank 0 writes the domain's fields, gathered from the owned layers
+            grid = w.global;
+            for (_, values, per_cell) in &mut arrays {
+                if let Some(all) = gather_cells(w, values, *per_cell) {
+                    *values = all;
+                }
+            }
+            if w.rank().0 != 0 {
+                return Ok(());
+            }
+        }
+        let fields: Vec<CellField<'_>> = arrays
+            .iter()
+            .map(|(name, values, per_cell)| match per_cell {
+                1 => CellField::Scalar(name, values),
+                _ => CellField::Vector(name, values.clone()),
+            })
+            .collect();
         let file = self.files.frame(ctx)?;
         let path = file("vti");
-        write_fields_vti(&path, g, &fields)
+        write_fields_vti(&path, &grid, &fields)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         io.stat("fields_written", fields.len() as f64);
         io.wrote(path);

@@ -51,6 +51,12 @@ pub fn init() -> Option<MpiRuntime> {
 }
 
 impl MpiComm {
+    /// Ends every rank of the job with `code` (a rank that failed alone would leave the
+    /// others waiting in a collective).
+    pub fn abort(&self, code: i32) -> ! {
+        self.world().abort(code)
+    }
+
     fn world(&self) -> std::sync::MutexGuard<'_, SimpleCommunicator> {
         self.world
             .lock()

@@ -1,0 +1,168 @@
+//! `flipgraph run --mpi` under `mpirun` on loopback (`--oversubscribe`), against the
+//! single-process run of the same graph: on 1, 2 and 4 ranks, the 2D dam break and the 3D drop
+//! write the same particles (every id once, none lost or duplicated in migration) within a
+//! small distance of the single-process positions; a run is reproducible for a rank count;
+//! a graph with a node that needs the whole domain is refused naming it.
+
+mod common;
+use common::{deps_dir, flipgraph, root, text};
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Largest offset (cells) from the single-process positions after the frames run here (see
+/// `tests/decomposed.rs` in the workspace for what moves particles by ~1e-2 cells).
+const AGREE: f32 = 0.05;
+
+/// `flipgraph ARGS` on `ranks` ranks of mpirun.
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .current_dir(root())
+        .args([
+            "--oversubscribe",
+            "--allow-run-as-root",
+            "-np",
+            &ranks.to_string(),
+        ])
+        .args([
+            "--mca",
+            "btl",
+            "self,tcp",
+            "--mca",
+            "btl_tcp_if_include",
+            "lo",
+        ])
+        .arg(env!("CARGO_BIN_EXE_flipgraph"))
+        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
+        .args(args)
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .output()
+        .expect("mpirun runs (install openmpi-bin)")
+}
+
+/// Particles of a PLY frame by id: position.
+fn read_ply(path: &Path) -> HashMap<u32, [f32; 3]> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let end = bytes
+        .windows(11)
+        .position(|w| w == b"end_header\n")
+        .expect("a PLY header")
+        + 11;
+    let header = String::from_utf8_lossy(&bytes[..end]);
+    assert!(header.contains("property uint id"), "{header}");
+    let body = &bytes[end..];
+    let f = |r: &[u8], k: usize| f32::from_le_bytes(r[4 * k..4 * k + 4].try_into().unwrap());
+    let mut out = HashMap::new();
+    for r in body.chunks_exact(28) {
+        let id = u32::from_le_bytes(r[24..28].try_into().unwrap());
+        assert!(
+            out.insert(id, [f(r, 0), f(r, 1), f(r, 2)]).is_none(),
+            "id {id} twice"
+        );
+    }
+    out
+}
+
+/// Largest distance (cells) between the same particles of two frames; panics unless both
+/// hold the same ids.
+fn max_offset(a: &HashMap<u32, [f32; 3]>, b: &HashMap<u32, [f32; 3]>, dx: f32) -> f32 {
+    assert_eq!(a.len(), b.len(), "particle counts differ");
+    a.iter()
+        .map(|(id, p)| {
+            let q = b.get(id).unwrap_or_else(|| panic!("particle {id} lost"));
+            (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f32>().sqrt() / dx
+        })
+        .fold(0.0, f32::max)
+}
+
+fn as_str(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn compare(graph: &str, sets: &[&str], frames: u32, dx: f32) {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |out: &Path, mpi: bool| {
+        let mut a = vec!["run", graph, "--quiet", "--out", out.to_str().unwrap()];
+        a.extend_from_slice(sets);
+        a.extend(mpi.then_some("--mpi"));
+        let mut a: Vec<String> = a.into_iter().map(String::from).collect();
+        a.extend(["--frames".into(), frames.to_string()]);
+        a
+    };
+    let single = dir.path().join("single");
+    let o = flipgraph(&as_str(&args(&single, false)));
+    assert!(o.status.success(), "{}", text(&o));
+    let last = format!("frames/frame_{frames:04}.ply");
+    let reference = read_ply(&single.join(&last));
+    for ranks in [1, 2, 4] {
+        let out = dir.path().join(format!("ranks{ranks}"));
+        let o = mpirun(ranks, &as_str(&args(&out, true)));
+        assert!(o.status.success(), "{ranks} ranks: {}", text(&o));
+        let got = read_ply(&out.join(&last));
+        let off = max_offset(&got, &reference, dx);
+        eprintln!(
+            "{graph}: {ranks} ranks, {} particles, largest offset {off:.2e} cells",
+            got.len()
+        );
+        assert!(off < AGREE, "{graph} on {ranks} ranks: {off} cells off");
+    }
+    // reproducible for a rank count
+    let again = dir.path().join("ranks2_again");
+    let o = mpirun(2, &as_str(&args(&again, true)));
+    assert!(o.status.success(), "{}", text(&o));
+    let first = std::fs::read(dir.path().join("ranks2").join(&last)).unwrap();
+    assert!(
+        std::fs::read(again.join(&last)).unwrap() == first,
+        "two 2-rank runs differ"
+    );
+}
+
+#[test]
+fn the_2d_dam_break_on_1_2_4_ranks_writes_the_single_process_particles() {
+    let sets = [
+        "--set",
+        "settings.grid=[64,64,1]",
+        "--set",
+        "settings.cell_size=0.015625",
+        "--set",
+        "pressure.solver=multigrid/mgpcg",
+    ];
+    compare("graphs/dam_break_2d.ron", &sets, 8, 0.015625);
+}
+
+#[test]
+fn the_3d_drop_on_1_2_4_ranks_writes_the_single_process_particles() {
+    let sets = [
+        "--set",
+        "settings.grid=[32,32,40]",
+        "--set",
+        "settings.cell_size=0.03125",
+        "--set",
+        "pressure.solver=multigrid/mgpcg",
+    ];
+    compare("graphs/drop_3d.ron", &sets, 4, 0.03125);
+}
+
+#[test]
+fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = mpirun(
+        2,
+        &[
+            "run",
+            "graphs/smoke_plume_2d.ron",
+            "--mpi",
+            "--frames",
+            "1",
+            "--out",
+            out,
+        ],
+    );
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("cannot run with --mpi") && t.contains("cannot run decomposed"),
+        "{t}"
+    );
+}
