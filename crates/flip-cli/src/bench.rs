@@ -5,6 +5,8 @@ mod isolation;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod step;
+#[cfg(feature = "mpi")]
+mod step_mpi;
 mod surface;
 mod sweep;
 mod tallcell;

@@ -34,9 +34,14 @@ pub struct StepArgs {
     /// Folder for the CSV (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Weak scaling under `mpirun -np N`: every rank owns `size` layers along the slab axis
+    /// (the domain and the liquid column stretch with the ranks); rank 0 prints one row.
+    #[cfg(feature = "mpi")]
+    #[arg(long)]
+    pub mpi: bool,
 }
 
-fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
+pub(super) fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     let med = if v.is_empty() { 0.0 } else { v[v.len() / 2] };
     (
@@ -64,15 +69,24 @@ fn transfer_modes(doc: &flip_graph::GraphDoc) -> String {
     modes.join(", ")
 }
 
-/// Runs the benchmark.
-pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
-    let graph = a.graph.clone().unwrap_or_else(|| {
+/// The graph a run of `a` uses.
+pub(super) fn graph_of(a: &StepArgs) -> PathBuf {
+    a.graph.clone().unwrap_or_else(|| {
         PathBuf::from(if a.dim == 2 {
             "graphs/bench_dam_break_2d.ron"
         } else {
             "graphs/bench_dam_break_3d.ron"
         })
-    });
+    })
+}
+
+/// Runs the benchmark.
+pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if a.mpi {
+        return super::step_mpi::run(session, a);
+    }
+    let graph = graph_of(a);
     let grid = if a.dim == 2 {
         format!("[{0}, {0}, 1]", a.size)
     } else {
