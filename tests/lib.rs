@@ -117,3 +117,23 @@ pub fn hostile_copy(dir: &Path, mode: &str, name: &str) -> PathBuf {
     std::fs::write(&path, bytes).expect("writable temp dir");
     path
 }
+
+/// `mpirun` on `ranks` ranks over loopback TCP, oversubscribing the cores and allowed as root
+/// (CI runs as root in a container): add the program and its arguments.
+pub fn mpirun(ranks: usize) -> std::process::Command {
+    let mut c = std::process::Command::new("mpirun");
+    c.args([
+        "--oversubscribe",
+        "--allow-run-as-root",
+        "-np",
+        &ranks.to_string(),
+        "--mca",
+        "btl",
+        "self,tcp",
+        "--mca",
+        "btl_tcp_if_include",
+        "lo",
+    ])
+    .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    c
+}

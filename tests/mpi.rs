@@ -5,28 +5,13 @@
 //! algorithm without the distributed capability is refused by name.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Runs the helper on `ranks` ranks; its output.
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args([
-            "--oversubscribe",
-            "--allow-run-as-root",
-            "-np",
-            &ranks.to_string(),
-        ])
-        .args([
-            "--mca",
-            "btl",
-            "self,tcp",
-            "--mca",
-            "btl_tcp_if_include",
-            "lo",
-        ])
+    flipgraph_tests::mpirun(ranks)
         .arg(env!("CARGO_BIN_EXE_flipgraph-mpi-solve"))
         .args(args)
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .output()
         .expect("mpirun runs (install openmpi-bin)")
 }

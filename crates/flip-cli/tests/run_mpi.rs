@@ -8,7 +8,7 @@ mod common;
 use common::{deps_dir, flipgraph, root, text};
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Largest offset (cells) from the single-process positions after the frames run here (see
 /// `tests/decomposed.rs` in the workspace for what moves particles by ~1e-2 cells).
@@ -16,26 +16,11 @@ const AGREE: f32 = 0.05;
 
 /// `flipgraph ARGS` on `ranks` ranks of mpirun.
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
+    flipgraph_tests::mpirun(ranks)
         .current_dir(root())
-        .args([
-            "--oversubscribe",
-            "--allow-run-as-root",
-            "-np",
-            &ranks.to_string(),
-        ])
-        .args([
-            "--mca",
-            "btl",
-            "self,tcp",
-            "--mca",
-            "btl_tcp_if_include",
-            "lo",
-        ])
         .arg(env!("CARGO_BIN_EXE_flipgraph"))
         .args(["--plugin-dir", deps_dir().to_str().unwrap()])
         .args(args)
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .output()
         .expect("mpirun runs (install openmpi-bin)")
 }

@@ -69,6 +69,24 @@ fn transfer_modes(doc: &flip_graph::GraphDoc) -> String {
     modes.join(", ")
 }
 
+/// Runs the untimed warm-up substeps; returns the benchmark's time step (the graph's fixed
+/// one, else 1/240 s).
+pub(super) fn warm_up(
+    sim: &mut flip_graph::Simulation,
+    doc: &flip_graph::GraphDoc,
+    steps: u32,
+) -> Result<f32> {
+    let dt = if doc.settings.fixed_dt > 0.0 {
+        doc.settings.fixed_dt
+    } else {
+        1.0 / 240.0
+    };
+    for s in 0..steps {
+        sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
+    }
+    Ok(dt)
+}
+
 /// The graph a run of `a` uses.
 pub(super) fn graph_of(a: &StepArgs) -> PathBuf {
     a.graph.clone().unwrap_or_else(|| {
@@ -101,14 +119,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let out = bench_dir(&a.out);
     std::fs::create_dir_all(&out)?;
     let mut sim = build(session, &doc, &graph, &out)?;
-    let dt = if doc.settings.fixed_dt > 0.0 {
-        doc.settings.fixed_dt
-    } else {
-        1.0 / 240.0
-    };
-    for s in 0..a.warmup {
-        sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
-    }
+    let dt = warm_up(&mut sim, &doc, a.warmup)?;
     let mut summary = RunSummary::new(&sim);
     let mut per_node: Vec<Vec<f64>> = vec![Vec::new(); sim.plan().nodes.len()];
     let mut walls = Vec::new();

@@ -6,7 +6,7 @@
 //! the solvers' halo exchanges and reductions), and what each step sends (what a larger
 //! cluster's network would carry per rank).
 
-use super::step::{graph_of, stats, StepArgs};
+use super::step::{graph_of, stats, warm_up, StepArgs};
 use crate::cmd_run::build;
 use crate::session::Session;
 use anyhow::{anyhow, Result};
@@ -48,16 +48,14 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     sim.set_window(window)
         .map_err(|_| anyhow!("refused after being accepted"))?;
     let w = sim.window().expect("set").clone();
-    let dt = if doc.settings.fixed_dt > 0.0 {
-        doc.settings.fixed_dt
-    } else {
-        1.0 / 240.0
-    };
-    for s in 0..a.warmup {
-        sim.substep(dt, s, false).map_err(|e| anyhow!("{e}"))?;
-    }
+    let dt = warm_up(&mut sim, &doc, a.warmup)?;
     let before = Traffic::of(&[&w.solve.stats, &w.dist.stats]);
     let (mut walls, mut exchange, mut sent, mut particles) = (Vec::new(), 0.0, 0usize, 0);
+    let solve_nodes: Vec<usize> = (sim.plan().nodes.iter().enumerate())
+        .filter(|(_, p)| matches!(p.kind.as_str(), "pressure" | "volume_correction"))
+        .map(|(i, _)| i)
+        .collect();
+    let mut solves = 0.0;
     for s in 0..a.steps {
         let r = sim
             .substep(dt, a.warmup + s, false)
@@ -70,25 +68,30 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             sent += c.values_sent * 8;
         }
         particles = r.particles;
+        solves += solve_nodes
+            .iter()
+            .map(|&i| r.node_times[i].as_secs_f64())
+            .sum::<f64>();
     }
     let traffic = Traffic::of(&[&w.solve.stats, &w.dist.stats]).minus(&before);
     let steps = f64::from(a.steps.max(1));
     let total: f64 = walls.iter().sum();
     // the slowest rank's communication share
-    let mut comm_s = [exchange + traffic.seconds];
+    let mut comm_s = [exchange + traffic.seconds, solves];
     comm.max(&mut comm_s);
     if rt.comm.rank() == 0 {
         let (med, _, _) = stats(walls);
         println!(
             "ranks {ranks}  {}D grid {grid}  {particles} particles  {ghost} ghost layers  {} threads/rank: \
              {:.1} ms/step (median, slowest rank)  {:.1} ns/owned cell/step  comm {:.1}% \
-             (particle exchange and solver halos/reductions)  per step and rank: particles {:.1} kB, \
+             (particle exchange and solver halos/reductions)  solves {:.1} ms/step  per step and rank: particles {:.1} kB, \
              solver halos {:.1} kB in {:.1} messages, {:.1} collectives",
             a.dim,
             rayon::current_num_threads(),
             1e3 * med,
             1e9 * med / owned_cells as f64,
             100.0 * comm_s[0] / total.max(1e-12),
+            1e3 * comm_s[1] / steps,
             sent as f64 / steps / 1e3,
             traffic.bytes as f64 / steps / 1e3,
             traffic.messages as f64 / steps,

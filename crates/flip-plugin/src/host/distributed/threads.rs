@@ -6,12 +6,14 @@ use super::Communicator;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Barrier, Condvar, Mutex, PoisonError};
 
+/// Messages in flight by (from, to), oldest first.
+type Mailboxes = HashMap<(u32, u32), VecDeque<Vec<f64>>>;
+
 /// What the thread ranks of one group share.
 struct Hub {
     barrier: Barrier,
     slots: Mutex<Vec<Vec<f64>>>,
-    /// Messages in flight by (from, to), oldest first.
-    mail: Mutex<HashMap<(u32, u32), VecDeque<Vec<f64>>>>,
+    mail: Mutex<Mailboxes>,
     posted: Condvar,
 }
 
