@@ -1,16 +1,19 @@
 //! `flipgraph run GRAPH --mpi` under `mpirun -np N` (feature `mpi`): every rank simulates its
 //! window of the domain (a slab of whole layers along the outermost axis plus ghost layers,
 //! `flip_graph::window`), particles migrate between ranks each substep, the solves run
-//! distributed, and rank 0 writes the frames a single-process run would write. Checkpoints,
-//! `--resume` and `--from` are not offered: a checkpoint holds one process's state.
+//! distributed, and rank 0 writes the frames a single-process run would write and the run's
+//! `run.json` (so `flipgraph verify` checks them). Checkpoints, `--resume` and `--from` are not
+//! offered: a checkpoint holds one process's state.
 
 use crate::cmd_run::{build_with, default_out, RunArgs};
+use crate::manifest::{now_unix, Manifest, RunStatus};
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use flip_graph::window::{ghost_layers_for, Window};
 use flip_graph::{Simulation, StepReport};
 use flip_plugin::host::distributed::Communicator;
 use flip_plugin::host::mpi_comm::{self, MpiComm};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -48,11 +51,30 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     }
     sim.set_window(window)
         .map_err(|_| anyhow!("refused after being accepted"))?;
-    let totals = simulate(&mut sim, frames, talk, &rt.comm)?;
+    let mut record = (rt.comm.rank() == 0).then(|| Record {
+        manifest: Manifest::new(&doc, graph, &session.plugins, frames),
+        out: out.clone(),
+    });
+    if let Some(r) = &mut record {
+        r.manifest.threads *= rt.comm.ranks() as usize;
+        r.manifest.write(&r.out)?;
+    }
+    let totals = simulate(&mut sim, frames, talk, &rt.comm, record.as_mut())?;
+    if let Some(r) = &mut record {
+        r.manifest.status = RunStatus::Done;
+        r.manifest.ended_unix = Some(now_unix());
+        r.manifest.write(&r.out)?;
+    }
     if talk {
         totals.print(&sim);
     }
     Ok(())
+}
+
+/// Rank 0's manifest of the run and where it goes.
+struct Record {
+    manifest: Manifest,
+    out: PathBuf,
 }
 
 /// What the run took, for the closing line.
@@ -96,13 +118,32 @@ impl Totals {
 
 /// Simulates `frames` frames; a failure on this rank ends every rank (the others may be
 /// waiting in a collective).
-fn simulate(sim: &mut Simulation, frames: u32, talk: bool, comm: &MpiComm) -> Result<Totals> {
+fn simulate(
+    sim: &mut Simulation,
+    frames: u32,
+    talk: bool,
+    comm: &MpiComm,
+    mut record: Option<&mut Record>,
+) -> Result<Totals> {
     let mut totals = Totals::default();
     let start = Instant::now();
     while sim.frame() < frames {
+        let t = Instant::now();
         match sim.advance_frame() {
             Ok(reports) => {
                 reports.iter().for_each(|r| totals.add(r));
+                if let Some(r) = record.as_deref_mut() {
+                    let files: Vec<PathBuf> =
+                        reports.iter().flat_map(|r| r.files.clone()).collect();
+                    let (wall, n) = (t.elapsed().as_secs_f64(), reports.len() as u32);
+                    let recorded = r.manifest.add_frame(&r.out, sim.frame(), n, wall, &files);
+                    r.manifest.peak_rss_bytes = crate::limits::peak_rss();
+                    if let Err(e) = recorded.and_then(|()| r.manifest.write(&r.out)) {
+                        // the other ranks would wait for this one in the next substep
+                        eprintln!("rank 0: error: {e:#}");
+                        comm.abort(2);
+                    }
+                }
                 if talk {
                     let last = reports.last().expect("a frame has a substep");
                     println!(

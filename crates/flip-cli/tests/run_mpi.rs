@@ -2,7 +2,8 @@
 //! single-process run of the same graph: on 1, 2 and 4 ranks, the 2D dam break and the 3D drop
 //! write the same particles (every id once, none lost or duplicated in migration) within a
 //! small distance of the single-process positions; a run is reproducible for a rank count;
-//! a graph with a node that needs the whole domain is refused naming it.
+//! rank 0's `run.json` verifies; a graph with a node that needs the whole domain is refused
+//! naming it.
 
 mod common;
 use common::{deps_dir, flipgraph, root, text};
@@ -91,6 +92,10 @@ fn compare(graph: &str, sets: &[&str], frames: u32, dx: f32) {
         );
         assert!(off < AGREE, "{graph} on {ranks} ranks: {off} cells off");
     }
+    // rank 0's run.json lists every frame's files with their hashes
+    let ranks2 = dir.path().join("ranks2");
+    let o = flipgraph(&["verify", ranks2.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
     // reproducible for a rank count
     let again = dir.path().join("ranks2_again");
     let o = mpirun(2, &as_str(&args(&again, true)));

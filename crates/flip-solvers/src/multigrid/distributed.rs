@@ -109,8 +109,14 @@ fn x_to_grid(level: &Level, z: &mut [f64]) {
     });
 }
 
-/// The whole problem on every rank: each array's owned slabs gathered.
-fn gather_problem(d: &Distributed, p: &Problem<'_>) -> Result<OwnedProblem, SolveError> {
+/// The matrix of the whole problem on every rank (what the hierarchy reads: cell kinds,
+/// diagonal, couplings and, with `face_open`, the open fractions), each array's owned slabs
+/// gathered.
+fn gather_problem(
+    d: &Distributed,
+    p: &Problem<'_>,
+    face_open: bool,
+) -> Result<OwnedProblem, SolveError> {
     let l = d.layout();
     let dims = l.global_dims.map(|v| v as usize);
     let mut g = OwnedProblem::empty(dims, p.dx);
@@ -129,11 +135,10 @@ fn gather_problem(d: &Distributed, p: &Problem<'_>) -> Result<OwnedProblem, Solv
     g.diag = back(gather(f32s(p.diag))?).into();
     for a in 0..3 {
         g.off[a] = back(gather(f32s(p.off[a]))?).into();
-        g.face_open[a] = back(gather(f32s(p.face_open[a]))?).into();
+        if face_open {
+            g.face_open[a] = back(gather(f32s(p.face_open[a]))?).into();
+        }
     }
-    g.liquid_phi = back(gather(f32s(p.liquid_phi))?).into();
-    g.solid_phi = back(gather(f32s(p.solid_phi))?).into();
-    g.rhs = gather(p.rhs.to_vec())?.into();
     Ok(g)
 }
 
@@ -164,8 +169,8 @@ impl DistributedMgpcg {
         p: &mut Problem<'_>,
     ) -> Result<SolveStats, SolveError> {
         d.check_dims(p.dims)?;
-        let mut global = gather_problem(d, p)?;
         let pre = self.pcg.preconditioner_mut();
+        let mut global = gather_problem(d, p, pre.hierarchy.reads_face_open())?;
         pre.hierarchy.update(&global.view());
         pre.failed = None;
         let a = Stencil::of(p);

@@ -56,6 +56,12 @@ impl Hierarchy {
         out
     }
 
+    /// Whether [`Hierarchy::update`] reads the problem's `face_open` (besides its cell kinds,
+    /// diagonal and couplings, which it always reads).
+    pub fn reads_face_open(&self) -> bool {
+        self.coarsening == Coarsening::Rediscretise
+    }
+
     /// Brings the hierarchy up to date with `p`'s matrix. Returns whether it was rebuilt.
     pub fn update(&mut self, p: &Problem<'_>) -> bool {
         let with_open = self.coarsening == Coarsening::Rediscretise;
