@@ -59,7 +59,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         r.manifest.threads *= rt.comm.ranks() as usize;
         r.manifest.write(&r.out)?;
     }
-    let totals = simulate(&mut sim, frames, talk, &rt.comm, record.as_mut())?;
+    let totals = simulate(&mut sim, frames, talk, &rt.comm, record.as_mut());
     if let Some(r) = &mut record {
         r.manifest.status = RunStatus::Done;
         r.manifest.ended_unix = Some(now_unix());
@@ -124,7 +124,7 @@ fn simulate(
     talk: bool,
     comm: &MpiComm,
     mut record: Option<&mut Record>,
-) -> Result<Totals> {
+) -> Totals {
     let mut totals = Totals::default();
     let start = Instant::now();
     while sim.frame() < frames {
@@ -162,5 +162,5 @@ fn simulate(
         }
     }
     totals.wall = start.elapsed();
-    Ok(totals)
+    totals
 }

@@ -8,7 +8,7 @@
 //! next exchange. Nodes that need the whole domain (the pressure solve, the emitter's ids, the
 //! export) reach the other ranks through [`Window::comm`].
 
-use flip_core::GridSpec;
+use flip_core::{GridSpec, Particles};
 use flip_plugin::host::distributed::{Communicator, Distribution, DistributionError};
 use glam::Vec3;
 use std::ops::Range;
@@ -26,6 +26,11 @@ pub const GHOST_ID_BIT: u64 = 1 << 63;
 /// Whether `id` is a ghost's.
 pub fn is_ghost(id: u64) -> bool {
     id & GHOST_ID_BIT != 0
+}
+
+/// The particles this rank owns (ghost copies left out).
+pub fn owned_count(particles: &Particles) -> usize {
+    particles.id.iter().filter(|&&id| !is_ghost(id)).count()
 }
 
 /// One rank's window of a decomposed run.
@@ -99,11 +104,6 @@ impl Window {
     /// The window layer holding window position `p` (may lie outside the window).
     pub fn layer_of(&self, p: Vec3) -> isize {
         (p[self.axis] / self.local.dx).floor() as isize
-    }
-
-    /// Whether window layer `layer` is owned.
-    pub fn owns_layer(&self, layer: isize) -> bool {
-        usize::try_from(layer).is_ok_and(|l| self.owned.contains(&l))
     }
 
     /// Window layers that are ghosts below (`ghost_lo`) and above the owned ones.

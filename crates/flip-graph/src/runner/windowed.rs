@@ -4,7 +4,7 @@
 use super::Simulation;
 use crate::error::RunError;
 use crate::value::Value;
-use crate::window::{exchange_particles, is_ghost, ExchangeCounts, Window};
+use crate::window::{exchange_particles, owned_count, ExchangeCounts, Window};
 use std::sync::Arc;
 
 /// A node that cannot run in a window.
@@ -85,9 +85,7 @@ impl Simulation {
         let Some(w) = &self.window else {
             return checked;
         };
-        let owned = self
-            .particles()
-            .map_or(0, |p| p.id.iter().filter(|&&id| !is_ghost(id)).count());
+        let owned = self.particles().map_or(0, |p| owned_count(&p));
         let (failed, speed) = match &checked {
             Ok((_, s)) => (0.0, f64::from(*s)),
             Err(_) => (1.0, 0.0),

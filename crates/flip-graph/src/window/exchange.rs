@@ -32,37 +32,45 @@ const AFFINE: usize = 9;
 /// Particles without ids (a decomposed run gives every particle an id).
 pub fn exchange_particles(w: &Window, particles: &mut Particles) -> ExchangeCounts {
     assert!(particles.has_ids(), "a decomposed run needs particle ids");
-    let keep: Vec<bool> = particles.id.iter().map(|&id| !is_ghost(id)).collect();
-    particles.retain_mask(&keep);
     let (rank, ranks) = w.rank();
-    let layers: Vec<isize> = particles.pos.iter().map(|&p| w.layer_of(p)).collect();
     let (below, above) = (w.owned.start as isize, w.owned.end as isize);
-    let down = |l: isize| l < below && rank > 0;
-    let up = |l: isize| l >= above && rank + 1 < ranks;
+    let codec = Codec::new(w, particles);
     let mut counts = ExchangeCounts::default();
-    // migration
+    // migration: last substep's ghosts are dropped, leavers sent to their new owner
     let mut out = [Vec::new(), Vec::new()];
-    for (i, &l) in layers.iter().enumerate() {
-        if down(l) || up(l) {
-            encode(w, particles, i, &mut out[usize::from(up(l))]);
+    let keep: Vec<bool> = (0..particles.len())
+        .map(|i| {
+            if is_ghost(particles.id[i]) {
+                return false;
+            }
+            let l = w.layer_of(particles.pos[i]);
+            let to = if l < below && rank > 0 {
+                0
+            } else if l >= above && rank + 1 < ranks {
+                1
+            } else {
+                return true;
+            };
+            codec.encode(particles, i, &mut out[to]);
             counts.migrated_out += 1;
-        }
-    }
-    let stay: Vec<bool> = layers.iter().map(|&l| !(down(l) || up(l))).collect();
-    particles.retain_mask(&stay);
+            false
+        })
+        .collect();
+    particles.retain_mask(&keep);
     for msg in swap(w, &out, &mut counts) {
         counts.migrated_in += decode(w, &msg, particles, 0);
     }
     // ghost copies: the owned particles within `g` layers of a neighbour's slab
+    let codec = Codec::new(w, particles);
     let (g_lo, g_hi) = w.ghost_layers();
     let mut out = [Vec::new(), Vec::new()];
     for i in 0..particles.len() {
         let l = w.layer_of(particles.pos[i]);
         if rank > 0 && l < below + g_lo as isize {
-            encode(w, particles, i, &mut out[0]);
+            codec.encode(particles, i, &mut out[0]);
         }
         if rank + 1 < ranks && l >= above - g_hi as isize {
-            encode(w, particles, i, &mut out[1]);
+            codec.encode(particles, i, &mut out[1]);
         }
     }
     for msg in swap(w, &out, &mut counts) {
@@ -91,22 +99,38 @@ fn swap(w: &Window, out: &[Vec<f64>; 2], counts: &mut ExchangeCounts) -> Vec<Vec
     got
 }
 
-/// Appends particle `i` to a message (header: whether affine velocities follow).
-pub(super) fn encode(w: &Window, ps: &Particles, i: usize, msg: &mut Vec<f64>) {
-    if msg.is_empty() {
-        msg.push(f64::from(u8::from(ps.has_affine())));
+/// Writes particles of one set into messages: the window's origin and whether affine
+/// velocities travel, fixed for the set.
+pub(super) struct Codec {
+    origin: Vec3,
+    affine: bool,
+}
+
+impl Codec {
+    pub(super) fn new(w: &Window, ps: &Particles) -> Self {
+        Self {
+            origin: w.origin(),
+            affine: ps.has_affine(),
+        }
     }
-    let p = ps.pos[i] + w.origin();
-    let v = ps.vel[i];
-    msg.extend([p.x, p.y, p.z, v.x, v.y, v.z].map(f64::from));
-    msg.push(ps.id[i] as f64);
-    if ps.has_affine() {
-        msg.extend(
-            ps.affine[i]
-                .iter()
-                .flat_map(|r| r.to_array())
-                .map(f64::from),
-        );
+
+    /// Appends particle `i` to a message (header: whether affine velocities follow).
+    pub(super) fn encode(&self, ps: &Particles, i: usize, msg: &mut Vec<f64>) {
+        if msg.is_empty() {
+            msg.push(f64::from(u8::from(self.affine)));
+        }
+        let p = ps.pos[i] + self.origin;
+        let v = ps.vel[i];
+        msg.extend([p.x, p.y, p.z, v.x, v.y, v.z].map(f64::from));
+        msg.push(ps.id[i] as f64);
+        if self.affine {
+            msg.extend(
+                ps.affine[i]
+                    .iter()
+                    .flat_map(|r| r.to_array())
+                    .map(f64::from),
+            );
+        }
     }
 }
 

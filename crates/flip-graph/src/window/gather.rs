@@ -1,7 +1,7 @@
 //! The owned particles of every rank gathered to rank 0, in domain coordinates and id order:
 //! the particles a single-rank run would hold, for the export.
 
-use super::exchange::{decode, encode};
+use super::exchange::{decode, Codec};
 use super::{is_ghost, Window};
 use flip_core::Particles;
 use flip_plugin::host::distributed::exchange_any;
@@ -10,10 +10,11 @@ use flip_plugin::host::distributed::exchange_any;
 /// id); the other ranks send theirs and get `None`. Collective.
 pub fn gather_owned(w: &Window, particles: &Particles) -> Option<Particles> {
     let (rank, ranks) = w.rank();
+    let codec = Codec::new(w, particles);
     let mut msg = Vec::new();
     for i in 0..particles.len() {
         if !is_ghost(particles.id_of(i)) {
-            encode(w, particles, i, &mut msg);
+            codec.encode(particles, i, &mut msg);
         }
     }
     if rank != 0 {

@@ -189,6 +189,7 @@ impl Node for PressureSolve {
     }
 }
 
+/// The largest magnitude of `values`.
 fn max_abs(values: &[f64]) -> f64 {
     values.iter().fold(0.0f64, |m, &x| m.max(x.abs()))
 }

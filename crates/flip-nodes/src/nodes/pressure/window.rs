@@ -58,9 +58,10 @@ pub(super) fn owned_divergence(
     div.data[..owned.start].fill(0.0);
     div.data[owned.end..].fill(0.0);
     let local = violation(div, sys);
-    let rhs = w.owned_cells(&sys.problem.rhs);
-    let rhs_norm = rhs.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
-    let mut v = [f64::from(local), rhs_norm];
+    let mut v = [
+        f64::from(local),
+        super::max_abs(w.owned_cells(&sys.problem.rhs)),
+    ];
     w.comm().max(&mut v);
     (v[0] as f32, v[1])
 }

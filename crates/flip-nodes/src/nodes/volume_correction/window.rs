@@ -4,7 +4,7 @@
 
 use flip_core::volume::{interior_density_sums, liquid_volume, Measurement};
 use flip_core::{Grid3, GridSpec, Particles, Solids};
-use flip_graph::window::{is_ghost, Window};
+use flip_graph::window::{owned_count, Window};
 
 /// What the correction measures, over the whole domain.
 pub(super) struct DomainMeasure {
@@ -33,12 +33,11 @@ pub(super) fn measure(
         density: m.density,
     };
     let (sum, cells) = interior_density_sums(g, owned_only);
-    let count = particles.id.iter().filter(|&&id| !is_ghost(id)).count();
     let mut v = [
         sum,
         cells as f64,
         liquid_volume(g, solids, owned_only),
-        count as f64,
+        owned_count(particles) as f64,
     ];
     w.comm().sum(&mut v);
     DomainMeasure {
