@@ -33,13 +33,9 @@ impl Export {
     }
 }
 
-fn solids_or_walls(grid: flip_core::GridSpec) -> Arc<Solids> {
-    Arc::new(Solids::walls(grid))
-}
-
 impl Node for Export {
-    /// In a decomposed run rank 0 writes the gathered particles (a smoke density is refused:
-    /// it lives on the window).
+    /// In a decomposed run rank 0 writes the gathered particles (no smoke density reaches it
+    /// there: the smoke nodes are refused).
     fn window_reach(&self) -> Option<usize> {
         Some(0)
     }
@@ -57,24 +53,21 @@ impl Node for Export {
             return Ok(());
         }
         let solids = match io.take("solids") {
-            Some(Value::Solids(s)) => s,
-            _ => Arc::new(Solids::walls(ctx.grid)),
+            Some(Value::Solids(s)) => Some(s),
+            _ => None,
         };
-        let mut grid = ctx.grid;
-        let (particles, solids) = match &ctx.window {
+        let (particles, grid, solids) = match &ctx.window {
             // rank 0 writes what a single-rank run would: every owned particle, domain solids
             Some(w) => {
                 let Some(all) = particles.as_deref().and_then(|p| gather_owned(w, p)) else {
                     return Ok(());
                 };
-                grid = w.global;
-                let solids = self.png.then(|| Solids::new(grid, solids.shapes.clone()));
-                (
-                    Some(Arc::new(all)),
-                    solids.map_or(solids_or_walls(grid), Arc::new),
-                )
+                let domain = solids
+                    .filter(|_| self.png)
+                    .map(|s| Arc::new(Solids::new(w.global, s.shapes.clone())));
+                (Some(Arc::new(all)), w.global, domain)
             }
-            None => (particles, solids),
+            None => (particles, ctx.grid, solids),
         };
         let file = self.files.frame(ctx)?;
         if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
@@ -89,6 +82,7 @@ impl Node for Export {
             io.wrote(path);
         }
         if self.png {
+            let solids = solids.unwrap_or_else(|| Arc::new(Solids::walls(grid)));
             let path = file("png");
             match (&particles, &density) {
                 (Some(p), _) => write_png(&path, &grid, p, &solids, self.width),

@@ -5,6 +5,7 @@ use super::frame_files::FrameFiles;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
 use flip_graph::window::gather_cells;
 use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec};
+use std::borrow::Cow;
 
 /// Scalar inputs and the array names they are written under.
 const SCALARS: [(&str, &str); 4] = [
@@ -47,24 +48,24 @@ impl Node for ExportFields {
         if !self.files.due(ctx) {
             return Ok(());
         }
-        // (name, values, values per cell)
-        let mut arrays: Vec<(&str, Vec<f32>, usize)> = scalars
+        // (name, values, values per cell); borrowed unless gathered or computed here
+        let mut arrays: Vec<(&str, Cow<'_, [f32]>, usize)> = scalars
             .iter()
-            .map(|(name, f)| (*name, f.data.clone(), 1))
+            .map(|(name, f)| (*name, Cow::Borrowed(&f.data[..]), 1))
             .collect();
         if let Some(phi) = &phi {
             check_grid("level_set", phi, g)?;
-            arrays.push(("level_set", phi.data.clone(), 1));
+            arrays.push(("level_set", Cow::Borrowed(&phi.data[..]), 1));
         }
         if let Some(c) = &cells {
             arrays.push((
                 "cell_kind",
-                c.data.iter().map(|&k| f32::from(k as u8)).collect(),
+                Cow::Owned(c.data.iter().map(|&k| f32::from(k as u8)).collect()),
                 1,
             ));
         }
         if let Some(v) = &velocity {
-            arrays.push(("velocity", cell_velocity(g, &v.vel), 3));
+            arrays.push(("velocity", Cow::Owned(cell_velocity(g, &v.vel)), 3));
         }
         if arrays.is_empty() {
             return Err(NodeError::MissingInput("any field".into()));
@@ -75,7 +76,7 @@ impl Node for ExportFields {
             grid = w.global;
             for (_, values, per_cell) in &mut arrays {
                 if let Some(all) = gather_cells(w, values, *per_cell) {
-                    *values = all;
+                    *values = Cow::Owned(all);
                 }
             }
             if w.rank().0 != 0 {
@@ -83,10 +84,13 @@ impl Node for ExportFields {
             }
         }
         let fields: Vec<CellField<'_>> = arrays
-            .iter()
+            .iter_mut()
             .map(|(name, values, per_cell)| match per_cell {
-                1 => CellField::Scalar(name, values),
-                _ => CellField::Vector(name, values.clone()),
+                1 => {
+                    let values: &Cow<'_, [f32]> = values;
+                    CellField::Scalar(name, values)
+                }
+                _ => CellField::Vector(name, std::mem::take(values).into_owned()),
             })
             .collect();
         let file = self.files.frame(ctx)?;

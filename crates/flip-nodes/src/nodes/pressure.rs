@@ -113,7 +113,7 @@ impl Node for PressureSolve {
         };
         let start = Instant::now();
         let solved = match &ctx.window {
-            Some(w) => window::solve(w, &mut self.solvers, &mut sys.problem, limits),
+            Some(w) => window::solve(w, &mut sys.problem, limits, |v, l| self.solvers.solve(v, l)),
             None => self.solvers.solve(&mut sys.problem.view(), limits),
         };
         for event in self.solvers.take_events() {

@@ -8,7 +8,7 @@
 use super::common::{failed, spec};
 use super::pressure::params::{create_solver, default_solver, with_logs};
 use super::pressure::state::{load_solver, save_solver};
-use super::pressure::window::solve_with;
+use super::pressure::window::solve as solve_windowed;
 use flip_plugin::sdk::Problem;
 
 mod window;
@@ -169,7 +169,7 @@ impl VolumeCorrection {
                 .map_err(|e| failed(with_logs(e, solver.take_logs())))
         };
         let stats = match &ctx.window {
-            Some(w) => solve_with(w, &mut sys.problem, limits, solve)?,
+            Some(w) => solve_windowed(w, &mut sys.problem, limits, solve)?,
             None => solve(&mut sys.problem.view(), limits)?,
         };
         io.stat("correction_solve_ms", start.elapsed().as_secs_f64() * 1e3);

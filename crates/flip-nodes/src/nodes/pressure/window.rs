@@ -3,7 +3,6 @@
 //! distributed algorithm, and the solution's ghost layers are refreshed across the whole
 //! window, so the gradient is the single-domain one on every face an owned particle reads.
 
-use super::solvers::Solvers;
 use flip_core::pressure::{OwnedProblem, PressureSystem};
 use flip_core::project::violation;
 use flip_core::Grid3;
@@ -12,21 +11,10 @@ use flip_plugin::abi::SolveStats;
 use flip_plugin::host::SolveLimits;
 use flip_plugin::sdk::Problem;
 
-/// Solves the window's `problem` with the other ranks; its `pressure` holds the solution on
-/// every window cell afterwards.
-pub(super) fn solve(
-    w: &Window,
-    solvers: &mut Solvers,
-    problem: &mut OwnedProblem,
-    limits: SolveLimits,
-) -> Result<SolveStats, NodeError> {
-    solve_with(w, problem, limits, |view, limits| {
-        solvers.solve(view, limits)
-    })
-}
-
-/// [`solve`] with any solve call (`solve(slab, limits)`: the limits carry the distribution).
-pub(crate) fn solve_with(
+/// Solves the window's `problem` with the other ranks through `solve(slab, limits)` (the
+/// limits carry the distribution); its `pressure` holds the solution on every window cell
+/// afterwards.
+pub(crate) fn solve(
     w: &Window,
     problem: &mut OwnedProblem,
     mut limits: SolveLimits,
