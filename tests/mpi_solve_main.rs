@@ -26,7 +26,7 @@ fn main() {
     let dims = [ni, nj, nk].map(|v| v.parse::<usize>().expect("a cell count"));
     let runtime = mpi_comm::init().expect("MPI initialises");
     let comm = runtime.comm.clone();
-    let dist = Arc::new(Distribution::new(comm, dims, 1).expect("slabs fit"));
+    let dist = Arc::new(Distribution::for_solve(comm, dims).expect("slabs fit"));
     let global = fixtures::build(scene(name), dims, 7);
     let mut local = global.slab(dist.layout());
     // Built as dependencies of the tests, the plugins lie in `deps` beside this binary; look

@@ -48,7 +48,8 @@ pub struct Window {
     pub owned: Range<usize>,
     /// The layout with the window's ghost layers (fields exchanged over the whole window).
     pub dist: Arc<Distribution>,
-    /// The same slabs with one ghost layer: what a distributed pressure solve receives.
+    /// The same slabs with a solve's ghost layers (`SOLVE_GHOST_LAYERS`): what a distributed
+    /// pressure solve receives.
     pub solve: Arc<Distribution>,
 }
 
@@ -64,7 +65,7 @@ impl Window {
     ) -> Result<Self, DistributionError> {
         let dims = global.dims();
         let dist = Distribution::new(comm.clone(), dims, ghost)?;
-        let solve = Distribution::new(comm, dims, 1)?;
+        let solve = Distribution::for_solve(comm, dims)?;
         let l = *dist.layout();
         let axis = l.axis as usize;
         let mut local = global;

@@ -42,7 +42,7 @@ pub fn run(session: &Session, a: &MpiArgs) -> Result<()> {
         3 => [n, n, n * ranks],
         d => return Err(anyhow!("--dim must be 2 or 3, not {d}")),
     };
-    let dist = Arc::new(Distribution::new(rt.comm.clone(), dims, 1)?);
+    let dist = Arc::new(Distribution::for_solve(rt.comm.clone(), dims)?);
     let global = fixtures::build(Scene::DamBreak, dims, 7);
     let (plugin, _) = session.plugins.find(&a.solver)?;
     let name = a.solver.rsplit('/').next().unwrap_or(&a.solver);

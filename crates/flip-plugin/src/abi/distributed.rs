@@ -17,6 +17,10 @@
 //!
 //! Every call is collective: all ranks make the same calls in the same order, like MPI's.
 //! Results are reproducible for a given rank count (reductions run in rank order).
+//!
+//! **Growth.** A version-1 table only grows: entries are appended and `size` says which are
+//! present (the SDK reads an entry only when it lies within `size`). `all_gather_blocks_f64` was
+//! appended for solvers that gather a coarse grid rather than the fine field.
 
 use std::ffi::c_void;
 
@@ -97,6 +101,20 @@ pub type HaloExchangeFn =
 pub type AllGatherFn =
     unsafe extern "C" fn(context: *mut c_void, local: *const f64, global: *mut f64) -> i32;
 
+/// `all_gather_blocks_f64(context, local, local_len, global, capacity, total)`: every rank's
+/// `local_len` values concatenated in rank order into `global` (room for `capacity` values);
+/// `*total` receives the concatenation's length. The blocks may differ in length (a coarse
+/// grid's layers owned by each rank); `STATUS_BAD_VALUE` on every rank when the total exceeds
+/// `capacity` on any. Returns a `STATUS_*`.
+pub type AllGatherBlocksFn = unsafe extern "C" fn(
+    context: *mut c_void,
+    local: *const f64,
+    local_len: usize,
+    global: *mut f64,
+    capacity: usize,
+    total: *mut usize,
+) -> i32;
+
 /// The distributed suite, version 1 (see the module docs for the layout contract).
 #[repr(C)]
 pub struct DistributedSuite {
@@ -120,4 +138,7 @@ pub struct DistributedSuite {
     pub halo_exchange_f64: HaloExchangeFn,
     /// The whole field on every rank.
     pub all_gather_owned_f64: AllGatherFn,
+    /// Variable-length blocks, concatenated on every rank (appended; present when `size`
+    /// covers it).
+    pub all_gather_blocks_f64: AllGatherBlocksFn,
 }

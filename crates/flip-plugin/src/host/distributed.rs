@@ -2,8 +2,7 @@
 //! run, halo exchange and gathers written once over a [`Communicator`] (MPI in the `mpi`
 //! feature, [`super::mpi_comm`]), and the C table a solve's `fetch_suite` hands out.
 
-use crate::abi::{self, DistributedSuite, SlabLayout};
-use std::ffi::c_void;
+use crate::abi::SlabLayout;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -110,7 +109,27 @@ impl std::fmt::Debug for Distribution {
     }
 }
 
+/// Ghost layers a distributed solve's slab carries on each interior side (fewer where a slab
+/// is thinner): one is all a matrix product reads; MGPCG builds its finest levels from the six
+/// its coarsening reads, instead of gathering the whole matrix.
+pub const SOLVE_GHOST_LAYERS: usize = 6;
+
 impl Distribution {
+    /// This rank's part of a grid of `dims` for a distributed solve:
+    /// [`SOLVE_GHOST_LAYERS`] ghost layers, or as many as the thinnest slab owns.
+    ///
+    /// # Errors
+    /// [`DistributionError`] when a slab would own no layer.
+    pub fn for_solve(
+        comm: Arc<dyn Communicator>,
+        dims: [usize; 3],
+    ) -> Result<Self, DistributionError> {
+        let ranks = comm.ranks() as usize;
+        let axis = if dims[2] > 1 { 2 } else { 1 };
+        let thinnest = dims[axis] / ranks.max(1);
+        Self::new(comm, dims, SOLVE_GHOST_LAYERS.min(thinnest).max(1))
+    }
+
     /// This rank's part of a grid of `dims` with `ghost` layers.
     ///
     /// # Errors
@@ -197,126 +216,35 @@ impl Distribution {
         self.stats.add_time(start);
     }
 
-    /// The C table over `self` (valid while `self` is alive and unmoved).
-    pub(crate) fn suite(&self) -> DistributedSuite {
-        DistributedSuite {
-            size: std::mem::size_of::<DistributedSuite>() as u32,
-            version: abi::DISTRIBUTED_SUITE_VERSION,
-            context: std::ptr::from_ref(self).cast_mut().cast(),
-            rank: rank_of,
-            ranks: ranks_of,
-            layout: layout_of,
-            all_reduce_sum_f64: sum_of,
-            all_reduce_max_f64: max_of,
-            halo_exchange_f64: halo_of,
-            all_gather_owned_f64: gather_of,
+    /// Every rank's `local` concatenated in rank order into `global`; returns the length, or
+    /// `None` (on every rank) when it exceeds `global`'s.
+    pub fn all_gather_blocks(&self, local: &[f64], global: &mut [f64]) -> Option<usize> {
+        let start = std::time::Instant::now();
+        let ranks = self.comm.ranks() as usize;
+        let mut lens = vec![0.0; ranks];
+        self.comm
+            .all_gather(&[local.len() as f64], &mut lens, &vec![1; ranks]);
+        let counts: Vec<usize> = lens.iter().map(|&n| n as usize).collect();
+        let total = counts.iter().sum::<usize>();
+        let fits = total <= global.len();
+        if fits {
+            self.comm.all_gather(local, &mut global[..total], &counts);
         }
+        self.stats.collectives.fetch_add(2, Ordering::Relaxed);
+        self.stats.add_time(start);
+        fits.then_some(total)
     }
 }
 
-/// # Safety
-/// `ctx` is the `Distribution` a suite table was made from, alive for the call.
-unsafe fn dist<'a>(ctx: *mut c_void) -> &'a Distribution {
-    // SAFETY: the caller's contract.
-    unsafe { &*ctx.cast::<Distribution>() }
+/// Runs `f` as a solver call on this rank of `dist` would run: `sdk::distributed` then offers
+/// the suite (for in-process solvers and their tests).
+pub fn with_suite<R>(dist: Arc<Distribution>, f: impl FnOnce() -> R) -> R {
+    let ctx = super::services::CallContext::new(None, None).with_distribution(Some(dist));
+    let table = ctx.services();
+    crate::sdk::services::with_services(&table, f)
 }
 
-unsafe extern "C" fn rank_of(ctx: *mut c_void) -> u32 {
-    // SAFETY: the plugin passes back the suite's context.
-    unsafe { dist(ctx) }.comm.rank()
-}
-
-unsafe extern "C" fn ranks_of(ctx: *mut c_void) -> u32 {
-    // SAFETY: as above.
-    unsafe { dist(ctx) }.comm.ranks()
-}
-
-unsafe extern "C" fn layout_of(ctx: *mut c_void, out: *mut SlabLayout) -> i32 {
-    if out.is_null() {
-        return abi::STATUS_BAD_VALUE;
-    }
-    // SAFETY: as above; `out` is a plugin-owned SlabLayout.
-    unsafe { *out = *dist(ctx).layout() };
-    abi::STATUS_OK
-}
-
-/// # Safety
-/// `values` holds `n` writable values (or `n == 0`).
-unsafe fn reduce(ctx: *mut c_void, values: *mut f64, n: usize, max: bool) -> i32 {
-    if values.is_null() && n > 0 {
-        return abi::STATUS_BAD_VALUE;
-    }
-    // SAFETY: as above.
-    let d = unsafe { dist(ctx) };
-    let start = std::time::Instant::now();
-    let v = if n == 0 {
-        &mut [][..]
-    } else {
-        // SAFETY: the caller's contract.
-        unsafe { std::slice::from_raw_parts_mut(values, n) }
-    };
-    if max {
-        // NaN counts as +∞, so a diverged rank is never hidden by the others.
-        v.iter_mut()
-            .filter(|x| x.is_nan())
-            .for_each(|x| *x = f64::INFINITY);
-        d.comm.max(v);
-    } else {
-        d.comm.sum(v);
-    }
-    d.stats.collectives.fetch_add(1, Ordering::Relaxed);
-    d.stats.add_time(start);
-    abi::STATUS_OK
-}
-
-unsafe extern "C" fn sum_of(ctx: *mut c_void, values: *mut f64, n: usize) -> i32 {
-    // SAFETY: the plugin's contract for `values`.
-    unsafe { reduce(ctx, values, n, false) }
-}
-
-unsafe extern "C" fn max_of(ctx: *mut c_void, values: *mut f64, n: usize) -> i32 {
-    // SAFETY: the plugin's contract for `values`.
-    unsafe { reduce(ctx, values, n, true) }
-}
-
-unsafe extern "C" fn halo_of(ctx: *mut c_void, field: *mut f64, layers: u32) -> i32 {
-    // SAFETY: as above.
-    let d = unsafe { dist(ctx) };
-    let l = d.layout();
-    let lo_ok = l.ghost_lo == 0 || layers <= l.ghost_lo;
-    let hi_ok = l.ghost_hi == 0 || layers <= l.ghost_hi;
-    if field.is_null() || !lo_ok || !hi_ok || layers > l.owned {
-        return abi::STATUS_BAD_VALUE;
-    }
-    let n = l.local_dims().iter().product();
-    // SAFETY: the suite's contract: `field` is a local cell field.
-    d.halo_exchange(
-        unsafe { std::slice::from_raw_parts_mut(field, n) },
-        layers as usize,
-    );
-    abi::STATUS_OK
-}
-
-unsafe extern "C" fn gather_of(ctx: *mut c_void, local: *const f64, global: *mut f64) -> i32 {
-    if local.is_null() || global.is_null() {
-        return abi::STATUS_BAD_VALUE;
-    }
-    // SAFETY: as above.
-    let d = unsafe { dist(ctx) };
-    let l = d.layout();
-    let n_local = l.local_dims().iter().product();
-    let n_global = l.global_dims.iter().map(|&x| x as usize).product();
-    // SAFETY: the suite's contract on both lengths.
-    let (loc, glob) = unsafe {
-        (
-            std::slice::from_raw_parts(local, n_local),
-            std::slice::from_raw_parts_mut(global, n_global),
-        )
-    };
-    d.all_gather(loc, glob);
-    abi::STATUS_OK
-}
-
+mod suite;
 pub mod threads;
 
 #[cfg(test)]

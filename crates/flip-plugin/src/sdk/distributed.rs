@@ -5,7 +5,7 @@
 use super::services::services;
 use super::SolveError;
 use crate::abi::{DistributedSuite, SlabLayout, DISTRIBUTED_SUITE_VERSION, STATUS_OK};
-use std::mem::size_of;
+use std::mem::{offset_of, size_of};
 
 /// This rank's view of a distributed solve (valid during the current call only).
 #[derive(Clone, Copy, Debug)]
@@ -17,7 +17,7 @@ pub struct Distributed {
 }
 
 /// The distributed suite of the current call, when the host offers one with more than one
-/// rank. A host table too small for version 1 counts as absent.
+/// rank. A host table too small for version 1's first entries counts as absent.
 pub fn distributed() -> Option<Distributed> {
     let raw = services()
         .suite(c"flipgraph.distributed", DISTRIBUTED_SUITE_VERSION)?
@@ -25,7 +25,7 @@ pub fn distributed() -> Option<Distributed> {
     // SAFETY: the host returned a suite of this name and version, valid for the call; only the
     // header is read before its size is checked.
     let suite = unsafe { &*raw };
-    if (suite.size as usize) < size_of::<DistributedSuite>()
+    if (suite.size as usize) < offset_of!(DistributedSuite, all_gather_blocks_f64)
         || suite.version != DISTRIBUTED_SUITE_VERSION
     {
         return None;
@@ -177,5 +177,43 @@ impl Distributed {
         let st =
             unsafe { (s.all_gather_owned_f64)(s.context, local.as_ptr(), global.as_mut_ptr()) };
         Self::status("gather", st)
+    }
+
+    /// Whether the host offers [`Distributed::all_gather_blocks`] (an appended entry).
+    pub fn has_blocks(&self) -> bool {
+        self.suite().size as usize >= size_of::<DistributedSuite>()
+    }
+
+    /// Every rank's `local` concatenated in rank order into `global`; returns the length.
+    ///
+    /// # Errors
+    /// [`SolveError::Unsupported`] when the host's table lacks the entry;
+    /// [`SolveError::Failed`] when the total exceeds `global`'s length (on every rank) or the
+    /// gather fails.
+    pub fn all_gather_blocks(
+        &self,
+        local: &[f64],
+        global: &mut [f64],
+    ) -> Result<usize, SolveError> {
+        if !self.has_blocks() {
+            return Err(SolveError::Unsupported(
+                "the host's distributed suite has no block gather".into(),
+            ));
+        }
+        let s = self.suite();
+        let mut total = 0usize;
+        // SAFETY: host entry (present: checked above); both slices are valid for their lengths.
+        let st = unsafe {
+            (s.all_gather_blocks_f64)(
+                s.context,
+                local.as_ptr(),
+                local.len(),
+                global.as_mut_ptr(),
+                global.len(),
+                &mut total,
+            )
+        };
+        Self::status("block gather", st)?;
+        Ok(total)
     }
 }

@@ -2,136 +2,19 @@
 //! rediscretisation. Every coarse cell is computed independently from its children (stencil
 //! arithmetic, rows in parallel): no sparse-matrix product.
 
-use super::level::{cs_rows, pack_row, Level};
+use super::level::Level;
 use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
-use flip_plugin::sdk::Problem;
 use rayon::prelude::*;
+use std::ops::Range;
 
+mod fine;
 mod rediscretise;
+pub(crate) use fine::{load_fine, FineCover};
 pub(crate) use rediscretise::rediscretise;
 
 /// Below this, a diagonal surplus over the couplings is round-off, not a Dirichlet term (the
 /// threshold of `neumann::Regions`).
-const EXCESS_EPS: f64 = 1e-6;
-
-/// Copies the problem's matrix into level 0's natural arrays (couplings kept only between two
-/// unknowns, i.e. fluid cells with a positive diagonal; the Dirichlet excess of each diagonal;
-/// `unk`) and, in the same pass, into its colour-split arrays ([`Level::pack`]). Returns
-/// whether anything differs from what the level held, and the level's uniform coupling (see
-/// [`Level::uniform`]), which the caller stores.
-pub(crate) fn load_fine(level: &mut Level, p: &Problem<'_>) -> (bool, Option<f32>) {
-    let [ni, nj, nk] = p.dims;
-    let pi = level.pdims[0];
-    let (pkind, pdiag, poff) = (p.cell_kind, p.diag, p.off);
-    let (pj, pz, half) = (level.pdims[1], level.pz, level.half);
-    let row_of = move |pr: usize| level_row(pr, pj, pz, [nj, nk]);
-    let min = level.min_rows();
-    // Pass 1: kinds, diagonals and unknowns (the padded `unk` then answers every neighbour
-    // query of pass 2 without bounds tests: ghosts are not unknowns).
-    let changed_1 = level
-        .kind
-        .par_chunks_mut(pi)
-        .zip(level.diag.par_chunks_mut(pi))
-        .zip(level.unk.par_chunks_mut(pi))
-        .enumerate()
-        .with_min_len(min)
-        .map(|(pr, ((kind, diag), unk))| {
-            let Some((j, k)) = row_of(pr) else {
-                return false;
-            };
-            let base = ni * (j + nj * k);
-            let (pk, pd) = (&pkind[base..base + ni], &pdiag[base..base + ni]);
-            let (kind, diag, unk) = (&mut kind[1..=ni], &mut diag[1..=ni], &mut unk[1..=ni]);
-            let mut changed = false;
-            for i in 0..ni {
-                let fluid = pk[i] == CELL_FLUID;
-                let d = if fluid { pd[i] } else { 0.0 };
-                changed |= kind[i] != pk[i] || diag[i] != d;
-                kind[i] = pk[i];
-                diag[i] = d;
-                unk[i] = u8::from(fluid && pd[i] > 0.0);
-            }
-            changed
-        })
-        .reduce(|| false, |a, b| a | b);
-    // Pass 2: couplings between unknowns, Dirichlet excess, the uniform coupling, and the
-    // colour-split rows (from the natural row just written, in cache).
-    type RowStat = (bool, bool, f32, f32, usize);
-    let ls = level.stride;
-    let ps = [1, ni, ni * nj];
-    let axes = if nk > 1 { 3 } else { 2 };
-    let unk_all = &level.unk;
-    let (changed_2, any, lo, hi, count) = level
-        .excess
-        .par_chunks_mut(pi)
-        .zip(level.off.par_chunks_mut(pi))
-        .zip(level.diag.par_chunks(pi))
-        .zip(cs_rows(&mut level.cs, &mut level.spans, half))
-        .enumerate()
-        .with_min_len(min)
-        .map(|(pr, (((excess, off), diag), cs))| -> RowStat {
-            let unk = &unk_all[pr * pi..][..pi];
-            let q = (pr % pj + pr / pj) & 1;
-            let mut st: RowStat = (false, false, f32::INFINITY, f32::NEG_INFINITY, 0);
-            if let Some((j, k)) = row_of(pr) {
-                let base = ni * (j + nj * k);
-                for i in 0..ni {
-                    let ip = i + 1;
-                    let mut o = [0.0f32; 3];
-                    let mut e = 0.0f32;
-                    if unk[ip] != 0 {
-                        let (c, lc) = (base + i, pr * pi + ip);
-                        let mut coupled = 0.0f64;
-                        for a in 0..axes {
-                            if unk_all[lc + ls[a]] != 0 {
-                                o[a] = poff[a][c];
-                                coupled += f64::from(o[a].abs());
-                                st.1 = true;
-                                st.2 = st.2.min(o[a]);
-                                st.3 = st.3.max(o[a]);
-                            }
-                            if unk_all[lc - ls[a]] != 0 {
-                                coupled += f64::from(poff[a][c - ps[a]].abs());
-                            }
-                        }
-                        let surplus = f64::from(diag[ip]) - coupled;
-                        e = if surplus.abs() <= EXCESS_EPS {
-                            0.0
-                        } else {
-                            surplus as f32
-                        };
-                    }
-                    st.0 |= off[ip] != o;
-                    excess[ip] = e;
-                    off[ip] = o;
-                }
-            }
-            st.4 = pack_row(q, half, (unk, diag, off), cs);
-            st
-        })
-        .reduce(
-            || (false, false, f32::INFINITY, f32::NEG_INFINITY, 0),
-            |a, b| (a.0 | b.0, a.1 | b.1, a.2.min(b.2), a.3.max(b.3), a.4 + b.4),
-        );
-    level.unknowns = count;
-    // Ghost-fluid face weights behind the Dirichlet terms, face fractions for rediscretising.
-    super::faces::load_fine_faces(level, p);
-    let uniform = if !any {
-        Some(0.0)
-    } else if lo == hi {
-        Some(lo)
-    } else {
-        None
-    };
-    (changed_1 || changed_2, uniform)
-}
-
-/// Unpadded `(j, k)` of padded row `pr` for a level with `pj` padded rows per plane.
-fn level_row(pr: usize, pj: usize, pz: usize, njk: [usize; 2]) -> Option<(usize, usize)> {
-    let j = (pr % pj).checked_sub(1).filter(|&j| j < njk[0])?;
-    let k = (pr / pj).checked_sub(pz).filter(|&k| k < njk[1])?;
-    Some((j, k))
-}
+pub(crate) const EXCESS_EPS: f64 = 1e-6;
 
 /// Fine-coordinate range of the children of coarse coordinate `cc` along axis `a`.
 #[inline(always)]
@@ -174,12 +57,21 @@ fn count_children(fine: &Level, coarse: &Level, cc: [usize; 3]) -> (usize, usize
     (nf, na)
 }
 
-/// Sets the kinds of every coarse cell (see [`coarse_kind`]).
-fn coarse_kinds(fine: &Level, coarse: &mut Level, bubbles: bool, majority: bool) {
+/// Sets the kinds of the coarse cells of padded rows `rows` (see [`coarse_kind`]).
+fn coarse_kinds(
+    fine: &Level,
+    coarse: &mut Level,
+    bubbles: bool,
+    majority: bool,
+    rows: Range<usize>,
+) {
     let pi = coarse.pdims[0];
     let mut kind = std::mem::take(&mut coarse.kind);
     let c_ref = &*coarse;
     kind.par_chunks_mut(pi).enumerate().for_each(|(pr, row)| {
+        if !rows.contains(&pr) {
+            return;
+        }
         row.fill(CELL_SOLID);
         let Some((cj, ck)) = c_ref.row_jk(pr) else {
             return;
@@ -209,7 +101,23 @@ fn coarse_kinds(fine: &Level, coarse: &mut Level, bubbles: bool, majority: bool)
 /// instead of staying at 7, and MGPCG on the bench dam break from 3.8 to 6.4 (32² to 256²)
 /// instead of 5.6.
 pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_levels: usize) {
-    coarse_kinds(fine, coarse, depth <= bubble_levels, false);
+    galerkin_rows(fine, coarse, depth, bubble_levels, 0..coarse.rows());
+    coarse.compute_unk();
+}
+
+/// [`galerkin`] on the coarse padded rows `rows` only (their kinds and one layer's beside),
+/// without the final [`Level::compute_unk`]: a distributed rank builds its layers, and the
+/// level is completed by gathering every rank's.
+pub(crate) fn galerkin_rows(
+    fine: &Level,
+    coarse: &mut Level,
+    depth: usize,
+    bubble_levels: usize,
+    rows: Range<usize>,
+) {
+    let layer = if coarse.three_d() { coarse.pdims[1] } else { 1 };
+    let kinds = rows.start.saturating_sub(layer)..rows.end + layer;
+    coarse_kinds(fine, coarse, depth <= bubble_levels, false, kinds);
     let n_act = coarse.active.iter().filter(|&&a| a).count();
     let g = 1.0 / f64::from(1u32 << (n_act + 1));
     let (cpi, cpj, cpz) = (coarse.pdims[0], coarse.pdims[1], coarse.pz);
@@ -226,6 +134,9 @@ pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_le
         .enumerate()
         .with_min_len(min)
         .for_each(|(pr, (((diag, excess), dweight), off))| {
+            if !rows.contains(&pr) {
+                return;
+            }
             diag.fill(0.0);
             excess.fill(0.0);
             dweight.fill(0.0);
@@ -327,7 +238,6 @@ pub(crate) fn galerkin(fine: &Level, coarse: &mut Level, depth: usize, bubble_le
                 off[ci + 1] = ext.map(|e| (g * e) as f32);
             }
         });
-    coarse.compute_unk();
 }
 
 /// Mean distance, in the level's cells, from cell `f`'s centre to its Dirichlet points (1 when

@@ -1,150 +1,167 @@
 //! MGPCG on one rank's slab of a distributed problem: conjugate gradient over the slabs (dot
 //! products summed over ranks, matrix products after a halo exchange: `krylov`'s distributed
-//! CG) preconditioned by the same symmetric V-cycle as [`super::MgPcgSolver`], applied to the
-//! residual gathered from every rank. Version 1 gathers at the finest level, so every rank
-//! runs the whole V-cycle (replicated, no communication inside it) and keeps its slab of the
-//! result; the V-cycle's cost is not divided among ranks. Distributed smoothing of the fine
-//! levels, gathering only the coarse ones, is the next step (see ARCHITECTURE).
+//! CG) preconditioned by the same symmetric V-cycle as [`super::MgPcgSolver`].
+//!
+//! The V-cycle's finest level is divided among the ranks; the coarse levels are gathered. Every
+//! rank holds the hierarchy of the whole grid (built with the fine work divided, see `setup`),
+//! but on level 0 it smooths, forms the residual, restricts and interpolates only on its own layers
+//! (`slab::SlabRows` empties the other rows' spans, so the level's kernels skip them), and
+//! refreshes one colour of the layer beside each slab end before every half-sweep that reads
+//! it. The ranks' restrictions, one block of level-1 layers each, are summed on every rank
+//! (one gather per V-cycle, a quarter (2D) or an eighth (3D) of the fine field), and the
+//! V-cycle below level 0 runs replicated. The result is the single-process V-cycle up to
+//! round-off in the summed restriction, so iteration counts match.
+
+mod gather;
+mod setup;
+mod slab;
+#[cfg(test)]
+mod tests;
 
 use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
-use super::level::Level;
+use super::smoother::{half_sweep, BLACK, RED};
+use super::transfer::{prolong, restrict_rows};
 use super::MultigridConfig;
 use crate::krylov::{Pcg, PcgConfig, Preconditioner};
 use crate::stencil::Stencil;
-use flip_plugin::sdk::{distributed, Distributed, OwnedProblem, Problem, SolveError, SolveStats};
-use rayon::prelude::*;
+use flip_plugin::sdk::{distributed, Distributed, Problem, SolveError, SolveStats};
+use gather::GlobalProblem;
+use slab::SlabRows;
 
-/// One symmetric V-cycle (zero guess) on the global residual, gathered from the slabs.
-pub(crate) struct GatheredVcycle {
+/// The symmetric V-cycle (zero guess) with level 0 divided among the ranks.
+pub(crate) struct SlabVcycle {
     hierarchy: Hierarchy,
+    slab: Option<SlabRows>,
+    /// Gathered residual and correction (a one-level hierarchy only).
     r: Vec<f64>,
     z: Vec<f64>,
     failed: Option<SolveError>,
 }
 
-impl GatheredVcycle {
+impl SlabVcycle {
     fn new(config: &MultigridConfig) -> Self {
+        let mut hierarchy = Hierarchy::new(config);
+        // The range projection's regions span ranks; distributed scenes have air instead.
+        hierarchy.find_regions = false;
         Self {
-            hierarchy: Hierarchy::new(config),
+            hierarchy,
+            slab: None,
             r: Vec::new(),
             z: Vec::new(),
             failed: None,
         }
     }
+
+    /// Fits the slab rows to the (possibly rebuilt) hierarchy.
+    fn prepare(&mut self, d: &Distributed) {
+        let h = &mut self.hierarchy;
+        self.slab = (h.depth() > 1).then(|| SlabRows::new(*d.layout(), &h.levels[0], &h.levels[1]));
+        if let Some(s) = &self.slab {
+            s.clear_foreign_residual(&mut h.levels[0]);
+        }
+    }
+
+    fn try_apply(&mut self, r: &[f64], z: &mut [f64]) -> Result<(), SolveError> {
+        let d = distributed()
+            .ok_or_else(|| SolveError::Failed("the distributed suite went away".into()))?;
+        let Some(slab) = self.slab.as_mut() else {
+            return self.gathered(&d, r, z);
+        };
+        let h = &mut self.hierarchy;
+        std::mem::swap(&mut h.levels[0].spans, &mut slab.owned_spans);
+        let result = slab_vcycle(h, slab, &d, r, z);
+        std::mem::swap(&mut h.levels[0].spans, &mut slab.owned_spans);
+        result
+    }
+
+    /// A one-level hierarchy: the residual gathered, solved exactly on every rank.
+    fn gathered(&mut self, d: &Distributed, r: &[f64], z: &mut [f64]) -> Result<(), SolveError> {
+        let n: usize = d.layout().global_dims.iter().map(|&v| v as usize).product();
+        self.r.resize(n, 0.0);
+        self.z.resize(n, 0.0);
+        d.all_gather(r, &mut self.r)?;
+        let whole = flip_plugin::abi::SlabLayout {
+            owned: d.layout().global_dims[d.layout().axis as usize],
+            ghost_lo: 0,
+            ghost_hi: 0,
+            first: 0,
+            ..*d.layout()
+        };
+        let h = &mut self.hierarchy;
+        let all = SlabRows::whole(whole, &h.levels[0]);
+        all.load_b(&mut h.levels[0], &self.r);
+        vcycle(h, 0, true, true);
+        all.store_x(&h.levels[0], &mut self.z);
+        let layout = d.layout();
+        let lo = (layout.first - layout.ghost_lo) as usize * layout.layer_len();
+        z.copy_from_slice(&self.z[lo..lo + z.len()]);
+        Ok(())
+    }
 }
 
-impl Preconditioner for GatheredVcycle {
+/// One V-cycle with level 0 on this rank's rows (see the module documentation; Karlsson
+/// Alg. 9 with the symmetric post-smoothing of [`vcycle`]).
+fn slab_vcycle(
+    h: &mut Hierarchy,
+    slab: &mut SlabRows,
+    d: &Distributed,
+    r: &[f64],
+    z: &mut [f64],
+) -> Result<(), SolveError> {
+    let sweeps = h.sweeps(0);
+    let fine = &mut h.levels[0];
+    slab.load_b(fine, r);
+    for s in 0..sweeps {
+        if s > 0 {
+            slab.exchange(fine, BLACK, d)?;
+        }
+        half_sweep(fine, RED, s == 0);
+        slab.exchange(fine, RED, d)?;
+        half_sweep(fine, BLACK, false);
+    }
+    slab.exchange(fine, BLACK, d)?;
+    // After the black half-sweep only the red residual is nonzero (as in `vcycle`).
+    fine.residual(true);
+    {
+        let (fine, coarse) = h.levels.split_at_mut(1);
+        restrict_rows(&fine[0], &mut coarse[0], true, slab.coarse_rows());
+        slab.sum_restrictions(&mut coarse[0], d)?;
+    }
+    vcycle(h, 1, true, true);
+    {
+        let (fine, coarse) = h.levels.split_at_mut(1);
+        prolong(&mut coarse[0], &mut fine[0], true, Some(RED));
+    }
+    let fine = &mut h.levels[0];
+    for _ in 0..sweeps {
+        slab.exchange(fine, RED, d)?;
+        half_sweep(fine, BLACK, false);
+        slab.exchange(fine, BLACK, d)?;
+        half_sweep(fine, RED, false);
+    }
+    slab.store_x(fine, z);
+    Ok(())
+}
+
+impl Preconditioner for SlabVcycle {
     fn distributable(&self) -> bool {
         true
     }
     fn setup(&mut self, _a: &Stencil<'_>) {} // the hierarchy is updated from the gathered problem
     fn apply(&mut self, _a: &Stencil<'_>, r: &[f64], z: &mut [f64]) {
-        let Some(d) = distributed() else {
-            self.failed = Some(SolveError::Failed("the distributed suite went away".into()));
-            return z.fill(0.0);
-        };
-        let n: usize = d.layout().global_dims.iter().map(|&v| v as usize).product();
-        self.r.resize(n, 0.0);
-        self.z.resize(n, 0.0);
-        if let Err(e) = d.all_gather(r, &mut self.r) {
+        if let Err(e) = self.try_apply(r, z) {
             self.failed = Some(e);
-            return z.fill(0.0);
-        }
-        let level = &mut self.hierarchy.levels[0];
-        grid_to_b(level, &self.r);
-        vcycle(&mut self.hierarchy, 0, true, true);
-        x_to_grid(&self.hierarchy.levels[0], &mut self.z);
-        let layout = d.layout();
-        let lo = (layout.first - layout.ghost_lo) as usize * layout.layer_len();
-        z.copy_from_slice(&self.z[lo..lo + z.len()]);
-    }
-}
-
-/// Loads a grid vector into level 0's right-hand side (f32, colour-split; 0 off the unknowns).
-fn grid_to_b(level: &mut Level, r: &[f64]) {
-    let [ni, nj, _] = level.dims;
-    let half = level.half;
-    for colour in 0..2 {
-        let mut b = std::mem::take(&mut level.cs[colour].b);
-        b.par_chunks_mut(half).enumerate().for_each(|(pr, b)| {
-            b.fill(0.0);
-            let (lo, hi) = level.spans[colour][pr];
-            let Some((j, k)) = level.row_jk(pr).filter(|_| lo < hi) else {
-                return;
-            };
-            let e = (colour + level.row_parity(pr)) & 1;
-            let inv = &level.cs[colour].inv_diag[pr * half..][..half];
-            // Entry h is cell ip = 2h + e, i = ip - 1 (as in `outer::load`).
-            let base = (ni * (j + nj * k)) as isize + e as isize - 1;
-            for h in lo as usize..hi as usize {
-                if inv[h] != 0.0 {
-                    b[h] = r[(base + 2 * h as isize) as usize] as f32;
-                }
-            }
-        });
-        level.cs[colour].b = b;
-    }
-}
-
-/// Level 0's solution `x` as a grid vector (0 off the unknowns; as `outer::store`).
-fn x_to_grid(level: &Level, z: &mut [f64]) {
-    let [ni, nj, _] = level.dims;
-    let half = level.half;
-    z.par_chunks_mut(ni).enumerate().for_each(|(row, out)| {
-        let pr = level.at(0, row % nj, row / nj) / level.pdims[0];
-        let q = level.row_parity(pr);
-        out.fill(0.0);
-        for colour in 0..2 {
-            let (lo, hi) = level.spans[colour][pr];
-            let e = (colour + q) & 1;
-            let src = &level.cs[colour].x[pr * half..][..half];
-            let inv = &level.cs[colour].inv_diag[pr * half..][..half];
-            for h in lo as usize..hi as usize {
-                if inv[h] != 0.0 {
-                    out[2 * h + e - 1] = f64::from(src[h]);
-                }
-            }
-        }
-    });
-}
-
-/// The matrix of the whole problem on every rank (what the hierarchy reads: cell kinds,
-/// diagonal, couplings and, with `face_open`, the open fractions), each array's owned slabs
-/// gathered.
-fn gather_problem(
-    d: &Distributed,
-    p: &Problem<'_>,
-    face_open: bool,
-) -> Result<OwnedProblem, SolveError> {
-    let l = d.layout();
-    let dims = l.global_dims.map(|v| v as usize);
-    let mut g = OwnedProblem::empty(dims, p.dx);
-    let n = g.cell_count();
-    let mut buf = vec![0.0f64; n];
-    let mut gather = |src: Vec<f64>| -> Result<Vec<f64>, SolveError> {
-        d.all_gather(&src, &mut buf)?;
-        Ok(buf.clone())
-    };
-    let f32s = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
-    let back = |v: Vec<f64>| v.into_iter().map(|x| x as f32).collect::<Vec<_>>();
-    g.cell_kind = gather(p.cell_kind.iter().map(|&k| f64::from(k)).collect())?
-        .into_iter()
-        .map(|k| k as u8)
-        .collect();
-    g.diag = back(gather(f32s(p.diag))?).into();
-    for a in 0..3 {
-        g.off[a] = back(gather(f32s(p.off[a]))?).into();
-        if face_open {
-            g.face_open[a] = back(gather(f32s(p.face_open[a]))?).into();
+            z.fill(0.0);
         }
     }
-    Ok(g)
 }
 
 /// The distributed MGPCG state of a solver (created on its first distributed solve).
 pub(crate) struct DistributedMgpcg {
-    pcg: Pcg<GatheredVcycle>,
+    pcg: Pcg<SlabVcycle>,
+    global: GlobalProblem,
+    blocks: setup::Blocks,
 }
 
 impl DistributedMgpcg {
@@ -155,7 +172,9 @@ impl DistributedMgpcg {
             max_iterations: config.max_iterations as u32,
         };
         Self {
-            pcg: Pcg::new(pcg_config, GatheredVcycle::new(config)),
+            pcg: Pcg::new(pcg_config, SlabVcycle::new(config)),
+            global: GlobalProblem::default(),
+            blocks: setup::Blocks::default(),
         }
     }
 
@@ -169,9 +188,14 @@ impl DistributedMgpcg {
         p: &mut Problem<'_>,
     ) -> Result<SolveStats, SolveError> {
         d.check_dims(p.dims)?;
+        if !d.has_blocks() {
+            return Err(SolveError::Unsupported(
+                "MGPCG needs the distributed suite's block gather, which this host lacks".into(),
+            ));
+        }
         let pre = self.pcg.preconditioner_mut();
-        let mut global = gather_problem(d, p, pre.hierarchy.reads_face_open())?;
-        pre.hierarchy.update(&global.view());
+        setup::update(&mut pre.hierarchy, p, d, &mut self.blocks, &mut self.global)?;
+        pre.prepare(d);
         pre.failed = None;
         let a = Stencil::of(p);
         let stats = self.pcg.solve_slab(d, &a, p.rhs, p.pressure)?;

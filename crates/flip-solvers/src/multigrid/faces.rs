@@ -7,6 +7,7 @@ use super::level::Level;
 use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
 use flip_plugin::sdk::Problem;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Open fraction of the face between natural padded cell `c` of `level` and its `+a`
 /// neighbour: the problem's `face_open` when both cells are non-solid, else 0 (ghosts are solid).
@@ -25,22 +26,32 @@ fn open_face(level: &Level, p: &Problem<'_>, c: usize, a: usize, pc: usize) -> f
 /// faces to air is the weight behind the excess, `excess / Σ w` its harmonic-mean `1/θ`. An
 /// excess with no air face behind it (a penalty term) keeps distance 1; a sum above the excess
 /// (faces `face_open` claims open that the matrix did not use) is capped at it (θ ≤ 1).
-pub(crate) fn load_fine_faces(level: &mut Level, p: &Problem<'_>) {
-    let [ni, nj, _] = p.dims;
+///
+/// Only the padded rows `rows` are set; the problem's cell `c` is the grid's `c + offset`.
+pub(crate) fn load_fine_faces(
+    level: &mut Level,
+    p: &Problem<'_>,
+    rows: Range<usize>,
+    offset: usize,
+) {
+    let [ni, nj, nk] = level.dims; // the grid's; `p` may hold a slab of it
     let pi = level.pdims[0];
-    let axes = if p.dims[2] > 1 { 3 } else { 2 };
+    let axes = if nk > 1 { 3 } else { 2 };
     let mut dweight = std::mem::take(&mut level.dweight);
     let lv = &*level;
     dweight
         .par_chunks_mut(pi)
         .enumerate()
         .for_each(|(pr, row)| {
+            if !rows.contains(&pr) {
+                return;
+            }
             row.fill(0.0);
             let Some((j, k)) = lv.row_jk(pr) else {
                 return;
             };
             for i in 0..ni {
-                let (c, pc) = (lv.at(i, j, k), i + ni * (j + nj * k));
+                let (c, pc) = (lv.at(i, j, k), i + ni * (j + nj * k) - offset);
                 let e = lv.excess[c];
                 if lv.unk[c] == 0 || e <= 0.0 {
                     continue;
@@ -67,6 +78,9 @@ pub(crate) fn load_fine_faces(level: &mut Level, p: &Problem<'_>) {
     let lv = &*level;
     for (a, open) in open.iter_mut().enumerate() {
         open.par_chunks_mut(pi).enumerate().for_each(|(pr, row)| {
+            if !rows.contains(&pr) {
+                return;
+            }
             row.fill(0.0);
             let Some((j, k)) = lv.row_jk(pr) else {
                 return;
@@ -75,7 +89,8 @@ pub(crate) fn load_fine_faces(level: &mut Level, p: &Problem<'_>) {
                 return;
             }
             for i in 0..ni {
-                row[i + 1] = open_face(lv, p, lv.at(i, j, k), a, i + ni * (j + nj * k));
+                let pc = i + ni * (j + nj * k) - offset;
+                row[i + 1] = open_face(lv, p, lv.at(i, j, k), a, pc);
             }
         });
     }

@@ -21,6 +21,11 @@ pub(crate) struct Hierarchy {
     pub regions: Regions,
     /// Number of times the coarse levels were (re)built.
     pub rebuilds: usize,
+    /// Whether [`Hierarchy::update`] finds the singular regions (a distributed solve, which
+    /// does not project them, turns this off).
+    pub find_regions: bool,
+    /// Whether the levels were built since they were allocated.
+    pub built: bool,
     coarsening: Coarsening,
     coarsest_size: usize,
     bubble_levels: usize,
@@ -36,6 +41,8 @@ impl Hierarchy {
             coarse: CoarseSolver::default(),
             regions: Regions::default(),
             rebuilds: 0,
+            find_regions: true,
+            built: false,
             coarsening: config.coarsening,
             coarsest_size: config.coarsest_size,
             bubble_levels: config.bubble_levels,
@@ -62,25 +69,48 @@ impl Hierarchy {
         self.coarsening == Coarsening::Rediscretise
     }
 
-    /// Brings the hierarchy up to date with `p`'s matrix. Returns whether it was rebuilt.
-    pub fn update(&mut self, p: &Problem<'_>) -> bool {
-        let with_open = self.coarsening == Coarsening::Rediscretise;
-        let fresh = self.levels.first().map(|l| l.dims) != Some(p.dims);
-        if fresh {
-            self.levels = self
-                .level_dims(p.dims)
-                .into_iter()
-                .map(|(d, active)| Level::new(d, active, with_open))
-                .collect();
-        }
-        let (changed, uniform) = coarsen::load_fine(&mut self.levels[0], p);
-        let changed = changed || fresh;
-        if !changed {
+    /// Allocates the levels for a fine grid of `dims` cells unless they fit; returns whether
+    /// they were (re)allocated.
+    pub fn fit(&mut self, dims: [usize; 3]) -> bool {
+        if self.levels.first().map(|l| l.dims) == Some(dims) {
             return false;
         }
-        self.regions.find(&self.levels[0]);
+        let with_open = self.coarsening == Coarsening::Rediscretise;
+        self.levels = self
+            .level_dims(dims)
+            .into_iter()
+            .map(|(d, active)| Level::new(d, active, with_open))
+            .collect();
+        self.built = false;
+        true
+    }
+
+    /// Brings the hierarchy up to date with `p`'s matrix. Returns whether it was rebuilt.
+    pub fn update(&mut self, p: &Problem<'_>) -> bool {
+        self.fit(p.dims);
+        let cover = coarsen::FineCover::whole(&self.levels[0]);
+        let (changed, uniform) = coarsen::load_fine(&mut self.levels[0], p, &cover);
+        if !changed && self.built {
+            return false;
+        }
+        if self.find_regions {
+            self.regions.find(&self.levels[0]);
+        }
         self.levels[0].uniform = uniform;
-        for l in 1..self.levels.len() {
+        self.rebuild_from(1);
+        true
+    }
+
+    /// Builds level `l` from level `l - 1` on the coarse padded rows `rows` only, without
+    /// completing it (Galerkin coarsening; see [`coarsen::galerkin_rows`]).
+    pub fn coarsen_rows(&mut self, l: usize, rows: std::ops::Range<usize>) {
+        let (fine, coarse) = self.levels.split_at_mut(l);
+        coarsen::galerkin_rows(&fine[l - 1], &mut coarse[0], l, self.bubble_levels, rows);
+    }
+
+    /// Builds levels `first..` from the level above each, then factors the coarsest.
+    pub fn rebuild_from(&mut self, first: usize) {
+        for l in first..self.levels.len() {
             let (fine, coarse) = self.levels.split_at_mut(l);
             let (fine, coarse) = (&mut fine[l - 1], &mut coarse[0]);
             match self.coarsening {
@@ -89,15 +119,23 @@ impl Hierarchy {
                     coarsen::rediscretise(fine, coarse, l, self.bubble_levels)
                 }
             }
-            super::slivers::drop_slivers(coarse, l);
-            transfer::compute_mask(coarse);
-            transfer::compute_inv_norm(fine, coarse);
-            coarse.pack(None);
+            self.complete(l);
         }
         let coarsest = self.levels.last().expect("at least one level");
         self.coarse.factor(coarsest);
         self.rebuilds += 1;
-        true
+        self.built = true;
+    }
+
+    /// Finishes level `l` once its matrix is built: slivers dropped, transfer masks and
+    /// weights, colour-split arrays.
+    pub fn complete(&mut self, l: usize) {
+        let (fine, coarse) = self.levels.split_at_mut(l);
+        let (fine, coarse) = (&mut fine[l - 1], &mut coarse[0]);
+        super::slivers::drop_slivers(coarse, l);
+        transfer::compute_mask(coarse);
+        transfer::compute_inv_norm(fine, coarse);
+        coarse.pack(None);
     }
 
     /// Number of levels.

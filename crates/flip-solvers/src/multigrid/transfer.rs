@@ -15,6 +15,7 @@
 
 use super::level::Level;
 use rayon::prelude::*;
+use std::ops::Range;
 
 mod masks;
 pub(crate) use masks::{compute_inv_norm, compute_mask};
@@ -134,6 +135,12 @@ fn restrict_row<const E0: bool, const E1: bool>(
 /// With `red_only`, the fine residual is taken as zero on black cells (after a black
 /// half-sweep it is, up to round-off) and `fine.r` is not read there.
 pub(crate) fn restrict(fine: &Level, coarse: &mut Level, red_only: bool) {
+    let rows = 0..coarse.rows();
+    restrict_rows(fine, coarse, red_only, rows);
+}
+
+/// [`restrict`] on the coarse padded rows `rows` only (the others keep their `b`).
+pub(crate) fn restrict_rows(fine: &Level, coarse: &mut Level, red_only: bool, rows: Range<usize>) {
     let (wp, wn, scale) = weights(coarse);
     let (cpi, chalf, fhalf) = (coarse.pdims[0], coarse.half, fine.half);
     let fast = coarse.active[0];
@@ -149,7 +156,7 @@ pub(crate) fn restrict(fine: &Level, coarse: &mut Level, red_only: bool) {
     let crow = |j: usize, k: usize| (j + 1) + cpj * (k + cpz);
     let kernel = |pr: usize, v: &mut [f32], b0: &mut [f32], b1: &mut [f32]| {
         let (s0, s1) = (spans[0][pr], spans[1][pr]);
-        if s0.0 >= s0.1 && s1.0 >= s1.1 {
+        if !rows.contains(&pr) || (s0.0 >= s0.1 && s1.0 >= s1.1) {
             return;
         }
         let (cj, ck) = (pr % cpj - 1, pr / cpj - cpz);

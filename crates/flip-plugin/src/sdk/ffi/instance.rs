@@ -7,6 +7,7 @@ use crate::sdk::{
     state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem,
 };
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The instance behind a handle, or an error for a null one.
 ///
@@ -81,7 +82,43 @@ pub unsafe extern "C" fn solve(
         services,
         stats,
     };
-    guarded(error, || on_pool(move || call.run(kind)))
+    let distributed = with_services(services, || crate::sdk::distributed().is_some());
+    // Held until the call returns.
+    let seat = distributed.then(PoolSeat::take);
+    let elsewhere = matches!(seat, Some(None));
+    guarded(error, || {
+        if elsewhere {
+            call.run(kind) // another distributed solve of this process holds the pool's seat
+        } else {
+            on_pool(move || call.run(kind))
+        }
+    })
+}
+
+/// Whether a distributed solve of this process runs on the pool. A distributed solve blocks
+/// in collectives; when ranks are threads of one process, a worker of one rank waiting in a
+/// parallel loop could pick up another rank's solve from the pool's queue and then never get
+/// back to its own loop. So at most one distributed solve at a time runs on the pool (always,
+/// with one rank per process); the others stay on their host threads, and the only jobs the
+/// pool ever takes from them are their loops' compute.
+static DISTRIBUTED_ON_POOL: AtomicBool = AtomicBool::new(false);
+
+/// Holds [`DISTRIBUTED_ON_POOL`] for one solve.
+struct PoolSeat;
+
+impl PoolSeat {
+    fn take() -> Option<Self> {
+        DISTRIBUTED_ON_POOL
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| Self)
+    }
+}
+
+impl Drop for PoolSeat {
+    fn drop(&mut self) {
+        DISTRIBUTED_ON_POOL.store(false, Ordering::Release);
+    }
 }
 
 /// The pointers of one `solve` call, moved to the worker that runs it. The ABI lets an

@@ -1,0 +1,147 @@
+//! The hierarchy of a distributed solve, built with the fine work divided among the ranks:
+//! each rank loads level 0 from its own slab problem (owned and ghost layers) and coarsens its
+//! share of level 1's layers; the level-1 layers of all ranks are gathered into every rank's
+//! level 1, and the coarser levels (a quarter of the cells in 2D, an eighth in 3D, and less
+//! below) are built on every rank as in a single-process solve. The result is the same
+//! hierarchy (cell by cell the same arithmetic), so only the work is divided. Where the slab
+//! has too few ghost layers, or with rediscretisation or a single level, every rank gathers
+//! the whole matrix and builds the whole hierarchy.
+
+use super::super::coarsen::{self, FineCover};
+use super::super::hierarchy::Hierarchy;
+use super::super::level::Level;
+use super::gather::GlobalProblem;
+use flip_plugin::abi::SlabLayout;
+use flip_plugin::sdk::{Distributed, Problem, SolveError};
+use std::ops::Range;
+
+/// Ghost layers the layer-divided build reads beyond the owned ones on each side: the Galerkin
+/// coarsening of a coarse layer reads its children's layers, the kinds of the coarse layers
+/// beside it (two fine layers further) and walks up to four fine layers on to a Dirichlet
+/// point, whose distance reads the couplings of one layer more, which read one more.
+pub(super) const LOAD_MARGIN: usize = 6;
+
+/// Padded rows of the slab axis' layers `layers` on `level`.
+fn layer_rows(level: &Level, layers: Range<usize>) -> Range<usize> {
+    let rl = if level.three_d() { level.pdims[1] } else { 1 };
+    (layers.start + 1) * rl..(layers.end + 1) * rl
+}
+
+/// Brings `h` up to date with the matrix of this rank's slab problem `p`; returns whether it
+/// was rebuilt (on every rank alike).
+///
+/// # Errors
+/// A failed reduction or gather.
+pub(super) fn update(
+    h: &mut Hierarchy,
+    p: &Problem<'_>,
+    d: &Distributed,
+    buf: &mut Blocks,
+    global: &mut GlobalProblem,
+) -> Result<bool, SolveError> {
+    let l = *d.layout();
+    let n = l.global_dims[l.axis as usize] as usize;
+    h.fit(l.global_dims.map(|v| v as usize));
+    let (lo, hi) = (
+        (l.first - l.ghost_lo) as usize,
+        (l.first + l.owned + l.ghost_hi) as usize,
+    );
+    let margins = (lo == 0 || l.ghost_lo as usize >= LOAD_MARGIN)
+        && (hi == n || l.ghost_hi as usize >= LOAD_MARGIN);
+    if h.reads_face_open() || h.depth() < 2 || !margins {
+        let g = global.gather(d, p, h.reads_face_open())?;
+        let rebuilt = h.update(&g.view());
+        return Ok(d.max1(f64::from(u8::from(rebuilt)))? > 0.0);
+    }
+    let cover = FineCover {
+        rows: layer_rows(&h.levels[0], lo..hi),
+        inner: layer_rows(
+            &h.levels[0],
+            lo + usize::from(lo > 0)..hi - usize::from(hi < n),
+        ),
+        offset: lo * l.layer_len(),
+    };
+    let (changed, uniform) = coarsen::load_fine(&mut h.levels[0], p, &cover);
+    if d.max1(f64::from(u8::from(changed || !h.built)))? == 0.0 {
+        return Ok(false);
+    }
+    // The kernels of this rank's rows only need the uniform coupling of its loaded rows.
+    h.levels[0].uniform = uniform;
+    let (first, end) = (l.first as usize, (l.first + l.owned) as usize);
+    let axis = l.axis as usize;
+    let coarse_layers = first.div_ceil(2)..end.div_ceil(2).min(h.levels[1].dims[axis]);
+    let coarse_rows = layer_rows(&h.levels[1], coarse_layers.clone());
+    h.coarsen_rows(1, coarse_rows);
+    buf.gather_level(&mut h.levels[1], coarse_layers, &l, d)?;
+    h.levels[1].compute_unk();
+    h.complete(1);
+    h.rebuild_from(2);
+    Ok(true)
+}
+
+/// Buffers of the level-1 gather.
+#[derive(Default)]
+pub(super) struct Blocks {
+    mine: Vec<f64>,
+    all: Vec<f64>,
+}
+
+impl Blocks {
+    /// Replaces `coarse`'s matrix (kinds, diagonal, Dirichlet excess and weight, couplings)
+    /// by every rank's `layers` of it (the ranks' layers partition the level).
+    fn gather_level(
+        &mut self,
+        coarse: &mut Level,
+        layers: Range<usize>,
+        l: &SlabLayout,
+        d: &Distributed,
+    ) -> Result<(), SolveError> {
+        let pi = coarse.pdims[0];
+        let per_layer = layer_rows(coarse, 0..1).len() * pi;
+        let cells = layer_rows(coarse, layers.clone());
+        let cells = cells.start * pi..cells.end * pi;
+        self.mine.clear();
+        self.mine.extend([layers.start as f64, layers.end as f64]);
+        self.mine
+            .extend(coarse.kind[cells.clone()].iter().map(|&k| f64::from(k)));
+        for a in [&coarse.diag, &coarse.excess, &coarse.dweight] {
+            self.mine
+                .extend(a[cells.clone()].iter().map(|&v| f64::from(v)));
+        }
+        for a in 0..3 {
+            self.mine
+                .extend(coarse.off[cells.clone()].iter().map(|o| f64::from(o[a])));
+        }
+        let ranks = d.ranks() as usize;
+        let layers_total = coarse.pdims[l.axis as usize];
+        self.all
+            .resize(2 * ranks + 7 * per_layer * layers_total, 0.0);
+        let total = d.all_gather_blocks(&self.mine, &mut self.all)?;
+        let mut at = 0;
+        while at < total {
+            let (lo, hi) = (self.all[at] as usize, self.all[at + 1] as usize);
+            let n = (hi - lo) * per_layer;
+            let start = layer_rows(coarse, lo..hi).start * pi;
+            let dst = start..start + n;
+            at += 2;
+            let mut next = || {
+                at += n;
+                &self.all[at - n..at]
+            };
+            for (k, &v) in coarse.kind[dst.clone()].iter_mut().zip(next()) {
+                *k = v as u8;
+            }
+            for a in [&mut coarse.diag, &mut coarse.excess, &mut coarse.dweight] {
+                for (x, &v) in a[dst.clone()].iter_mut().zip(next()) {
+                    *x = v as f32;
+                }
+            }
+            for a in 0..3 {
+                for (o, &v) in coarse.off[dst.clone()].iter_mut().zip(next()) {
+                    o[a] = v as f32;
+                }
+            }
+        }
+        Ok(())
+    }
+}

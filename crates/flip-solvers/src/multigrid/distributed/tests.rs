@@ -1,0 +1,134 @@
+//! The distributed hierarchy and V-cycle against the single-process ones, on thread ranks.
+
+use super::*;
+use crate::fixtures::{self, Scene};
+use flip_plugin::abi::{SlabLayout, CELL_FLUID};
+use flip_plugin::host::distributed::threads::ThreadComm;
+use flip_plugin::host::distributed::{with_suite, Distribution};
+use flip_plugin::sdk::OwnedProblem;
+use gather::GlobalProblem;
+use std::sync::Arc;
+
+/// A residual-like vector: smooth and rough parts on the fluid cells, 0 elsewhere.
+fn residual_of(p: &OwnedProblem) -> Vec<f64> {
+    (0..p.cell_count())
+        .map(|c| {
+            let fluid = p.cell_kind[c] == CELL_FLUID;
+            let x = c as f64;
+            if fluid {
+                (0.013 * x).sin() + 0.3 * (1.7 * x).cos()
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// The hierarchy built on the whole grid, and its V-cycle (zero guess) of `r`.
+fn single_process(p: &mut OwnedProblem, r: &[f64]) -> (Hierarchy, Vec<f64>) {
+    let mut h = Hierarchy::new(&MultigridConfig::default());
+    h.update(&p.view());
+    let axis = if p.dims[2] > 1 { 2 } else { 1 };
+    let whole = SlabLayout {
+        axis: axis as u32,
+        owned: p.dims[axis] as u32,
+        global_dims: p.dims.map(|d| d as u32),
+        ..SlabLayout::default()
+    };
+    let rows = SlabRows::whole(whole, &h.levels[0]);
+    rows.load_b(&mut h.levels[0], r);
+    vcycle(&mut h, 0, true, true);
+    let mut z = vec![0.0; r.len()];
+    rows.store_x(&h.levels[0], &mut z);
+    (h, z)
+}
+
+/// What one rank ends with: its layout, its hierarchy and its slab of the V-cycle.
+type RankResult = (SlabLayout, Hierarchy, Vec<f64>);
+
+/// One rank with `ghost` solve layers: builds its hierarchy for `before`, then (a rebuild) for
+/// `p`, and applies the slab V-cycle to its slab of `r`.
+fn rank(
+    comm: Arc<ThreadComm>,
+    ghost: usize,
+    before: &OwnedProblem,
+    p: &OwnedProblem,
+    r: &[f64],
+) -> RankResult {
+    let dist = Arc::new(Distribution::new(comm, p.dims, ghost).expect("slabs fit"));
+    let layout = *dist.layout();
+    let lo = (layout.first - layout.ghost_lo) as usize * layout.layer_len();
+    let n = layout.local_dims().iter().product::<usize>();
+    let r = r[lo..lo + n].to_vec();
+    with_suite(dist, || {
+        let d = distributed().expect("the suite is offered");
+        let mut pre = SlabVcycle::new(&MultigridConfig::default());
+        let mut blocks = setup::Blocks::default();
+        let mut global = GlobalProblem::default();
+        for q in [before, p] {
+            let mut slab = q.slab(&layout);
+            let slab = slab.view();
+            setup::update(&mut pre.hierarchy, &slab, &d, &mut blocks, &mut global).expect("built");
+        }
+        pre.prepare(&d);
+        let mut z = vec![0.0; n];
+        pre.try_apply(&r, &mut z).expect("applied");
+        (layout, pre.hierarchy, z)
+    })
+}
+
+fn check(scene: Scene, dims: [usize; 3], ranks: u32, ghost: usize) {
+    let before = fixtures::build(Scene::DamBreak, dims, 3);
+    let mut p = fixtures::build(scene, dims, 7);
+    let r = residual_of(&p);
+    let (want_h, want_z) = single_process(&mut p, &r);
+    let scale = want_z.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let handles: Vec<_> = ThreadComm::group(ranks)
+        .into_iter()
+        .map(|comm| {
+            let (b, p, r) = (before.clone(), p.clone(), r.clone());
+            std::thread::spawn(move || rank(comm, ghost, &b, &p, &r))
+        })
+        .collect();
+    for h in handles {
+        let (l, h, z) = h.join().expect("rank finished");
+        for (m, (got, want)) in h.levels.iter().zip(&want_h.levels).enumerate().skip(1) {
+            assert_eq!(
+                got.kind, want.kind,
+                "{scene:?} {dims:?}, {ranks} ranks, {ghost} ghost layers: level {m} kinds"
+            );
+            assert_eq!(
+                got.diag, want.diag,
+                "{scene:?} {dims:?}, {ranks} ranks, {ghost} ghost layers: level {m} diagonal"
+            );
+            assert_eq!(
+                got.off, want.off,
+                "{scene:?} {dims:?}, {ranks} ranks, {ghost} ghost layers: level {m} couplings"
+            );
+        }
+        let owned = l.owned_range();
+        let global = &want_z[l.global_range()];
+        let diff = z[owned]
+            .iter()
+            .zip(global)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(
+            diff <= 1e-5 * scale,
+            "{scene:?} {dims:?}, {ranks} ranks, {ghost} ghost layers, slab at {}: V-cycles differ by {diff:e} (scale {scale:e})",
+            l.first
+        );
+    }
+}
+
+#[test]
+fn the_layer_divided_hierarchy_and_v_cycle_are_the_single_process_ones() {
+    // Free surfaces across the slab boundaries (the coarsening walks to them along the slab
+    // axis), bubbles, and a column beside air; slabs built from their own ghost layers, and
+    // (one ghost layer) from the gathered matrix.
+    for scene in [Scene::FreeSurfaceBox, Scene::AirBubbles, Scene::DamBreak] {
+        for (ranks, ghost) in [(2, setup::LOAD_MARGIN), (3, setup::LOAD_MARGIN), (3, 1)] {
+            check(scene, [40, 38, 1], ranks, ghost);
+            check(scene, [14, 12, 23], ranks, ghost);
+        }
+    }
+}
