@@ -32,7 +32,7 @@ mod coarse;
 mod coarsen;
 /// V-cycle and full cycle.
 mod cycle;
-/// MGPCG on one rank's slab (distributed CG, gathered V-cycle).
+/// MGPCG on one rank's slab (distributed CG, V-cycle with its finest level divided).
 mod distributed;
 /// Level 0's face fractions and ghost-fluid weights from the problem.
 mod faces;

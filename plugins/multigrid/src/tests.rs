@@ -20,7 +20,7 @@ fn algorithms_expose_their_parameters() {
         CAP_LINEAR | flip_plugin::abi::CAP_TALLCELL
     );
     for a in &MultigridPlugin::ALGORITHMS[..3] {
-        // Only MGPCG solves a rank's slab (CG over the slabs, gathered V-cycle).
+        // Only MGPCG solves a rank's slab (CG over the slabs, slab V-cycle).
         let distributed = if a.name == "mgpcg" {
             CAP_DISTRIBUTED
         } else {

@@ -29,7 +29,8 @@ pub const LOG_DEBUG: u32 = 3;
 
 /// Suite name: distributed memory (MPI), table [`super::DistributedSuite`] (version 1: `rank`,
 /// `ranks`, the slab layout, `halo_exchange` of a cell field, global sums and maxima of `f64`
-/// arrays, the gathered field), so a solver runs distributed without linking MPI itself.
+/// arrays, the gathered field, gathered variable-length blocks), so a solver runs distributed
+/// without linking MPI itself.
 /// Offered only in a distributed run; elsewhere `fetch_suite` returns null.
 pub const SUITE_DISTRIBUTED: &[u8] = b"flipgraph.distributed\0";
 /// Reserved suite name: accelerator devices (GPUs). Version 1 is to hold device enumeration,

@@ -2,7 +2,7 @@
 //! distributed suite): the same iteration as [`Pcg::solve_system`], with dot products summed
 //! over ranks, the residual's max-norm taken over ranks and the search direction's ghost layer
 //! refreshed before each matrix product. Only preconditioners that work on a slab apply
-//! ([`Preconditioner::distributable`]: none, Jacobi, MGPCG's gathered V-cycle).
+//! ([`Preconditioner::distributable`]: none, Jacobi, MGPCG's slab V-cycle).
 //!
 //! Limit: pure-Neumann regions (fluid with no air) are not projected, since their extent spans
 //! ranks; distributed scenes must have air (free-surface liquids do).

@@ -53,8 +53,12 @@ impl SlabVcycle {
         }
     }
 
-    /// Fits the slab rows to the (possibly rebuilt) hierarchy.
-    fn prepare(&mut self, d: &Distributed) {
+    /// Fits the slab rows to the hierarchy (kept while it was not `rebuilt` on this layout).
+    fn prepare(&mut self, d: &Distributed, rebuilt: bool) {
+        let fits = self.slab.as_ref().is_some_and(|s| s.layout() == d.layout());
+        if fits && !rebuilt {
+            return;
+        }
         let h = &mut self.hierarchy;
         self.slab = (h.depth() > 1).then(|| SlabRows::new(*d.layout(), &h.levels[0], &h.levels[1]));
         if let Some(s) = &self.slab {
@@ -194,8 +198,8 @@ impl DistributedMgpcg {
             ));
         }
         let pre = self.pcg.preconditioner_mut();
-        setup::update(&mut pre.hierarchy, p, d, &mut self.blocks, &mut self.global)?;
-        pre.prepare(d);
+        let rebuilt = setup::update(&mut pre.hierarchy, p, d, &mut self.blocks, &mut self.global)?;
+        pre.prepare(d, rebuilt);
         pre.failed = None;
         let a = Stencil::of(p);
         let stats = self.pcg.solve_slab(d, &a, p.rhs, p.pressure)?;

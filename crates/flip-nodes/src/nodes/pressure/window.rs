@@ -1,5 +1,5 @@
 //! The pressure solve in a rank's window of a decomposed run: the window's system is cut to
-//! the owned layers plus one ghost layer (the distributed suite's layout), solved by a
+//! the owned layers plus the solve's ghost layers (the distributed suite's layout), solved by a
 //! distributed algorithm, and the solution's ghost layers are refreshed across the whole
 //! window, so the gradient is the single-domain one on every face an owned particle reads.
 

@@ -99,6 +99,11 @@ impl SlabRows {
         }
     }
 
+    /// The slab these rows were made for.
+    pub fn layout(&self) -> &SlabLayout {
+        &self.layout
+    }
+
     /// Level-1 padded rows this rank restricts into.
     pub fn coarse_rows(&self) -> Range<usize> {
         self.coarse.clone()

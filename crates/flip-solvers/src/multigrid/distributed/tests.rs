@@ -70,7 +70,7 @@ fn rank(
             let slab = slab.view();
             setup::update(&mut pre.hierarchy, &slab, &d, &mut blocks, &mut global).expect("built");
         }
-        pre.prepare(&d);
+        pre.prepare(&d, true);
         let mut z = vec![0.0; n];
         pre.try_apply(&r, &mut z).expect("applied");
         (layout, pre.hierarchy, z)
