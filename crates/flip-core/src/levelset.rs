@@ -229,8 +229,10 @@ mod tests {
 
     #[test]
     fn wavefront_sweep_equals_sequential_and_solid_cells_extend_the_liquid() {
-        for spec in [GridSpec::new(10, 9, 8, 1.0), GridSpec::new(13, 9, 1, 1.0)] {
-            sweep_matches_sequential(spec);
+        // the last grid is swept in tiles (2D, ≥ 8192 cells, several threads)
+        let grids = [(10, 9, 8), (13, 9, 1), (150, 70, 1)];
+        for (ni, nj, nk) in grids {
+            sweep_matches_sequential(GridSpec::new(ni, nj, nk, 1.0));
         }
     }
 
@@ -240,7 +242,10 @@ mod tests {
         cells[(4, 0, k_mid)] = CellKind::Solid; // under the liquid
         cells[(4, 8, k_mid)] = CellKind::Solid; // in the air
         let mut phi = Grid3::new(1, 1, 1, 0.0);
-        liquid_phi(&spec, &cells, 2, &mut phi);
+        let threads = rayon::ThreadPoolBuilder::new().num_threads(3).build();
+        threads
+            .unwrap()
+            .install(|| liquid_phi(&spec, &cells, 2, &mut phi));
         // the outside field alone, swept by plain sequential loops, for the air cells
         let mut seq = vec![1000.0f32; spec.cell_count()];
         for (s, c) in seq.iter_mut().zip(&cells.data) {

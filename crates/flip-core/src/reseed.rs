@@ -1,8 +1,9 @@
 //! Reseeding: keeps the particle count per cell between a minimum and a maximum, as production
 //! FLIP tools do. Crowded cells lose their surplus; sparse cells inside the liquid get new
 //! particles at random points inside the liquid (`φ < 0`) and outside solids, with the grid
-//! velocity there. All choices come from a hash of (seed, step, cell or particle), so the
-//! result does not depend on the thread count.
+//! velocity there. All choices come from a hash of (seed, step, global cell or particle id),
+//! so the result depends neither on the thread count nor on how the domain is divided among
+//! ranks ([`ReseedScope`]).
 
 use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
@@ -35,6 +36,29 @@ pub struct ReseedReport {
     pub removed: usize,
 }
 
+/// The part of the domain a reseed acts on: the whole grid, or one rank's window of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReseedScope {
+    /// Global linear index of the grid's first cell (a window's offset in the domain).
+    pub first_cell: usize,
+    /// Cells (of this grid) whose sparse liquid gets new particles: a rank's owned cells.
+    pub fill: std::ops::Range<usize>,
+    /// Id bit of the particles another rank owns (ghost copies): counted, never removed here
+    /// (their owner removes them by the same draw), and left out of the id a removal draws by.
+    pub foreign_bit: u64,
+}
+
+impl ReseedScope {
+    /// The whole grid `spec`, every particle owned.
+    pub fn whole(spec: &GridSpec) -> Self {
+        Self {
+            first_cell: 0,
+            fill: 0..spec.cell_count(),
+            foreign_bit: 0,
+        }
+    }
+}
+
 /// A 64-bit mix (splitmix64's finaliser).
 fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -61,6 +85,40 @@ pub fn reseed(
     rule: &ReseedRule,
     step: u64,
 ) -> ReseedReport {
+    let fields = ReseedFields { phi, vel, solids };
+    reseed_in(
+        spec,
+        particles,
+        fields,
+        rule,
+        step,
+        &ReseedScope::whole(spec),
+    )
+}
+
+/// The grid fields a reseed reads.
+#[derive(Clone, Copy)]
+pub struct ReseedFields<'a> {
+    /// Liquid signed distance.
+    pub phi: &'a Grid3<f32>,
+    /// Grid velocity, sampled for new particles.
+    pub vel: &'a MacGrid,
+    /// Colliders and walls.
+    pub solids: &'a Solids,
+}
+
+/// [`reseed`] within `scope`: crowded cells lose the particles a whole-domain run would remove
+/// (only this rank's own ones go), and the sparse cells of `scope.fill` are topped up with
+/// the particles a whole-domain run would add there. The report counts this rank's share.
+pub fn reseed_in(
+    spec: &GridSpec,
+    particles: &mut Particles,
+    fields: ReseedFields<'_>,
+    rule: &ReseedRule,
+    step: u64,
+    scope: &ReseedScope,
+) -> ReseedReport {
+    let phi = fields.phi;
     assert_eq!(phi.dims(), spec.dims(), "phi on another grid");
     let key = mix(rule.seed ^ mix(step.wrapping_add(0x9e37_79b9_7f4a_7c15)));
     let cell_of: Vec<usize> = particles
@@ -73,36 +131,45 @@ pub fn reseed(
         .collect();
     let mut count = vec![0usize; spec.cell_count()];
     cell_of.iter().for_each(|&c| count[c] += 1);
-    let removed = remove_surplus(particles, &cell_of, &mut count, rule.max_per_cell, key);
+    let removed = remove_surplus(
+        particles,
+        &cell_of,
+        &mut count,
+        rule.max_per_cell,
+        key,
+        scope,
+    );
     let added = top_up(
         spec,
         particles,
         &count,
-        phi,
-        vel,
-        solids,
+        fields,
         rule.min_per_cell,
         key,
+        scope,
     );
     ReseedReport { added, removed }
 }
 
-/// Drops `count − max` particles from every cell holding more than `max`; updates `count`.
+/// Drops `count − max` particles from every cell holding more than `max` (those with the
+/// smallest draws; particles of `scope.foreign_bit` are left to their owner); updates `count`.
 fn remove_surplus(
     particles: &mut Particles,
     cell_of: &[usize],
     count: &mut [usize],
     max: usize,
     key: u64,
+    scope: &ReseedScope,
 ) -> usize {
     if max == 0 {
         return 0;
     }
+    let draw = |p: usize| mix(key ^ (particles.id_of(p) & !scope.foreign_bit));
     let mut crowded: Vec<(usize, u64, usize)> = cell_of
         .iter()
         .enumerate()
         .filter(|(_, &c)| count[c] > max)
-        .map(|(p, &c)| (c, mix(key ^ p as u64), p))
+        .map(|(p, &c)| (c, draw(p), p))
         .collect();
     if crowded.is_empty() {
         return 0;
@@ -113,27 +180,28 @@ fn remove_surplus(
     for run in crowded.chunk_by(|a, b| a.0 == b.0) {
         let surplus = run.len() - max;
         for &(_, _, p) in &run[..surplus] {
-            keep[p] = false;
+            let own = particles.id_of(p) & scope.foreign_bit == 0;
+            keep[p] = !own;
+            removed += usize::from(own);
         }
         count[run[0].0] = max;
-        removed += surplus;
     }
     particles.retain_mask(&keep);
     removed
 }
 
-/// Adds particles to the cells inside the liquid holding fewer than `min`; returns how many.
-#[allow(clippy::too_many_arguments)]
+/// Adds particles to the cells of `scope.fill` inside the liquid holding fewer than `min`;
+/// returns how many.
 fn top_up(
     spec: &GridSpec,
     particles: &mut Particles,
     count: &[usize],
-    phi: &Grid3<f32>,
-    vel: &MacGrid,
-    solids: &Solids,
+    fields: ReseedFields<'_>,
     min: usize,
     key: u64,
+    scope: &ReseedScope,
 ) -> usize {
+    let ReseedFields { phi, vel, solids } = fields;
     if min == 0 {
         return 0;
     }
@@ -141,7 +209,12 @@ fn top_up(
     let inside = |p: Vec3| lattice.stencil(p).cell_block().sample(&phi.data) < 0.0;
     let dims = spec.dims();
     let mut added = 0;
-    for (c, &n) in count.iter().enumerate() {
+    for (c, &n) in count
+        .iter()
+        .enumerate()
+        .take(scope.fill.end)
+        .skip(scope.fill.start)
+    {
         if n >= min || phi.data[c] >= -DEPTH * spec.dx || solids.phi.data[c] <= 0.0 {
             continue;
         }
@@ -161,7 +234,8 @@ fn top_up(
             if missing == 0 {
                 break;
             }
-            let h = mix(key ^ mix((c as u64) << 8 | attempt));
+            let global = (scope.first_cell + c) as u64;
+            let h = mix(key ^ mix(global << 8 | attempt));
             let mut p = corner + spec.dx * Vec3::new(unit(h), unit(mix(h)), unit(mix(h ^ 1)));
             if spec.is_2d() {
                 p.z = 0.5 * spec.dx;

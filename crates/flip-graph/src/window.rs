@@ -119,6 +119,40 @@ impl Window {
     pub fn owned_cells<'a, T>(&self, field: &'a [T]) -> &'a [T] {
         &field[self.dist.layout().owned_range()]
     }
+
+    /// The window's owned cells as a range of its linear cell indices.
+    pub fn owned_cell_range(&self) -> Range<usize> {
+        self.dist.layout().owned_range()
+    }
+
+    /// Global linear index of the window's first cell.
+    pub fn first_cell(&self) -> usize {
+        let d = self.local.dims();
+        let layer: usize = d[..self.axis].iter().product();
+        self.offset * layer
+    }
+
+    /// Gives the `owned` new particles at the end of `ps` (numbered from `ps.next_id − owned`
+    /// on this rank) the ids a single-domain run gives them: the ranks number their new
+    /// particles one after another in rank order, the slabs' order, which is the domain's cell
+    /// order. Collective; sets `ps.next_id` past every rank's new particles and returns the
+    /// first id given here.
+    pub fn number_new_particles(&self, ps: &mut Particles, owned: usize) -> u64 {
+        let (rank, ranks) = self.rank();
+        let mut counts = vec![0.0; ranks as usize];
+        counts[rank as usize] = owned as f64;
+        self.comm().sum(&mut counts);
+        let before: f64 = counts[..rank as usize].iter().sum();
+        let total: f64 = counts.iter().sum();
+        let start = ps.next_id - owned as u64;
+        let first = ps.len() - owned;
+        let first_id = start + before as u64;
+        for (k, id) in ps.id[first..].iter_mut().enumerate() {
+            *id = first_id + k as u64;
+        }
+        ps.next_id = start + total as u64;
+        first_id
+    }
 }
 
 /// Ghost layers a window needs: `ceil(cfl)` cells of advection, the transfer stencil (2) on

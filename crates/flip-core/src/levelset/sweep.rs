@@ -2,7 +2,7 @@
 //! cells held fixed. In 3D each sweep ordering is a wavefront over the x-lines: lines with
 //! equal `j' + k'` (in the sweep's direction) only read lines of the previous and next
 //! wavefront, so a wavefront is updated in parallel and the result equals the sequential sweep
-//! exactly.
+//! exactly. In 2D the wavefronts are made of tiles ([`sweep_tiles`]), with the same property.
 
 use crate::grid::GridSpec;
 use rayon::prelude::*;
@@ -18,7 +18,10 @@ pub(crate) fn fast_sweep(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: u
         for o in 0..orderings {
             let s = [o & 1 == 0, o & 2 == 0, o & 4 == 0]; // true = ascending
             if spec.nk == 1 {
-                sweep_rows(spec, fixed, d, s, &beyond);
+                match tiles_2d(spec) {
+                    Some(tile) => sweep_tiles(spec, fixed, d, s, &beyond, tile),
+                    None => sweep_rows(spec, fixed, d, s, &beyond),
+                }
             } else {
                 sweep_ordering(spec, fixed, d, s, &beyond);
             }
@@ -41,7 +44,117 @@ fn sweep_rows(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], beyo
         };
         let high = if j + 1 < nj { &above[..ni] } else { beyond };
         let held = &fixed[j * ni..][..ni];
-        update_line(line, held, [low, high], [beyond, beyond], asc[0], spec.dx);
+        let cols = 0..ni;
+        update_line(
+            line,
+            held,
+            [low, high],
+            [beyond, beyond],
+            cols,
+            asc[0],
+            spec.dx,
+        );
+    }
+}
+
+/// Tile size `[columns, rows]` of the 2D tiled sweep, or `None` for a row-by-row sweep (small
+/// grids, one thread): about 4 × 8 tiles, so that two threads are busy on most fronts.
+fn tiles_2d(spec: &GridSpec) -> Option<[usize; 2]> {
+    let [ni, nj, _] = spec.dims();
+    let tile = [ni.div_ceil(4).max(16), nj.div_ceil(8).max(8)];
+    let many = ni.div_ceil(tile[0]) * nj.div_ceil(tile[1]) > 1;
+    (many && ni * nj >= 4 * PAR_MIN_CELLS && rayon::current_num_threads() > 1).then_some(tile)
+}
+
+/// One sweep of a single layer (2D) in `tile = [columns, rows]` tiles, as wavefronts of tiles
+/// with equal `I' + J'` (tile indices in the sweep's direction). A tile reads only its own band
+/// of rows and the rows just outside it, which belong to tiles of the fronts before (already
+/// updated) or after (not yet), so the tiles of a front run in parallel and the result equals
+/// [`sweep_rows`] exactly. The first and last row of every band are mirrored in `edges`, the
+/// only part of another band a tile reads.
+fn sweep_tiles(
+    spec: &GridSpec,
+    fixed: &[u8],
+    d: &mut [f32],
+    asc: [bool; 3],
+    beyond: &[f32],
+    tile: [usize; 2],
+) {
+    let [ni, nj, _] = spec.dims();
+    let [w, t] = tile;
+    let (nti, ntj) = (ni.div_ceil(w), nj.div_ceil(t));
+    let flip = |q: usize, n: usize, up: bool| if up { q } else { n - 1 - q };
+    let mut edges: Vec<[Vec<f32>; 2]> = d
+        .chunks(t * ni)
+        .map(|b| [b[..ni].to_vec(), b[b.len() - ni..].to_vec()])
+        .collect();
+    for f in 0..nti + ntj - 1 {
+        // the front's tiles as (band J, column tile I), one per band
+        let mut col_of = vec![None; ntj];
+        for jq in f.saturating_sub(nti - 1)..=f.min(ntj - 1) {
+            col_of[flip(jq, ntj, asc[1])] = Some(flip(f - jq, nti, asc[0]));
+        }
+        let edges_now = &edges;
+        d.chunks_mut(t * ni)
+            .enumerate()
+            .filter_map(|(band, rows)| col_of[band].map(|c| (band, c, rows)))
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .for_each(|(band, c, rows)| {
+                let low = if band > 0 {
+                    &edges_now[band - 1][1]
+                } else {
+                    beyond
+                };
+                let high = edges_now.get(band + 1).map_or(beyond, |e| &e[0]);
+                let cols = c * w..((c + 1) * w).min(ni);
+                let held = &fixed[band * t * ni..][..rows.len()];
+                sweep_tile(rows, held, [low, high], beyond, cols, asc, spec.dx);
+            });
+        for (band, c) in col_of.iter().enumerate() {
+            let Some(c) = *c else { continue };
+            let cols = c * w..((c + 1) * w).min(ni);
+            let rows = &d[band * t * ni..((band + 1) * t).min(nj) * ni];
+            let last = rows.len() - ni;
+            edges[band][0][cols.clone()].copy_from_slice(&rows[cols.clone()]);
+            edges[band][1][cols.clone()].copy_from_slice(&rows[last + cols.start..last + cols.end]);
+        }
+    }
+}
+
+/// The columns `cols` of a band of rows (`held` its mask), row by row in the sweep's direction;
+/// `outside` are the rows below and above the band, `beyond` a row of `+∞`.
+fn sweep_tile(
+    rows: &mut [f32],
+    held: &[u8],
+    outside: [&[f32]; 2],
+    beyond: &[f32],
+    cols: std::ops::Range<usize>,
+    asc: [bool; 3],
+    h: f32,
+) {
+    let ni = beyond.len();
+    let n = rows.len() / ni;
+    for s in 0..n {
+        let r = if asc[1] { s } else { n - 1 - s };
+        let (below, rest) = rows.split_at_mut(r * ni);
+        let (line, above) = rest.split_at_mut(ni);
+        let low = if r > 0 {
+            &below[(r - 1) * ni..]
+        } else {
+            outside[0]
+        };
+        let high = if r + 1 < n { &above[..ni] } else { outside[1] };
+        let held = &held[r * ni..][..ni];
+        update_line(
+            line,
+            held,
+            [low, high],
+            [beyond, beyond],
+            cols.clone(),
+            asc[0],
+            h,
+        );
     }
 }
 
@@ -84,7 +197,7 @@ fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], 
             let ny = [nb(ji - 1, ki), nb(ji + 1, ki)].map(|l| l.unwrap_or(beyond));
             let nz = [nb(ji, ki - 1), nb(ji, ki + 1)].map(|l| l.unwrap_or(beyond));
             let held = &fixed[ni * (j + nj * k)..][..ni];
-            update_line(line, held, ny, nz, asc[0], h);
+            update_line(line, held, ny, nz, 0..ni, asc[0], h);
         };
         if cur.len() * ni >= PAR_MIN_CELLS {
             cur.par_iter_mut().for_each(update);
@@ -94,20 +207,22 @@ fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], 
     }
 }
 
-/// Zhao's Gauss-Seidel update along one x-line, visited in the direction `asc_x`; `ny`, `nz`
-/// are the lines beside it (a row of `+∞` beyond the grid).
+/// Zhao's Gauss-Seidel update of the cells `cols` of one x-line, visited in the direction
+/// `asc_x`; `ny`, `nz` are the lines beside it (a row of `+∞` beyond the grid).
 fn update_line(
     line: &mut [f32],
     held: &[u8],
     ny: [&[f32]; 2],
     nz: [&[f32]; 2],
+    cols: std::ops::Range<usize>,
     asc_x: bool,
     h: f32,
 ) {
     let n = line.len();
     let (held, ny, nz) = (&held[..n], ny.map(|l| &l[..n]), nz.map(|l| &l[..n]));
-    for s in 0..n {
-        let i = if asc_x { s } else { n - 1 - s };
+    let (lo, len) = (cols.start, cols.len());
+    for s in 0..len {
+        let i = if asc_x { lo + s } else { lo + len - 1 - s };
         if held[i] != 0 {
             continue;
         }

@@ -125,8 +125,8 @@ impl Node for Emitter {
 
 /// Emits in a rank's window (collective): its owned cells get the ids a single-rank run gives
 /// them (the ranks below emitted the ids before, counted by a global sum), its ghost cells
-/// the same particles as ghosts, so the transfers near the slab faces see every particle of
-/// the substep. Returns the owned particles emitted.
+/// the same particles as ghosts, with their owners' ids, so the transfers near the slab faces
+/// see every particle of the substep. Returns the owned particles emitted.
 fn emit_windowed(
     w: &Window,
     grid: &flip_core::GridSpec,
@@ -135,7 +135,6 @@ fn emit_windowed(
     seed: u64,
     ps: &mut Particles,
 ) -> usize {
-    let (rank, ranks) = w.rank();
     let mut offset = [0; 3];
     offset[w.axis] = w.offset;
     let cells = |layers| WindowCells {
@@ -143,25 +142,22 @@ fn emit_windowed(
         axis: w.axis,
         layers,
     };
-    let first = ps.len();
     let owned = emit_in(grid, solids, params, seed, &cells(w.owned.clone()), ps);
-    let mut counts = vec![0.0; ranks as usize];
-    counts[rank as usize] = owned as f64;
-    w.comm().sum(&mut counts);
-    let before: f64 = counts[..rank as usize].iter().sum();
-    let total: f64 = counts.iter().sum();
-    let start = ps.next_id - owned as u64;
-    for (k, id) in ps.id[first..].iter_mut().enumerate() {
-        *id = start + before as u64 + k as u64;
-    }
-    let next = start + total as u64;
+    let first_id = w.number_new_particles(ps, owned);
+    let next = ps.next_id;
     let (lo, hi) = w.ghost_layers();
     let layers = w.local.dims()[w.axis];
-    let ghost_first = ps.len();
-    emit_in(grid, solids, params, seed, &cells(0..lo), ps);
+    // the ghost layers below are the top of the lower slab, whose particles came last before
+    // this rank's; those above start the upper slab, right after this rank's
+    let from = ps.len();
+    let below = emit_in(grid, solids, params, seed, &cells(0..lo), ps) as u64;
+    let above = from + below as usize;
     emit_in(grid, solids, params, seed, &cells(layers - hi..layers), ps);
-    for id in &mut ps.id[ghost_first..] {
-        *id |= GHOST_ID_BIT;
+    for (k, id) in ps.id[from..above].iter_mut().enumerate() {
+        *id = (first_id - below + k as u64) | GHOST_ID_BIT;
+    }
+    for (k, id) in ps.id[above..].iter_mut().enumerate() {
+        *id = (first_id + owned as u64 + k as u64) | GHOST_ID_BIT;
     }
     ps.next_id = next;
     owned

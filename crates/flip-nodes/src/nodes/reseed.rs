@@ -1,7 +1,8 @@
 //! Reseeding: a min/max particles-per-cell rule (see `flip_core::reseed`).
 use super::common::{check_grid, spec};
 use crate::params::Params;
-use flip_core::reseed::{reseed, ReseedRule};
+use flip_core::reseed::{reseed_in, ReseedFields, ReseedRule, ReseedScope};
+use flip_graph::window::GHOST_ID_BIT;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
@@ -12,6 +13,12 @@ struct Reseed {
 }
 
 impl Node for Reseed {
+    /// Cells are counted with their neighbours (one cell), ghost particles included; each rank
+    /// removes its own particles of the draw and tops up its owned cells.
+    fn window_reach(&self) -> Option<usize> {
+        Some(1)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut particles = io.particles("particles")?;
         let phi = io.level_set("level_set")?;
@@ -21,7 +28,23 @@ impl Node for Reseed {
         let ps = Arc::make_mut(&mut particles);
         let seed = self.rule.seed ^ ctx.settings.seed;
         let rule = ReseedRule { seed, ..self.rule };
-        let r = reseed(&ctx.grid, ps, &phi, &vel.vel, &solids, &rule, ctx.step);
+        let fields = ReseedFields {
+            phi: &phi,
+            vel: &vel.vel,
+            solids: &solids,
+        };
+        let scope = match &ctx.window {
+            Some(w) => ReseedScope {
+                first_cell: w.first_cell(),
+                fill: w.owned_cell_range(),
+                foreign_bit: GHOST_ID_BIT,
+            },
+            None => ReseedScope::whole(&ctx.grid),
+        };
+        let r = reseed_in(&ctx.grid, ps, fields, &rule, ctx.step, &scope);
+        if let Some(w) = &ctx.window {
+            w.number_new_particles(ps, r.added);
+        }
         io.stat("added", r.added as f64);
         io.stat("removed", r.removed as f64);
         io.set("particles", Value::Particles(particles));

@@ -104,6 +104,8 @@ pub fn structured_raw(p: &Problem<'_>) -> Residual {
 /// problem (its ghost rows lack the couplings beyond the slab).
 pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Residual {
     use rayon::prelude::*;
+    /// Rows per parallel task.
+    const CHUNK: usize = 4096;
     let n = p.cell_count();
     let rows = rows.start.min(n)..rows.end.min(n);
     let empty = Residual {
@@ -111,10 +113,15 @@ pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Res
         ..Residual::default()
     };
     let s = strides(p);
-    rows.into_par_iter()
-        .with_min_len(4096)
-        .filter(|&c| p.is_fluid(c))
-        .fold(|| empty, |acc, c| merge(acc, raw_row(p, s, c)))
+    let chunks = rows.len().div_ceil(CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map(|ch| {
+            let lo = rows.start + ch * CHUNK;
+            let part = lo..(lo + CHUNK).min(rows.end);
+            part.filter(|&c| p.is_fluid(c))
+                .fold(empty, |acc, c| merge(acc, raw_row(p, s, c)))
+        })
         .reduce(|| empty, merge)
 }
 
@@ -128,7 +135,9 @@ fn row_product(p: &Problem<'_>, s: [usize; 3], c: usize) -> (f64, f64) {
     let (n, x) = (p.cell_count(), &*p.pressure);
     let d = f64::from(p.diag[c]);
     let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
-    for (off, &sa) in p.off.iter().zip(&s) {
+    // an axis of one cell has no neighbours along it
+    let axes = p.off.iter().zip(&s).zip(p.dims).filter(|(_, len)| *len > 1);
+    for ((off, &sa), _) in axes {
         for (m, o) in [(c + sa, c), (c.wrapping_sub(sa), c.wrapping_sub(sa))] {
             if m < n && off[o] != 0.0 {
                 let t = f64::from(off[o]) * x[m];
