@@ -69,7 +69,7 @@ pub struct RunArgs {
     /// Run decomposed over the ranks of `mpirun -np N` (slabs along the grid's outermost
     /// axis; rank 0 writes the frames).
     #[cfg(feature = "mpi")]
-    #[arg(long, conflicts_with_all = ["resume", "from"])]
+    #[arg(long, conflicts_with = "from")]
     pub mpi: bool,
 }
 
@@ -113,6 +113,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     }
     let (doc, mut manifest, out, fresh_nodes) = if let Some(dir) = &args.resume {
         let m = Manifest::read(dir).map_err(|e| fail(ExitStatus::Usage, format!("{e:#}")))?;
+        refuse_decomposed(&m, dir)?;
         (m.doc()?, m, dir.clone(), Vec::new())
     } else if let Some(parent) = &args.from {
         let out = args.out.clone().expect("clap requires --out");
@@ -180,6 +181,22 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to continue a decomposed run in one process: its checkpoints are one file per rank.
+fn refuse_decomposed(m: &Manifest, dir: &Path) -> Result<()> {
+    match m.mpi_ranks {
+        Some(n) => Err(fail(
+            ExitStatus::Usage,
+            format!(
+                "{} is a run on {n} MPI ranks, whose checkpoints hold one rank each: continue it \
+                 with `mpirun -np {n} flipgraph run --mpi --resume {}`",
+                dir.display(),
+                dir.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The manifest of a fork of `parent` at `--frame`: the parent's graph with `--set` applied,
 /// the frames before the fork referenced, and the nodes whose parameters changed (they start
 /// without saved state).
@@ -191,6 +208,7 @@ fn fork_manifest(
 ) -> Result<(GraphDoc, Manifest, PathBuf, Vec<String>)> {
     let usage = |m: String| fail(ExitStatus::Usage, m);
     let pm = Manifest::read(parent).map_err(|e| usage(format!("{e:#}")))?;
+    refuse_decomposed(&pm, parent)?;
     let at = args.frame.expect("clap requires --frame");
     if !pm.checkpoints.contains(&at) {
         return Err(usage(format!(

@@ -2,13 +2,15 @@
 //! window of the domain (a slab of whole layers along the outermost axis plus ghost layers,
 //! `flip_graph::window`), particles migrate between ranks each substep, the solves run
 //! distributed, and rank 0 writes the frames a single-process run would write and the run's
-//! `run.json` (so `flipgraph verify` checks them). Checkpoints, `--resume` and `--from` are not
-//! offered: a checkpoint holds one process's state.
+//! `run.json` (so `flipgraph verify` checks them). Checkpoints are one file per rank
+//! ([`crate::mpi_checkpoints`]); `run --mpi --resume OUT` continues on as many ranks. `--from`
+//! (forks) is not offered.
 
-use crate::cmd_run::{build_with, default_out, RunArgs};
+use crate::cmd_run::{build_with, default_out, RunArgs, DEFAULT_CHECKPOINT_EVERY};
 use crate::manifest::{now_unix, Manifest, RunStatus};
+use crate::mpi_checkpoints::RankCheckpoints;
 use crate::session::Session;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use flip_graph::window::{ghost_layers_for, Window};
 use flip_graph::{Simulation, StepReport};
 use flip_plugin::host::distributed::Communicator;
@@ -17,15 +19,48 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Runs `args` on this rank.
-pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
-    let rt = mpi_comm::init().ok_or_else(|| anyhow!("MPI could not be initialised"))?;
+/// The graph, manifest and output folder of a fresh run, or of the run `--resume` continues.
+fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<(Manifest, PathBuf)> {
+    if let Some(dir) = &args.resume {
+        let m = Manifest::read(dir)?;
+        if m.mpi_ranks != Some(ranks) {
+            let was = m
+                .mpi_ranks
+                .map_or("one process".to_string(), |n| format!("{n} ranks"));
+            bail!(
+                "{}: the run was made on {was}, its checkpoints resume only on as many \
+                 (this is {ranks} ranks)",
+                dir.display()
+            );
+        }
+        return Ok((m, dir.clone()));
+    }
     let graph = args.graph.as_ref().expect("clap requires a graph");
     let doc = session.graph(graph, &args.sets)?;
     let frames = args.frames.unwrap_or(doc.settings.frames);
-    let out = args.out.clone().unwrap_or_else(|| default_out(graph));
+    let mut m = Manifest::new(&doc, graph, &session.plugins, frames);
+    m.threads *= ranks as usize;
+    m.mpi_ranks = Some(ranks);
+    Ok((m, args.out.clone().unwrap_or_else(|| default_out(graph))))
+}
+
+/// Runs `args` on this rank.
+pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
+    let rt = mpi_comm::init().ok_or_else(|| anyhow!("MPI could not be initialised"))?;
+    let (mut manifest, out) = start(session, args, rt.comm.ranks())?;
+    let doc = manifest.doc()?;
+    let graph = manifest.graph_file.clone();
+    let frames = args.frames.unwrap_or(manifest.frames);
+    manifest.frames = frames;
+    manifest.checkpoint_every = args
+        .checkpoint_every
+        .or((manifest.checkpoint_every > 0).then_some(manifest.checkpoint_every))
+        .unwrap_or(DEFAULT_CHECKPOINT_EVERY);
+    if let Some(keep) = args.keep_checkpoints {
+        manifest.keep_checkpoints = keep;
+    }
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let mut sim = build_with(session, &doc, graph, &out, args.allow_outside_out)?;
+    let mut sim = build_with(session, &doc, &graph, &out, args.allow_outside_out)?;
     let reach = sim.window_reach().map_err(|refused| {
         let names: Vec<String> = refused.iter().map(ToString::to_string).collect();
         anyhow!(
@@ -51,30 +86,58 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     }
     sim.set_window(window)
         .map_err(|_| anyhow!("refused after being accepted"))?;
-    let mut record = (rt.comm.rank() == 0).then(|| Record {
-        manifest: Manifest::new(&doc, graph, &session.plugins, frames),
+    let (every, keep) = (manifest.checkpoint_every, manifest.keep_checkpoints);
+    let mut checkpoints = RankCheckpoints::new(&out, rt.comm.as_ref(), every, keep);
+    if args.resume.is_some() {
+        let listed = manifest.checkpoints.clone();
+        match checkpoints.restore_latest(&mut sim, &listed, &manifest.graph_sha256)? {
+            Some(at) => manifest.frame_records.retain(|r| r.frame <= at),
+            None => manifest.frame_records.clear(),
+        }
+        manifest.checkpoints = checkpoints.frames.clone();
+        if talk {
+            println!("resuming after frame {}", sim.frame());
+        }
+    }
+    manifest.status = RunStatus::Running;
+    manifest.ended_unix = None;
+    let mut record = Record {
+        manifest,
         out: out.clone(),
-    });
-    if let Some(r) = &mut record {
-        r.manifest.threads *= rt.comm.ranks() as usize;
-        r.manifest.write(&r.out)?;
-    }
-    let totals = simulate(&mut sim, frames, talk, &rt.comm, record.as_mut());
-    if let Some(r) = &mut record {
-        r.manifest.status = RunStatus::Done;
-        r.manifest.ended_unix = Some(now_unix());
-        r.manifest.write(&r.out)?;
-    }
+        writes: rt.comm.rank() == 0,
+    };
+    record.write()?;
+    let mut run = Run {
+        frames,
+        talk,
+        comm: &rt.comm,
+        record: &mut record,
+        checkpoints: &mut checkpoints,
+    };
+    let totals = run.simulate(&mut sim);
+    record.manifest.status = RunStatus::Done;
+    record.manifest.ended_unix = Some(now_unix());
+    record.write()?;
     if talk {
         totals.print(&sim);
     }
     Ok(())
 }
 
-/// Rank 0's manifest of the run and where it goes.
+/// The run's manifest and where it goes (rank 0 writes it).
 struct Record {
     manifest: Manifest,
     out: PathBuf,
+    writes: bool,
+}
+
+impl Record {
+    fn write(&self) -> Result<()> {
+        if self.writes {
+            self.manifest.write(&self.out)?;
+        }
+        Ok(())
+    }
 }
 
 /// What the run took, for the closing line.
@@ -116,51 +179,73 @@ impl Totals {
     }
 }
 
-/// Simulates `frames` frames; a failure on this rank ends every rank (the others may be
-/// waiting in a collective).
-fn simulate(
-    sim: &mut Simulation,
+/// The frame loop's settings and records.
+struct Run<'a, 'c> {
     frames: u32,
     talk: bool,
-    comm: &MpiComm,
-    mut record: Option<&mut Record>,
-) -> Totals {
-    let mut totals = Totals::default();
-    let start = Instant::now();
-    while sim.frame() < frames {
-        let t = Instant::now();
-        match sim.advance_frame() {
-            Ok(reports) => {
-                reports.iter().for_each(|r| totals.add(r));
-                if let Some(r) = record.as_deref_mut() {
-                    let files: Vec<PathBuf> =
-                        reports.iter().flat_map(|r| r.files.clone()).collect();
-                    let (wall, n) = (t.elapsed().as_secs_f64(), reports.len() as u32);
-                    let recorded = r.manifest.add_frame(&r.out, sim.frame(), n, wall, &files);
-                    r.manifest.peak_rss_bytes = crate::limits::peak_rss();
-                    if let Err(e) = recorded.and_then(|()| r.manifest.write(&r.out)) {
-                        // the other ranks would wait for this one in the next substep
-                        eprintln!("rank 0: error: {e:#}");
-                        comm.abort(2);
-                    }
-                }
-                if talk {
-                    let last = reports.last().expect("a frame has a substep");
-                    println!(
-                        "frame {}/{frames}: {} particles, {} substeps, {:.2} s",
-                        sim.frame(),
-                        last.particles,
-                        reports.len(),
-                        start.elapsed().as_secs_f64()
-                    );
-                }
+    comm: &'a MpiComm,
+    record: &'a mut Record,
+    checkpoints: &'a mut RankCheckpoints<'c>,
+}
+
+impl Run<'_, '_> {
+    /// Simulates up to `frames` frames, checkpointing as due; a failure on this rank ends every
+    /// rank (the others may be waiting in a collective).
+    fn simulate(&mut self, sim: &mut Simulation) -> Totals {
+        let mut totals = Totals::default();
+        let start = Instant::now();
+        while sim.frame() < self.frames {
+            let t = Instant::now();
+            let reports = match sim.advance_frame() {
+                Ok(reports) => reports,
+                Err(e) => self.abort(&e),
+            };
+            reports.iter().for_each(|r| totals.add(r));
+            if let Err(e) = self.record_frame(sim, &reports, t.elapsed()) {
+                self.abort(&format!("{e:#}"));
             }
-            Err(e) => {
-                eprintln!("rank {}: error: {e}", comm.rank());
-                comm.abort(2);
+            if self.talk {
+                let last = reports.last().expect("a frame has a substep");
+                println!(
+                    "frame {}/{}: {} particles, {} substeps, {:.2} s",
+                    sim.frame(),
+                    self.frames,
+                    last.particles,
+                    reports.len(),
+                    start.elapsed().as_secs_f64()
+                );
             }
         }
+        totals.wall = start.elapsed();
+        totals
     }
-    totals.wall = start.elapsed();
-    totals
+
+    /// Records the frame in the manifest and writes the checkpoint if one is due (collective).
+    fn record_frame(
+        &mut self,
+        sim: &mut Simulation,
+        reports: &[StepReport],
+        wall: Duration,
+    ) -> Result<()> {
+        let frame = sim.frame();
+        let r = &mut *self.record;
+        if r.writes {
+            let files: Vec<PathBuf> = reports.iter().flat_map(|r| r.files.clone()).collect();
+            let n = reports.len() as u32;
+            r.manifest
+                .add_frame(&r.out, frame, n, wall.as_secs_f64(), &files)?;
+            r.manifest.peak_rss_bytes = crate::limits::peak_rss();
+        }
+        if self.checkpoints.due(frame, self.frames) {
+            self.checkpoints.write(sim, &r.manifest.graph_sha256)?;
+            r.manifest.checkpoints = self.checkpoints.frames.clone();
+        }
+        r.write()
+    }
+
+    /// Prints this rank's error and ends every rank.
+    fn abort(&self, e: &dyn std::fmt::Display) -> ! {
+        eprintln!("rank {}: error: {e}", self.comm.rank());
+        self.comm.abort(2)
+    }
 }

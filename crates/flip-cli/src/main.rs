@@ -13,6 +13,8 @@ mod estimate;
 mod exit;
 mod limits;
 mod manifest;
+#[cfg(feature = "mpi")]
+mod mpi_checkpoints;
 mod progress;
 mod render;
 mod session;

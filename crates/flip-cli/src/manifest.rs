@@ -132,6 +132,10 @@ pub struct Manifest {
     /// Peak resident memory of the process so far (bytes, getrusage).
     #[serde(default)]
     pub peak_rss_bytes: u64,
+    /// Ranks of a decomposed run (`run --mpi`), whose checkpoints are one file per rank and
+    /// resume only on as many ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi_ranks: Option<u32>,
 }
 
 /// SHA-256 of `bytes`, lowercase hex.
@@ -193,6 +197,7 @@ impl Manifest {
             frame_records: Vec::new(),
             checkpoints: Vec::new(),
             peak_rss_bytes: 0,
+            mpi_ranks: None,
         }
     }
 

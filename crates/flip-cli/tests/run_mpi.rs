@@ -3,7 +3,8 @@
 //! write the same particles (every id once, none lost or duplicated in migration) within a
 //! small distance of the single-process positions; a run is reproducible for a rank count;
 //! rank 0's `run.json` verifies; a graph with a node that needs the whole domain is refused
-//! naming it.
+//! naming it; a run resumed from its per-rank checkpoints writes the frames of a run that never
+//! stopped, and refuses another rank count.
 
 mod common;
 use common::{deps_dir, flipgraph, root, text};
@@ -154,5 +155,57 @@ fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
     assert!(
         t.contains("cannot run with --mpi") && t.contains("cannot run decomposed"),
         "{t}"
+    );
+}
+
+#[test]
+fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &Path, frames: &str, ranks: usize| {
+        let sets = [
+            "settings.grid=[64,64,1]",
+            "settings.cell_size=0.015625",
+            "pressure.solver=multigrid/mgpcg",
+        ];
+        let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
+        a.extend(sets.iter().flat_map(|s| ["--set", s]));
+        a.extend(["--frames", frames, "--checkpoint-every", "2"]);
+        a.extend(["--out", out.to_str().unwrap()]);
+        mpirun(ranks, &a)
+    };
+    let whole = dir.path().join("whole");
+    let o = run(&whole, "4", 2);
+    assert!(o.status.success(), "{}", text(&o));
+    let stopped = dir.path().join("stopped");
+    let o = run(&stopped, "3", 2);
+    assert!(o.status.success(), "{}", text(&o));
+    let ck = stopped.join("checkpoints/frame_000003.rank_1_of_2.fgck");
+    assert!(ck.is_file(), "rank 1's checkpoint after the last frame");
+    let first = stopped.join("frames/frame_0001.ply");
+    let written = std::fs::metadata(&first).unwrap().modified().unwrap();
+    let resume = ["run", "--mpi", "--resume", stopped.to_str().unwrap()];
+    let o = mpirun(2, &[&resume[..], &["--frames", "4"]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let after = std::fs::metadata(&first).unwrap().modified().unwrap();
+    assert_eq!(written, after, "the resume simulated frame 1 again");
+    let frame = |d: &Path| std::fs::read(d.join("frames/frame_0004.ply")).unwrap();
+    assert!(
+        frame(&stopped) == frame(&whole),
+        "the resumed frame differs"
+    );
+    let o = flipgraph(&["verify", stopped.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    // another rank count, or one process, is refused, naming the run's rank count
+    let o = mpirun(3, &[&resume[..], &["--frames", "6"]].concat());
+    assert!(
+        !o.status.success() && text(&o).contains("made on 2 ranks"),
+        "{}",
+        text(&o)
+    );
+    let o = flipgraph(&["run", "--resume", stopped.to_str().unwrap()]);
+    assert!(
+        !o.status.success() && text(&o).contains("mpirun -np 2"),
+        "{}",
+        text(&o)
     );
 }
