@@ -127,15 +127,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         (doc, m, out, Vec::new())
     };
     let graph_file = manifest.graph_file.clone();
-    let frames = args.frames.unwrap_or(manifest.frames);
-    manifest.frames = frames;
-    manifest.checkpoint_every = args
-        .checkpoint_every
-        .or((manifest.checkpoint_every > 0).then_some(manifest.checkpoint_every))
-        .unwrap_or(DEFAULT_CHECKPOINT_EVERY);
-    if let Some(keep) = args.keep_checkpoints {
-        manifest.keep_checkpoints = keep;
-    }
+    let frames = settle(&mut manifest, args);
     crate::estimate::check_fits(&doc, &session.registry, args.ignore_memory_check)?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut sim = build_with(session, &doc, &graph_file, &out, args.allow_outside_out)?;
@@ -179,6 +171,20 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         summary.print();
     }
     Ok(())
+}
+
+/// Sets the frames to run and the checkpoint interval and count from `args` (a resumed run
+/// keeps its own unless they are given); returns the frames.
+pub fn settle(manifest: &mut Manifest, args: &RunArgs) -> u32 {
+    manifest.frames = args.frames.unwrap_or(manifest.frames);
+    manifest.checkpoint_every = args
+        .checkpoint_every
+        .or((manifest.checkpoint_every > 0).then_some(manifest.checkpoint_every))
+        .unwrap_or(DEFAULT_CHECKPOINT_EVERY);
+    if let Some(keep) = args.keep_checkpoints {
+        manifest.keep_checkpoints = keep;
+    }
+    manifest.frames
 }
 
 /// Refuses to continue a decomposed run in one process: its checkpoints are one file per rank.

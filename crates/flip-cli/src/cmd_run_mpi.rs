@@ -6,7 +6,7 @@
 //! ([`crate::mpi_checkpoints`]); `run --mpi --resume OUT` continues on as many ranks. `--from`
 //! (forks) is not offered.
 
-use crate::cmd_run::{build_with, default_out, RunArgs, DEFAULT_CHECKPOINT_EVERY};
+use crate::cmd_run::{build_with, default_out, settle, RunArgs};
 use crate::manifest::{now_unix, Manifest, RunStatus};
 use crate::mpi_checkpoints::RankCheckpoints;
 use crate::session::Session;
@@ -50,15 +50,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     let (mut manifest, out) = start(session, args, rt.comm.ranks())?;
     let doc = manifest.doc()?;
     let graph = manifest.graph_file.clone();
-    let frames = args.frames.unwrap_or(manifest.frames);
-    manifest.frames = frames;
-    manifest.checkpoint_every = args
-        .checkpoint_every
-        .or((manifest.checkpoint_every > 0).then_some(manifest.checkpoint_every))
-        .unwrap_or(DEFAULT_CHECKPOINT_EVERY);
-    if let Some(keep) = args.keep_checkpoints {
-        manifest.keep_checkpoints = keep;
-    }
+    let frames = settle(&mut manifest, args);
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut sim = build_with(session, &doc, &graph, &out, args.allow_outside_out)?;
     let reach = sim.window_reach().map_err(|refused| {

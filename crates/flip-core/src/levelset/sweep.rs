@@ -20,40 +20,13 @@ pub(crate) fn fast_sweep(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: u
             if spec.nk == 1 {
                 match tiles_2d(spec) {
                     Some(tile) => sweep_tiles(spec, fixed, d, s, &beyond, tile),
-                    None => sweep_rows(spec, fixed, d, s, &beyond),
+                    // the whole layer as one tile: row by row
+                    None => sweep_tile(d, fixed, [&beyond; 2], &beyond, 0..spec.ni, s, spec.dx),
                 }
             } else {
                 sweep_ordering(spec, fixed, d, s, &beyond);
             }
         }
-    }
-}
-
-/// One sweep of a single layer (2D): its rows in order, each reading the rows beside it
-/// (the wavefront form with one line per front, without building the fronts).
-fn sweep_rows(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], beyond: &[f32]) {
-    let [ni, nj, _] = spec.dims();
-    for s in 0..nj {
-        let j = if asc[1] { s } else { nj - 1 - s };
-        let (below, rest) = d.split_at_mut(j * ni);
-        let (line, above) = rest.split_at_mut(ni);
-        let low = if j > 0 {
-            &below[(j - 1) * ni..]
-        } else {
-            beyond
-        };
-        let high = if j + 1 < nj { &above[..ni] } else { beyond };
-        let held = &fixed[j * ni..][..ni];
-        let cols = 0..ni;
-        update_line(
-            line,
-            held,
-            [low, high],
-            [beyond, beyond],
-            cols,
-            asc[0],
-            spec.dx,
-        );
     }
 }
 
@@ -70,7 +43,7 @@ fn tiles_2d(spec: &GridSpec) -> Option<[usize; 2]> {
 /// with equal `I' + J'` (tile indices in the sweep's direction). A tile reads only its own band
 /// of rows and the rows just outside it, which belong to tiles of the fronts before (already
 /// updated) or after (not yet), so the tiles of a front run in parallel and the result equals
-/// [`sweep_rows`] exactly. The first and last row of every band are mirrored in `edges`, the
+/// the row-by-row sweep exactly. The first and last row of every band are mirrored in `edges`, the
 /// only part of another band a tile reads.
 fn sweep_tiles(
     spec: &GridSpec,
