@@ -5,9 +5,11 @@ use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{cell_velocity, write_vdb, VdbClass, VdbCompression, VdbGrid, VdbValues};
+use flip_graph::window::gather_cells;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
 };
+use std::borrow::Cow;
 
 /// Scalar inputs: grid name, help, class.
 const SCALARS: [(&str, &str, VdbClass); 3] = [
@@ -42,6 +44,11 @@ impl ExportVdb {
 }
 
 impl Node for ExportVdb {
+    /// In a decomposed run rank 0 writes the grids gathered from every rank's owned layers.
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let g = &ctx.grid;
         let mut scalars = Vec::new();
@@ -59,40 +66,56 @@ impl Node for ExportVdb {
         if !self.files.due(ctx) {
             return Ok(());
         }
-        let cell_vel: Option<Vec<glam::Vec3>> = velocity.map(|v| {
-            let flat = cell_velocity(g, &v.vel);
-            flat.chunks_exact(3).map(glam::Vec3::from_slice).collect()
-        });
-        let mut grids: Vec<VdbGrid<'_>> = scalars
+        // (name, class, values, values per cell); borrowed unless gathered or computed here
+        let mut fields: Vec<(&str, VdbClass, Cow<'_, [f32]>, usize)> = scalars
             .iter()
-            .map(|(name, class, f)| VdbGrid {
-                name,
-                class: *class,
-                values: VdbValues::Float(&f.data),
-            })
+            .map(|(name, class, f)| (*name, *class, Cow::Borrowed(&f.data[..]), 1))
             .collect();
         if let Some(phi) = &phi {
-            grids.push(VdbGrid {
-                name: "surface",
-                class: VdbClass::LevelSet {
-                    half_width: self.half_width,
-                },
-                values: VdbValues::Float(&phi.data),
-            });
+            let class = VdbClass::LevelSet {
+                half_width: self.half_width,
+            };
+            fields.push(("surface", class, Cow::Borrowed(&phi.data[..]), 1));
         }
-        if let Some(v) = &cell_vel {
-            grids.push(VdbGrid {
-                name: "velocity",
-                class: VdbClass::Unknown,
-                values: VdbValues::Vec3(v),
-            });
+        if let Some(v) = &velocity {
+            let flat = Cow::Owned(cell_velocity(g, &v.vel));
+            fields.push(("velocity", VdbClass::Unknown, flat, 3));
         }
-        if grids.is_empty() {
+        if fields.is_empty() {
             return Err(NodeError::MissingInput("any field".into()));
         }
+        let mut grid = *g;
+        if let Some(w) = &ctx.window {
+            grid = w.global;
+            for (_, _, values, per_cell) in &mut fields {
+                if let Some(all) = gather_cells(w, values, *per_cell) {
+                    *values = Cow::Owned(all);
+                }
+            }
+            if w.rank().0 != 0 {
+                return Ok(());
+            }
+        }
+        let vectors: Vec<Vec<glam::Vec3>> = fields
+            .iter()
+            .filter(|f| f.3 == 3)
+            .map(|f| f.2.chunks_exact(3).map(glam::Vec3::from_slice).collect())
+            .collect();
+        let mut vectors = vectors.iter();
+        let grids: Vec<VdbGrid<'_>> = fields
+            .iter()
+            .map(|(name, class, values, per_cell)| VdbGrid {
+                name,
+                class: *class,
+                values: match per_cell {
+                    1 => VdbValues::Float(values),
+                    _ => VdbValues::Vec3(vectors.next().expect("one per vector field")),
+                },
+            })
+            .collect();
         let file = self.files.frame(ctx)?;
         let path = file("vdb");
-        write_vdb(&path, g, &grids, self.compression)
+        write_vdb(&path, &grid, &grids, self.compression)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         io.wrote(path);
         io.stat("grids_written", grids.len() as f64);
