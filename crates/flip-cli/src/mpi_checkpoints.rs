@@ -29,8 +29,8 @@ pub struct RankCheckpoints<'c> {
 }
 
 impl<'c> RankCheckpoints<'c> {
-    /// Checkpoints into `out` every `every` frames, keeping `keep` (0: all); `frames` are those
-    /// already written (a resumed run's).
+    /// Checkpoints into `out` every `every` frames, keeping `keep` (0: all); a resume fills
+    /// `frames` with those already written ([`RankCheckpoints::restore_latest`]).
     pub fn new(out: &Path, comm: &'c dyn Communicator, every: u32, keep: u32) -> Self {
         Self {
             out: out.to_path_buf(),
