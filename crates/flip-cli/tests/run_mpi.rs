@@ -270,12 +270,7 @@ fn a_decomposed_run_writes_the_vdb_of_the_whole_domain() {
             flipgraph(&a)
         };
         assert!(o.status.success(), "{}", text(&o));
-        let vdbs: Vec<_> = walk(&out)
-            .into_iter()
-            .filter(|p| p.to_string_lossy().ends_with("0002.vdb"))
-            .collect();
-        assert_eq!(vdbs.len(), 1, "one VDB of frame 2 in {}", out.display());
-        vdbs[0].clone()
+        out.join("fields/fields_0002.vdb")
     };
     let (single, ranks) = (run("single", false), run("ranks2", true));
     let o = std::process::Command::new("/usr/bin/python3")
@@ -298,18 +293,4 @@ fn a_decomposed_run_writes_the_vdb_of_the_whole_domain() {
         .collect();
     assert_eq!(grids.len(), 3, "{out}");
     assert!(grids.iter().all(|&(_, d)| d < 1e-3), "{out}");
-}
-
-/// Every file under `dir`.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

@@ -117,7 +117,7 @@ impl Window {
 
     /// The owned cells of window cell field `field` (x fastest, then y, then z).
     pub fn owned_cells<'a, T>(&self, field: &'a [T]) -> &'a [T] {
-        &field[self.dist.layout().owned_range()]
+        &field[self.owned_cell_range()]
     }
 
     /// The window's owned cells as a range of its linear cell indices.
@@ -127,9 +127,7 @@ impl Window {
 
     /// Global linear index of the window's first cell.
     pub fn first_cell(&self) -> usize {
-        let d = self.local.dims();
-        let layer: usize = d[..self.axis].iter().product();
-        self.offset * layer
+        self.offset * self.dist.layout().layer_len()
     }
 
     /// Gives the `owned` new particles at the end of `ps` (numbered from `ps.next_id − owned`

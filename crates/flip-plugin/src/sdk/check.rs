@@ -112,7 +112,7 @@ pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Res
         finite: true,
         ..Residual::default()
     };
-    let s = strides(p);
+    let axes = axes(p);
     let chunks = rows.len().div_ceil(CHUNK);
     (0..chunks)
         .into_par_iter()
@@ -120,7 +120,7 @@ pub fn structured_raw_rows(p: &Problem<'_>, rows: std::ops::Range<usize>) -> Res
             let lo = rows.start + ch * CHUNK;
             let part = lo..(lo + CHUNK).min(rows.end);
             part.filter(|&c| p.is_fluid(c))
-                .fold(empty, |acc, c| merge(acc, raw_row(p, s, c)))
+                .fold(empty, |acc, c| merge(acc, raw_row(p, &axes, c)))
         })
         .reduce(|| empty, merge)
 }
@@ -130,14 +130,22 @@ fn strides(p: &Problem<'_>) -> [usize; 3] {
     [1, p.dims[0], p.dims[0] * p.dims[1]]
 }
 
-/// `(A p)_c` and `Σ_j |a_cj p_j|` of row `c` (strides `s`).
-fn row_product(p: &Problem<'_>, s: [usize; 3], c: usize) -> (f64, f64) {
+/// The couplings and index stride of every axis of `p` longer than one cell (an axis of one
+/// cell has no neighbours along it).
+fn axes<'p>(p: &'p Problem<'_>) -> Vec<(&'p [f32], usize)> {
+    let s = strides(p);
+    (0..3)
+        .filter(|&a| p.dims[a] > 1)
+        .map(|a| (&*p.off[a], s[a]))
+        .collect()
+}
+
+/// `(A p)_c` and `Σ_j |a_cj p_j|` of row `c` (`axes` from [`axes`]).
+fn row_product(p: &Problem<'_>, axes: &[(&[f32], usize)], c: usize) -> (f64, f64) {
     let (n, x) = (p.cell_count(), &*p.pressure);
     let d = f64::from(p.diag[c]);
     let (mut ax, mut abs) = (d * x[c], (d * x[c]).abs());
-    // an axis of one cell has no neighbours along it
-    let axes = p.off.iter().zip(&s).zip(p.dims).filter(|(_, len)| *len > 1);
-    for ((off, &sa), _) in axes {
+    for &(off, sa) in axes {
         for (m, o) in [(c + sa, c), (c.wrapping_sub(sa), c.wrapping_sub(sa))] {
             if m < n && off[o] != 0.0 {
                 let t = f64::from(off[o]) * x[m];
@@ -150,10 +158,10 @@ fn row_product(p: &Problem<'_>, s: [usize; 3], c: usize) -> (f64, f64) {
 }
 
 /// Row `c`'s raw residual as a one-row [`Residual`].
-fn raw_row(p: &Problem<'_>, s: [usize; 3], c: usize) -> Residual {
+fn raw_row(p: &Problem<'_>, axes: &[(&[f32], usize)], c: usize) -> Residual {
     let x = &*p.pressure;
     let d = f64::from(p.diag[c]);
-    let (ax, abs) = row_product(p, s, c);
+    let (ax, abs) = row_product(p, axes, c);
     let r = p.rhs[c] - ax;
     let max = if p.lcp && p.complementarity[c] != 0 {
         (-r).min(x[c]).abs().min((-r).min(d * x[c]).abs())
@@ -185,10 +193,10 @@ fn merge(a: Residual, b: Residual) -> Residual {
 /// The residual of `p.pressure` for the structured problem `p`.
 pub fn structured(p: &Problem<'_>) -> Residual {
     let n = p.cell_count();
-    let s = strides(p);
+    let axes = axes(p);
     let x = &*p.pressure;
     let couplings = |c: usize, f: &mut dyn FnMut(usize, f64)| {
-        for (off, &sa) in p.off.iter().zip(&s) {
+        for &(off, sa) in &axes {
             if c + sa < n && off[c] != 0.0 {
                 f(c + sa, f64::from(off[c]));
             }
@@ -207,7 +215,7 @@ pub fn structured(p: &Problem<'_>) -> Residual {
                 return None;
             }
             let d = f64::from(p.diag[c]);
-            let (ax, abs) = row_product(p, s, c);
+            let (ax, abs) = row_product(p, &axes, c);
             out.finite &= x[c].is_finite();
             out.rhs_norm = out.rhs_norm.max(p.rhs[c].abs());
             out.scale = out.scale.max(abs + p.rhs[c].abs());
