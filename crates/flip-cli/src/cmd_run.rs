@@ -67,9 +67,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub allow_outside_out: bool,
     /// Run decomposed over the ranks of `mpirun -np N` (slabs along the grid's outermost
-    /// axis; rank 0 writes the frames).
+    /// axis; rank 0 writes the frames). A resume or fork needs a run made on as many ranks.
     #[cfg(feature = "mpi")]
-    #[arg(long, conflicts_with = "from")]
+    #[arg(long)]
     pub mpi: bool,
 }
 
@@ -113,11 +113,11 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     }
     let (doc, mut manifest, out, fresh_nodes) = if let Some(dir) = &args.resume {
         let m = Manifest::read(dir).map_err(|e| fail(ExitStatus::Usage, format!("{e:#}")))?;
-        refuse_decomposed(&m, dir)?;
+        refuse_decomposed(&m, dir, &format!("--resume {}", dir.display()))?;
         (m.doc()?, m, dir.clone(), Vec::new())
     } else if let Some(parent) = &args.from {
         let out = args.out.clone().expect("clap requires --out");
-        fork_manifest(session, parent, args, &out)?
+        fork_manifest(session, parent, args, &out, None)?
     } else {
         let graph = args.graph.as_ref().expect("clap requires a graph");
         let doc = session.graph(graph, &args.sets)?;
@@ -187,15 +187,15 @@ pub fn settle(manifest: &mut Manifest, args: &RunArgs) -> u32 {
     manifest.frames
 }
 
-/// Refuses to continue a decomposed run in one process: its checkpoints are one file per rank.
-fn refuse_decomposed(m: &Manifest, dir: &Path) -> Result<()> {
+/// Refuses to continue a decomposed run in one process (`how`: the `run` arguments that
+/// would, under mpirun): its checkpoints are one file per rank.
+fn refuse_decomposed(m: &Manifest, dir: &Path, how: &str) -> Result<()> {
     match m.mpi_ranks {
         Some(n) => Err(fail(
             ExitStatus::Usage,
             format!(
                 "{} is a run on {n} MPI ranks, whose checkpoints hold one rank each: continue it \
-                 with `mpirun -np {n} flipgraph run --mpi --resume {}`",
-                dir.display(),
+                 with `mpirun -np {n} flipgraph run --mpi {how}`",
                 dir.display()
             ),
         )),
@@ -205,16 +205,34 @@ fn refuse_decomposed(m: &Manifest, dir: &Path) -> Result<()> {
 
 /// The manifest of a fork of `parent` at `--frame`: the parent's graph with `--set` applied,
 /// the frames before the fork referenced, and the nodes whose parameters changed (they start
-/// without saved state).
-fn fork_manifest(
+/// without saved state). `ranks`: the fork runs decomposed on that many ranks (`run --mpi`),
+/// which the parent must have been made on too.
+pub fn fork_manifest(
     session: &Session,
     parent: &Path,
     args: &RunArgs,
     out: &Path,
+    ranks: Option<u32>,
 ) -> Result<(GraphDoc, Manifest, PathBuf, Vec<String>)> {
     let usage = |m: String| fail(ExitStatus::Usage, m);
     let pm = Manifest::read(parent).map_err(|e| usage(format!("{e:#}")))?;
-    refuse_decomposed(&pm, parent)?;
+    match ranks {
+        None => {
+            let how = format!("--from {} --frame F --out OUT", parent.display());
+            refuse_decomposed(&pm, parent, &how)?;
+        }
+        Some(n) if pm.mpi_ranks != Some(n) => {
+            let was = pm
+                .mpi_ranks
+                .map_or("one process".to_string(), |n| format!("{n} ranks"));
+            return Err(usage(format!(
+                "{}: the run was made on {was}; its checkpoints fork only on as many \
+                 (this is {n} ranks)",
+                parent.display()
+            )));
+        }
+        Some(_) => {}
+    }
     let at = args.frame.expect("clap requires --frame");
     if !pm.checkpoints.contains(&at) {
         return Err(usage(format!(
@@ -237,6 +255,10 @@ fn fork_manifest(
         .map(|n| n.id.clone())
         .collect();
     let mut m = Manifest::new(&doc, &pm.graph_file, &session.plugins, pm.frames);
+    if let Some(n) = ranks {
+        m.threads *= n as usize;
+        m.mpi_ranks = Some(n);
+    }
     m.checkpoint_every = pm.checkpoint_every;
     m.keep_checkpoints = pm.keep_checkpoints;
     let abs_parent = std::path::absolute(parent)?;

@@ -3,10 +3,10 @@
 //! `flip_graph::window`), particles migrate between ranks each substep, the solves run
 //! distributed, and rank 0 writes the frames a single-process run would write and the run's
 //! `run.json` (so `flipgraph verify` checks them). Checkpoints are one file per rank
-//! ([`crate::mpi_checkpoints`]); `run --mpi --resume OUT` continues on as many ranks. `--from`
-//! (forks) is not offered.
+//! ([`crate::mpi_checkpoints`]); `run --mpi --resume OUT` continues on as many ranks, and
+//! `run --mpi --from OUT --frame F --out NEW` forks such a run on as many ranks.
 
-use crate::cmd_run::{build_with, default_out, settle, RunArgs};
+use crate::cmd_run::{build_with, default_out, fork_manifest, settle, RunArgs};
 use crate::manifest::{now_unix, Manifest, RunStatus};
 use crate::mpi_checkpoints::RankCheckpoints;
 use crate::session::Session;
@@ -19,8 +19,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The graph, manifest and output folder of a fresh run, or of the run `--resume` continues.
-fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<(Manifest, PathBuf)> {
+/// How a decomposed run starts.
+struct Start {
+    manifest: Manifest,
+    out: PathBuf,
+    /// A fork: the parent run, its frame and graph hash, the nodes that start afresh.
+    fork: Option<(PathBuf, u32, String, Vec<String>)>,
+}
+
+/// The graph, manifest and output folder of a fresh run, of the run `--resume` continues, or
+/// of the fork `--from` makes.
+fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<Start> {
     if let Some(dir) = &args.resume {
         let m = Manifest::read(dir)?;
         if m.mpi_ranks != Some(ranks) {
@@ -33,7 +42,22 @@ fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<(Manifest, Pat
                 dir.display()
             );
         }
-        return Ok((m, dir.clone()));
+        return Ok(Start {
+            manifest: m,
+            out: dir.clone(),
+            fork: None,
+        });
+    }
+    if let Some(parent) = &args.from {
+        let out = args.out.clone().expect("clap requires --out");
+        let (_, m, out, fresh) = fork_manifest(session, parent, args, &out, Some(ranks))?;
+        let hash = Manifest::read(parent)?.graph_sha256;
+        let at = args.frame.expect("clap requires --frame");
+        return Ok(Start {
+            manifest: m,
+            out,
+            fork: Some((parent.clone(), at, hash, fresh)),
+        });
     }
     let graph = args.graph.as_ref().expect("clap requires a graph");
     let doc = session.graph(graph, &args.sets)?;
@@ -41,13 +65,21 @@ fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<(Manifest, Pat
     let mut m = Manifest::new(&doc, graph, &session.plugins, frames);
     m.threads *= ranks as usize;
     m.mpi_ranks = Some(ranks);
-    Ok((m, args.out.clone().unwrap_or_else(|| default_out(graph))))
+    Ok(Start {
+        manifest: m,
+        out: args.out.clone().unwrap_or_else(|| default_out(graph)),
+        fork: None,
+    })
 }
 
 /// Runs `args` on this rank.
 pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     let rt = mpi_comm::init().ok_or_else(|| anyhow!("MPI could not be initialised"))?;
-    let (mut manifest, out) = start(session, args, rt.comm.ranks())?;
+    let Start {
+        mut manifest,
+        out,
+        fork,
+    } = start(session, args, rt.comm.ranks())?;
     let doc = manifest.doc()?;
     let graph = manifest.graph_file.clone();
     let frames = settle(&mut manifest, args);
@@ -89,6 +121,16 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         manifest.checkpoints = checkpoints.frames.clone();
         if talk {
             println!("resuming after frame {}", sim.frame());
+        }
+    }
+    if let Some((parent, at, hash, fresh)) = &fork {
+        let fresh: Vec<&str> = fresh.iter().map(String::as_str).collect();
+        checkpoints.restore_fork(&mut sim, parent, *at, hash, &fresh)?;
+        // the fork's own first checkpoint, so that it resumes and forks by itself
+        checkpoints.write(&mut sim, &manifest.graph_sha256)?;
+        manifest.checkpoints = checkpoints.frames.clone();
+        if talk {
+            println!("forked {} after frame {at}", parent.display());
         }
     }
     manifest.status = RunStatus::Running;

@@ -2,7 +2,8 @@
 //! own state (its window's particles, ghosts included, the step state and its nodes' saved
 //! state) to `checkpoints/frame_N.rank_R_of_N.fgck`; rank 0 lists the frame in `run.json` once
 //! every rank has written it. `run --mpi --resume OUT` on as many ranks restores each rank from
-//! its own file of the newest frame that every rank holds.
+//! its own file of the newest frame that every rank holds; `run --mpi --from OUT --frame F`
+//! from its own file of frame `F`.
 
 use crate::bake::{read_checkpoint, CHECKPOINT_DIR};
 use anyhow::{anyhow, Context, Result};
@@ -111,20 +112,46 @@ impl<'c> RankCheckpoints<'c> {
             return Ok(None);
         }
         let frame = frame as u32;
-        let path = self.path(frame);
-        let restored = read_checkpoint(&path, graph_hash).and_then(|ck| {
-            sim.restore(ck, &[])
-                .with_context(|| format!("{}: restoring", path.display()))
-        });
-        let mut failed = [f64::from(u8::from(restored.is_err()))];
-        self.comm.sum(&mut failed);
-        restored?;
-        if failed[0] > 0.0 {
-            return Err(anyhow!("another rank could not restore its checkpoint"));
-        }
+        restore_collective(self.comm, sim, &self.path(frame), graph_hash, &[])?;
         self.frames = listed.iter().copied().filter(|&f| f <= frame).collect();
         Ok(Some(frame))
     }
+
+    /// Restores this rank from its file of `frame` in the run `parent` (a fork), whose graph
+    /// hashed to `graph_hash`; the `fresh` nodes start without their saved state. Collective.
+    pub fn restore_fork(
+        &self,
+        sim: &mut Simulation,
+        parent: &Path,
+        frame: u32,
+        graph_hash: &str,
+        fresh: &[&str],
+    ) -> Result<()> {
+        let (rank, ranks) = (self.comm.rank(), self.comm.ranks());
+        let path = rank_checkpoint_path(parent, frame, rank, ranks);
+        restore_collective(self.comm, sim, &path, graph_hash, fresh)
+    }
+}
+
+/// Restores `sim` from `path` on every rank; fails on every rank when any rank failed.
+fn restore_collective(
+    comm: &dyn Communicator,
+    sim: &mut Simulation,
+    path: &Path,
+    graph_hash: &str,
+    fresh: &[&str],
+) -> Result<()> {
+    let restored = read_checkpoint(path, graph_hash).and_then(|ck| {
+        sim.restore(ck, fresh)
+            .with_context(|| format!("{}: restoring", path.display()))
+    });
+    let mut failed = [f64::from(u8::from(restored.is_err()))];
+    comm.sum(&mut failed);
+    restored?;
+    if failed[0] > 0.0 {
+        return Err(anyhow!("another rank could not restore its checkpoint"));
+    }
+    Ok(())
 }
 
 /// Snapshots `sim` and writes it to `path`.

@@ -210,6 +210,77 @@ fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
     );
 }
 
+#[test]
+fn a_decomposed_run_forks_on_as_many_ranks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let sets = [
+        "settings.grid=[64,64,1]",
+        "settings.cell_size=0.015625",
+        "pressure.solver=multigrid/mgpcg",
+    ];
+    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
+    a.extend(sets.iter().flat_map(|s| ["--set", s]));
+    let parent = path("parent");
+    let p = parent.to_str().unwrap();
+    a.extend(["--frames", "4", "--checkpoint-every", "2", "--out", p]);
+    let o = mpirun(2, &a);
+    assert!(o.status.success(), "{}", text(&o));
+    let fork = |out: &Path, ranks: usize, sets: &[&str]| {
+        let mut a = vec!["run", "--mpi", "--quiet", "--from", p, "--frame", "2"];
+        a.extend(["--out", out.to_str().unwrap()]);
+        a.extend(sets.iter().flat_map(|s| ["--set", *s]));
+        mpirun(ranks, &a)
+    };
+    let frame = |d: &Path, n: u32| std::fs::read(d.join(format!("frames/frame_{n:04}.ply")));
+    // unchanged, the fork simulates frames 3 and 4 exactly as the parent did
+    let same = path("same");
+    let o = fork(&same, 2, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(frame(&same, 2).is_err(), "the fork simulated frame 2 again");
+    assert!(frame(&same, 4).unwrap() == frame(&parent, 4).unwrap());
+    assert!(same
+        .join("checkpoints/frame_000002.rank_1_of_2.fgck")
+        .is_file());
+    let o = flipgraph(&["verify", same.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    // with a changed parameter it goes its own way
+    let weaker = path("weaker");
+    let o = fork(&weaker, 2, &["gravity.gravity=[0.0,-2.0,0.0]"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(frame(&weaker, 4).unwrap() != frame(&parent, 4).unwrap());
+    // on another rank count, or in one process, it is refused, naming the parent's ranks
+    let o = fork(&path("three"), 3, &[]);
+    assert!(
+        !o.status.success() && text(&o).contains("made on 2 ranks"),
+        "{}",
+        text(&o)
+    );
+    let single = path("single");
+    let s = single.to_str().unwrap();
+    let o = flipgraph(&["run", "--from", p, "--frame", "2", "--out", s]);
+    assert!(
+        !o.status.success() && text(&o).contains("mpirun -np 2"),
+        "{}",
+        text(&o)
+    );
+    // and a run made in one process does not fork decomposed
+    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--quiet"];
+    a.extend(sets.iter().flat_map(|s| ["--set", *s]));
+    a.extend(["--frames", "2", "--checkpoint-every", "2", "--out", s]);
+    let o = flipgraph(&a);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = mpirun(
+        2,
+        &["run", "--mpi", "--from", s, "--frame", "2", "--out", p],
+    );
+    assert!(
+        !o.status.success() && text(&o).contains("made on one process"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// Reads two VDB files with OpenVDB and prints, per grid, the largest difference relative to
 /// the grid's largest magnitude (the level set's in cells); exits 3 when the reader is missing.
 const VDB_DIFF: &str = r#"
