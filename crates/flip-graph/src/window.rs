@@ -17,7 +17,7 @@ use std::sync::Arc;
 mod exchange;
 mod gather;
 pub use exchange::{exchange_particles, ExchangeCounts};
-pub use gather::{gather_cells, gather_owned};
+pub use gather::{gather_cells, gather_mac, gather_owned};
 
 /// Set in the id of a ghost particle (a copy of a neighbour's particle, or one emitted in a
 /// ghost layer): it takes part in the substep but is owned, moved and exported elsewhere.

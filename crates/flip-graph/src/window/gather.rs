@@ -1,10 +1,11 @@
-//! The owned particles of every rank gathered to rank 0, in domain coordinates and id order:
-//! the particles a single-rank run would hold, for the export.
+//! What every rank owns gathered to rank 0 as a single-rank run would hold it, for the
+//! exports: particles (domain coordinates, id order), cell fields, the MAC velocity.
 
 use super::exchange::{decode, Codec};
 use super::{is_ghost, Window};
-use flip_core::Particles;
+use flip_core::{Grid3, MacGrid, Particles};
 use flip_plugin::host::distributed::exchange_any;
+use std::ops::Range;
 
 /// Rank 0 receives every rank's owned particles (positions in domain coordinates, sorted by
 /// id); the other ranks send theirs and get `None`. Collective.
@@ -52,8 +53,55 @@ fn sorted_by_id(ps: Particles) -> Particles {
 /// values a cell, x fastest), as one field of the domain; the others send theirs and get
 /// `None`. Collective.
 pub fn gather_cells(w: &Window, values: &[f32], per_cell: usize) -> Option<Vec<f32>> {
-    let owned = w.dist.layout().owned_range();
-    let mine: Vec<f64> = values[owned.start * per_cell..owned.end * per_cell]
+    let layer = w.dist.layout().layer_len() * per_cell;
+    gather_layers(w, values, layer, w.owned.clone())
+}
+
+/// Rank 0 receives the window MAC velocity `vel` of every rank as the domain's: each rank sends
+/// its owned layers of each component, the faces below its owned cells along the slab axis, and
+/// the last rank also the domain's top faces (in 2D the unused `w` is not sent). Collective.
+pub fn gather_mac(w: &Window, vel: &MacGrid) -> Option<MacGrid> {
+    let (rank, ranks) = w.rank();
+    let top = usize::from(rank + 1 == ranks);
+    let g = w.global;
+    let three_d = g.nk > 1;
+    // every collective runs on every rank before rank 0's `?`s
+    let parts: Vec<Option<Vec<f32>>> = vel
+        .axes()
+        .into_iter()
+        .enumerate()
+        .map(|(c, grid)| {
+            if c == 2 && !three_d {
+                // 2D: z faces are two planes of zeros, not contiguous along the slab axis y
+                return (rank == 0).then(|| vec![0.0; g.ni * g.nj * 2]);
+            }
+            let layer: usize = grid.dims()[..w.axis].iter().product();
+            let end = w.owned.end + if c == w.axis { top } else { 0 };
+            gather_layers(w, &grid.data, layer, w.owned.start..end)
+        })
+        .collect();
+    let [u, v, wz]: [Option<Vec<f32>>; 3] = parts.try_into().ok()?;
+    let grid = |data: Vec<f32>, [ni, nj, nk]: [usize; 3]| {
+        let mut out = Grid3::new(ni, nj, nk, 0.0);
+        out.data = data;
+        out
+    };
+    Some(MacGrid {
+        u: grid(u?, [g.ni + 1, g.nj, g.nk]),
+        v: grid(v?, [g.ni, g.nj + 1, g.nk]),
+        w: grid(wz?, [g.ni, g.nj, g.nk + 1]),
+    })
+}
+
+/// Rank 0 receives window layers `layers` (of `layer` values each, along the slab axis) of
+/// every rank's `values`, concatenated in rank order. Collective.
+fn gather_layers(
+    w: &Window,
+    values: &[f32],
+    layer: usize,
+    layers: Range<usize>,
+) -> Option<Vec<f32>> {
+    let mine: Vec<f64> = values[layers.start * layer..layers.end * layer]
         .iter()
         .map(|&v| f64::from(v))
         .collect();

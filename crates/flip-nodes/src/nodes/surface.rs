@@ -1,6 +1,7 @@
 //! Surface: at the end of each exported frame, meshes the liquid (particle level set, refined
 //! by a resolution factor, clipped by the solids; Naive Surface Nets; Taubin smoothing) and
-//! writes it as OBJ and/or binary PLY with a velocity vertex attribute, atomically.
+//! writes it as OBJ and/or binary PLY with a velocity vertex attribute, atomically. In a
+//! decomposed run rank 0 meshes the particles and velocity gathered from every rank.
 use super::common::{failed, spec};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
@@ -9,11 +10,23 @@ use flip_core::surface::{
     enclosed_volume, liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings,
 };
 use flip_core::transfer::sample_velocity;
+use flip_core::{GridSpec, MacGrid, Particles, Solids};
+use flip_graph::window::{gather_mac, gather_owned};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
 };
 use glam::Vec3;
 use rayon::prelude::*;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// What the mesh is made from: the node's inputs, or the whole domain's gathered on rank 0.
+struct Inputs<'a> {
+    grid: GridSpec,
+    particles: Arc<Particles>,
+    solids: Option<Arc<Solids>>,
+    velocity: Option<Cow<'a, MacGrid>>,
+}
 
 struct Surface {
     files: FrameFiles,
@@ -46,6 +59,11 @@ impl Surface {
 }
 
 impl Node for Surface {
+    /// Rank 0 meshes what every rank owns (gathered each exported frame).
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let particles = io.particles_opt("particles")?;
         let particles = particles.ok_or_else(|| NodeError::MissingInput("particles".into()))?;
@@ -54,11 +72,54 @@ impl Node for Surface {
         if !self.files.due(ctx) {
             return Ok(());
         }
-        let g = &ctx.grid;
+        let velocity = velocity.as_deref().map(|v| &v.vel);
+        let Some(inputs) = gathered(ctx, particles, solids, velocity) else {
+            return Ok(()); // another rank's frame: rank 0 writes it
+        };
+        self.write(ctx, io, &inputs)
+    }
+}
+
+/// The inputs as a single-domain run holds them: unchanged, or in a decomposed run gathered to
+/// rank 0 (`None` on the other ranks). Collective in a decomposed run.
+fn gathered<'a>(
+    ctx: &EvalCtx,
+    particles: Arc<Particles>,
+    solids: Option<Arc<Solids>>,
+    velocity: Option<&'a MacGrid>,
+) -> Option<Inputs<'a>> {
+    let Some(w) = &ctx.window else {
+        return Some(Inputs {
+            grid: ctx.grid,
+            particles,
+            solids,
+            velocity: velocity.map(Cow::Borrowed),
+        });
+    };
+    let all = gather_owned(w, &particles);
+    let velocity = velocity.map(|v| gather_mac(w, v));
+    let particles = Arc::new(all?);
+    Some(Inputs {
+        grid: w.global,
+        particles,
+        // the shapes are placed in the domain: sampled on it, with the domain's walls
+        solids: solids.map(|s| Arc::new(Solids::new(w.global, s.shapes.clone()))),
+        velocity: velocity.flatten().map(Cow::Owned),
+    })
+}
+
+impl Surface {
+    fn write(
+        &mut self,
+        ctx: &EvalCtx,
+        io: &mut NodeIo,
+        inputs: &Inputs<'_>,
+    ) -> Result<(), NodeError> {
+        let g = &inputs.grid;
         let mesh = liquid_surface(
             g,
-            &particles.pos,
-            solids.as_deref(),
+            &inputs.particles.pos,
+            inputs.solids.as_deref(),
             &self.settings,
             &mut self.scratch,
         )
@@ -73,8 +134,8 @@ impl Node for Surface {
             io.wrote(path);
         }
         if self.ply {
-            let vertex_velocity: Option<Vec<Vec3>> = velocity.as_deref().map(|v| {
-                let at = |p: &Vec3| sample_velocity(g, &v.vel, *p);
+            let vertex_velocity: Option<Vec<Vec3>> = inputs.velocity.as_deref().map(|v| {
+                let at = |p: &Vec3| sample_velocity(g, v, *p);
                 mesh.positions.par_iter().map(at).collect()
             });
             let path = file("ply");
