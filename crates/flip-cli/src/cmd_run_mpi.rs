@@ -4,9 +4,12 @@
 //! distributed, and rank 0 writes the frames a single-process run would write and the run's
 //! `run.json` (so `flipgraph verify` checks them). Checkpoints are one file per rank
 //! ([`crate::mpi_checkpoints`]); `run --mpi --resume OUT` continues on as many ranks, and
-//! `run --mpi --from OUT --frame F --out NEW` forks such a run on as many ranks.
+//! `run --mpi --from OUT --frame F --out NEW` forks such a run on as many ranks. SIGUSR1
+//! (which mpirun forwards to every rank) stops the run after the frame in progress, with a
+//! checkpoint: the ranks agree on it at the end of every frame.
 
 use crate::cmd_run::{build_with, default_out, fork_manifest, settle, RunArgs};
+use crate::exit::{fail, ExitStatus};
 use crate::manifest::{now_unix, Manifest, RunStatus};
 use crate::mpi_checkpoints::RankCheckpoints;
 use crate::session::Session;
@@ -16,6 +19,7 @@ use flip_graph::{Simulation, StepReport};
 use flip_plugin::host::distributed::Communicator;
 use flip_plugin::host::mpi_comm::{self, MpiComm};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -141,19 +145,44 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         writes: rt.comm.rank() == 0,
     };
     record.write()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGUSR1, stop.clone())
+        .context("cannot install the SIGUSR1 handler")?;
     let mut run = Run {
         frames,
         talk,
         comm: &rt.comm,
         record: &mut record,
         checkpoints: &mut checkpoints,
+        stop,
     };
     let totals = run.simulate(&mut sim);
-    record.manifest.status = RunStatus::Done;
+    let stopped = sim.frame() < frames;
+    if stopped && !checkpoints.frames.contains(&sim.frame()) {
+        checkpoints.write(&mut sim, &record.manifest.graph_sha256)?;
+        record.manifest.checkpoints = checkpoints.frames.clone();
+    }
+    record.manifest.status = if stopped {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Done
+    };
     record.manifest.ended_unix = Some(now_unix());
     record.write()?;
     if talk {
         totals.print(&sim);
+    }
+    // rank 0 reports the stop (and mpirun passes on its status); the others end quietly
+    if stopped && rt.comm.rank() == 0 {
+        let (n, at) = (rt.comm.ranks(), sim.frame());
+        return Err(fail(
+            ExitStatus::Interrupted,
+            format!(
+                "stopped (SIGUSR1) after frame {at} with a checkpoint of every rank; continue \
+                 with `mpirun -np {n} flipgraph run --mpi --resume {}`",
+                out.display()
+            ),
+        ));
     }
     Ok(())
 }
@@ -220,11 +249,14 @@ struct Run<'a, 'c> {
     comm: &'a MpiComm,
     record: &'a mut Record,
     checkpoints: &'a mut RankCheckpoints<'c>,
+    /// Set by SIGUSR1 on this rank.
+    stop: Arc<AtomicBool>,
 }
 
 impl Run<'_, '_> {
-    /// Simulates up to `frames` frames, checkpointing as due; a failure on this rank ends every
-    /// rank (the others may be waiting in a collective).
+    /// Simulates up to `frames` frames, checkpointing as due, or until a rank was asked to
+    /// stop; a failure on this rank ends every rank (the others may be waiting in a
+    /// collective).
     fn simulate(&mut self, sim: &mut Simulation) -> Totals {
         let mut totals = Totals::default();
         let start = Instant::now();
@@ -248,6 +280,9 @@ impl Run<'_, '_> {
                     reports.len(),
                     start.elapsed().as_secs_f64()
                 );
+            }
+            if self.stop_asked() {
+                break;
             }
         }
         totals.wall = start.elapsed();
@@ -275,6 +310,13 @@ impl Run<'_, '_> {
             r.manifest.checkpoints = self.checkpoints.frames.clone();
         }
         r.write()
+    }
+
+    /// Whether any rank got SIGUSR1 (collective: the ranks stop after the same frame).
+    fn stop_asked(&self) -> bool {
+        let mut asked = [f64::from(u8::from(self.stop.load(Ordering::Relaxed)))];
+        self.comm.max(&mut asked);
+        asked[0] > 0.0
     }
 
     /// Prints this rank's error and ends every rank.

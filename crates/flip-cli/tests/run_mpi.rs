@@ -281,6 +281,90 @@ fn a_decomposed_run_forks_on_as_many_ranks() {
     );
 }
 
+#[test]
+fn sigusr1_stops_a_decomposed_run_after_a_frame_with_every_ranks_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let dest = out.to_str().unwrap();
+    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
+    for s in [
+        "settings.grid=[64,64,1]",
+        "settings.cell_size=0.015625",
+        "pressure.solver=multigrid/mgpcg",
+    ] {
+        a.extend(["--set", s]);
+    }
+    a.extend([
+        "--frames",
+        "2000",
+        "--checkpoint-every",
+        "1000",
+        "--out",
+        dest,
+    ]);
+    let mut child = flipgraph_tests::mpirun(2)
+        .current_dir(root())
+        .arg(env!("CARGO_BIN_EXE_flipgraph"))
+        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
+        .args(&a)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun runs (install openmpi-bin)");
+    let third = out.join("frames/frame_0003.ply");
+    let start = std::time::Instant::now();
+    while !third.is_file() && start.elapsed().as_secs() < 300 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(third.is_file(), "no third frame within 300 s");
+    // mpirun forwards SIGUSR1 to every rank
+    let kill = std::process::Command::new("kill")
+        .args(["-USR1", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{t}");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "interrupted", "{m}");
+    let last = m["checkpoints"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .as_u64()
+        .unwrap();
+    assert!((3..2000).contains(&last), "stopped after frame {last}");
+    assert!(
+        t.contains(&format!("stopped (SIGUSR1) after frame {last}")),
+        "{t}"
+    );
+    for rank in 0..2 {
+        let ck = format!("checkpoints/frame_{last:06}.rank_{rank}_of_2.fgck");
+        assert!(
+            out.join(ck).is_file(),
+            "rank {rank}'s checkpoint after frame {last}"
+        );
+    }
+    assert!(out.join(format!("frames/frame_{last:04}.ply")).is_file());
+    assert!(!out
+        .join(format!("frames/frame_{:04}.ply", last + 1))
+        .exists());
+    // and it continues from there
+    let more = (last + 2).to_string();
+    let o = mpirun(
+        2,
+        &[
+            "run", "--mpi", "--quiet", "--resume", dest, "--frames", &more,
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let o = flipgraph(&["verify", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 /// A surface mesh PLY (`x y z nx ny nz vx vy vz` floats, triangles): its vertex count,
 /// enclosed volume (divergence theorem) and mean vertex velocity.
 fn read_mesh_ply(path: &Path) -> (usize, f64, [f64; 3]) {
