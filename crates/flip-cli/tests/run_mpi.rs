@@ -302,7 +302,7 @@ fn sigusr1_stops_a_decomposed_run_after_a_frame_with_every_ranks_checkpoint() {
         "--out",
         dest,
     ]);
-    let mut child = flipgraph_tests::mpirun(2)
+    let child = flipgraph_tests::mpirun(2)
         .current_dir(root())
         .arg(env!("CARGO_BIN_EXE_flipgraph"))
         .args(["--plugin-dir", deps_dir().to_str().unwrap()])
