@@ -62,6 +62,18 @@ fn max_offset(a: &HashMap<u32, [f32; 3]>, b: &HashMap<u32, [f32; 3]>, dx: f32) -
         .fold(0.0, f32::max)
 }
 
+/// Asserts that the command failed saying `says`.
+fn assert_refused(o: &Output, says: &str) {
+    assert!(!o.status.success() && text(o).contains(says), "{}", text(o));
+}
+
+/// The 64² dam break with MGPCG, as `--set` values.
+const DAM_64: [&str; 3] = [
+    "settings.grid=[64,64,1]",
+    "settings.cell_size=0.015625",
+    "pressure.solver=multigrid/mgpcg",
+];
+
 fn as_str(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
@@ -162,11 +174,7 @@ fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
 fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let run = |out: &Path, frames: &str, ranks: usize| {
-        let sets = [
-            "settings.grid=[64,64,1]",
-            "settings.cell_size=0.015625",
-            "pressure.solver=multigrid/mgpcg",
-        ];
+        let sets = DAM_64;
         let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
         a.extend(sets.iter().flat_map(|s| ["--set", s]));
         a.extend(["--frames", frames, "--checkpoint-every", "2"]);
@@ -197,28 +205,16 @@ fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
     assert!(o.status.success(), "{}", text(&o));
     // another rank count, or one process, is refused, naming the run's rank count
     let o = mpirun(3, &[&resume[..], &["--frames", "6"]].concat());
-    assert!(
-        !o.status.success() && text(&o).contains("made on 2 ranks"),
-        "{}",
-        text(&o)
-    );
+    assert_refused(&o, "made on 2 ranks");
     let o = flipgraph(&["run", "--resume", stopped.to_str().unwrap()]);
-    assert!(
-        !o.status.success() && text(&o).contains("mpirun -np 2"),
-        "{}",
-        text(&o)
-    );
+    assert_refused(&o, "mpirun -np 2");
 }
 
 #[test]
 fn a_decomposed_run_forks_on_as_many_ranks() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
-    let sets = [
-        "settings.grid=[64,64,1]",
-        "settings.cell_size=0.015625",
-        "pressure.solver=multigrid/mgpcg",
-    ];
+    let sets = DAM_64;
     let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
     a.extend(sets.iter().flat_map(|s| ["--set", s]));
     let parent = path("parent");
@@ -251,19 +247,11 @@ fn a_decomposed_run_forks_on_as_many_ranks() {
     assert!(frame(&weaker, 4).unwrap() != frame(&parent, 4).unwrap());
     // on another rank count, or in one process, it is refused, naming the parent's ranks
     let o = fork(&path("three"), 3, &[]);
-    assert!(
-        !o.status.success() && text(&o).contains("made on 2 ranks"),
-        "{}",
-        text(&o)
-    );
+    assert_refused(&o, "made on 2 ranks");
     let single = path("single");
     let s = single.to_str().unwrap();
     let o = flipgraph(&["run", "--from", p, "--frame", "2", "--out", s]);
-    assert!(
-        !o.status.success() && text(&o).contains("mpirun -np 2"),
-        "{}",
-        text(&o)
-    );
+    assert_refused(&o, "mpirun -np 2");
     // and a run made in one process does not fork decomposed
     let mut a = vec!["run", "graphs/dam_break_2d.ron", "--quiet"];
     a.extend(sets.iter().flat_map(|s| ["--set", *s]));
@@ -274,11 +262,7 @@ fn a_decomposed_run_forks_on_as_many_ranks() {
         2,
         &["run", "--mpi", "--from", s, "--frame", "2", "--out", p],
     );
-    assert!(
-        !o.status.success() && text(&o).contains("made on one process"),
-        "{}",
-        text(&o)
-    );
+    assert_refused(&o, "made on one process");
 }
 
 #[test]
@@ -287,11 +271,7 @@ fn sigusr1_stops_a_decomposed_run_after_a_frame_with_every_ranks_checkpoint() {
     let out = dir.path().join("run");
     let dest = out.to_str().unwrap();
     let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
-    for s in [
-        "settings.grid=[64,64,1]",
-        "settings.cell_size=0.015625",
-        "pressure.solver=multigrid/mgpcg",
-    ] {
+    for s in DAM_64 {
         a.extend(["--set", s]);
     }
     a.extend([
