@@ -1,4 +1,7 @@
+use flip_core::Solids;
+use flip_graph::window::Window;
 use flip_graph::{NodeSpec, ParamSpec, PortSpec};
+use std::sync::Arc;
 
 /// Builds a spec with less noise in the node files.
 pub(crate) fn spec(
@@ -91,4 +94,26 @@ fn check_writable(dir: &std::path::Path) -> std::io::Result<()> {
         .create_new(true)
         .open(&probe)?;
     std::fs::remove_file(&probe)
+}
+
+/// The solids of the whole domain on rank 0 of a decomposed run, for the exports that write
+/// what one process would: a window's solids resampled on the domain (shapes are placed in
+/// domain coordinates), kept while the window's solids are the same (static solids: always).
+#[derive(Default)]
+pub(crate) struct DomainSolids {
+    last: Option<(Arc<Solids>, Arc<Solids>)>,
+}
+
+impl DomainSolids {
+    /// The domain's solids for the window solids `s` of `w`.
+    pub fn of(&mut self, w: &Window, s: &Arc<Solids>) -> Arc<Solids> {
+        match &self.last {
+            Some((from, domain)) if Arc::ptr_eq(from, s) => domain.clone(),
+            _ => {
+                let domain = Arc::new(Solids::new(w.global, s.shapes.clone()));
+                self.last = Some((s.clone(), domain.clone()));
+                domain
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Export: at the end of each frame, particles as binary PLY (optionally VTK poly data) and a PNG
 //! preview (smoke: a PNG of the density), written atomically (temp file + rename) so an
 //! interrupted run never leaves a torn frame.
-use super::common::{check_grid, failed, spec};
+use super::common::{check_grid, failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write_png};
@@ -18,6 +18,7 @@ struct Export {
     vtp: bool,
     png: bool,
     width: u32,
+    domain_solids: DomainSolids,
 }
 
 impl Export {
@@ -29,6 +30,7 @@ impl Export {
             vtp: p.bool("vtp")?,
             png: p.bool("png")?,
             width: p.usize("png_width")? as u32,
+            domain_solids: DomainSolids::default(),
         })
     }
 }
@@ -64,7 +66,7 @@ impl Node for Export {
                 };
                 let domain = solids
                     .filter(|_| self.png)
-                    .map(|s| Arc::new(Solids::new(w.global, s.shapes.clone())));
+                    .map(|s| self.domain_solids.of(w, &s));
                 (Some(Arc::new(all)), w.global, domain)
             }
             None => (particles, ctx.grid, solids),

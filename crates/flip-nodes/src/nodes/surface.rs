@@ -2,7 +2,7 @@
 //! by a resolution factor, clipped by the solids; Naive Surface Nets; Taubin smoothing) and
 //! writes it as OBJ and/or binary PLY with a velocity vertex attribute, atomically. In a
 //! decomposed run rank 0 meshes the particles and velocity gathered from every rank.
-use super::common::{failed, spec};
+use super::common::{failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{write_mesh_obj, write_mesh_ply};
@@ -34,6 +34,7 @@ struct Surface {
     ply: bool,
     settings: SurfaceSettings,
     scratch: SurfaceScratch,
+    domain_solids: DomainSolids,
 }
 
 impl Surface {
@@ -54,6 +55,7 @@ impl Surface {
                 sweeps: p.usize("sweeps")?,
             },
             scratch: SurfaceScratch::default(),
+            domain_solids: DomainSolids::default(),
         })
     }
 }
@@ -73,7 +75,8 @@ impl Node for Surface {
             return Ok(());
         }
         let velocity = velocity.as_deref().map(|v| &v.vel);
-        let Some(inputs) = gathered(ctx, particles, solids, velocity) else {
+        let domain_solids = &mut self.domain_solids;
+        let Some(inputs) = gathered(ctx, particles, solids, velocity, domain_solids) else {
             return Ok(()); // another rank's frame: rank 0 writes it
         };
         self.write(ctx, io, &inputs)
@@ -87,6 +90,7 @@ fn gathered<'a>(
     particles: Arc<Particles>,
     solids: Option<Arc<Solids>>,
     velocity: Option<&'a MacGrid>,
+    domain_solids: &mut DomainSolids,
 ) -> Option<Inputs<'a>> {
     let Some(w) = &ctx.window else {
         return Some(Inputs {
@@ -102,8 +106,7 @@ fn gathered<'a>(
     Some(Inputs {
         grid: w.global,
         particles,
-        // the shapes are placed in the domain: sampled on it, with the domain's walls
-        solids: solids.map(|s| Arc::new(Solids::new(w.global, s.shapes.clone()))),
+        solids: solids.map(|s| domain_solids.of(w, &s)),
         velocity: velocity.flatten().map(Cow::Owned),
     })
 }
