@@ -203,6 +203,25 @@ fn refuse_decomposed(m: &Manifest, dir: &Path, how: &str) -> Result<()> {
     }
 }
 
+/// Refuses to `verb` (resume, fork) the run in `dir` on `ranks` MPI ranks unless it was made on
+/// as many: its checkpoints hold one rank each.
+pub fn require_ranks(m: &Manifest, dir: &Path, ranks: u32, verb: &str) -> Result<()> {
+    if m.mpi_ranks == Some(ranks) {
+        return Ok(());
+    }
+    let was = m
+        .mpi_ranks
+        .map_or("one process".to_string(), |n| format!("{n} ranks"));
+    Err(fail(
+        ExitStatus::Usage,
+        format!(
+            "{}: the run was made on {was}; its checkpoints {verb} only on as many (this is \
+             {ranks} ranks)",
+            dir.display()
+        ),
+    ))
+}
+
 /// The manifest of a fork of `parent` at `--frame`: the parent's graph with `--set` applied,
 /// the frames before the fork referenced, and the nodes whose parameters changed (they start
 /// without saved state). `ranks`: the fork runs decomposed on that many ranks (`run --mpi`),
@@ -221,17 +240,7 @@ pub fn fork_manifest(
             let how = format!("--from {} --frame F --out OUT", parent.display());
             refuse_decomposed(&pm, parent, &how)?;
         }
-        Some(n) if pm.mpi_ranks != Some(n) => {
-            let was = pm
-                .mpi_ranks
-                .map_or("one process".to_string(), |n| format!("{n} ranks"));
-            return Err(usage(format!(
-                "{}: the run was made on {was}; its checkpoints fork only on as many \
-                 (this is {n} ranks)",
-                parent.display()
-            )));
-        }
-        Some(_) => {}
+        Some(n) => require_ranks(&pm, parent, n, "fork")?,
     }
     let at = args.frame.expect("clap requires --frame");
     if !pm.checkpoints.contains(&at) {

@@ -8,12 +8,12 @@
 //! (which mpirun forwards to every rank) stops the run after the frame in progress, with a
 //! checkpoint: the ranks agree on it at the end of every frame.
 
-use crate::cmd_run::{build_with, default_out, fork_manifest, settle, RunArgs};
+use crate::cmd_run::{build_with, default_out, fork_manifest, require_ranks, settle, RunArgs};
 use crate::exit::{fail, ExitStatus};
 use crate::manifest::{now_unix, Manifest, RunStatus};
 use crate::mpi_checkpoints::RankCheckpoints;
 use crate::session::Session;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use flip_graph::window::{ghost_layers_for, Window};
 use flip_graph::{Simulation, StepReport};
 use flip_plugin::host::distributed::Communicator;
@@ -27,8 +27,17 @@ use std::time::{Duration, Instant};
 struct Start {
     manifest: Manifest,
     out: PathBuf,
-    /// A fork: the parent run, its frame and graph hash, the nodes that start afresh.
-    fork: Option<(PathBuf, u32, String, Vec<String>)>,
+    fork: Option<Fork>,
+}
+
+/// Where a fork starts from.
+struct Fork {
+    parent: PathBuf,
+    frame: u32,
+    /// The parent's graph hash, which its checkpoints carry.
+    graph_hash: String,
+    /// Nodes whose parameters changed: they start without their saved state.
+    fresh: Vec<String>,
 }
 
 /// The graph, manifest and output folder of a fresh run, of the run `--resume` continues, or
@@ -36,16 +45,7 @@ struct Start {
 fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<Start> {
     if let Some(dir) = &args.resume {
         let m = Manifest::read(dir)?;
-        if m.mpi_ranks != Some(ranks) {
-            let was = m
-                .mpi_ranks
-                .map_or("one process".to_string(), |n| format!("{n} ranks"));
-            bail!(
-                "{}: the run was made on {was}, its checkpoints resume only on as many \
-                 (this is {ranks} ranks)",
-                dir.display()
-            );
-        }
+        require_ranks(&m, dir, ranks, "resume")?;
         return Ok(Start {
             manifest: m,
             out: dir.clone(),
@@ -60,7 +60,12 @@ fn start(session: &Session, args: &RunArgs, ranks: u32) -> Result<Start> {
         return Ok(Start {
             manifest: m,
             out,
-            fork: Some((parent.clone(), at, hash, fresh)),
+            fork: Some(Fork {
+                parent: parent.clone(),
+                frame: at,
+                graph_hash: hash,
+                fresh,
+            }),
         });
     }
     let graph = args.graph.as_ref().expect("clap requires a graph");
@@ -127,14 +132,14 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
             println!("resuming after frame {}", sim.frame());
         }
     }
-    if let Some((parent, at, hash, fresh)) = &fork {
-        let fresh: Vec<&str> = fresh.iter().map(String::as_str).collect();
-        checkpoints.restore_fork(&mut sim, parent, *at, hash, &fresh)?;
+    if let Some(f) = &fork {
+        let fresh: Vec<&str> = f.fresh.iter().map(String::as_str).collect();
+        checkpoints.restore_fork(&mut sim, &f.parent, f.frame, &f.graph_hash, &fresh)?;
         // the fork's own first checkpoint, so that it resumes and forks by itself
         checkpoints.write(&mut sim, &manifest.graph_sha256)?;
         manifest.checkpoints = checkpoints.frames.clone();
         if talk {
-            println!("forked {} after frame {at}", parent.display());
+            println!("forked {} after frame {}", f.parent.display(), f.frame);
         }
     }
     manifest.status = RunStatus::Running;

@@ -16,13 +16,19 @@ use std::process::Output;
 /// `tests/decomposed.rs` in the workspace for what moves particles by ~1e-2 cells).
 const AGREE: f32 = 0.05;
 
-/// `flipgraph ARGS` on `ranks` ranks of mpirun.
-fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    flipgraph_tests::mpirun(ranks)
-        .current_dir(root())
+/// The command `flipgraph ARGS` on `ranks` ranks of mpirun.
+fn mpirun_command(ranks: usize, args: &[&str]) -> std::process::Command {
+    let mut c = flipgraph_tests::mpirun(ranks);
+    c.current_dir(root())
         .arg(env!("CARGO_BIN_EXE_flipgraph"))
         .args(["--plugin-dir", deps_dir().to_str().unwrap()])
-        .args(args)
+        .args(args);
+    c
+}
+
+/// `flipgraph ARGS` on `ranks` ranks of mpirun, run to its end.
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    mpirun_command(ranks, args)
         .output()
         .expect("mpirun runs (install openmpi-bin)")
 }
@@ -67,12 +73,19 @@ fn assert_refused(o: &Output, says: &str) {
     assert!(!o.status.success() && text(o).contains(says), "{}", text(o));
 }
 
-/// The 64² dam break with MGPCG, as `--set` values.
-const DAM_64: [&str; 3] = [
-    "settings.grid=[64,64,1]",
-    "settings.cell_size=0.015625",
-    "pressure.solver=multigrid/mgpcg",
-];
+/// `run` of the 64² dam break with MGPCG, quiet, decomposed with `mpi`.
+fn dam_64(mpi: bool) -> Vec<&'static str> {
+    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--quiet"];
+    a.extend(mpi.then_some("--mpi"));
+    for s in [
+        "settings.grid=[64,64,1]",
+        "settings.cell_size=0.015625",
+        "pressure.solver=multigrid/mgpcg",
+    ] {
+        a.extend(["--set", s]);
+    }
+    a
+}
 
 fn as_str(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
@@ -174,9 +187,7 @@ fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
 fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let run = |out: &Path, frames: &str, ranks: usize| {
-        let sets = DAM_64;
-        let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
-        a.extend(sets.iter().flat_map(|s| ["--set", s]));
+        let mut a = dam_64(true);
         a.extend(["--frames", frames, "--checkpoint-every", "2"]);
         a.extend(["--out", out.to_str().unwrap()]);
         mpirun(ranks, &a)
@@ -214,9 +225,7 @@ fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
 fn a_decomposed_run_forks_on_as_many_ranks() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
-    let sets = DAM_64;
-    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
-    a.extend(sets.iter().flat_map(|s| ["--set", s]));
+    let mut a = dam_64(true);
     let parent = path("parent");
     let p = parent.to_str().unwrap();
     a.extend(["--frames", "4", "--checkpoint-every", "2", "--out", p]);
@@ -253,8 +262,7 @@ fn a_decomposed_run_forks_on_as_many_ranks() {
     let o = flipgraph(&["run", "--from", p, "--frame", "2", "--out", s]);
     assert_refused(&o, "mpirun -np 2");
     // and a run made in one process does not fork decomposed
-    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--quiet"];
-    a.extend(sets.iter().flat_map(|s| ["--set", *s]));
+    let mut a = dam_64(false);
     a.extend(["--frames", "2", "--checkpoint-every", "2", "--out", s]);
     let o = flipgraph(&a);
     assert!(o.status.success(), "{}", text(&o));
@@ -270,10 +278,7 @@ fn sigusr1_stops_a_decomposed_run_after_a_frame_with_every_ranks_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let dest = out.to_str().unwrap();
-    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--mpi", "--quiet"];
-    for s in DAM_64 {
-        a.extend(["--set", s]);
-    }
+    let mut a = dam_64(true);
     a.extend([
         "--frames",
         "2000",
@@ -282,11 +287,7 @@ fn sigusr1_stops_a_decomposed_run_after_a_frame_with_every_ranks_checkpoint() {
         "--out",
         dest,
     ]);
-    let child = flipgraph_tests::mpirun(2)
-        .current_dir(root())
-        .arg(env!("CARGO_BIN_EXE_flipgraph"))
-        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
-        .args(&a)
+    let child = mpirun_command(2, &a)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
