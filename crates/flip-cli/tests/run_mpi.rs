@@ -7,7 +7,7 @@
 //! stopped, and refuses another rank count; `export_vdb` writes the whole domain's grids.
 
 mod common;
-use common::{deps_dir, flipgraph, root, text};
+use common::{flipgraph, mpirun, mpirun_command, text};
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Output;
@@ -15,23 +15,6 @@ use std::process::Output;
 /// Largest offset (cells) from the single-process positions after the frames run here (see
 /// `tests/decomposed.rs` in the workspace for what moves particles by ~1e-2 cells).
 const AGREE: f32 = 0.05;
-
-/// The command `flipgraph ARGS` on `ranks` ranks of mpirun.
-fn mpirun_command(ranks: usize, args: &[&str]) -> std::process::Command {
-    let mut c = flipgraph_tests::mpirun(ranks);
-    c.current_dir(root())
-        .arg(env!("CARGO_BIN_EXE_flipgraph"))
-        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
-        .args(args);
-    c
-}
-
-/// `flipgraph ARGS` on `ranks` ranks of mpirun, run to its end.
-fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    mpirun_command(ranks, args)
-        .output()
-        .expect("mpirun runs (install openmpi-bin)")
-}
 
 /// Particles of a PLY frame by id: position.
 fn read_ply(path: &Path) -> HashMap<u32, [f32; 3]> {
@@ -167,7 +150,7 @@ fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
         2,
         &[
             "run",
-            "graphs/smoke_plume_2d.ron",
+            "graphs/tallcell_tank_2d.ron",
             "--mpi",
             "--frames",
             "1",

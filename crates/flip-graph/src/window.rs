@@ -5,7 +5,8 @@
 //! `ghost` layers from any owned cell. Between substeps the runner moves particles that left
 //! the owned slab to their new owner and copies the neighbours' particles within the ghost
 //! layers (`exchange`); ghost copies carry [`GHOST_ID_BIT`] in their id and are dropped at the
-//! next exchange. Nodes that need the whole domain (the pressure solve, the emitter's ids, the
+//! next exchange. Grid fields carried between substeps (a smoke's) get their ghost layers from
+//! the neighbours' owned layers at the same time (`refresh_state`). Nodes that need the whole domain (the pressure solve, the emitter's ids, the
 //! export) reach the other ranks through [`Window::comm`].
 
 use flip_core::{GridSpec, Particles};
@@ -16,8 +17,10 @@ use std::sync::Arc;
 
 mod exchange;
 mod gather;
+mod refresh;
 pub use exchange::{exchange_particles, ExchangeCounts};
 pub use gather::{gather_cells, gather_mac, gather_owned};
+pub use refresh::{refresh_grid, refresh_state};
 
 /// Set in the id of a ghost particle (a copy of a neighbour's particle, or one emitted in a
 /// ghost layer): it takes part in the substep but is owned, moved and exported elsewhere.

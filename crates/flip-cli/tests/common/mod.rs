@@ -45,3 +45,20 @@ pub fn frame_hashes(dir: &Path) -> BTreeMap<String, String> {
     }
     out
 }
+
+/// The command `flipgraph ARGS` on `ranks` ranks of mpirun.
+pub fn mpirun_command(ranks: usize, args: &[&str]) -> std::process::Command {
+    let mut c = flipgraph_tests::mpirun(ranks);
+    c.current_dir(root())
+        .arg(env!("CARGO_BIN_EXE_flipgraph"))
+        .args(["--plugin-dir", deps_dir().to_str().unwrap()])
+        .args(args);
+    c
+}
+
+/// `flipgraph ARGS` on `ranks` ranks of mpirun, run to its end.
+pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    mpirun_command(ranks, args)
+        .output()
+        .expect("mpirun runs (install openmpi-bin)")
+}

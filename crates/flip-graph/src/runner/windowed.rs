@@ -4,7 +4,7 @@
 use super::Simulation;
 use crate::error::RunError;
 use crate::value::Value;
-use crate::window::{exchange_particles, owned_count, ExchangeCounts, Window};
+use crate::window::{exchange_particles, owned_count, refresh_state, ExchangeCounts, Window};
 use std::sync::Arc;
 
 /// A node that cannot run in a window.
@@ -57,9 +57,11 @@ impl Simulation {
         self.window.as_ref()
     }
 
-    /// Before a substep: moves particles between windows and refreshes ghost copies.
+    /// Before a substep: moves particles between windows and refreshes ghost copies, and
+    /// refreshes the ghost layers of the grid fields carried from the last substep.
     pub(super) fn exchange(&mut self) -> Option<ExchangeCounts> {
         let w = self.window.clone()?;
+        refresh_state(&w, &mut self.state);
         let slot = self.state.iter_mut().flatten().find_map(|v| match v {
             Value::Particles(p) => Some(p),
             _ => None,

@@ -9,6 +9,11 @@ use std::sync::Arc;
 struct AdvectGrid;
 
 impl Node for AdvectGrid {
+    /// A backtrace reads at most `cfl` cells away, which the window's ghost layers allow for.
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let field = io.velocity("velocity")?;
         let g = &ctx.grid;

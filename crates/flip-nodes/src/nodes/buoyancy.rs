@@ -15,6 +15,11 @@ struct Buoyancy {
 }
 
 impl Node for Buoyancy {
+    /// A force per face from the cells beside it.
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
         let density = io.scalar("density")?;

@@ -5,10 +5,11 @@ use super::common::{check_grid, failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write_png};
-use flip_core::Solids;
-use flip_graph::window::gather_owned;
+use flip_core::{Grid3, Solids};
+use flip_graph::window::{gather_cells, gather_owned};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    Window,
 };
 use std::sync::Arc;
 
@@ -36,8 +37,7 @@ impl Export {
 }
 
 impl Node for Export {
-    /// In a decomposed run rank 0 writes the gathered particles (no smoke density reaches it
-    /// there: the smoke nodes are refused).
+    /// In a decomposed run rank 0 writes the gathered particles, or the gathered smoke density.
     fn window_reach(&self) -> Option<usize> {
         Some(0)
     }
@@ -58,18 +58,24 @@ impl Node for Export {
             Some(Value::Solids(s)) => Some(s),
             _ => None,
         };
-        let (particles, grid, solids) = match &ctx.window {
-            // rank 0 writes what a single-rank run would: every owned particle, domain solids
+        let (particles, density, grid, solids) = match &ctx.window {
+            // rank 0 writes what a single-rank run would: every owned particle (or the smoke's
+            // density over the domain), domain solids
             Some(w) => {
-                let Some(all) = particles.as_deref().and_then(|p| gather_owned(w, p)) else {
-                    return Ok(());
+                let (particles, density) = match (particles.as_deref(), density.as_deref()) {
+                    (Some(p), _) => (gather_owned(w, p).map(Arc::new), None),
+                    (None, Some(d)) => (None, gather_density(w, d)),
+                    (None, None) => unreachable!("checked above"),
                 };
+                if particles.is_none() && density.is_none() {
+                    return Ok(()); // not rank 0
+                }
                 let domain = solids
                     .filter(|_| self.png)
                     .map(|s| self.domain_solids.of(w, &s));
-                (Some(Arc::new(all)), w.global, domain)
+                (particles, density, w.global, domain)
             }
-            None => (particles, ctx.grid, solids),
+            None => (particles, density, ctx.grid, solids),
         };
         let file = self.files.frame(ctx)?;
         if let Some(particles) = particles.as_deref().filter(|_| self.ply) {
@@ -97,6 +103,19 @@ impl Node for Export {
         io.stat("frames_written", 1.0);
         Ok(())
     }
+}
+
+/// Rank 0 receives the density of the whole domain from the ranks' owned cells (collective).
+fn gather_density(w: &Window, d: &Grid3<f32>) -> Option<Arc<Grid3<f32>>> {
+    let g = w.global;
+    gather_cells(w, &d.data, 1).map(|data| {
+        Arc::new(Grid3 {
+            ni: g.ni,
+            nj: g.nj,
+            nk: g.nk,
+            data,
+        })
+    })
 }
 
 /// The export node kind.

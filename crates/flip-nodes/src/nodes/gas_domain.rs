@@ -5,7 +5,7 @@ use crate::params::Params;
 use flip_core::smoke::domain_cells;
 use flip_core::{CellKind, Grid3};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, Window,
 };
 use std::sync::Arc;
 
@@ -16,12 +16,21 @@ struct GasDomain {
 }
 
 impl Node for GasDomain {
+    /// In a decomposed run the top row is open only in the window that holds the domain's top.
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let solids = io.solids("solids")?;
         let fresh = !matches!(&self.cache, Some((s, _, _)) if Arc::ptr_eq(s, &solids));
         if fresh {
             let g = &ctx.grid;
-            let cells = domain_cells(g, &solids, self.open_top);
+            let holds_top = ctx.window.as_ref().is_none_or(|w| holds_domain_top(w));
+            let cells = domain_cells(g, &solids, self.open_top && holds_top);
+            if let Some(w) = &ctx.window {
+                refuse_closed(w, &cells)?;
+            }
             let half = 0.5 * g.dx;
             let phi = Grid3 {
                 ni: cells.ni,
@@ -48,6 +57,29 @@ impl Node for GasDomain {
     fn reset(&mut self) {
         self.cache = None;
     }
+}
+
+/// Whether window `w`'s top row (y) is the domain's.
+fn holds_domain_top(w: &Window) -> bool {
+    w.axis != 1 || w.offset + w.local.nj == w.global.nj
+}
+
+/// A gas domain without air has its pressure fixed only up to a constant per enclosed region;
+/// the single-process solvers remove that null space region by region, the distributed ones
+/// cannot, so a decomposed run refuses it (collective: every rank refuses together).
+fn refuse_closed(w: &Window, cells: &flip_core::CellGrid) -> Result<(), NodeError> {
+    let owned = w.owned_cells(&cells.data);
+    let mut air = [owned.iter().filter(|&&c| c == CellKind::Air).count() as f64];
+    w.comm().sum(&mut air);
+    if air[0] == 0.0 {
+        return Err(NodeError::Failed(
+            "a closed gas domain (no open cell anywhere) cannot run decomposed: its pressure is \
+             fixed only up to a constant, which the distributed solve does not remove; set \
+             `open_top` and open the top wall, or run without --mpi"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The gas domain node kind.

@@ -32,8 +32,15 @@ fn scalar_or_zero(
 }
 
 impl Node for SmokeSource {
+    /// In a decomposed run the box is placed in the domain (shifted to window coordinates).
+    fn window_reach(&self) -> Option<usize> {
+        Some(0)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let g = &ctx.grid;
+        let origin = ctx.window.as_ref().map_or(Vec3::ZERO, |w| w.origin());
+        let (lo, hi) = (self.lo - origin, self.hi - origin);
         let mut vel = io
             .velocity_opt("velocity")?
             .unwrap_or_else(|| Arc::new(VelocityField::zeros(g)));
@@ -41,23 +48,11 @@ impl Node for SmokeSource {
         let mut temperature = scalar_or_zero(io, "temperature", ctx)?;
         check_grid("density", &density, g)?;
         check_grid("temperature", &temperature, g)?;
-        fill_box(
-            g,
-            Arc::make_mut(&mut density),
-            self.lo,
-            self.hi,
-            self.density,
-        );
-        fill_box(
-            g,
-            Arc::make_mut(&mut temperature),
-            self.lo,
-            self.hi,
-            self.temperature,
-        );
+        fill_box(g, Arc::make_mut(&mut density), lo, hi, self.density);
+        fill_box(g, Arc::make_mut(&mut temperature), lo, hi, self.temperature);
         if self.velocity != Vec3::ZERO {
             let f = Arc::make_mut(&mut vel);
-            set_velocity_box(g, &mut f.vel, self.lo, self.hi, self.velocity);
+            set_velocity_box(g, &mut f.vel, lo, hi, self.velocity);
         }
         io.set("velocity", Value::Velocity(vel));
         io.set("density", Value::Scalar(density));

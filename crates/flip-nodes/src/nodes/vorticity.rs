@@ -13,6 +13,11 @@ struct Vorticity {
 }
 
 impl Node for Vorticity {
+    /// The curl and then the gradient of its magnitude: two cells.
+    fn window_reach(&self) -> Option<usize> {
+        Some(2)
+    }
+
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
         let f = Arc::make_mut(&mut field);

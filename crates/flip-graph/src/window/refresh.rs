@@ -1,0 +1,145 @@
+//! Ghost layers of the grid fields a graph carries from one substep to the next (a smoke's
+//! velocity, density and temperature): before every substep each rank copies its owned layers
+//! nearest a neighbour into that neighbour's ghost layers, so the substep starts from the
+//! single-domain values on the whole window, as the particle exchange does for particles.
+
+use super::Window;
+use crate::value::Value;
+use flip_core::{Grid3, MacGrid, MacMask};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Refreshes the ghost layers of every grid field in `state` (velocity with its valid mask,
+/// scalars, level sets). Collective: every rank holds the same kinds in the same slots.
+pub fn refresh_state(w: &Window, state: &mut [Option<Value>]) {
+    for value in state.iter_mut().flatten() {
+        match value {
+            Value::Velocity(f) => {
+                let f = Arc::make_mut(f);
+                refresh_mac(w, &mut f.vel);
+                refresh_mask(w, &mut f.valid);
+            }
+            Value::Scalar(g) | Value::LevelSet(g) => refresh_grid(w, Arc::make_mut(g)),
+            _ => {}
+        }
+    }
+}
+
+/// The three components of a MAC field.
+fn refresh_mac(w: &Window, vel: &mut MacGrid) {
+    for g in [&mut vel.u, &mut vel.v, &mut vel.w] {
+        refresh_grid(w, g);
+    }
+}
+
+fn refresh_mask(w: &Window, mask: &mut MacMask) {
+    for g in [&mut mask.u, &mut mask.v, &mut mask.w] {
+        let mut as_f32 = Grid3 {
+            ni: g.ni,
+            nj: g.nj,
+            nk: g.nk,
+            data: g.data.iter().map(|&m| f32::from(m)).collect(),
+        };
+        refresh_grid(w, &mut as_f32);
+        for (m, v) in g.data.iter_mut().zip(&as_f32.data) {
+            *m = *v as u8;
+        }
+    }
+}
+
+/// One field on the window's cells or on its faces: layer `L` along the slab axis belongs to
+/// cell layer `L` (a face layer is the face below its cell), so a face field's extra top layer,
+/// the window's outer face, is left as it is, like the window's other outer values.
+pub fn refresh_grid(w: &Window, g: &mut Grid3<f32>) {
+    let dims = g.dims();
+    let layer_len: usize = dims[..w.axis].iter().product();
+    let layers = w.local.dims()[w.axis];
+    if dims[w.axis] < layers || w.axis + 1 < 3 && dims[w.axis + 1..].iter().any(|&d| d > 1) {
+        return; // not a field of this window (a single-layer axis above the slab axis only)
+    }
+    let l = w.dist.layout();
+    let ghost = l.ghost_lo.max(l.ghost_hi) as usize;
+    exchange_layers(w, &mut g.data, layer_len, w.owned.clone(), ghost);
+}
+
+/// Sends the `ghost` owned layers nearest each neighbour and receives its into the ghost
+/// layers beside them; pairs (even, odd) first, then (odd, even), as the solver's halo
+/// exchange does, so no rank waits on a chain.
+fn exchange_layers(
+    w: &Window,
+    data: &mut [f32],
+    layer_len: usize,
+    owned: Range<usize>,
+    ghost: usize,
+) {
+    let (rank, ranks) = w.rank();
+    let n = ghost * layer_len;
+    if n == 0 {
+        return;
+    }
+    for phase in 0..2u32 {
+        let upper = rank.is_multiple_of(2) == (phase == 0);
+        let (peer, sent, into) = if upper {
+            if rank + 1 >= ranks {
+                continue;
+            }
+            (
+                rank + 1,
+                owned.end - ghost..owned.end,
+                owned.end..owned.end + ghost,
+            )
+        } else {
+            if rank == 0 {
+                continue;
+            }
+            (
+                rank - 1,
+                owned.start..owned.start + ghost,
+                owned.start - ghost..owned.start,
+            )
+        };
+        let span = |r: Range<usize>| r.start * layer_len..r.end * layer_len;
+        let send: Vec<f64> = data[span(sent)].iter().map(|&v| f64::from(v)).collect();
+        let mut recv = vec![0.0; n];
+        w.comm().exchange(peer, &send, &mut recv);
+        for (d, v) in data[span(into)].iter_mut().zip(&recv) {
+            *d = *v as f32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flip_core::GridSpec;
+    use flip_plugin::host::distributed::threads::ThreadComm;
+
+    /// Each rank fills its window with `rank + 1` and its owned cells with their global layer;
+    /// after the refresh every cell and face layer holds its global layer except the window's
+    /// outer face of a face field.
+    #[test]
+    fn ghost_layers_take_the_neighbours_owned_layers() {
+        let global = GridSpec::new(4, 24, 1, 0.25);
+        let comms = ThreadComm::group(3);
+        std::thread::scope(|s| {
+            for comm in comms {
+                s.spawn(move || {
+                    let w = Window::new(comm, global, 3).unwrap();
+                    let rank = w.rank().0;
+                    let mut cells = Grid3::new(4, w.local.nj, 1, rank as f32 + 1.0);
+                    let mut faces = Grid3::new(4, w.local.nj + 1, 1, rank as f32 + 1.0);
+                    for g in [&mut cells, &mut faces] {
+                        for j in w.owned.clone() {
+                            g.data[j * 4..(j + 1) * 4].fill((w.offset + j) as f32);
+                        }
+                        refresh_grid(&w, g);
+                    }
+                    for j in 0..w.local.nj {
+                        assert_eq!(cells.data[j * 4], (w.offset + j) as f32, "rank {rank}");
+                        assert_eq!(faces.data[j * 4], (w.offset + j) as f32, "rank {rank}");
+                    }
+                });
+            }
+        });
+    }
+}
