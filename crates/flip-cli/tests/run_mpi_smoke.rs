@@ -1,8 +1,9 @@
 //! Eulerian smoke under `flipgraph run --mpi` (mpirun on loopback, `--oversubscribe`): the
-//! plume of `graphs/smoke_plume_2d.ron` (48×72 cells, 72 frames) on 2 and 4 ranks writes the density,
-//! temperature and velocity of the single-process run, after it has risen through the ranks'
-//! boundaries, and so does its 3D version on 2 ranks; a decomposed smoke run resumes from its ranks' checkpoints as if never stopped;
-//! a closed gas domain, whose pressure the distributed solve cannot pin, is refused.
+//! plume of `graphs/smoke_plume_2d.ron` (48×72 cells, 72 frames) on 2 and 4 ranks writes the
+//! density, temperature and velocity of the single-process run after rising through the ranks'
+//! boundaries, and so does its 3D version on 2 ranks; a decomposed smoke run resumes from its
+//! ranks' checkpoints as if never stopped; a closed gas domain, whose pressure the distributed
+//! solve cannot pin, is refused.
 
 mod common;
 use common::{flipgraph, mpirun, text};
