@@ -182,36 +182,28 @@ fn check(name: &str, doc: GraphDoc, reg: &NodeRegistry, frames: u32) -> Vec<Part
 }
 
 fn main() {
-    // every rank's solve blocks a worker of the plugins' pool until all ranks reach it
-    std::env::set_var("RAYON_NUM_THREADS", "8");
-    // a rank that fails leaves the others waiting in a collective: stop rather than hang
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let reg = registry();
-        let dam = case("dam_break_2d.ron", (64, 64, 1));
-        let plain = check("dam_break_2d.ron", dam.clone(), &reg, FRAMES);
-        check(
-            "drop_3d.ron",
-            case("drop_3d.ron", (32, 32, 40)),
-            &reg,
-            FRAMES,
-        );
-        let reseeded = check("dam_break_2d.ron + reseed", with_reseed(dam), &reg, 1);
-        // the case tests something only if the first frame removed and added particles
-        let ids = |f: &Particles| f.id.iter().copied().collect::<HashSet<_>>();
-        let (before, after) = (ids(&plain[0]), ids(&reseeded[0]));
-        assert!(
-            before.difference(&after).next().is_some(),
-            "nothing removed"
-        );
-        assert!(after.difference(&before).next().is_some(), "nothing added");
-        done.send(()).ok();
-    });
-    match finished.recv_timeout(std::time::Duration::from_secs(900)) {
-        Ok(()) => println!("decomposed runs agree with the single-domain runs"),
-        Err(e) => {
-            eprintln!("FAILED: a case failed or did not finish in 900 s ({e})");
-            std::process::exit(1);
-        }
-    }
+    flipgraph_tests::run_thread_ranks(
+        std::time::Duration::from_secs(900),
+        "decomposed runs agree with the single-domain runs",
+        || {
+            let reg = registry();
+            let dam = case("dam_break_2d.ron", (64, 64, 1));
+            let plain = check("dam_break_2d.ron", dam.clone(), &reg, FRAMES);
+            check(
+                "drop_3d.ron",
+                case("drop_3d.ron", (32, 32, 40)),
+                &reg,
+                FRAMES,
+            );
+            let reseeded = check("dam_break_2d.ron + reseed", with_reseed(dam), &reg, 1);
+            // the case tests something only if the first frame removed and added particles
+            let ids = |f: &Particles| f.id.iter().copied().collect::<HashSet<_>>();
+            let (before, after) = (ids(&plain[0]), ids(&reseeded[0]));
+            assert!(
+                before.difference(&after).next().is_some(),
+                "nothing removed"
+            );
+            assert!(after.difference(&before).next().is_some(), "nothing added");
+        },
+    );
 }

@@ -119,19 +119,9 @@ fn check(reg: &NodeRegistry) {
 }
 
 fn main() {
-    // every rank's solve blocks a worker of the plugins' pool until all ranks reach it
-    std::env::set_var("RAYON_NUM_THREADS", "8");
-    // a rank that fails leaves the others waiting in a collective: stop rather than hang
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        check(&registry());
-        done.send(()).ok();
-    });
-    match finished.recv_timeout(std::time::Duration::from_secs(600)) {
-        Ok(()) => println!("decomposed smoke agrees with the single-domain run"),
-        Err(e) => {
-            eprintln!("FAILED: the case failed or did not finish in 600 s ({e})");
-            std::process::exit(1);
-        }
-    }
+    flipgraph_tests::run_thread_ranks(
+        std::time::Duration::from_secs(600),
+        "decomposed smoke agrees with the single-domain run",
+        || check(&registry()),
+    );
 }

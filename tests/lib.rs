@@ -137,3 +137,27 @@ pub fn mpirun(ranks: usize) -> std::process::Command {
     .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
     c
 }
+
+/// The `main` of a thread-rank test binary (`harness = false`): sizes the plugins' rayon pool
+/// so every rank's blocking solve holds a worker, runs `cases` on a thread and exits with
+/// status 1 when they panic or do not finish within `limit` (a rank that fails leaves the
+/// others waiting in a collective: the binary stops rather than hangs).
+pub fn run_thread_ranks(
+    limit: std::time::Duration,
+    passed: &str,
+    cases: impl FnOnce() + Send + 'static,
+) {
+    std::env::set_var("RAYON_NUM_THREADS", "8");
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        cases();
+        done.send(()).ok();
+    });
+    match finished.recv_timeout(limit) {
+        Ok(()) => println!("{passed}"),
+        Err(e) => {
+            eprintln!("FAILED: a case failed or did not finish in {limit:?} ({e})");
+            std::process::exit(1);
+        }
+    }
+}
