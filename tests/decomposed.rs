@@ -12,10 +12,10 @@
 //! for every rank's blocking solve, so `RAYON_NUM_THREADS` is set before any pool starts.
 
 use flip_core::Particles;
-use flip_graph::window::{gather_owned, ghost_layers_for, Window};
+use flip_graph::window::gather_owned;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, NodeRegistry, ParamValue};
 use flip_plugin::host::distributed::threads::ThreadComm;
-use flipgraph_tests::{graph, registry, set, simulation};
+use flipgraph_tests::{graph, on_window, registry, set, simulation};
 use std::collections::{HashMap, HashSet};
 
 /// A particle this far (cells) from its single-domain position counts as off.
@@ -100,23 +100,14 @@ fn run(doc: &GraphDoc, reg: &NodeRegistry, ranks: u32, frames: u32) -> Vec<Parti
     })
 }
 
-/// One rank's run, on a pool of its own; rank 0 returns the gathered frames.
+/// One rank's run; rank 0 returns the gathered frames.
 fn rank(
     doc: &GraphDoc,
     reg: &NodeRegistry,
     comm: std::sync::Arc<ThreadComm>,
     frames: u32,
 ) -> Vec<Particles> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    pool.install(|| {
-        let (mut sim, _out) = simulation(doc, reg);
-        let reach = sim.window_reach().expect("every node runs in a window");
-        let ghost = ghost_layers_for(doc.settings.cfl, reach);
-        let w = Window::new(comm, doc.settings.grid_spec(), ghost).expect("slabs thick enough");
-        sim.set_window(w).expect("window accepted");
+    on_window(doc, reg, comm, |sim| {
         let mut gathered = Vec::new();
         for _ in 0..frames {
             sim.advance_frame().expect("frame");

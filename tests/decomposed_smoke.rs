@@ -8,10 +8,10 @@
 //! A test binary of its own (`harness = false`): the plugins' rayon pool must hold a worker
 //! for every rank's blocking solve, so `RAYON_NUM_THREADS` is set before any pool starts.
 
-use flip_graph::window::{gather_cells, gather_mac, ghost_layers_for, Window};
+use flip_graph::window::{gather_cells, gather_mac, Window};
 use flip_graph::{GraphDoc, NodeRegistry, Value};
 use flip_plugin::host::distributed::threads::ThreadComm;
-use flipgraph_tests::{graph, registry, simulation};
+use flipgraph_tests::{graph, on_window, registry, simulation};
 
 /// Frames simulated (3 s: the plume rises past layer 40 of 72).
 const FRAMES: u32 = 72;
@@ -68,21 +68,10 @@ fn run(doc: &GraphDoc, reg: &NodeRegistry, ranks: u32) -> Fields {
     })
 }
 
-/// One rank's run on a pool of its own; rank 0 returns the gathered fields.
+/// One rank's run; rank 0 returns the gathered fields.
 fn rank(doc: &GraphDoc, reg: &NodeRegistry, comm: std::sync::Arc<ThreadComm>) -> Option<Fields> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    pool.install(|| {
-        let (mut sim, _out) = simulation(doc, reg);
+    on_window(doc, reg, comm, |sim| {
         sim.set_probes(&PROBES);
-        let reach = sim
-            .window_reach()
-            .expect("every smoke node runs in a window");
-        let ghost = ghost_layers_for(doc.settings.cfl, reach);
-        let w = Window::new(comm, doc.settings.grid_spec(), ghost).expect("slabs thick enough");
-        sim.set_window(w).expect("window accepted");
         (0..FRAMES).for_each(|_| drop(sim.advance_frame().expect("frame")));
         let w = sim.window().expect("set").clone();
         fields(sim.probed(), Some(&w))

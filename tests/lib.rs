@@ -161,3 +161,26 @@ pub fn run_thread_ranks(
         }
     }
 }
+
+/// Runs `f` with a simulation of `doc` in this rank's window of a decomposed run (`comm`'s
+/// rank), on a one-thread rayon pool of its own, as a rank of `run --mpi` would.
+pub fn on_window<R: Send>(
+    doc: &GraphDoc,
+    registry: &NodeRegistry,
+    comm: Arc<flip_plugin::host::distributed::threads::ThreadComm>,
+    f: impl FnOnce(&mut Simulation) -> R + Send,
+) -> R {
+    use flip_graph::window::{ghost_layers_for, Window};
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a rank's pool");
+    pool.install(|| {
+        let (mut sim, _out) = simulation(doc, registry);
+        let reach = sim.window_reach().expect("every node runs in a window");
+        let ghost = ghost_layers_for(doc.settings.cfl, reach);
+        let w = Window::new(comm, doc.settings.grid_spec(), ghost).expect("slabs thick enough");
+        sim.set_window(w).expect("window accepted");
+        f(&mut sim)
+    })
+}
