@@ -5,8 +5,9 @@
 //! `run.json` (so `flipgraph verify` checks them). Checkpoints are one file per rank
 //! ([`crate::mpi_checkpoints`]); `run --mpi --resume OUT` continues on as many ranks, and
 //! `run --mpi --from OUT --frame F --out NEW` forks such a run on as many ranks. SIGUSR1
-//! (which mpirun forwards to every rank) stops the run after the frame in progress, with a
-//! checkpoint: the ranks agree on it at the end of every frame.
+//! (which mpirun forwards to every rank), or the SIGTERM mpirun sends every rank when it is
+//! interrupted, stops the run after the frame in progress, with a checkpoint: the ranks agree
+//! on it at the end of every frame.
 
 use crate::cmd_run::{build_with, default_out, fork_manifest, require_ranks, settle, RunArgs};
 use crate::exit::{fail, ExitStatus};
@@ -19,7 +20,7 @@ use flip_graph::{Simulation, StepReport};
 use flip_plugin::host::distributed::Communicator;
 use flip_plugin::host::mpi_comm::{self, MpiComm};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -150,18 +151,17 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         writes: rt.comm.rank() == 0,
     };
     record.write()?;
-    let stop = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGUSR1, stop.clone())
-        .context("cannot install the SIGUSR1 handler")?;
     let mut run = Run {
         frames,
         talk,
         comm: &rt.comm,
         record: &mut record,
         checkpoints: &mut checkpoints,
-        stop,
+        signal: stop_signals()?,
+        stopped_by: 0,
     };
     let totals = run.simulate(&mut sim);
+    let signal = signal_name(run.stopped_by);
     let stopped = sim.frame() < frames;
     if stopped && !checkpoints.frames.contains(&sim.frame()) {
         checkpoints.write(&mut sim, &record.manifest.graph_sha256)?;
@@ -183,7 +183,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         return Err(fail(
             ExitStatus::Interrupted,
             format!(
-                "stopped (SIGUSR1) after frame {at} with a checkpoint of every rank; continue \
+                "stopped ({signal}) after frame {at} with a checkpoint of every rank; continue \
                  with `mpirun -np {n} flipgraph run --mpi --resume {}`",
                 out.display()
             ),
@@ -254,8 +254,35 @@ struct Run<'a, 'c> {
     comm: &'a MpiComm,
     record: &'a mut Record,
     checkpoints: &'a mut RankCheckpoints<'c>,
-    /// Set by SIGUSR1 on this rank.
-    stop: Arc<AtomicBool>,
+    /// The number of the stop signal this rank got (0: none).
+    signal: Arc<AtomicUsize>,
+    /// The stop signal any rank got (the largest number), once the ranks agreed to stop.
+    stopped_by: usize,
+}
+
+/// Signals that stop a decomposed run after the frame in progress: SIGUSR1, which mpirun
+/// forwards to every rank, and SIGTERM and SIGINT, which mpirun turns into a SIGTERM to every
+/// rank when it is interrupted, followed by SIGKILL after `odls_base_sigkill_timeout` seconds
+/// (1 by default; give it more than a frame takes, `--mca odls_base_sigkill_timeout 60`, for
+/// the ranks to finish the frame and write their checkpoints).
+fn stop_signals() -> Result<Arc<AtomicUsize>> {
+    use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+    let which = Arc::new(AtomicUsize::new(0));
+    for sig in [SIGUSR1, SIGTERM, SIGINT] {
+        signal_hook::flag::register_usize(sig, which.clone(), sig as usize)
+            .with_context(|| format!("cannot install the {} handler", signal_name(sig as usize)))?;
+    }
+    Ok(which)
+}
+
+fn signal_name(sig: usize) -> &'static str {
+    use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+    match sig as i32 {
+        SIGUSR1 => "SIGUSR1",
+        SIGTERM => "SIGTERM",
+        SIGINT => "SIGINT",
+        _ => "a signal",
+    }
 }
 
 impl Run<'_, '_> {
@@ -286,7 +313,8 @@ impl Run<'_, '_> {
                     start.elapsed().as_secs_f64()
                 );
             }
-            if self.stop_asked() {
+            if let Some(sig) = self.stop_asked() {
+                self.stopped_by = sig;
                 break;
             }
         }
@@ -317,11 +345,12 @@ impl Run<'_, '_> {
         r.write()
     }
 
-    /// Whether any rank got SIGUSR1 (collective: the ranks stop after the same frame).
-    fn stop_asked(&self) -> bool {
-        let mut asked = [f64::from(u8::from(self.stop.load(Ordering::Relaxed)))];
+    /// The stop signal any rank got, if one did (collective: the ranks stop after the same
+    /// frame).
+    fn stop_asked(&self) -> Option<usize> {
+        let mut asked = [self.signal.load(Ordering::Relaxed) as f64];
         self.comm.max(&mut asked);
-        asked[0] > 0.0
+        (asked[0] > 0.0).then_some(asked[0] as usize)
     }
 
     /// Prints this rank's error and ends every rank.

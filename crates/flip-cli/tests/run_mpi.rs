@@ -7,7 +7,7 @@
 //! stopped, and refuses another rank count; `export_vdb` writes the whole domain's grids.
 
 mod common;
-use common::{flipgraph, mpirun, mpirun_command, text};
+use common::{dam_64, flipgraph, mpirun, text};
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Output;
@@ -54,20 +54,6 @@ fn max_offset(a: &HashMap<u32, [f32; 3]>, b: &HashMap<u32, [f32; 3]>, dx: f32) -
 /// Asserts that the command failed saying `says`.
 fn assert_refused(o: &Output, says: &str) {
     assert!(!o.status.success() && text(o).contains(says), "{}", text(o));
-}
-
-/// `run` of the 64² dam break with MGPCG, quiet, decomposed with `mpi`.
-fn dam_64(mpi: bool) -> Vec<&'static str> {
-    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--quiet"];
-    a.extend(mpi.then_some("--mpi"));
-    for s in [
-        "settings.grid=[64,64,1]",
-        "settings.cell_size=0.015625",
-        "pressure.solver=multigrid/mgpcg",
-    ] {
-        a.extend(["--set", s]);
-    }
-    a
 }
 
 fn as_str(v: &[String]) -> Vec<&str> {
@@ -254,79 +240,6 @@ fn a_decomposed_run_forks_on_as_many_ranks() {
         &["run", "--mpi", "--from", s, "--frame", "2", "--out", p],
     );
     assert_refused(&o, "made on one process");
-}
-
-#[test]
-fn sigusr1_stops_a_decomposed_run_after_a_frame_with_every_ranks_checkpoint() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let dest = out.to_str().unwrap();
-    let mut a = dam_64(true);
-    a.extend([
-        "--frames",
-        "2000",
-        "--checkpoint-every",
-        "1000",
-        "--out",
-        dest,
-    ]);
-    let child = mpirun_command(2, &a)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("mpirun runs (install openmpi-bin)");
-    let third = out.join("frames/frame_0003.ply");
-    let start = std::time::Instant::now();
-    while !third.is_file() && start.elapsed().as_secs() < 300 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert!(third.is_file(), "no third frame within 300 s");
-    // mpirun forwards SIGUSR1 to every rank
-    let kill = std::process::Command::new("kill")
-        .args(["-USR1", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
-    let o = child.wait_with_output().unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(130), "{t}");
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
-    assert_eq!(m["status"], "interrupted", "{m}");
-    let last = m["checkpoints"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .as_u64()
-        .unwrap();
-    assert!((3..2000).contains(&last), "stopped after frame {last}");
-    assert!(
-        t.contains(&format!("stopped (SIGUSR1) after frame {last}")),
-        "{t}"
-    );
-    for rank in 0..2 {
-        let ck = format!("checkpoints/frame_{last:06}.rank_{rank}_of_2.fgck");
-        assert!(
-            out.join(ck).is_file(),
-            "rank {rank}'s checkpoint after frame {last}"
-        );
-    }
-    assert!(out.join(format!("frames/frame_{last:04}.ply")).is_file());
-    assert!(!out
-        .join(format!("frames/frame_{:04}.ply", last + 1))
-        .exists());
-    // and it continues from there
-    let more = (last + 2).to_string();
-    let o = mpirun(
-        2,
-        &[
-            "run", "--mpi", "--quiet", "--resume", dest, "--frames", &more,
-        ],
-    );
-    assert!(o.status.success(), "{}", text(&o));
-    let o = flipgraph(&["verify", out.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o));
 }
 
 /// A surface mesh PLY (`x y z nx ny nz vx vy vz` floats, triangles): its vertex count,

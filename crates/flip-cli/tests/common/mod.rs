@@ -62,3 +62,17 @@ pub fn mpirun(ranks: usize, args: &[&str]) -> Output {
         .output()
         .expect("mpirun runs (install openmpi-bin)")
 }
+
+/// `run` of the 64² dam break with MGPCG, quiet, decomposed with `mpi`.
+pub fn dam_64(mpi: bool) -> Vec<&'static str> {
+    let mut a = vec!["run", "graphs/dam_break_2d.ron", "--quiet"];
+    a.extend(mpi.then_some("--mpi"));
+    for s in [
+        "settings.grid=[64,64,1]",
+        "settings.cell_size=0.015625",
+        "pressure.solver=multigrid/mgpcg",
+    ] {
+        a.extend(["--set", s]);
+    }
+    a
+}
