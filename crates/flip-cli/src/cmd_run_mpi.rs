@@ -261,10 +261,10 @@ struct Run<'a, 'c> {
 }
 
 /// Signals that stop a decomposed run after the frame in progress: SIGUSR1, which mpirun
-/// forwards to every rank, and SIGTERM and SIGINT, which mpirun turns into a SIGTERM to every
-/// rank when it is interrupted, followed by SIGKILL after `odls_base_sigkill_timeout` seconds
-/// (1 by default; give it more than a frame takes, `--mca odls_base_sigkill_timeout 60`, for
-/// the ranks to finish the frame and write their checkpoints).
+/// forwards to every rank, and SIGTERM (and SIGINT): interrupted, mpirun sends every rank
+/// SIGCONT, then SIGTERM and then SIGKILL `odls_base_sigkill_timeout` seconds apart (1 by
+/// default; `--mca odls_base_sigkill_timeout 60` gives longer frames time to finish and
+/// write their checkpoints).
 fn stop_signals() -> Result<Arc<AtomicUsize>> {
     use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
     let which = Arc::new(AtomicUsize::new(0));
