@@ -35,19 +35,9 @@ fn plume_graph(dir: &Path) -> PathBuf {
     path
 }
 
-/// Runs `frames` frames of `graph` (on `ranks` ranks of mpirun, or in one process) into `out`.
+/// Runs `frames` frames of `graph` (on `ranks` ranks of mpirun, or in one process) into `out`,
+/// with the overrides `sets` (the grid among them).
 fn run(
-    graph: &Path,
-    out: &Path,
-    ranks: Option<usize>,
-    frames: u32,
-    extra: &[&str],
-) -> std::process::Output {
-    run_on(graph, out, ranks, frames, &[&GRID[..], extra].concat())
-}
-
-/// [`run`] with the grid given in `sets`.
-fn run_on(
     graph: &Path,
     out: &Path,
     ranks: Option<usize>,
@@ -106,7 +96,7 @@ fn decomposed_smoke_writes_the_single_process_fields() {
     let graph = plume_graph(dir.path());
     let last = format!("fields/fields_{FRAMES:04}.vti");
     let single = dir.path().join("single");
-    let o = run(&graph, &single, None, FRAMES, &[]);
+    let o = run(&graph, &single, None, FRAMES, &GRID);
     assert!(o.status.success(), "{}", text(&o));
     let reference = read_fields(&single.join(&last));
     let density = reference("density");
@@ -116,7 +106,7 @@ fn decomposed_smoke_writes_the_single_process_fields() {
     let speed = max_diff(&reference("velocity"), &vec![0.0; 48 * 72 * 3]);
     for ranks in [2, 4] {
         let out = dir.path().join(format!("ranks{ranks}"));
-        let o = run(&graph, &out, Some(ranks), FRAMES, &[]);
+        let o = run(&graph, &out, Some(ranks), FRAMES, &GRID);
         assert!(o.status.success(), "{ranks} ranks: {}", text(&o));
         let got = read_fields(&out.join(&last));
         let (d, t) = (
@@ -147,12 +137,12 @@ fn decomposed_3d_smoke_writes_the_single_process_fields() {
     ];
     let last = "fields/fields_0024.vti";
     let single = dir.path().join("single");
-    let o = run_on(&graph, &single, None, 24, &sets);
+    let o = run(&graph, &single, None, 24, &sets);
     assert!(o.status.success(), "{}", text(&o));
     let reference = read_fields(&single.join(last));
     let speed = max_diff(&reference("velocity"), &vec![0.0; 24 * 36 * 24 * 3]);
     let out = dir.path().join("ranks2");
-    let o = run_on(&graph, &out, Some(2), 24, &sets);
+    let o = run(&graph, &out, Some(2), 24, &sets);
     assert!(o.status.success(), "{}", text(&o));
     let got = read_fields(&out.join(last));
     let d = max_diff(&got("density"), &reference("density"));
@@ -171,7 +161,7 @@ fn a_closed_gas_domain_is_refused_under_mpi() {
         &out,
         Some(2),
         1,
-        &["--set", "domain.open_top=false"],
+        &[&GRID[..], &["--set", "domain.open_top=false"]].concat(),
     );
     let t = text(&o);
     assert!(!o.status.success(), "{t}");
@@ -187,9 +177,15 @@ fn a_decomposed_smoke_run_resumes_as_if_never_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let graph = plume_graph(dir.path());
     let (whole, stopped) = (dir.path().join("whole"), dir.path().join("stopped"));
-    let o = run(&graph, &whole, Some(2), 20, &[]);
+    let o = run(&graph, &whole, Some(2), 20, &GRID);
     assert!(o.status.success(), "{}", text(&o));
-    let o = run(&graph, &stopped, Some(2), 10, &["--checkpoint-every", "5"]);
+    let o = run(
+        &graph,
+        &stopped,
+        Some(2),
+        10,
+        &[&GRID[..], &["--checkpoint-every", "5"]].concat(),
+    );
     assert!(o.status.success(), "{}", text(&o));
     let resume = [
         "run",

@@ -34,16 +34,7 @@ fn refresh_mac(w: &Window, vel: &mut MacGrid) {
 
 fn refresh_mask(w: &Window, mask: &mut MacMask) {
     for g in [&mut mask.u, &mut mask.v, &mut mask.w] {
-        let mut as_f32 = Grid3 {
-            ni: g.ni,
-            nj: g.nj,
-            nk: g.nk,
-            data: g.data.iter().map(|&m| f32::from(m)).collect(),
-        };
-        refresh_grid(w, &mut as_f32);
-        for (m, v) in g.data.iter_mut().zip(&as_f32.data) {
-            *m = *v as u8;
-        }
+        refresh_layers(w, g);
     }
 }
 
@@ -51,12 +42,42 @@ fn refresh_mask(w: &Window, mask: &mut MacMask) {
 /// cell layer `L` (a face layer is the face below its cell), so a face field's extra top layer,
 /// the window's outer face, is left as it is, like the window's other outer values.
 pub fn refresh_grid(w: &Window, g: &mut Grid3<f32>) {
-    let dims = g.dims();
-    let layer_len: usize = dims[..w.axis].iter().product();
-    let layers = w.local.dims()[w.axis];
-    if dims[w.axis] < layers || w.axis + 1 < 3 && dims[w.axis + 1..].iter().any(|&d| d > 1) {
-        return; // not a field of this window (a single-layer axis above the slab axis only)
+    refresh_layers(w, g);
+}
+
+/// A value the communicator carries (as f64, exactly).
+trait Carried: Copy {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Carried for f32 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
     }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl Carried for u8 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v as u8
+    }
+}
+
+/// [`refresh_grid`] for any carried value; a grid that is not a field of this window (too few
+/// layers, or layers beyond the slab axis) is left alone.
+fn refresh_layers<T: Carried>(w: &Window, g: &mut Grid3<T>) {
+    let dims = g.dims();
+    let layers = w.local.dims()[w.axis];
+    if dims[w.axis] < layers || dims[w.axis + 1..].iter().any(|&d| d > 1) {
+        return;
+    }
+    let layer_len: usize = dims[..w.axis].iter().product();
     let l = w.dist.layout();
     let ghost = l.ghost_lo.max(l.ghost_hi) as usize;
     exchange_layers(w, &mut g.data, layer_len, w.owned.clone(), ghost);
@@ -65,9 +86,9 @@ pub fn refresh_grid(w: &Window, g: &mut Grid3<f32>) {
 /// Sends the `ghost` owned layers nearest each neighbour and receives its into the ghost
 /// layers beside them; pairs (even, odd) first, then (odd, even), as the solver's halo
 /// exchange does, so no rank waits on a chain.
-fn exchange_layers(
+fn exchange_layers<T: Carried>(
     w: &Window,
-    data: &mut [f32],
+    data: &mut [T],
     layer_len: usize,
     owned: Range<usize>,
     ghost: usize,
@@ -99,11 +120,11 @@ fn exchange_layers(
             )
         };
         let span = |r: Range<usize>| r.start * layer_len..r.end * layer_len;
-        let send: Vec<f64> = data[span(sent)].iter().map(|&v| f64::from(v)).collect();
+        let send: Vec<f64> = data[span(sent)].iter().map(|&v| v.to_f64()).collect();
         let mut recv = vec![0.0; n];
         w.comm().exchange(peer, &send, &mut recv);
         for (d, v) in data[span(into)].iter_mut().zip(&recv) {
-            *d = *v as f32;
+            *d = T::from_f64(*v);
         }
     }
 }
