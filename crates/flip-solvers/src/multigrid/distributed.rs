@@ -1,6 +1,8 @@
 //! MGPCG on one rank's slab of a distributed problem: conjugate gradient over the slabs (dot
-//! products summed over ranks, matrix products after a halo exchange: `krylov`'s distributed
-//! CG) preconditioned by the same symmetric V-cycle as [`super::MgPcgSolver`].
+//! products summed over ranks, matrix products after a halo exchange; `cg`, fused with the
+//! hierarchy's level 0 like the single-process solver) preconditioned by the same symmetric
+//! V-cycle as [`super::MgPcgSolver`]. A one-level hierarchy (a tiny grid) runs `krylov`'s
+//! generic distributed CG around a gathered exact solve instead.
 //!
 //! The V-cycle's finest level is divided among the ranks; the coarse levels are gathered. Every
 //! rank holds the hierarchy of the whole grid (built with the fine work divided, see `setup`),
@@ -12,6 +14,7 @@
 //! V-cycle below level 0 runs replicated. The result is the single-process V-cycle up to
 //! round-off in the summed restriction, so iteration counts match.
 
+mod cg;
 mod gather;
 mod setup;
 mod slab;
@@ -20,6 +23,7 @@ mod tests;
 
 use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
+use super::outer::Vectors;
 use super::smoother::{half_sweep, BLACK, RED};
 use super::transfer::{prolong, restrict_rows};
 use super::MultigridConfig;
@@ -104,8 +108,7 @@ impl SlabVcycle {
     }
 }
 
-/// One V-cycle with level 0 on this rank's rows (see the module documentation; Karlsson
-/// Alg. 9 with the symmetric post-smoothing of [`vcycle`]).
+/// One V-cycle with level 0 on this rank's rows, from the slab vector `r` into `z`.
 fn slab_vcycle(
     h: &mut Hierarchy,
     slab: &mut SlabRows,
@@ -113,9 +116,23 @@ fn slab_vcycle(
     r: &[f64],
     z: &mut [f64],
 ) -> Result<(), SolveError> {
+    slab.load_b(&mut h.levels[0], r);
+    slab_vcycle_loaded(h, slab, d)?;
+    slab.store_x(&h.levels[0], z);
+    Ok(())
+}
+
+/// One V-cycle with level 0 on this rank's rows (see the module documentation; Karlsson
+/// Alg. 9 with the symmetric post-smoothing of [`vcycle`]): level 0's `b` to its `x`, on the
+/// owned rows (the level holds the owned spans). The colour written last (red) is left stale
+/// beside the slab.
+fn slab_vcycle_loaded(
+    h: &mut Hierarchy,
+    slab: &mut SlabRows,
+    d: &Distributed,
+) -> Result<(), SolveError> {
     let sweeps = h.sweeps(0);
     let fine = &mut h.levels[0];
-    slab.load_b(fine, r);
     for s in 0..sweeps {
         if s > 0 {
             slab.exchange(fine, BLACK, d)?;
@@ -144,7 +161,6 @@ fn slab_vcycle(
         slab.exchange(fine, BLACK, d)?;
         half_sweep(fine, RED, false);
     }
-    slab.store_x(fine, z);
     Ok(())
 }
 
@@ -163,7 +179,11 @@ impl Preconditioner for SlabVcycle {
 
 /// The distributed MGPCG state of a solver (created on its first distributed solve).
 pub(crate) struct DistributedMgpcg {
+    config: MultigridConfig,
+    /// The generic distributed CG around the V-cycle: one-level hierarchies only.
     pcg: Pcg<SlabVcycle>,
+    /// The fused CG's vectors (level 0's colour-split layout).
+    v: Vectors,
     global: GlobalProblem,
     blocks: setup::Blocks,
 }
@@ -176,7 +196,9 @@ impl DistributedMgpcg {
             max_iterations: config.max_iterations as u32,
         };
         Self {
+            config: config.clone(),
             pcg: Pcg::new(pcg_config, SlabVcycle::new(config)),
+            v: Vectors::default(),
             global: GlobalProblem::default(),
             blocks: setup::Blocks::default(),
         }
@@ -185,7 +207,7 @@ impl DistributedMgpcg {
     /// Solves this rank's slab.
     ///
     /// # Errors
-    /// As the distributed CG, plus a failed gather inside the preconditioner.
+    /// A failed collective call (reduction, halo exchange, gather).
     pub(crate) fn solve(
         &mut self,
         d: &Distributed,
@@ -201,6 +223,9 @@ impl DistributedMgpcg {
         let rebuilt = setup::update(&mut pre.hierarchy, p, d, &mut self.blocks, &mut self.global)?;
         pre.prepare(d, rebuilt);
         pre.failed = None;
+        if pre.slab.is_some() {
+            return cg::solve(pre, &mut self.v, &self.config, d, p);
+        }
         let a = Stencil::of(p);
         let stats = self.pcg.solve_slab(d, &a, p.rhs, p.pressure)?;
         match self.pcg.preconditioner_mut().failed.take() {

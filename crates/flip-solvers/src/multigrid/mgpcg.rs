@@ -104,7 +104,7 @@ impl MgPcgSolver {
 }
 
 /// Factor by which the recurrence residual may fall before it is replaced by the true one.
-const REPLACE: f64 = 1e-3;
+pub(super) const REPLACE: f64 = 1e-3;
 
 impl PressureSolver for MgPcgSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
@@ -119,7 +119,7 @@ impl PressureSolver for MgPcgSolver {
         let h = &mut self.hierarchy;
         h.update(problem);
         self.v.fit(&h.levels[0], true);
-        let bnorm = outer::load(problem, &h.levels[0], &h.regions, &mut self.v);
+        let bnorm = outer::load(problem, &h.levels[0], &h.regions, &mut self.v, 0);
         let bound = self.config.tolerance.bound(bnorm);
         let mut res = outer::residual(&mut h.levels[0], &mut self.v);
         let initial = res;
@@ -137,7 +137,7 @@ impl PressureSolver for MgPcgSolver {
             }
             res = outer::residual(&mut h.levels[0], &mut self.v);
         }
-        outer::store(problem, &self.hierarchy.levels[0], &self.v);
+        outer::store(problem, &self.hierarchy.levels[0], &self.v, 0);
         Ok(SolveStats {
             iterations: iterations as u32,
             outer_iterations: 0,

@@ -84,8 +84,15 @@ fn geom(level: &Level, colour: usize, pr: usize) -> Option<RowGeom> {
 
 /// Loads the projected right-hand side (`rhs` on unknowns, 0 elsewhere, mean removed on
 /// singular regions) and the initial guess (non-finite values and non-unknowns set to 0) into
-/// `v.b` and `v.p`; returns `‖b‖∞`.
-pub(crate) fn load(p: &Problem<'_>, level: &Level, regions: &Regions, v: &mut Vectors) -> f64 {
+/// `v.b` and `v.p`; returns `‖b‖∞`. The problem's cell 0 is the level's cell `origin` (0, or
+/// a rank's slab, whose cells the level's spans are then limited to).
+pub(crate) fn load(
+    p: &Problem<'_>,
+    level: &Level,
+    regions: &Regions,
+    v: &mut Vectors,
+    origin: usize,
+) -> f64 {
     let half = level.half;
     let [ni, nj, _] = level.dims;
     let min = level.min_rows();
@@ -107,7 +114,7 @@ pub(crate) fn load(p: &Problem<'_>, level: &Level, regions: &Regions, v: &mut Ve
                 let e = (colour + level.row_parity(pr)) & 1;
                 let inv = &level.cs[colour].inv_diag[pr * half..][..half];
                 // Entry h is cell ip = 2h + e, i = ip - 1.
-                let base = (ni * (j + nj * k)) as isize + e as isize - 1;
+                let base = (ni * (j + nj * k)) as isize + e as isize - 1 - origin as isize;
                 let mut m = 0.0f64;
                 for h in lo as usize..hi as usize {
                     if inv[h] != 0.0 {
@@ -133,15 +140,18 @@ pub(crate) fn load(p: &Problem<'_>, level: &Level, regions: &Regions, v: &mut Ve
     bmax
 }
 
-/// Writes the iterate back: `pressure = p` on unknowns, 0 on every other cell.
-pub(crate) fn store(p: &mut Problem<'_>, level: &Level, v: &Vectors) {
+/// Writes the iterate back: `pressure = p` on unknowns, 0 on every other cell. The problem's
+/// cell 0 is the level's cell `origin` (a multiple of the row length).
+pub(crate) fn store(p: &mut Problem<'_>, level: &Level, v: &Vectors, origin: usize) {
     let [ni, nj, _] = level.dims;
+    let first_row = origin / ni;
     let half = level.half;
     p.pressure
         .par_chunks_mut(ni)
         .enumerate()
         .with_min_len(level.min_rows())
         .for_each(|(row, out)| {
+            let row = row + first_row;
             let pr = level.at(0, row % nj, row / nj) / level.pdims[0];
             let q = level.row_parity(pr);
             out.fill(0.0);

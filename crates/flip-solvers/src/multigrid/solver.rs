@@ -69,7 +69,7 @@ impl PressureSolver for MultigridSolver {
         let h = &mut self.hierarchy;
         h.update(problem);
         self.v.fit(&h.levels[0], false);
-        let bnorm = outer::load(problem, &h.levels[0], &h.regions, &mut self.v);
+        let bnorm = outer::load(problem, &h.levels[0], &h.regions, &mut self.v, 0);
         let bound = self.config.tolerance.bound(bnorm);
         let mut res = outer::residual(&mut h.levels[0], &mut self.v);
         let initial = res;
@@ -93,7 +93,7 @@ impl PressureSolver for MultigridSolver {
             h.regions.remove_mean(&h.levels[0], &mut self.v.p);
             res = outer::residual(&mut h.levels[0], &mut self.v);
         }
-        outer::store(problem, &h.levels[0], &self.v);
+        outer::store(problem, &h.levels[0], &self.v, 0);
         Ok(SolveStats {
             iterations: iterations as u32,
             outer_iterations: 0,

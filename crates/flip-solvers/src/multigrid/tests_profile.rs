@@ -134,7 +134,7 @@ fn mg_kernels() {
         println!("{name:28} {:8.3} ms (min; median {:.3})", ts[0], ts[7]);
     };
     time("load (rhs, guess)", &mut || {
-        outer::load(&view, &h.levels[0], &h.regions, &mut v);
+        outer::load(&view, &h.levels[0], &h.regions, &mut v, 0);
     });
     let mut flip = false;
     time("rebuild (same dims)", &mut || {
@@ -179,7 +179,7 @@ fn mg_kernels() {
         outer::step(&mut h.levels[0], &mut v, 0.5);
     });
     time("store", &mut || {
-        outer::store(&mut q.view(), &h.levels[0], &v)
+        outer::store(&mut q.view(), &h.levels[0], &v, 0)
     });
 }
 

@@ -34,6 +34,30 @@ pub(super) struct SlabRows {
     blocks: Vec<f64>,
 }
 
+/// A value of a colour-split vector that crosses a halo exchange (as f64).
+pub(super) trait SlabValue: Copy {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl SlabValue for f32 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl SlabValue for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
 /// Rows per layer of the slab axis on `level`.
 fn rows_per_layer(level: &Level) -> usize {
     if level.three_d() {
@@ -102,6 +126,11 @@ impl SlabRows {
     /// The slab these rows were made for.
     pub fn layout(&self) -> &SlabLayout {
         &self.layout
+    }
+
+    /// Global linear index of the slab vectors' first cell (its lowest ghost layer).
+    pub fn offset(&self) -> usize {
+        self.offset
     }
 
     /// Level-1 padded rows this rank restricts into.
@@ -186,25 +215,61 @@ impl SlabRows {
         colour: usize,
         d: &Distributed,
     ) -> Result<(), SolveError> {
+        let mut x = [
+            std::mem::take(&mut level.cs[0].x),
+            std::mem::take(&mut level.cs[1].x),
+        ];
+        let mut colours = [false; 2];
+        colours[colour] = true;
+        let [x0, x1] = &mut x;
+        let result = self.exchange_vectors(level, [x0, x1], colours, d);
+        let [x0, x1] = x;
+        level.cs[0].x = x0;
+        level.cs[1].x = x1;
+        result
+    }
+
+    /// Refreshes the `colours` of the colour-split vector `x` (level 0's layout) on the layer
+    /// next to each end of the slab from the neighbour, in one halo exchange.
+    pub fn exchange_vectors<T: SlabValue>(
+        &mut self,
+        level: &Level,
+        x: [&mut [T]; 2],
+        colours: [bool; 2],
+        d: &Distributed,
+    ) -> Result<(), SolveError> {
         let l = self.layout;
         let (first, last) = (l.first as usize, (l.first + l.owned) as usize - 1);
         let sends = [(l.ghost_lo > 0, first), (l.ghost_hi > 0, last)];
-        for (_, g) in sends.into_iter().filter(|s| s.0) {
-            self.copy_layer(level, colour, g, true);
-        }
-        d.halo_exchange(&mut self.field, 1)?;
         let ghosts = [
             (l.ghost_lo > 0, first.wrapping_sub(1)),
             (l.ghost_hi > 0, last + 1),
         ];
+        let picked = |c: &usize| colours[*c];
+        for (_, g) in sends.into_iter().filter(|s| s.0) {
+            for c in (0..2).filter(picked) {
+                self.copy_layer(level, &mut *x[c], c, g, true);
+            }
+        }
+        d.halo_exchange(&mut self.field, 1)?;
         for (_, g) in ghosts.into_iter().filter(|s| s.0) {
-            self.copy_layer(level, colour, g, false);
+            for c in (0..2).filter(picked) {
+                self.copy_layer(level, &mut *x[c], c, g, false);
+            }
         }
         Ok(())
     }
 
-    /// Copies `colour`'s `x` of global layer `g` into the scratch field (`out`) or back.
-    fn copy_layer(&mut self, level: &mut Level, colour: usize, g: usize, out: bool) {
+    /// Copies `colour`'s entries `x` of global layer `g` into the scratch field (`out`) or
+    /// back.
+    fn copy_layer<T: SlabValue>(
+        &mut self,
+        level: &Level,
+        x: &mut [T],
+        colour: usize,
+        g: usize,
+        out: bool,
+    ) {
         let (half, ni) = (level.half, level.dims[0]);
         let rl = rows_per_layer(level);
         for pr in (g + 1) * rl..(g + 2) * rl {
@@ -212,15 +277,15 @@ impl SlabRows {
                 continue;
             };
             let e = (colour + level.row_parity(pr)) & 1;
-            let x = &mut level.cs[colour].x[pr * half..][..half];
+            let x = &mut x[pr * half..][..half];
             for (h, x) in x.iter_mut().enumerate() {
                 let ip = 2 * h + e;
                 if (1..=ni).contains(&ip) {
                     let f = &mut self.field[base + ip - 1];
                     if out {
-                        *f = f64::from(*x);
+                        *f = x.to_f64();
                     } else {
-                        *x = *f as f32;
+                        *x = T::from_f64(*f);
                     }
                 }
             }

@@ -132,3 +132,68 @@ fn the_layer_divided_hierarchy_and_v_cycle_are_the_single_process_ones() {
         }
     }
 }
+
+/// (iterations, pressure) of MGPCG on `p`, on one process or, with `ranks`, on thread ranks
+/// (the pressure of every rank's owned layers, in global order).
+fn mgpcg(p: &OwnedProblem, ranks: Option<u32>) -> (u32, Vec<f64>) {
+    use crate::multigrid::MgPcgSolver;
+    use flip_plugin::sdk::PressureSolver;
+    let config = MultigridConfig::default();
+    let Some(ranks) = ranks else {
+        let mut q = p.clone();
+        let stats = MgPcgSolver::new(config).unwrap().solve(&mut q.view());
+        return (stats.expect("solved").iterations, q.pressure.clone());
+    };
+    let handles: Vec<_> = ThreadComm::group(ranks)
+        .into_iter()
+        .map(|comm| {
+            let p = p.clone();
+            std::thread::spawn(move || {
+                let dist = Arc::new(Distribution::for_solve(comm, p.dims).expect("slabs fit"));
+                let layout = *dist.layout();
+                let mut slab = p.slab(&layout);
+                let stats = with_suite(dist, || {
+                    MgPcgSolver::new(config).unwrap().solve(&mut slab.view())
+                });
+                let owned = slab.pressure[layout.owned_range()].to_vec();
+                (stats.expect("solved").iterations, owned)
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    let mut iterations = Vec::new();
+    for h in handles {
+        let (it, owned) = h.join().expect("rank finished");
+        iterations.push(it);
+        all.extend(owned);
+    }
+    assert!(
+        iterations.windows(2).all(|w| w[0] == w[1]),
+        "{iterations:?}"
+    );
+    (iterations[0], all)
+}
+
+#[test]
+fn distributed_mgpcg_solves_as_one_process_does() {
+    for (scene, dims) in [
+        (Scene::DamBreak, [48, 64, 1]),
+        (Scene::AirBubbles, [40, 38, 1]),
+        (Scene::DamBreak, [16, 14, 24]),
+    ] {
+        let p = fixtures::build(scene, dims, 7);
+        let (n1, want) = mgpcg(&p, None);
+        let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for ranks in [2, 3] {
+            let (n, got) = mgpcg(&p, Some(ranks));
+            let diff = got
+                .iter()
+                .zip(&want)
+                .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            assert!(
+                n.abs_diff(n1) <= 1 && diff <= 1e-6 * scale,
+                "{scene:?} {dims:?} on {ranks} ranks: {n} iterations (one process {n1}), pressures differ by {diff:e} of {scale:e}"
+            );
+        }
+    }
+}
