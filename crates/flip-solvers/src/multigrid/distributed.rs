@@ -196,7 +196,7 @@ impl DistributedMgpcg {
             max_iterations: config.max_iterations as u32,
         };
         Self {
-            config: config.clone(),
+            config: *config,
             pcg: Pcg::new(pcg_config, SlabVcycle::new(config)),
             v: Vectors::default(),
             global: GlobalProblem::default(),
