@@ -4,17 +4,20 @@
 //! V-cycle as [`super::MgPcgSolver`]. A one-level hierarchy (a tiny grid) runs `krylov`'s
 //! generic distributed CG around a gathered exact solve instead.
 //!
-//! The V-cycle's finest level is divided among the ranks; the coarse levels are gathered. Every
-//! rank holds the hierarchy of the whole grid (built with the fine work divided, see `setup`),
-//! but on level 0 it smooths, forms the residual, restricts and interpolates only on its own layers
-//! (`slab::SlabRows` empties the other rows' spans, so the level's kernels skip them), and
-//! refreshes one colour of the layer beside each slab end before every half-sweep that reads
-//! it. The ranks' restrictions, one block of level-1 layers each, are summed on every rank
-//! (one gather per V-cycle, a quarter (2D) or an eighth (3D) of the fine field), and the
-//! V-cycle below level 0 runs replicated. The result is the single-process V-cycle up to
-//! round-off in the summed restriction, so iteration counts match.
+//! The V-cycle's finest levels are divided among the ranks; the coarse ones are gathered.
+//! Every rank holds the hierarchy of the whole grid (built with the fine work divided, see
+//! `setup`), but on level 0, and on each coarser level of which every rank still owns
+//! `slab::MIN_LAYERS` layers, it smooths, forms the residual, restricts and interpolates only
+//! on its own layers (`slab::SlabRows` empties the other rows' spans, so the level's kernels
+//! skip them), and refreshes one colour of the layer beside each end of its part before every
+//! half-sweep that reads it (`exchange`). A restriction into a divided level is completed by
+//! adding the neighbours' partial layers; the restriction into the first gathered level is
+//! summed over all ranks (one block gather per V-cycle), and the V-cycle from there down runs
+//! replicated. The result is the single-process V-cycle up to round-off in the summed
+//! restrictions, so iteration counts match.
 
 mod cg;
+mod exchange;
 mod gather;
 mod setup;
 mod slab;
@@ -57,17 +60,27 @@ impl SlabVcycle {
         }
     }
 
-    /// Fits the slab rows to the hierarchy (kept while it was not `rebuilt` on this layout).
-    fn prepare(&mut self, d: &Distributed, rebuilt: bool) {
+    /// Fits the slab rows to the hierarchy (kept while it was not `rebuilt` on this layout);
+    /// collective, like the solve.
+    ///
+    /// # Errors
+    /// A failed reduction.
+    fn prepare(&mut self, d: &Distributed, rebuilt: bool) -> Result<(), SolveError> {
         let fits = self.slab.as_ref().is_some_and(|s| s.layout() == d.layout());
         if fits && !rebuilt {
-            return;
+            return Ok(());
         }
         let h = &mut self.hierarchy;
-        self.slab = (h.depth() > 1).then(|| SlabRows::new(*d.layout(), &h.levels[0], &h.levels[1]));
-        if let Some(s) = &self.slab {
-            s.clear_foreign_residual(&mut h.levels[0]);
+        self.slab = None;
+        if h.depth() > 1 {
+            // The levels every rank can divide (the fewest over the ranks).
+            let coarse = SlabRows::divisible(d.layout(), h) as f64;
+            let coarse = -d.max1(-coarse)?;
+            let slab = SlabRows::new(*d.layout(), h, coarse as usize);
+            slab.clear_foreign_residual(h);
+            self.slab = Some(slab);
         }
+        Ok(())
     }
 
     fn try_apply(&mut self, r: &[f64], z: &mut [f64]) -> Result<(), SolveError> {
@@ -77,9 +90,11 @@ impl SlabVcycle {
             return self.gathered(&d, r, z);
         };
         let h = &mut self.hierarchy;
-        std::mem::swap(&mut h.levels[0].spans, &mut slab.owned_spans);
-        let result = slab_vcycle(h, slab, &d, r, z);
-        std::mem::swap(&mut h.levels[0].spans, &mut slab.owned_spans);
+        slab.load_b(&mut h.levels[0], r);
+        slab.swap_spans(h, 0);
+        let result = slab_vcycle(h, slab, 0, &d);
+        slab.swap_spans(h, 0);
+        slab.store_x(&h.levels[0], z);
         result
     }
 
@@ -108,58 +123,70 @@ impl SlabVcycle {
     }
 }
 
-/// One V-cycle with level 0 on this rank's rows, from the slab vector `r` into `z`.
+/// One V-cycle on divided level `l` and below, `b` to `x` on this rank's rows (level 0 holds
+/// its owned spans already; a coarser divided level holds them while it is worked on).
 fn slab_vcycle(
     h: &mut Hierarchy,
     slab: &mut SlabRows,
+    l: usize,
     d: &Distributed,
-    r: &[f64],
-    z: &mut [f64],
 ) -> Result<(), SolveError> {
-    slab.load_b(&mut h.levels[0], r);
-    slab_vcycle_loaded(h, slab, d)?;
-    slab.store_x(&h.levels[0], z);
-    Ok(())
+    if l == 0 {
+        return divided_level(h, slab, 0, d);
+    }
+    slab.swap_spans(h, l);
+    let result = divided_level(h, slab, l, d);
+    slab.swap_spans(h, l);
+    result
 }
 
-/// One V-cycle with level 0 on this rank's rows (see the module documentation; Karlsson
-/// Alg. 9 with the symmetric post-smoothing of [`vcycle`]): level 0's `b` to its `x`, on the
-/// owned rows (the level holds the owned spans). The colour written last (red) is left stale
-/// beside the slab.
-fn slab_vcycle_loaded(
+/// Karlsson Alg. 9 with the symmetric post-smoothing of [`vcycle`] on divided level `l`: the
+/// half-sweeps on the owned rows, each after refreshing the colour it reads beside the slab;
+/// the restriction completed by the neighbours' partial layers (a divided coarse level) or
+/// summed over all ranks (the first gathered level, whose V-cycle then runs on every rank).
+/// The colour written last (red) is left stale beside the slab.
+fn divided_level(
     h: &mut Hierarchy,
     slab: &mut SlabRows,
+    l: usize,
     d: &Distributed,
 ) -> Result<(), SolveError> {
-    let sweeps = h.sweeps(0);
-    let fine = &mut h.levels[0];
+    let sweeps = h.sweeps(l);
+    let level = &mut h.levels[l];
     for s in 0..sweeps {
         if s > 0 {
-            slab.exchange(fine, BLACK, d)?;
+            slab.exchange(level, l, BLACK, d)?;
         }
-        half_sweep(fine, RED, s == 0);
-        slab.exchange(fine, RED, d)?;
-        half_sweep(fine, BLACK, false);
+        half_sweep(level, RED, s == 0);
+        slab.exchange(level, l, RED, d)?;
+        half_sweep(level, BLACK, false);
     }
-    slab.exchange(fine, BLACK, d)?;
+    slab.exchange(level, l, BLACK, d)?;
     // After the black half-sweep only the red residual is nonzero (as in `vcycle`).
-    fine.residual(true);
+    level.residual(true);
     {
-        let (fine, coarse) = h.levels.split_at_mut(1);
-        restrict_rows(&fine[0], &mut coarse[0], true, slab.coarse_rows());
-        slab.sum_restrictions(&mut coarse[0], d)?;
+        let (fine, coarse) = h.levels.split_at_mut(l + 1);
+        let rows = slab::layer_rows(&coarse[0], &slab.levels[l].touch);
+        restrict_rows(&fine[l], &mut coarse[0], true, rows);
     }
-    vcycle(h, 1, true, true);
+    if l + 1 < slab.levels.len() {
+        slab.add_partial_restrictions(&mut h.levels[l + 1], l + 1, d)?;
+        slab_vcycle(h, slab, l + 1, d)?;
+        slab.exchange(&mut h.levels[l + 1], l + 1, RED, d)?;
+    } else {
+        slab.sum_restrictions(&mut h.levels[l + 1], d)?;
+        vcycle(h, l + 1, true, true);
+    }
     {
-        let (fine, coarse) = h.levels.split_at_mut(1);
-        prolong(&mut coarse[0], &mut fine[0], true, Some(RED));
+        let (fine, coarse) = h.levels.split_at_mut(l + 1);
+        prolong(&mut coarse[0], &mut fine[l], true, Some(RED));
     }
-    let fine = &mut h.levels[0];
+    let level = &mut h.levels[l];
     for _ in 0..sweeps {
-        slab.exchange(fine, RED, d)?;
-        half_sweep(fine, BLACK, false);
-        slab.exchange(fine, BLACK, d)?;
-        half_sweep(fine, RED, false);
+        slab.exchange(level, l, RED, d)?;
+        half_sweep(level, BLACK, false);
+        slab.exchange(level, l, BLACK, d)?;
+        half_sweep(level, RED, false);
     }
     Ok(())
 }
@@ -221,7 +248,7 @@ impl DistributedMgpcg {
         }
         let pre = self.pcg.preconditioner_mut();
         let rebuilt = setup::update(&mut pre.hierarchy, p, d, &mut self.blocks, &mut self.global)?;
-        pre.prepare(d, rebuilt);
+        pre.prepare(d, rebuilt)?;
         pre.failed = None;
         if pre.slab.is_some() {
             return cg::solve(pre, &mut self.v, &self.config, d, p);

@@ -15,7 +15,7 @@ use super::super::mgpcg::REPLACE;
 use super::super::outer::{self, Vectors};
 use super::super::smoother::RED;
 use super::slab::SlabRows;
-use super::{slab_vcycle_loaded, SlabVcycle};
+use super::{slab_vcycle, SlabVcycle};
 use crate::multigrid::MultigridConfig;
 use flip_plugin::sdk::{Distributed, Problem, SolveError, SolveStats};
 
@@ -49,7 +49,7 @@ pub(super) fn solve(
         .ok_or_else(|| SolveError::Failed("the slab rows were not prepared".into()))?;
     v.fit(&h.levels[0], true);
     // The kernels visit only the owned rows while the owned spans are in the level.
-    std::mem::swap(&mut h.levels[0].spans, &mut slab.owned_spans);
+    slab.swap_spans(h, 0);
     let mut run = Run {
         h,
         slab,
@@ -58,7 +58,7 @@ pub(super) fn solve(
         cancelled: false,
     };
     let result = run.solve(config, p);
-    std::mem::swap(&mut run.h.levels[0].spans, &mut run.slab.owned_spans);
+    run.slab.swap_spans(run.h, 0);
     result
 }
 
@@ -103,15 +103,15 @@ impl Run<'_> {
         let level = &mut self.h.levels[0];
         let [p0, p1] = &mut self.v.p;
         self.slab
-            .exchange_vectors(level, [p0, p1], [true, true], self.d)?;
+            .exchange_vectors(level, 0, [p0, p1], [true, true], self.d)?;
         self.d.max1(outer::residual(level, self.v))
     }
 
     /// `z = M⁻¹ r` into level 0's `x` (the slab V-cycle, then the colour its last half-sweep
     /// wrote refreshed beside the slab for the next matrix product); global `r · z`.
     fn precondition(&mut self) -> Result<f64, SolveError> {
-        slab_vcycle_loaded(self.h, self.slab, self.d)?;
-        self.slab.exchange(&mut self.h.levels[0], RED, self.d)?;
+        slab_vcycle(self.h, self.slab, 0, self.d)?;
+        self.slab.exchange(&mut self.h.levels[0], 0, RED, self.d)?;
         self.d.sum1(outer::dot_rz(&self.h.levels[0], self.v))
     }
 

@@ -1,38 +1,24 @@
-//! Where one rank's slab sits in the (replicated, globally indexed) level 0 and level 1, and
-//! the data movement of the slab V-cycle: loading the residual into the owned rows, storing
-//! the correction, refreshing one colour of the layers next to the slab, and summing the
-//! ranks' restrictions into level 1.
+//! Where one rank's slab sits in the (replicated, globally indexed) levels of the hierarchy:
+//! the layers it owns on each *divided* level (level 0 and the coarser levels that every rank
+//! still holds [`MIN_LAYERS`] layers of), the rows the kernels visit there, and the loading of
+//! the residual into level 0 and the storing of the correction. The data movement between the
+//! ranks is in `exchange`.
 //!
 //! A padded row `pr` of a level holds cells `(·, j, k)` with `pr = (j + 1) + pj (k + pz)`, so
 //! the slab axis' layer `g` (y in 2D, z in 3D) is the padded layer `g + 1` and spans
-//! `rows_per_layer` consecutive rows (1 in 2D, `pj` in 3D).
+//! `rows_per_layer` consecutive rows (1 in 2D, `pj` in 3D). A coarse layer `c` is made of the
+//! fine layers `2c` and `2c + 1`; it belongs to the rank that owns fine layer `2c`, so a rank
+//! owning fine layers `[a, b)` owns coarse layers `[⌈a/2⌉, ⌈b/2⌉)`.
 
+use super::super::hierarchy::Hierarchy;
 use super::super::level::Level;
 use flip_plugin::abi::SlabLayout;
-use flip_plugin::sdk::{Distributed, SolveError};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// One rank's rows of level 0 and level 1.
-pub(super) struct SlabRows {
-    layout: SlabLayout,
-    /// Global linear index of the slab vectors' first cell (its lowest ghost layer).
-    offset: usize,
-    /// Padded level-0 rows of the owned layers.
-    fine: Range<usize>,
-    /// Level-1 layers this rank's restriction touches (`[lo, hi)`, unpadded).
-    coarse_layers: Range<usize>,
-    /// Level-1 padded rows of `coarse_layers`.
-    coarse: Range<usize>,
-    /// Level 0's spans with every row outside `fine` emptied: the kernels then visit only the
-    /// owned cells (swapped into the level while the slab V-cycle runs).
-    pub owned_spans: [Vec<(u32, u32)>; 2],
-    /// Scratch cell field of the slab (halo exchanges).
-    field: Vec<f64>,
-    /// This rank's restriction block, and every rank's after the gather.
-    block: Vec<f64>,
-    blocks: Vec<f64>,
-}
+/// Fewest layers every rank must own of a level below level 0 for it to be divided; the
+/// levels below the divided ones are gathered to every rank.
+pub(super) const MIN_LAYERS: usize = 16;
 
 /// A value of a colour-split vector that crosses a halo exchange (as f64).
 pub(super) trait SlabValue: Copy {
@@ -59,7 +45,7 @@ impl SlabValue for f64 {
 }
 
 /// Rows per layer of the slab axis on `level`.
-fn rows_per_layer(level: &Level) -> usize {
+pub(super) fn rows_per_layer(level: &Level) -> usize {
     if level.three_d() {
         level.pdims[1]
     } else {
@@ -67,59 +53,125 @@ fn rows_per_layer(level: &Level) -> usize {
     }
 }
 
-impl SlabRows {
-    /// The slab of `layout` on `fine` (level 0) and `coarse` (level 1).
-    pub fn new(layout: SlabLayout, fine: &Level, coarse: &Level) -> Self {
-        let (first, end) = (
-            layout.first as usize,
-            (layout.first + layout.owned) as usize,
-        );
-        let rl = rows_per_layer(fine);
-        let axis = layout.axis as usize;
-        // Restriction reads fine layers 2c - 1 ..= 2c + 2 for coarse layer c (`transfer`).
-        let lo = first.div_ceil(2).saturating_sub(1);
-        let hi = (end / 2 + 1).min(coarse.dims[axis]);
-        let crl = rows_per_layer(coarse);
-        let spans = fine.spans.clone();
-        let mut slab = Self {
-            layout,
-            offset: (first - layout.ghost_lo as usize) * layout.layer_len(),
-            fine: (first + 1) * rl..(end + 1) * rl,
-            coarse_layers: lo..hi,
-            coarse: (lo + 1) * crl..(hi + 1) * crl,
-            owned_spans: spans,
-            field: vec![0.0; layout.local_dims().iter().product()],
-            block: Vec::new(),
-            blocks: Vec::new(),
-        };
-        slab.mask_spans();
-        slab
-    }
+/// Padded rows of the slab axis' layers `layers` on `level`.
+pub(super) fn layer_rows(level: &Level, layers: &Range<usize>) -> Range<usize> {
+    let rl = rows_per_layer(level);
+    (layers.start + 1) * rl..(layers.end + 1) * rl
+}
 
-    /// Every row of `fine` (level 0 of a one-level hierarchy, gathered whole): only
-    /// [`Self::load_b`] and [`Self::store_x`] apply, on global vectors.
-    pub fn whole(layout: SlabLayout, fine: &Level) -> Self {
+/// The coarse layers owned by the rank owning fine layers `fine`.
+fn coarse_of(fine: &Range<usize>) -> Range<usize> {
+    fine.start.div_ceil(2)..fine.end.div_ceil(2)
+}
+
+/// One rank's part of a divided level.
+pub(super) struct LevelRows {
+    /// Layers of the slab axis this rank owns.
+    pub own: Range<usize>,
+    /// Padded rows of `own`.
+    pub rows: Range<usize>,
+    /// Layers of the next coarser level this rank's restriction writes (its own and one
+    /// partial layer on each side: restriction reads fine layers `2c - 1 ..= 2c + 2` for
+    /// coarse layer `c`, see `transfer`).
+    pub touch: Range<usize>,
+    /// The level's spans with every row outside `rows` emptied: the kernels then visit only
+    /// the owned cells (swapped into the level while this rank works on it).
+    pub owned_spans: [Vec<(u32, u32)>; 2],
+}
+
+impl LevelRows {
+    fn new(level: &Level, coarse: &Level, own: Range<usize>, axis: usize) -> Self {
+        let rows = layer_rows(level, &own);
+        let touch =
+            own.start.div_ceil(2).saturating_sub(1)..(own.end / 2 + 1).min(coarse.dims[axis]);
+        let mut owned_spans = level.spans.clone();
+        for spans in &mut owned_spans {
+            for (pr, s) in spans.iter_mut().enumerate() {
+                if !rows.contains(&pr) {
+                    *s = (0, 0);
+                }
+            }
+        }
+        Self {
+            own,
+            rows,
+            touch,
+            owned_spans,
+        }
+    }
+}
+
+/// One rank's rows of the divided levels, and the buffers of its exchanges.
+pub(super) struct SlabRows {
+    pub(super) layout: SlabLayout,
+    /// Global linear index of the slab vectors' first cell (its lowest ghost layer).
+    offset: usize,
+    /// The divided levels `0..levels.len()`, finest first.
+    pub levels: Vec<LevelRows>,
+    /// Scratch cell field of the slab (halo exchanges).
+    pub(super) field: Vec<f64>,
+    /// This rank's restriction block, and every rank's after the gather.
+    pub(super) block: Vec<f64>,
+    pub(super) blocks: Vec<f64>,
+}
+
+impl SlabRows {
+    /// The slab of `layout` on the hierarchy `h` (at least two levels), dividing level 0 and
+    /// the `coarse` levels below it.
+    pub fn new(layout: SlabLayout, h: &Hierarchy, coarse: usize) -> Self {
+        let axis = layout.axis as usize;
+        let mut own = layout.first as usize..(layout.first + layout.owned) as usize;
+        let mut levels = Vec::new();
+        for l in 0..=coarse {
+            levels.push(LevelRows::new(
+                &h.levels[l],
+                &h.levels[l + 1],
+                own.clone(),
+                axis,
+            ));
+            own = coarse_of(&own);
+        }
         Self {
             layout,
-            offset: 0,
-            fine: 0..fine.rows(),
-            coarse_layers: 0..0,
-            coarse: 0..0,
-            owned_spans: [Vec::new(), Vec::new()],
-            field: Vec::new(),
+            offset: (layout.first - layout.ghost_lo) as usize * layout.layer_len(),
+            levels,
+            field: vec![0.0; layout.local_dims().iter().product()],
             block: Vec::new(),
             blocks: Vec::new(),
         }
     }
 
-    /// Empties the spans outside the owned rows.
-    fn mask_spans(&mut self) {
-        for spans in &mut self.owned_spans {
-            for (pr, s) in spans.iter_mut().enumerate() {
-                if !self.fine.contains(&pr) {
-                    *s = (0, 0);
-                }
+    /// Levels below level 0 this rank can divide: those of which it owns at least
+    /// [`MIN_LAYERS`] layers, above the coarsest (the ranks agree on the minimum).
+    pub fn divisible(layout: &SlabLayout, h: &Hierarchy) -> usize {
+        let mut own = layout.first as usize..(layout.first + layout.owned) as usize;
+        let mut n = 0;
+        while n + 2 < h.depth() {
+            own = coarse_of(&own);
+            if own.len() < MIN_LAYERS {
+                break;
             }
+            n += 1;
+        }
+        n
+    }
+
+    /// Every row of `fine` (level 0 of a one-level hierarchy, gathered whole): only
+    /// [`Self::load_b`] and [`Self::store_x`] apply, on global vectors.
+    pub fn whole(layout: SlabLayout, fine: &Level) -> Self {
+        let own = 0..fine.dims[layout.axis as usize];
+        Self {
+            layout,
+            offset: 0,
+            levels: vec![LevelRows {
+                rows: 0..fine.rows(),
+                own,
+                touch: 0..0,
+                owned_spans: [Vec::new(), Vec::new()],
+            }],
+            field: Vec::new(),
+            block: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -133,18 +185,20 @@ impl SlabRows {
         self.offset
     }
 
-    /// Level-1 padded rows this rank restricts into.
-    pub fn coarse_rows(&self) -> Range<usize> {
-        self.coarse.clone()
+    /// Swaps level `l`'s spans with its owned spans (in, and back out).
+    pub fn swap_spans(&mut self, h: &mut Hierarchy, l: usize) {
+        std::mem::swap(&mut h.levels[l].spans, &mut self.levels[l].owned_spans);
     }
 
-    /// Zeroes level 0's residual outside the owned rows: the restriction then sums only this
-    /// rank's fine cells, and the ranks' sums add up to the global restriction.
-    pub fn clear_foreign_residual(&self, fine: &mut Level) {
-        let half = fine.half;
-        for c in &mut fine.cs {
-            c.r[..self.fine.start * half].fill(0.0);
-            c.r[self.fine.end * half..].fill(0.0);
+    /// Zeroes the divided levels' residuals outside the owned rows: a restriction then sums
+    /// only this rank's cells, and the ranks' sums add up to the global restriction.
+    pub fn clear_foreign_residual(&self, h: &mut Hierarchy) {
+        for (rows, level) in self.levels.iter().zip(&mut h.levels) {
+            let half = level.half;
+            for c in &mut level.cs {
+                c.r[..rows.rows.start * half].fill(0.0);
+                c.r[rows.rows.end * half..].fill(0.0);
+            }
         }
     }
 
@@ -158,7 +212,7 @@ impl SlabRows {
     /// Loads the slab vector `r` into level 0's right-hand side on the owned rows.
     pub fn load_b(&self, level: &mut Level, r: &[f64]) {
         let (half, ni) = (level.half, level.dims[0]);
-        let rows = self.fine.clone();
+        let rows = self.levels[0].rows.clone();
         for colour in 0..2 {
             let mut b = std::mem::take(&mut level.cs[colour].b);
             let l = &*level;
@@ -189,7 +243,7 @@ impl SlabRows {
     pub fn store_x(&self, level: &Level, z: &mut [f64]) {
         let (half, ni) = (level.half, level.dims[0]);
         z.fill(0.0);
-        for pr in self.fine.clone() {
+        for pr in self.levels[0].rows.clone() {
             let Some(base) = self.row_start(level, pr) else {
                 continue;
             };
@@ -205,134 +259,5 @@ impl SlabRows {
                 }
             }
         }
-    }
-
-    /// Refreshes `colour`'s `x` on the layer next to each end of the slab from the neighbour
-    /// (what the next half-sweep or residual reads there).
-    pub fn exchange(
-        &mut self,
-        level: &mut Level,
-        colour: usize,
-        d: &Distributed,
-    ) -> Result<(), SolveError> {
-        let mut x = [
-            std::mem::take(&mut level.cs[0].x),
-            std::mem::take(&mut level.cs[1].x),
-        ];
-        let mut colours = [false; 2];
-        colours[colour] = true;
-        let [x0, x1] = &mut x;
-        let result = self.exchange_vectors(level, [x0, x1], colours, d);
-        let [x0, x1] = x;
-        level.cs[0].x = x0;
-        level.cs[1].x = x1;
-        result
-    }
-
-    /// Refreshes the `colours` of the colour-split vector `x` (level 0's layout) on the layer
-    /// next to each end of the slab from the neighbour, in one halo exchange.
-    pub fn exchange_vectors<T: SlabValue>(
-        &mut self,
-        level: &Level,
-        x: [&mut [T]; 2],
-        colours: [bool; 2],
-        d: &Distributed,
-    ) -> Result<(), SolveError> {
-        let l = self.layout;
-        let (first, last) = (l.first as usize, (l.first + l.owned) as usize - 1);
-        let sends = [(l.ghost_lo > 0, first), (l.ghost_hi > 0, last)];
-        let ghosts = [
-            (l.ghost_lo > 0, first.wrapping_sub(1)),
-            (l.ghost_hi > 0, last + 1),
-        ];
-        let picked = |c: &usize| colours[*c];
-        for (_, g) in sends.into_iter().filter(|s| s.0) {
-            for c in (0..2).filter(picked) {
-                self.copy_layer(level, &mut *x[c], c, g, true);
-            }
-        }
-        d.halo_exchange(&mut self.field, 1)?;
-        for (_, g) in ghosts.into_iter().filter(|s| s.0) {
-            for c in (0..2).filter(picked) {
-                self.copy_layer(level, &mut *x[c], c, g, false);
-            }
-        }
-        Ok(())
-    }
-
-    /// Copies `colour`'s entries `x` of global layer `g` into the scratch field (`out`) or
-    /// back.
-    fn copy_layer<T: SlabValue>(
-        &mut self,
-        level: &Level,
-        x: &mut [T],
-        colour: usize,
-        g: usize,
-        out: bool,
-    ) {
-        let (half, ni) = (level.half, level.dims[0]);
-        let rl = rows_per_layer(level);
-        for pr in (g + 1) * rl..(g + 2) * rl {
-            let Some(base) = self.row_start(level, pr) else {
-                continue;
-            };
-            let e = (colour + level.row_parity(pr)) & 1;
-            let x = &mut x[pr * half..][..half];
-            for (h, x) in x.iter_mut().enumerate() {
-                let ip = 2 * h + e;
-                if (1..=ni).contains(&ip) {
-                    let f = &mut self.field[base + ip - 1];
-                    if out {
-                        *f = x.to_f64();
-                    } else {
-                        *x = T::from_f64(*f);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Replaces level 1's right-hand side by the sum of every rank's restriction (each rank
-    /// restricted its own fine cells into [`Self::coarse_rows`]; the sum runs in rank order).
-    ///
-    /// # Errors
-    /// A failed gather.
-    pub fn sum_restrictions(
-        &mut self,
-        coarse: &mut Level,
-        d: &Distributed,
-    ) -> Result<(), SolveError> {
-        let per_layer = rows_per_layer(coarse) * coarse.half;
-        let rows = self.coarse.start * coarse.half..self.coarse.end * coarse.half;
-        self.block.clear();
-        let layers = &self.coarse_layers;
-        self.block.extend([layers.start as f64, layers.end as f64]);
-        for c in &coarse.cs {
-            self.block
-                .extend(c.b[rows.clone()].iter().map(|&v| f64::from(v)));
-        }
-        let ranks = d.ranks() as usize;
-        let layers_total = coarse.pdims[self.layout.axis as usize] + 4 * ranks;
-        self.blocks
-            .resize(2 * ranks + 2 * per_layer * layers_total, 0.0);
-        let total = d.all_gather_blocks(&self.block, &mut self.blocks)?;
-        for c in &mut coarse.cs {
-            c.b.fill(0.0);
-        }
-        let mut at = 0;
-        while at < total {
-            let (lo, hi) = (self.blocks[at] as usize, self.blocks[at + 1] as usize);
-            let n = (hi - lo) * per_layer;
-            let start = (lo + 1) * per_layer;
-            at += 2;
-            for c in &mut coarse.cs {
-                let src = &self.blocks[at..at + n];
-                for (b, &v) in c.b[start..start + n].iter_mut().zip(src) {
-                    *b += v as f32;
-                }
-                at += n;
-            }
-        }
-        Ok(())
     }
 }

@@ -70,7 +70,7 @@ fn rank(
             let slab = slab.view();
             setup::update(&mut pre.hierarchy, &slab, &d, &mut blocks, &mut global).expect("built");
         }
-        pre.prepare(&d, true);
+        pre.prepare(&d, true).expect("prepared");
         let mut z = vec![0.0; n];
         pre.try_apply(&r, &mut z).expect("applied");
         (layout, pre.hierarchy, z)
@@ -130,6 +130,11 @@ fn the_layer_divided_hierarchy_and_v_cycle_are_the_single_process_ones() {
             check(scene, [40, 38, 1], ranks, ghost);
             check(scene, [14, 12, 23], ranks, ghost);
         }
+        // Slabs thick enough that levels below level 0 are divided too (`slab::MIN_LAYERS`
+        // layers a rank on level 1, and on level 2 in 2D), with odd slab ends in 3D.
+        check(scene, [24, 140, 1], 2, setup::LOAD_MARGIN);
+        check(scene, [10, 8, 70], 2, setup::LOAD_MARGIN);
+        check(scene, [10, 8, 99], 3, setup::LOAD_MARGIN);
     }
 }
 
@@ -180,6 +185,8 @@ fn distributed_mgpcg_solves_as_one_process_does() {
         (Scene::DamBreak, [48, 64, 1]),
         (Scene::AirBubbles, [40, 38, 1]),
         (Scene::DamBreak, [16, 14, 24]),
+        (Scene::DamBreak, [24, 140, 1]),
+        (Scene::AirBubbles, [10, 8, 99]),
     ] {
         let p = fixtures::build(scene, dims, 7);
         let (n1, want) = mgpcg(&p, None);
