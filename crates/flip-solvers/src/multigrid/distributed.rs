@@ -7,7 +7,7 @@
 //! The V-cycle's finest levels are divided among the ranks; the coarse ones are gathered.
 //! Every rank holds the hierarchy of the whole grid (built with the fine work divided, see
 //! `setup`), but on level 0, and on each coarser level of which every rank still owns
-//! `slab::MIN_LAYERS` layers, it smooths, forms the residual, restricts and interpolates only
+//! `slab::MIN_LAYERS` layers and `slab::MIN_CELLS` cells, it smooths, forms the residual, restricts and interpolates only
 //! on its own layers (`slab::SlabRows` empties the other rows' spans, so the level's kernels
 //! skip them), and refreshes one colour of the layer beside each end of its part before every
 //! half-sweep that reads it (`exchange`). A restriction into a divided level is completed by
@@ -44,6 +44,8 @@ pub(crate) struct SlabVcycle {
     r: Vec<f64>,
     z: Vec<f64>,
     failed: Option<SolveError>,
+    /// Fewest cells a rank must own of a coarse level to divide it ([`slab::MIN_CELLS`]).
+    min_cells: usize,
 }
 
 impl SlabVcycle {
@@ -57,6 +59,7 @@ impl SlabVcycle {
             r: Vec::new(),
             z: Vec::new(),
             failed: None,
+            min_cells: slab::MIN_CELLS,
         }
     }
 
@@ -74,7 +77,7 @@ impl SlabVcycle {
         self.slab = None;
         if h.depth() > 1 {
             // The levels every rank can divide (the fewest over the ranks).
-            let coarse = SlabRows::divisible(d.layout(), h) as f64;
+            let coarse = SlabRows::divisible(d.layout(), h, self.min_cells) as f64;
             let coarse = -d.max1(-coarse)?;
             let slab = SlabRows::new(*d.layout(), h, coarse as usize);
             slab.clear_foreign_residual(h);

@@ -1,6 +1,6 @@
 //! Where one rank's slab sits in the (replicated, globally indexed) levels of the hierarchy:
-//! the layers it owns on each *divided* level (level 0 and the coarser levels that every rank
-//! still holds [`MIN_LAYERS`] layers of), the rows the kernels visit there, and the loading of
+//! the layers it owns on each *divided* level (level 0 and the coarser levels of which every
+//! rank still owns [`MIN_LAYERS`] layers and [`MIN_CELLS`] cells), the rows the kernels visit there, and the loading of
 //! the residual into level 0 and the storing of the correction. The data movement between the
 //! ranks is in `exchange`.
 //!
@@ -18,7 +18,12 @@ use std::ops::Range;
 
 /// Fewest layers every rank must own of a level below level 0 for it to be divided; the
 /// levels below the divided ones are gathered to every rank.
-pub(super) const MIN_LAYERS: usize = 16;
+pub(super) const MIN_LAYERS: usize = 4;
+
+/// Fewest cells every rank must own of a level below level 0 for it to be divided: below
+/// this, the level's sweeps cost less than the exchanges they would need (measured with
+/// `flipgraph bench mpi` and `bench step --mpi` on 2 ranks).
+pub(super) const MIN_CELLS: usize = 8192;
 
 /// A value of a colour-split vector that crosses a halo exchange (as f64).
 pub(super) trait SlabValue: Copy {
@@ -142,13 +147,17 @@ impl SlabRows {
     }
 
     /// Levels below level 0 this rank can divide: those of which it owns at least
-    /// [`MIN_LAYERS`] layers, above the coarsest (the ranks agree on the minimum).
-    pub fn divisible(layout: &SlabLayout, h: &Hierarchy) -> usize {
+    /// [`MIN_LAYERS`] layers and `min_cells` cells, above the coarsest (the ranks then agree on
+    /// the minimum).
+    pub fn divisible(layout: &SlabLayout, h: &Hierarchy, min_cells: usize) -> usize {
+        let axis = layout.axis as usize;
         let mut own = layout.first as usize..(layout.first + layout.owned) as usize;
         let mut n = 0;
         while n + 2 < h.depth() {
             own = coarse_of(&own);
-            if own.len() < MIN_LAYERS {
+            let dims = h.levels[n + 1].dims;
+            let cells = own.len() * dims.iter().product::<usize>() / dims[axis];
+            if own.len() < MIN_LAYERS || cells < min_cells {
                 break;
             }
             n += 1;

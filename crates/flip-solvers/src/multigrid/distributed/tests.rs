@@ -63,6 +63,7 @@ fn rank(
     with_suite(dist, || {
         let d = distributed().expect("the suite is offered");
         let mut pre = SlabVcycle::new(&MultigridConfig::default());
+        pre.min_cells = 0; // divide small coarse levels too
         let mut blocks = setup::Blocks::default();
         let mut global = GlobalProblem::default();
         for q in [before, p] {
@@ -131,7 +132,7 @@ fn the_layer_divided_hierarchy_and_v_cycle_are_the_single_process_ones() {
             check(scene, [14, 12, 23], ranks, ghost);
         }
         // Slabs thick enough that levels below level 0 are divided too (`slab::MIN_LAYERS`
-        // layers a rank on level 1, and on level 2 in 2D), with odd slab ends in 3D.
+        // layers a rank on level 1 and more, the cell minimum lifted), with odd slab ends.
         check(scene, [24, 140, 1], 2, setup::LOAD_MARGIN);
         check(scene, [10, 8, 70], 2, setup::LOAD_MARGIN);
         check(scene, [10, 8, 99], 3, setup::LOAD_MARGIN);
@@ -158,7 +159,10 @@ fn mgpcg(p: &OwnedProblem, ranks: Option<u32>) -> (u32, Vec<f64>) {
                 let layout = *dist.layout();
                 let mut slab = p.slab(&layout);
                 let stats = with_suite(dist, || {
-                    MgPcgSolver::new(config).unwrap().solve(&mut slab.view())
+                    let d = distributed().expect("the suite is offered");
+                    let mut solver = DistributedMgpcg::new(&config);
+                    solver.pcg.preconditioner_mut().min_cells = 0;
+                    solver.solve(&d, &mut slab.view())
                 });
                 let owned = slab.pressure[layout.owned_range()].to_vec();
                 (stats.expect("solved").iterations, owned)
