@@ -73,6 +73,7 @@ pub use mgpcg::MgPcgSolver;
 pub use solver::MultigridSolver;
 
 use crate::tolerance::Tolerance;
+use flip_plugin::sdk::SolveStats;
 
 /// Which cycle the stand-alone solver iterates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,5 +177,17 @@ impl MultigridConfig {
             return Err("tolerances must be non-negative and not both zero".into());
         }
         Ok(())
+    }
+}
+
+/// The report of a linear solve of `iterations` whose final max-norm residual `res` (from
+/// `initial`) is measured against `bound`.
+pub(crate) fn stats(iterations: usize, res: f64, initial: f64, bound: f64) -> SolveStats {
+    SolveStats {
+        iterations: iterations as u32,
+        outer_iterations: 0,
+        residual: res,
+        initial_residual: initial,
+        converged: u32::from(res <= bound),
     }
 }

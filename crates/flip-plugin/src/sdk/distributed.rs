@@ -133,6 +133,22 @@ impl Distributed {
         Ok(v[0])
     }
 
+    /// The global maximum of `value`, and whether any rank's bake was cancelled (the flag
+    /// travels in the same reduction, so all ranks stop together).
+    ///
+    /// # Errors
+    /// As [`Distributed::sum`].
+    pub fn max1_or_cancelled(&self, value: f64) -> Result<(f64, bool), SolveError> {
+        let cancel = if super::cancelled() {
+            f64::INFINITY
+        } else {
+            0.0
+        };
+        let mut v = [value, cancel];
+        self.max(&mut v)?;
+        Ok((v[0], v[1] > 0.0))
+    }
+
     /// Refreshes the `layers` ghost layers nearest the owned cells of a local field.
     ///
     /// # Errors

@@ -142,20 +142,13 @@ impl<P: Preconditioner> Pcg<P> {
                     &mut x[own.clone()],
                     &mut self.r[own.clone()],
                 );
-                // The cancel flag travels with the residual, so all ranks stop together.
-                let cancel = if flip_plugin::sdk::cancelled() {
-                    f64::INFINITY
-                } else {
-                    0.0
-                };
-                let mut m = [local, cancel];
-                slab.d.max(&mut m)?;
+                let (res, cancelled) = slab.d.max1_or_cancelled(local)?;
                 iterations += 1;
-                if m[1] > 0.0 {
+                if cancelled {
                     stop = true;
                     break;
                 }
-                if m[0] <= bound {
+                if res <= bound {
                     break;
                 }
                 self.precond.apply(a, &self.r, &mut self.z);

@@ -94,13 +94,7 @@ impl PressureSolver for MultigridSolver {
             res = outer::residual(&mut h.levels[0], &mut self.v);
         }
         outer::store(problem, &h.levels[0], &self.v, 0);
-        Ok(SolveStats {
-            iterations: iterations as u32,
-            outer_iterations: 0,
-            residual: res,
-            initial_residual: initial,
-            converged: u32::from(res <= bound),
-        })
+        Ok(super::stats(iterations, res, initial, bound))
     }
 
     fn reset(&mut self) {

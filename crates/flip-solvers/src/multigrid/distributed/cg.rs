@@ -88,13 +88,7 @@ impl Run<'_> {
         let l = self.d.layout();
         self.d
             .halo_exchange(p.pressure, l.ghost_lo.max(l.ghost_hi))?;
-        Ok(SolveStats {
-            iterations: iterations as u32,
-            outer_iterations: 0,
-            residual: res,
-            initial_residual: initial,
-            converged: u32::from(res <= bound),
-        })
+        Ok(crate::multigrid::stats(iterations, res, initial, bound))
     }
 
     /// The true residual into level 0's `b` (after refreshing the iterate beside the slab);
@@ -124,15 +118,9 @@ impl Run<'_> {
     /// `p += α d`, `r -= α q`; the global max-norm of `r`, with the cancel flag carried along.
     fn step(&mut self, alpha: f64) -> Result<f64, SolveError> {
         let local = outer::step(&mut self.h.levels[0], self.v, alpha);
-        let cancel = if flip_plugin::sdk::cancelled() {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-        let mut m = [local, cancel];
-        self.d.max(&mut m)?;
-        self.cancelled |= m[1] > 0.0;
-        Ok(m[0])
+        let (res, cancelled) = self.d.max1_or_cancelled(local)?;
+        self.cancelled |= cancelled;
+        Ok(res)
     }
 
     /// [`MgPcgSolver`](super::super::MgPcgSolver)'s CG with residual replacement, on the
