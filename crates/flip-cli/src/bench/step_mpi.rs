@@ -4,7 +4,7 @@
 //! domain, so every rank holds the same share of it. Rank 0 prints one row: time per step and
 //! per owned cell (the slowest rank's), the share spent communicating (particle exchange and
 //! the solvers' halo exchanges and reductions), and what each step sends (what a larger
-//! cluster's network would carry per rank).
+//! cluster's network would carry per rank), and the largest rank's peak resident memory.
 
 use super::step::{graph_of, stats, warm_up, StepArgs};
 use crate::cmd_run::build;
@@ -77,7 +77,12 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let steps = f64::from(a.steps.max(1));
     let total: f64 = walls.iter().sum();
     // the slowest rank's communication share
-    let mut comm_s = [exchange + traffic.seconds, solves];
+    // The slowest rank's communication share and solves, the largest rank's peak memory.
+    let mut comm_s = [
+        exchange + traffic.seconds,
+        solves,
+        super::peak_rss_mb().unwrap_or(f64::NAN),
+    ];
     comm.max(&mut comm_s);
     if rt.comm.rank() == 0 {
         let (med, _, _) = stats(walls);
@@ -85,7 +90,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             "ranks {ranks}  {}D grid {grid}  {particles} particles  {ghost} ghost layers  {} threads/rank: \
              {:.1} ms/step (median, slowest rank)  {:.1} ns/owned cell/step  comm {:.1}% \
              (particle exchange and solver halos/reductions)  solves {:.1} ms/step  per step and rank: particles {:.1} kB, \
-             solver halos {:.1} kB in {:.1} messages, {:.1} collectives",
+             solver halos {:.1} kB in {:.1} messages, {:.1} collectives; peak memory {:.0} MB (largest rank)",
             a.dim,
             rayon::current_num_threads(),
             1e3 * med,
@@ -96,6 +101,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             traffic.bytes as f64 / steps / 1e3,
             traffic.messages as f64 / steps,
             traffic.collectives as f64 / steps,
+            comm_s[2],
         );
     }
     Ok(())

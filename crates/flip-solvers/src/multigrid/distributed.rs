@@ -28,7 +28,7 @@ use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
 use super::outer::Vectors;
 use super::smoother::{half_sweep, BLACK, RED};
-use super::transfer::{prolong, restrict_rows};
+use super::transfer::{prolong_from_rows, restrict_rows};
 use super::MultigridConfig;
 use crate::krylov::{Pcg, PcgConfig, Preconditioner};
 use crate::stencil::Stencil;
@@ -182,7 +182,9 @@ fn divided_level(
     }
     {
         let (fine, coarse) = h.levels.split_at_mut(l + 1);
-        prolong(&mut coarse[0], &mut fine[l], true, Some(RED));
+        // The owned fine layers interpolate from the coarse layers their restriction wrote.
+        let rows = slab::layer_rows(&coarse[0], &slab.levels[l].touch);
+        prolong_from_rows(&mut coarse[0], &mut fine[l], true, Some(RED), rows);
     }
     let level = &mut h.levels[l];
     for _ in 0..sweeps {

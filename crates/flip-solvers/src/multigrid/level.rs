@@ -338,8 +338,8 @@ impl Level {
         [0, 1, 2].map(|a| self.off.iter().map(|o| o[a]).collect())
     }
 
-    /// Writes `x` (both colours) into the natural scratch array.
-    pub fn x_to_scratch(&mut self) {
+    /// Writes `x` (both colours) into the natural scratch array on the padded rows `rows`.
+    pub fn x_to_scratch(&mut self, rows: std::ops::Range<usize>) {
         let (pi, half) = (self.pdims[0], self.half);
         let pj = self.pdims[1];
         let (x0, x1) = (&self.cs[0].x, &self.cs[1].x);
@@ -353,16 +353,18 @@ impl Level {
                 pair[1] = odd[h];
             }
         };
-        if self.parallel() {
-            self.scratch
+        let first = rows.start;
+        let scratch = &mut self.scratch[rows.start * pi..rows.end * pi];
+        if rows.len() * pi >= PARALLEL_CELLS {
+            scratch
                 .par_chunks_mut(pi)
                 .enumerate()
-                .for_each(|(pr, row)| kernel(pr, row));
+                .for_each(|(t, row)| kernel(first + t, row));
         } else {
-            self.scratch
+            scratch
                 .chunks_mut(pi)
                 .enumerate()
-                .for_each(|(pr, row)| kernel(pr, row));
+                .for_each(|(t, row)| kernel(first + t, row));
         }
     }
 }

@@ -255,8 +255,21 @@ pub(crate) fn restrict_rows(fine: &Level, coarse: &mut Level, red_only: bool, ro
 /// the colour updated first after the prolongation need not be interpolated. Uses (and
 /// overwrites) the coarse level's natural scratch array.
 pub(crate) fn prolong(coarse: &mut Level, fine: &mut Level, add: bool, colour: Option<usize>) {
+    let rows = 0..coarse.rows();
+    prolong_from_rows(coarse, fine, add, colour, rows);
+}
+
+/// [`prolong`] reading only the coarse padded rows `rows` (those the fine level's spans
+/// interpolate from: a rank's part of a divided level).
+pub(crate) fn prolong_from_rows(
+    coarse: &mut Level,
+    fine: &mut Level,
+    add: bool,
+    colour: Option<usize>,
+    rows: Range<usize>,
+) {
     let colour_only = colour;
-    coarse.x_to_scratch();
+    coarse.x_to_scratch(rows);
     let (wp, wn, _) = weights(coarse);
     let coarse = &*coarse;
     let (cpi, cpj, cpz) = (coarse.pdims[0], coarse.pdims[1], coarse.pz);
