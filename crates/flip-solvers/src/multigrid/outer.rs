@@ -84,14 +84,16 @@ fn geom(level: &Level, colour: usize, pr: usize) -> Option<RowGeom> {
 
 /// Loads the projected right-hand side (`rhs` on unknowns, 0 elsewhere, mean removed on
 /// singular regions) and the initial guess (non-finite values and non-unknowns set to 0) into
-/// `v.b` and `v.p`; returns `‖b‖∞`. The problem's cell 0 is the level's cell `origin` (0, or
-/// a rank's slab, whose cells the level's spans are then limited to).
+/// `v.b` and `v.p` on the padded `rows` (all, or a rank's owned rows: the others are never
+/// read there and stay untouched); returns `‖b‖∞`. The problem's cell 0 is the level's cell
+/// `origin` (0, or a rank's slab, whose cells the level's spans are then limited to).
 pub(crate) fn load(
     p: &Problem<'_>,
     level: &Level,
     regions: &Regions,
     v: &mut Vectors,
     origin: usize,
+    rows: std::ops::Range<usize>,
 ) -> f64 {
     let half = level.half;
     let [ni, nj, _] = level.dims;
@@ -104,6 +106,9 @@ pub(crate) fn load(
             .enumerate()
             .with_min_len(min)
             .map(|(pr, (b, x))| {
+                if !rows.contains(&pr) {
+                    return 0.0;
+                }
                 let (lo, hi) = level.spans[colour][pr];
                 b.fill(0.0);
                 x.fill(0.0);

@@ -70,7 +70,8 @@ impl Run<'_> {
     ) -> Result<SolveStats, SolveError> {
         let origin = self.slab.offset();
         let h = &mut *self.h;
-        let local = outer::load(p, &h.levels[0], &h.regions, self.v, origin);
+        let rows = self.slab.levels[0].rows.clone();
+        let local = outer::load(p, &h.levels[0], &h.regions, self.v, origin, rows);
         let bound = config.tolerance.bound(self.d.max1(local)?);
         let mut res = self.residual()?;
         let initial = res;

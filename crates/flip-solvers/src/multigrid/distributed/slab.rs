@@ -199,14 +199,23 @@ impl SlabRows {
         std::mem::swap(&mut h.levels[l].spans, &mut self.levels[l].owned_spans);
     }
 
-    /// Zeroes the divided levels' residuals outside the owned rows: a restriction then sums
-    /// only this rank's cells, and the ranks' sums add up to the global restriction.
+    /// Zeroes the divided levels' residuals on the layers beside the owned ones that a
+    /// restriction reads (three on each side: coarse layer `c` reads `2c - 1 ..= 2c + 2`): a
+    /// restriction then sums only this rank's cells, and the ranks' sums add up to the global
+    /// restriction. Nothing writes the residual outside the owned rows, and the layers further
+    /// away are left untouched (their memory is never mapped, see `docs/ARCHITECTURE.md`).
     pub fn clear_foreign_residual(&self, h: &mut Hierarchy) {
-        for (rows, level) in self.levels.iter().zip(&mut h.levels) {
+        for (part, level) in self.levels.iter().zip(&mut h.levels) {
+            let n = level.dims[self.layout.axis as usize];
+            let own = &part.own;
+            let below = own.start.saturating_sub(3)..own.start;
+            let above = own.end..(own.end + 3).min(n);
             let half = level.half;
-            for c in &mut level.cs {
-                c.r[..rows.rows.start * half].fill(0.0);
-                c.r[rows.rows.end * half..].fill(0.0);
+            for layers in [below, above] {
+                let rows = layer_rows(level, &layers);
+                for c in &mut level.cs {
+                    c.r[rows.start * half..rows.end * half].fill(0.0);
+                }
             }
         }
     }
