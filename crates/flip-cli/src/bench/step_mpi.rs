@@ -76,7 +76,6 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let traffic = Traffic::of(&[&w.solve.stats, &w.dist.stats]).minus(&before);
     let steps = f64::from(a.steps.max(1));
     let total: f64 = walls.iter().sum();
-    // the slowest rank's communication share
     // The slowest rank's communication share and solves, the largest rank's peak memory.
     let mut comm_s = [
         exchange + traffic.seconds,

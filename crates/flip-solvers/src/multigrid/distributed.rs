@@ -7,13 +7,13 @@
 //! The V-cycle's finest levels are divided among the ranks; the coarse ones are gathered.
 //! Every rank holds the hierarchy of the whole grid (built with the fine work divided, see
 //! `setup`), but on level 0, and on each coarser level of which every rank still owns
-//! `slab::MIN_LAYERS` layers and `slab::MIN_CELLS` cells, it smooths, forms the residual, restricts and interpolates only
-//! on its own layers (`slab::SlabRows` empties the other rows' spans, so the level's kernels
-//! skip them), and refreshes one colour of the layer beside each end of its part before every
-//! half-sweep that reads it (`exchange`). A restriction into a divided level is completed by
-//! adding the neighbours' partial layers; the restriction into the first gathered level is
-//! summed over all ranks (one block gather per V-cycle), and the V-cycle from there down runs
-//! replicated. The result is the single-process V-cycle up to round-off in the summed
+//! `slab::MIN_LAYERS` layers and `slab::MIN_CELLS` cells, it smooths, forms the residual,
+//! restricts and interpolates only on its own layers (`slab::SlabRows` empties the other rows'
+//! spans, so the level's kernels skip them), and refreshes one colour of the layer beside each
+//! end of its part before every half-sweep that reads it (`exchange`). A restriction into a
+//! divided level is completed by adding the neighbours' partial layers; the restriction into
+//! the first gathered level is summed over all ranks (one block gather per V-cycle), and the
+//! V-cycle from there down runs replicated. The result is the single-process V-cycle up to round-off in the summed
 //! restrictions, so iteration counts match.
 
 mod cg;
@@ -36,7 +36,7 @@ use flip_plugin::sdk::{distributed, Distributed, Problem, SolveError, SolveStats
 use gather::GlobalProblem;
 use slab::SlabRows;
 
-/// The symmetric V-cycle (zero guess) with level 0 divided among the ranks.
+/// The symmetric V-cycle (zero guess) with its finest levels divided among the ranks.
 pub(crate) struct SlabVcycle {
     hierarchy: Hierarchy,
     slab: Option<SlabRows>,

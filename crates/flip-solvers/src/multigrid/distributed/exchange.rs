@@ -13,7 +13,7 @@ use flip_plugin::sdk::{Distributed, SolveError};
 
 /// What [`SlabRows::copy_layer`] does with a layer and its scratch slot.
 #[derive(Clone, Copy, PartialEq)]
-enum Copy {
+enum Move {
     /// Into the slot.
     Pack,
     /// From the slot, replacing.
@@ -65,7 +65,7 @@ impl SlabRows {
         let own = self.levels[l].own.clone();
         let sent = [own.start, own.end - 1];
         let ghosts = [own.start.wrapping_sub(1), own.end];
-        self.move_layers(level, x, colours, sent, ghosts, Copy::Unpack, d)
+        self.move_layers(level, x, colours, sent, ghosts, Move::Unpack, d)
     }
 
     /// Completes the restriction into divided level `l` (every rank restricted its own cells
@@ -112,7 +112,7 @@ impl SlabRows {
             self.field[range].fill(0.0);
         }
         let sent = partial.map(|p| p.unwrap_or(usize::MAX));
-        self.move_layers(level, b, [true, true], sent, owned_ends, Copy::Add, d)
+        self.move_layers(level, b, [true, true], sent, owned_ends, Move::Add, d)
     }
 
     /// Packs layers `sent` (toward the rank below, above; `usize::MAX`: none), runs the halo
@@ -125,7 +125,7 @@ impl SlabRows {
         colours: [bool; 2],
         sent: [usize; 2],
         arrived: [usize; 2],
-        mode: Copy,
+        mode: Move,
         d: &Distributed,
     ) -> Result<(), SolveError> {
         let l = self.layout;
@@ -141,7 +141,7 @@ impl SlabRows {
                     c,
                     sent[side],
                     out_slots[side],
-                    Copy::Pack,
+                    Move::Pack,
                 );
             }
         }
@@ -170,7 +170,7 @@ impl SlabRows {
         colour: usize,
         g: usize,
         slot: usize,
-        mode: Copy,
+        mode: Move,
     ) {
         let (half, ni) = (level.half, level.dims[0]);
         let slot = self.slot_range(slot).start;
@@ -188,9 +188,9 @@ impl SlabRows {
                 }
                 let f = &mut self.field[base + ip - 1];
                 match mode {
-                    Copy::Pack => *f = x.to_f64(),
-                    Copy::Unpack => *x = T::from_f64(*f),
-                    Copy::Add => *x = T::from_f64(x.to_f64() + *f),
+                    Move::Pack => *f = x.to_f64(),
+                    Move::Unpack => *x = T::from_f64(*f),
+                    Move::Add => *x = T::from_f64(x.to_f64() + *f),
                 }
             }
         }

@@ -1,8 +1,8 @@
 //! Where one rank's slab sits in the (replicated, globally indexed) levels of the hierarchy:
 //! the layers it owns on each *divided* level (level 0 and the coarser levels of which every
-//! rank still owns [`MIN_LAYERS`] layers and [`MIN_CELLS`] cells), the rows the kernels visit there, and the loading of
-//! the residual into level 0 and the storing of the correction. The data movement between the
-//! ranks is in `exchange`.
+//! rank still owns [`MIN_LAYERS`] layers and [`MIN_CELLS`] cells), the rows the kernels visit
+//! there, and the loading of the residual into level 0 and the storing of the correction. The
+//! data movement between the ranks is in `exchange`.
 //!
 //! A padded row `pr` of a level holds cells `(·, j, k)` with `pr = (j + 1) + pj (k + pz)`, so
 //! the slab axis' layer `g` (y in 2D, z in 3D) is the padded layer `g + 1` and spans
