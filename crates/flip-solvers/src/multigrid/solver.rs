@@ -69,14 +69,7 @@ impl PressureSolver for MultigridSolver {
         let h = &mut self.hierarchy;
         h.update(problem);
         self.v.fit(&h.levels[0], false);
-        let bnorm = outer::load(
-            problem,
-            &h.levels[0],
-            &h.regions,
-            &mut self.v,
-            0,
-            0..h.levels[0].rows(),
-        );
+        let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, &mut self.v);
         let bound = self.config.tolerance.bound(bnorm);
         let mut res = outer::residual(&mut h.levels[0], &mut self.v);
         let initial = res;

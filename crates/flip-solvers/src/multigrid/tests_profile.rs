@@ -134,14 +134,7 @@ fn mg_kernels() {
         println!("{name:28} {:8.3} ms (min; median {:.3})", ts[0], ts[7]);
     };
     time("load (rhs, guess)", &mut || {
-        outer::load(
-            &view,
-            &h.levels[0],
-            &h.regions,
-            &mut v,
-            0,
-            0..h.levels[0].rows(),
-        );
+        outer::load_whole(&view, &h.levels[0], &h.regions, &mut v);
     });
     let mut flip = false;
     time("rebuild (same dims)", &mut || {
