@@ -5,8 +5,9 @@
 //! generic distributed CG around a gathered exact solve instead.
 //!
 //! The V-cycle's finest levels are divided among the ranks; the coarse ones are gathered.
-//! Every rank holds the hierarchy of the whole grid (built with the fine work divided, see
-//! `setup`), but on level 0, and on each coarser level of which every rank still owns
+//! Every rank's hierarchy is indexed as the whole grid's, but of the divided levels it builds
+//! only its own layers and the margins beside them (see `setup`); on level 0, and on each
+//! coarser level of which every rank still owns
 //! `slab::MIN_LAYERS` layers and `slab::MIN_CELLS` cells, it smooths, forms the residual,
 //! restricts and interpolates only on its own layers (`slab::SlabRows` empties the other rows'
 //! spans, so the level's kernels skip them), and refreshes one colour of the layer beside each
@@ -19,6 +20,7 @@
 mod cg;
 mod exchange;
 mod gather;
+mod margins;
 mod setup;
 mod slab;
 #[cfg(test)]
@@ -76,10 +78,8 @@ impl SlabVcycle {
         let h = &mut self.hierarchy;
         self.slab = None;
         if h.depth() > 1 {
-            // The levels every rank can divide (the fewest over the ranks).
-            let coarse = SlabRows::divisible(d.layout(), h, self.min_cells) as f64;
-            let coarse = -d.max1(-coarse)?;
-            let slab = SlabRows::new(*d.layout(), h, coarse as usize);
+            let coarse = slab::divided_levels(d.layout(), h, self.min_cells, d)?;
+            let slab = SlabRows::new(*d.layout(), h, coarse);
             slab.clear_foreign_residual(h);
             self.slab = Some(slab);
         }
@@ -252,7 +252,8 @@ impl DistributedMgpcg {
             ));
         }
         let pre = self.pcg.preconditioner_mut();
-        let rebuilt = setup::update(&mut pre.hierarchy, p, d, &mut self.blocks, &mut self.global)?;
+        let (h, min_cells) = (&mut pre.hierarchy, pre.min_cells);
+        let rebuilt = setup::update(h, p, d, &mut self.blocks, &mut self.global, min_cells)?;
         pre.prepare(d, rebuilt)?;
         pre.failed = None;
         if pre.slab.is_some() {

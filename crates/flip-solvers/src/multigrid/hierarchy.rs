@@ -130,9 +130,15 @@ impl Hierarchy {
     /// Finishes level `l` once its matrix is built: slivers dropped, transfer masks and
     /// weights, colour-split arrays.
     pub fn complete(&mut self, l: usize) {
+        super::slivers::drop_slivers(&mut self.levels[l], l);
+        self.finish(l);
+    }
+
+    /// [`Hierarchy::complete`] once level `l`'s slivers are dropped: transfer masks and
+    /// weights, colour-split arrays.
+    pub fn finish(&mut self, l: usize) {
         let (fine, coarse) = self.levels.split_at_mut(l);
         let (fine, coarse) = (&mut fine[l - 1], &mut coarse[0]);
-        super::slivers::drop_slivers(coarse, l);
         transfer::compute_mask(coarse);
         transfer::compute_inv_norm(fine, coarse);
         coarse.pack(None);

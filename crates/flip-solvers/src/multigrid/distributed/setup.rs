@@ -1,16 +1,20 @@
 //! The hierarchy of a distributed solve, built with the fine work divided among the ranks:
-//! each rank loads level 0 from its own slab problem (owned and ghost layers) and coarsens its
-//! share of level 1's layers; the level-1 layers of all ranks are gathered into every rank's
-//! level 1, and the coarser levels (a quarter of the cells in 2D, an eighth in 3D, and less
-//! below) are built on every rank as in a single-process solve. The result is the same
-//! hierarchy (cell by cell the same arithmetic), so only the work is divided. Where the slab
-//! has too few ghost layers, or with rediscretisation or a single level, every rank gathers
-//! the whole matrix and builds the whole hierarchy.
+//! each rank loads level 0 from its own slab problem (owned and ghost layers) and builds its own
+//! layers of each divided coarse level (see `slab`) from the level above, taking the layers
+//! beside them from its neighbours (`margins`); the first gathered level's layers of all ranks
+//! are gathered into every rank, and the coarser levels are built on every rank as in a
+//! single-process solve. On the rows a rank works on the result is the single-process
+//! hierarchy (cell by cell the same arithmetic), so only the work, and the memory of the
+//! divided levels, is divided. Where the slab has too few ghost layers, or with
+//! rediscretisation or a single level, every rank gathers the whole matrix and builds the whole
+//! hierarchy.
 
 use super::super::coarsen::{self, FineCover};
 use super::super::hierarchy::Hierarchy;
 use super::super::level::Level;
+use super::super::slivers::drop_slivers;
 use super::gather::GlobalProblem;
+use super::{margins, slab};
 use flip_plugin::abi::SlabLayout;
 use flip_plugin::sdk::{Distributed, Problem, SolveError};
 use std::ops::Range;
@@ -38,6 +42,7 @@ pub(super) fn update(
     d: &Distributed,
     buf: &mut Blocks,
     global: &mut GlobalProblem,
+    min_cells: usize,
 ) -> Result<bool, SolveError> {
     let l = *d.layout();
     let n = l.global_dims[l.axis as usize] as usize;
@@ -67,23 +72,50 @@ pub(super) fn update(
     }
     // The kernels of this rank's rows only need the uniform coupling of its loaded rows.
     h.levels[0].uniform = uniform;
-    let (first, end) = (l.first as usize, (l.first + l.owned) as usize);
-    let axis = l.axis as usize;
-    let coarse_layers = first.div_ceil(2)..end.div_ceil(2).min(h.levels[1].dims[axis]);
-    let coarse_rows = layer_rows(&h.levels[1], coarse_layers.clone());
-    h.coarsen_rows(1, coarse_rows);
-    buf.gather_level(&mut h.levels[1], coarse_layers, &l, d)?;
-    h.levels[1].compute_unk();
-    h.complete(1);
-    h.rebuild_from(2);
+    let divided = slab::divided_levels(&l, h, min_cells, d)?;
+    let mut own = l.first as usize..(l.first + l.owned) as usize;
+    for c in 1..=divided {
+        own = slab::coarse_of(&own);
+        build_divided(h, c, &own, &l, d, &mut buf.field)?;
+    }
+    // The first gathered level: every rank's own layers of it, gathered to every rank.
+    let g = divided + 1;
+    own = slab::coarse_of(&own);
+    h.coarsen_rows(g, layer_rows(&h.levels[g], own.clone()));
+    buf.gather_level(&mut h.levels[g], own, &l, d)?;
+    h.levels[g].compute_unk();
+    h.complete(g);
+    h.rebuild_from(g + 1);
     Ok(true)
 }
 
-/// Buffers of the level-1 gather.
+/// Builds divided level `c` on this rank: its `own` layers from level `c - 1`, then the
+/// margins from the neighbours, before and again after the slivers are dropped (a sliver
+/// beside a margin changes the diagonal across it), then the masks and colour-split arrays.
+fn build_divided(
+    h: &mut Hierarchy,
+    c: usize,
+    own: &Range<usize>,
+    l: &SlabLayout,
+    d: &Distributed,
+    field: &mut Vec<f64>,
+) -> Result<(), SolveError> {
+    h.coarsen_rows(c, layer_rows(&h.levels[c], own.clone()));
+    margins::exchange_margins(&mut h.levels[c], own, l, d, field)?;
+    h.levels[c].compute_unk();
+    drop_slivers(&mut h.levels[c], c);
+    margins::exchange_margins(&mut h.levels[c], own, l, d, field)?;
+    h.levels[c].compute_unk();
+    h.finish(c);
+    Ok(())
+}
+
+/// Buffers of the setup's gather and margin exchanges.
 #[derive(Default)]
 pub(super) struct Blocks {
     mine: Vec<f64>,
     all: Vec<f64>,
+    field: Vec<f64>,
 }
 
 impl Blocks {

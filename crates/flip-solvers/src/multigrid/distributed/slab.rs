@@ -13,12 +13,14 @@
 use super::super::hierarchy::Hierarchy;
 use super::super::level::Level;
 use flip_plugin::abi::SlabLayout;
+use flip_plugin::sdk::{Distributed, SolveError};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// Fewest layers every rank must own of a level below level 0 for it to be divided; the
-/// levels below the divided ones are gathered to every rank.
-pub(super) const MIN_LAYERS: usize = 4;
+/// Fewest layers every rank must own of a level below level 0 for it to be divided (the
+/// margin its neighbours take from it); the levels below the divided ones are gathered to
+/// every rank.
+pub(super) const MIN_LAYERS: usize = super::margins::MARGIN;
 
 /// Fewest cells every rank must own of a level below level 0 for it to be divided: below
 /// this, the level's sweeps cost less than the exchanges they would need (measured with
@@ -65,8 +67,23 @@ pub(super) fn layer_rows(level: &Level, layers: &Range<usize>) -> Range<usize> {
 }
 
 /// The coarse layers owned by the rank owning fine layers `fine`.
-fn coarse_of(fine: &Range<usize>) -> Range<usize> {
+pub(super) fn coarse_of(fine: &Range<usize>) -> Range<usize> {
     fine.start.div_ceil(2)..fine.end.div_ceil(2)
+}
+
+/// Levels below level 0 that every rank can divide ([`SlabRows::divisible`], the fewest over
+/// the ranks). Collective.
+///
+/// # Errors
+/// A failed reduction.
+pub(super) fn divided_levels(
+    l: &SlabLayout,
+    h: &Hierarchy,
+    min_cells: usize,
+    d: &Distributed,
+) -> Result<usize, SolveError> {
+    let mine = SlabRows::divisible(l, h, min_cells) as f64;
+    Ok(-d.max1(-mine)? as usize)
 }
 
 /// One rank's part of a divided level.
