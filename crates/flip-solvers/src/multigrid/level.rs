@@ -249,7 +249,8 @@ impl Level {
                     let c = pr * pi + ip;
                     for (a, o) in o.iter_mut().enumerate() {
                         let nb = c + stride[a];
-                        if unk[c] == 0 || nb >= n || unk[nb] == 0 {
+                        // Written only when nonzero: rows a rank never built stay unmapped.
+                        if *o != 0.0 && (unk[c] == 0 || nb >= n || unk[nb] == 0) {
                             *o = 0.0;
                         }
                     }
