@@ -44,7 +44,7 @@ mod tallcell;
 pub use crate::abi::SolveStats;
 pub use array::Array;
 pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
-pub use distributed::{distributed, Distributed};
+pub use distributed::{distributed, Distributed, HaloValue};
 pub use dump::DUMP_MAGIC;
 pub use owned::OwnedProblem;
 pub use params::{Algorithm, ParamKind, ParamSchema, Params};

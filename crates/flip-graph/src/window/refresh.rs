@@ -6,6 +6,7 @@
 use super::Window;
 use crate::value::Value;
 use flip_core::{Grid3, MacGrid, MacMask};
+use flip_plugin::sdk::HaloValue;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -45,33 +46,9 @@ pub fn refresh_grid(w: &Window, g: &mut Grid3<f32>) {
     refresh_layers(w, g);
 }
 
-/// A value the communicator carries (as f64, exactly).
-trait Carried: Copy {
-    fn to_f64(self) -> f64;
-    fn from_f64(v: f64) -> Self;
-}
-
-impl Carried for f32 {
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-}
-
-impl Carried for u8 {
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-    fn from_f64(v: f64) -> Self {
-        v as u8
-    }
-}
-
 /// [`refresh_grid`] for any carried value; a grid that is not a field of this window (too few
 /// layers, or layers beyond the slab axis) is left alone.
-fn refresh_layers<T: Carried>(w: &Window, g: &mut Grid3<T>) {
+fn refresh_layers<T: HaloValue>(w: &Window, g: &mut Grid3<T>) {
     let dims = g.dims();
     let layers = w.local.dims()[w.axis];
     if dims[w.axis] < layers || dims[w.axis + 1..].iter().any(|&d| d > 1) {
@@ -86,7 +63,7 @@ fn refresh_layers<T: Carried>(w: &Window, g: &mut Grid3<T>) {
 /// Sends the `ghost` owned layers nearest each neighbour and receives its into the ghost
 /// layers beside them; pairs (even, odd) first, then (odd, even), as the solver's halo
 /// exchange does, so no rank waits on a chain.
-fn exchange_layers<T: Carried>(
+fn exchange_layers<T: HaloValue>(
     w: &Window,
     data: &mut [T],
     layer_len: usize,

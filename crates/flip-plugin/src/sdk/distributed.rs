@@ -233,3 +233,39 @@ impl Distributed {
         Ok(total)
     }
 }
+
+/// A value that crosses the distributed suite's f64 exchanges exactly (a field of f32, f64 or
+/// u8 packed into an exchanged f64 field and back).
+pub trait HaloValue: Copy {
+    /// The value as sent.
+    fn to_f64(self) -> f64;
+    /// The value as received.
+    fn from_f64(v: f64) -> Self;
+}
+
+impl HaloValue for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+impl HaloValue for f32 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl HaloValue for u8 {
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        v as u8
+    }
+}

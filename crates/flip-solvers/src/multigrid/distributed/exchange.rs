@@ -8,8 +8,8 @@
 //! coarse layer has fewer cells than a fine one, so it always fits.
 
 use super::super::level::Level;
-use super::slab::{layer_rows, rows_per_layer, SlabRows, SlabValue};
-use flip_plugin::sdk::{Distributed, SolveError};
+use super::slab::{layer_rows, rows_per_layer, SlabRows};
+use flip_plugin::sdk::{Distributed, HaloValue, SolveError};
 
 /// What [`SlabRows::copy_layer`] does with a layer and its scratch slot.
 #[derive(Clone, Copy, PartialEq)]
@@ -54,7 +54,7 @@ impl SlabRows {
     ///
     /// # Errors
     /// A failed halo exchange.
-    pub fn exchange_vectors<T: SlabValue>(
+    pub fn exchange_vectors<T: HaloValue>(
         &mut self,
         level: &Level,
         l: usize,
@@ -118,7 +118,7 @@ impl SlabRows {
     /// Packs layers `sent` (toward the rank below, above; `usize::MAX`: none), runs the halo
     /// exchange and applies `mode` with what arrived to layers `arrived` (from below, above).
     #[allow(clippy::too_many_arguments)]
-    fn move_layers<T: SlabValue>(
+    fn move_layers<T: HaloValue>(
         &mut self,
         level: &Level,
         x: [&mut [T]; 2],
@@ -163,7 +163,7 @@ impl SlabRows {
 
     /// Copies `colour`'s entries `x` of `level`'s layer `g` to or from the scratch field's
     /// layer `slot` (see `mode`).
-    fn copy_layer<T: SlabValue>(
+    fn copy_layer<T: HaloValue>(
         &mut self,
         level: &Level,
         x: &mut [T],

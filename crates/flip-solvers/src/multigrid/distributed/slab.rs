@@ -27,30 +27,6 @@ pub(super) const MIN_LAYERS: usize = super::margins::MARGIN;
 /// `flipgraph bench mpi` and `bench step --mpi` on 2 ranks).
 pub(super) const MIN_CELLS: usize = 8192;
 
-/// A value of a colour-split vector that crosses a halo exchange (as f64).
-pub(super) trait SlabValue: Copy {
-    fn to_f64(self) -> f64;
-    fn from_f64(v: f64) -> Self;
-}
-
-impl SlabValue for f32 {
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
-}
-
-impl SlabValue for f64 {
-    fn to_f64(self) -> f64 {
-        self
-    }
-    fn from_f64(v: f64) -> Self {
-        v
-    }
-}
-
 /// Rows per layer of the slab axis on `level`.
 pub(super) fn rows_per_layer(level: &Level) -> usize {
     if level.three_d() {
