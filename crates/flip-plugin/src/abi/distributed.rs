@@ -20,7 +20,9 @@
 //!
 //! **Growth.** A version-1 table only grows: entries are appended and `size` says which are
 //! present (the SDK reads an entry only when it lies within `size`). `all_gather_blocks_f64` was
-//! appended for solvers that gather a coarse grid rather than the fine field.
+//! appended for solvers that gather a coarse grid rather than the fine field, and
+//! `gather_blocks_f64` / `scatter_blocks_f64` for solvers that gather a small coarse problem to
+//! one rank, solve it there and hand each rank back its part.
 
 use std::ffi::c_void;
 
@@ -115,6 +117,38 @@ pub type AllGatherBlocksFn = unsafe extern "C" fn(
     total: *mut usize,
 ) -> i32;
 
+/// `gather_blocks_f64(context, root, local, local_len, global, capacity, total)`: rank `root`
+/// receives every rank's `local_len` values concatenated in rank order into `global` (room for
+/// `capacity` values) and their length in `*total`; the other ranks pass their block only
+/// (`global` may be null with `capacity` 0) and get `*total = 0`. `STATUS_BAD_VALUE` on the
+/// root alone when the concatenation exceeds `capacity` (nothing written). Returns a `STATUS_*`.
+pub type GatherBlocksFn = unsafe extern "C" fn(
+    context: *mut c_void,
+    root: u32,
+    local: *const f64,
+    local_len: usize,
+    global: *mut f64,
+    capacity: usize,
+    total: *mut usize,
+) -> i32;
+
+/// `scatter_blocks_f64(context, root, global, lens, local, capacity, received)`: the inverse
+/// of `gather_blocks_f64`. On rank `root`, `lens` holds one length per rank and `global`
+/// their concatenation in rank order (other ranks pass null for both); every rank receives its
+/// block into `local` (room for `capacity` values) and its length in `*received`.
+/// `STATUS_BAD_VALUE` on a rank whose block exceeds its `capacity` (nothing written there,
+/// `*received` still set), so a root that could not fill a block sends an empty one and every
+/// rank expecting values learns of it. Returns a `STATUS_*`.
+pub type ScatterBlocksFn = unsafe extern "C" fn(
+    context: *mut c_void,
+    root: u32,
+    global: *const f64,
+    lens: *const usize,
+    local: *mut f64,
+    capacity: usize,
+    received: *mut usize,
+) -> i32;
+
 /// The distributed suite, version 1 (see the module docs for the layout contract).
 #[repr(C)]
 pub struct DistributedSuite {
@@ -141,4 +175,8 @@ pub struct DistributedSuite {
     /// Variable-length blocks, concatenated on every rank (appended; present when `size`
     /// covers it).
     pub all_gather_blocks_f64: AllGatherBlocksFn,
+    /// Variable-length blocks, concatenated on one rank (appended).
+    pub gather_blocks_f64: GatherBlocksFn,
+    /// Variable-length blocks from one rank, one to each rank (appended with the gather).
+    pub scatter_blocks_f64: ScatterBlocksFn,
 }

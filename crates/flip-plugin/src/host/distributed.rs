@@ -20,6 +20,24 @@ pub trait Communicator: Send + Sync {
     fn exchange(&self, peer: u32, send: &[f64], recv: &mut [f64]);
     /// Concatenates every rank's `send` (rank `r` sends `counts[r]` values) into `recv`.
     fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]);
+    /// Concatenates every rank's `send` into `recv` on rank `root` (rank `r` sends
+    /// `counts[r]` values; `recv` and `counts` are read on the root only).
+    fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]);
+    /// Rank `root` sends each rank `r` the `counts[r]` values at its place (rank order) in
+    /// `send` (read on the root only); every rank receives `recv.len()` values, its count.
+    fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]);
+}
+
+/// Running offsets of `counts` (where each rank's block starts in rank order).
+pub fn displacements(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let d = *at;
+            *at += c;
+            Some(d)
+        })
+        .collect()
 }
 
 /// Sends `send` to `peer` while receiving whatever length `peer` sends (its length first, then
@@ -233,6 +251,59 @@ impl Distribution {
         self.stats.collectives.fetch_add(2, Ordering::Relaxed);
         self.stats.add_time(start);
         fits.then_some(total)
+    }
+
+    /// Every rank's `local` concatenated in rank order into `global` on rank `root`: the
+    /// length there (0 elsewhere), or `None` on the root when it exceeds `global`'s.
+    pub fn gather_blocks(&self, root: u32, local: &[f64], global: &mut [f64]) -> Option<usize> {
+        let start = std::time::Instant::now();
+        let ranks = self.comm.ranks() as usize;
+        let is_root = self.comm.rank() == root;
+        let mut lens = vec![0.0; if is_root { ranks } else { 0 }];
+        self.comm
+            .gather(root, &[local.len() as f64], &mut lens, &vec![1; ranks]);
+        let counts: Vec<usize> = lens.iter().map(|&n| n as usize).collect();
+        let total = counts.iter().sum::<usize>();
+        let fits = total <= global.len();
+        if fits {
+            self.comm.gather(root, local, &mut global[..total], &counts);
+        } else {
+            // The root still receives (the others are sending), then drops the values.
+            self.comm
+                .gather(root, local, &mut vec![0.0; total], &counts);
+        }
+        self.stats.collectives.fetch_add(2, Ordering::Relaxed);
+        self.stats.add_time(start);
+        fits.then_some(total)
+    }
+
+    /// Rank `root` sends each rank `r` its block of `lens[r]` values of `global` (rank order;
+    /// both read on the root only); every rank receives its block into `local`. Returns the
+    /// block's length and whether it fitted (`local` is left alone when it did not).
+    pub fn scatter_blocks(
+        &self,
+        root: u32,
+        global: &[f64],
+        lens: &[usize],
+        local: &mut [f64],
+    ) -> (usize, bool) {
+        let start = std::time::Instant::now();
+        let ranks = self.comm.ranks() as usize;
+        let counts: Vec<f64> = lens.iter().map(|&n| n as f64).collect();
+        let mut mine = [0.0];
+        self.comm.scatter(root, &counts, &vec![1; ranks], &mut mine);
+        let n = mine[0] as usize;
+        let total = lens.iter().sum::<usize>();
+        let send = &global[..total.min(global.len())];
+        let fits = n <= local.len();
+        if fits {
+            self.comm.scatter(root, send, lens, &mut local[..n]);
+        } else {
+            self.comm.scatter(root, send, lens, &mut vec![0.0; n]);
+        }
+        self.stats.collectives.fetch_add(2, Ordering::Relaxed);
+        self.stats.add_time(start);
+        (n, fits)
     }
 }
 

@@ -4,10 +4,10 @@
 
 use super::distributed::Communicator;
 use mpi::collective::SystemOperation;
-use mpi::datatype::PartitionMut;
+use mpi::datatype::{Partition, PartitionMut};
 use mpi::environment::{Threading, Universe};
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::{Communicator as _, CommunicatorCollectives};
+use mpi::traits::{Communicator as _, CommunicatorCollectives, Root};
 use mpi::Count;
 use std::sync::{Arc, Mutex};
 
@@ -98,16 +98,41 @@ impl Communicator for MpiComm {
     }
 
     fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
-        let counts: Vec<Count> = counts.iter().map(|&c| c as Count).collect();
-        let displs: Vec<Count> = counts
-            .iter()
-            .scan(0, |acc, &c| {
-                let d = *acc;
-                *acc += c;
-                Some(d)
-            })
-            .collect();
+        let (counts, displs) = partition(counts);
         let mut part = PartitionMut::new(recv, &counts[..], &displs[..]);
         self.world().all_gather_varcount_into(send, &mut part);
     }
+
+    fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+        let world = self.world();
+        let root_process = world.process_at_rank(root as i32);
+        if self.rank == root {
+            let (counts, displs) = partition(counts);
+            let mut part = PartitionMut::new(recv, &counts[..], &displs[..]);
+            root_process.gather_varcount_into_root(send, &mut part);
+        } else {
+            root_process.gather_varcount_into(send);
+        }
+    }
+
+    fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]) {
+        let world = self.world();
+        let root_process = world.process_at_rank(root as i32);
+        if self.rank == root {
+            let (counts, displs) = partition(counts);
+            let part = Partition::new(send, &counts[..], &displs[..]);
+            root_process.scatter_varcount_into_root(&part, recv);
+        } else {
+            root_process.scatter_varcount_into(recv);
+        }
+    }
+}
+
+/// MPI's counts and displacements of blocks of `counts` values in rank order.
+fn partition(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
+    let displs = super::distributed::displacements(counts);
+    (
+        counts.iter().map(|&c| c as Count).collect(),
+        displs.iter().map(|&d| d as Count).collect(),
+    )
 }

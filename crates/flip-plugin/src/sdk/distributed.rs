@@ -195,9 +195,20 @@ impl Distributed {
         Self::status("gather", st)
     }
 
+    /// Whether the host's table reaches the entry at byte `offset` (appended entries).
+    fn has_entry(&self, offset: usize) -> bool {
+        self.suite().size as usize >= offset + size_of::<usize>()
+    }
+
     /// Whether the host offers [`Distributed::all_gather_blocks`] (an appended entry).
     pub fn has_blocks(&self) -> bool {
-        self.suite().size as usize >= size_of::<DistributedSuite>()
+        self.has_entry(offset_of!(DistributedSuite, all_gather_blocks_f64))
+    }
+
+    /// Whether the host offers [`Distributed::gather_blocks`] and
+    /// [`Distributed::scatter_blocks`] (appended entries).
+    pub fn has_rooted_blocks(&self) -> bool {
+        self.has_entry(offset_of!(DistributedSuite, scatter_blocks_f64))
     }
 
     /// Every rank's `local` concatenated in rank order into `global`; returns the length.
@@ -231,6 +242,101 @@ impl Distributed {
         };
         Self::status("block gather", st)?;
         Ok(total)
+    }
+
+    fn require_rooted(&self) -> Result<(), SolveError> {
+        if self.has_rooted_blocks() {
+            Ok(())
+        } else {
+            Err(SolveError::Unsupported(
+                "the host's distributed suite has no gather to one rank".into(),
+            ))
+        }
+    }
+
+    /// Every rank's `local` concatenated in rank order into `global` on rank `root`; returns
+    /// the length there (0 on the other ranks, whose `global` is not touched).
+    ///
+    /// # Errors
+    /// [`SolveError::Unsupported`] when the host's table lacks the entry;
+    /// [`SolveError::Failed`] on the root when the total exceeds `global`'s length, or when
+    /// the gather fails.
+    pub fn gather_blocks(
+        &self,
+        root: u32,
+        local: &[f64],
+        global: &mut [f64],
+    ) -> Result<usize, SolveError> {
+        self.require_rooted()?;
+        let s = self.suite();
+        let mut total = 0usize;
+        // SAFETY: host entry (present: checked above); both slices are valid for their lengths.
+        let st = unsafe {
+            (s.gather_blocks_f64)(
+                s.context,
+                root,
+                local.as_ptr(),
+                local.len(),
+                global.as_mut_ptr(),
+                global.len(),
+                &mut total,
+            )
+        };
+        Self::status("gather to one rank", st)?;
+        Ok(total)
+    }
+
+    /// Rank `root` sends each rank `r` its block of `global` (the concatenation of blocks of
+    /// `lens[r]` values in rank order; both read on the root only); every rank receives its
+    /// block into `local` and gets its length.
+    ///
+    /// # Errors
+    /// [`SolveError::Unsupported`] when the host's table lacks the entry;
+    /// [`SolveError::Failed`] on the root when `lens` does not name one block per rank within
+    /// `global`, on a rank whose block exceeds `local`'s length, or when the scatter fails.
+    pub fn scatter_blocks(
+        &self,
+        root: u32,
+        global: &[f64],
+        lens: &[usize],
+        local: &mut [f64],
+    ) -> Result<usize, SolveError> {
+        self.require_rooted()?;
+        let is_root = self.rank == root;
+        let covered = lens.iter().try_fold(0usize, |a, &n| a.checked_add(n));
+        let valid = lens.len() == self.ranks as usize && covered.is_some_and(|n| n <= global.len());
+        // A root with bad lengths still takes part, sending empty blocks, so no rank waits.
+        let empty = vec![0usize; self.ranks as usize];
+        let (g, l) = match (is_root, valid) {
+            (false, _) => (std::ptr::null(), std::ptr::null()),
+            (true, true) => (global.as_ptr(), lens.as_ptr()),
+            (true, false) => (global.as_ptr(), empty.as_ptr()),
+        };
+        let s = self.suite();
+        let mut received = 0usize;
+        // SAFETY: host entry (present: checked above); on the root the lengths passed name one
+        // block per rank within `global` (checked above); `local` is valid for its length.
+        let st = unsafe {
+            (s.scatter_blocks_f64)(
+                s.context,
+                root,
+                g,
+                l,
+                local.as_mut_ptr(),
+                local.len(),
+                &mut received,
+            )
+        };
+        if is_root && !valid {
+            return Err(SolveError::Failed(format!(
+                "scatter from rank {root}: {} block lengths for {} ranks do not fit {} values",
+                lens.len(),
+                self.ranks,
+                global.len()
+            )));
+        }
+        Self::status("scatter from one rank", st)?;
+        Ok(received)
     }
 }
 

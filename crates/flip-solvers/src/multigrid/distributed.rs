@@ -12,12 +12,14 @@
 //! restricts and interpolates only on its own layers (`slab::SlabRows` empties the other rows'
 //! spans, so the level's kernels skip them), and refreshes one colour of the layer beside each
 //! end of its part before every half-sweep that reads it (`exchange`). A restriction into a
-//! divided level is completed by adding the neighbours' partial layers; the restriction into
-//! the first gathered level is summed over all ranks (one block gather per V-cycle), and the
-//! V-cycle from there down runs replicated. The result is the single-process V-cycle up to round-off in the summed
-//! restrictions, so iteration counts match.
+//! divided level is completed by adding the neighbours' partial layers; the restrictions into
+//! the first gathered level are gathered to one rank, which cycles the gathered levels and
+//! sends each rank the correction on the layers its interpolation reads (`coarse`). The result
+//! is the single-process V-cycle up to round-off in the summed restrictions, so iteration
+//! counts match.
 
 mod cg;
+mod coarse;
 mod exchange;
 mod gather;
 mod margins;
@@ -48,6 +50,9 @@ pub(crate) struct SlabVcycle {
     failed: Option<SolveError>,
     /// Fewest cells a rank must own of a coarse level to divide it ([`slab::MIN_CELLS`]).
     min_cells: usize,
+    /// Whether the gathered levels go to one rank ([`coarse::COARSE_RANK`]) rather than to
+    /// every rank, where the host can gather to one rank.
+    one_coarse_rank: bool,
 }
 
 impl SlabVcycle {
@@ -62,6 +67,7 @@ impl SlabVcycle {
             z: Vec::new(),
             failed: None,
             min_cells: slab::MIN_CELLS,
+            one_coarse_rank: true,
         }
     }
 
@@ -79,7 +85,8 @@ impl SlabVcycle {
         self.slab = None;
         if h.depth() > 1 {
             let coarse = slab::divided_levels(d.layout(), h, self.min_cells, d)?;
-            let slab = SlabRows::new(*d.layout(), h, coarse);
+            let root = coarse::coarse_rank(d, self.one_coarse_rank);
+            let slab = SlabRows::new(*d.layout(), h, coarse, root);
             slab.clear_foreign_residual(h);
             self.slab = Some(slab);
         }
@@ -146,7 +153,7 @@ fn slab_vcycle(
 /// Karlsson Alg. 9 with the symmetric post-smoothing of [`vcycle`] on divided level `l`: the
 /// half-sweeps on the owned rows, each after refreshing the colour it reads beside the slab;
 /// the restriction completed by the neighbours' partial layers (a divided coarse level) or
-/// summed over all ranks (the first gathered level, whose V-cycle then runs on every rank).
+/// gathered to the coarse rank (the first gathered level, see `coarse`).
 /// The colour written last (red) is left stale beside the slab.
 fn divided_level(
     h: &mut Hierarchy,
@@ -177,8 +184,7 @@ fn divided_level(
         slab_vcycle(h, slab, l + 1, d)?;
         slab.exchange(&mut h.levels[l + 1], l + 1, RED, d)?;
     } else {
-        slab.sum_restrictions(&mut h.levels[l + 1], d)?;
-        vcycle(h, l + 1, true, true);
+        slab.coarse_cycle(h, l + 1, d)?;
     }
     {
         let (fine, coarse) = h.levels.split_at_mut(l + 1);
@@ -252,8 +258,12 @@ impl DistributedMgpcg {
             ));
         }
         let pre = self.pcg.preconditioner_mut();
-        let (h, min_cells) = (&mut pre.hierarchy, pre.min_cells);
-        let rebuilt = setup::update(h, p, d, &mut self.blocks, &mut self.global, min_cells)?;
+        let h = &mut pre.hierarchy;
+        let gathered = setup::Gathered {
+            min_cells: pre.min_cells,
+            root: coarse::coarse_rank(d, pre.one_coarse_rank),
+        };
+        let rebuilt = setup::update(h, p, d, &mut self.blocks, &mut self.global, gathered)?;
         pre.prepare(d, rebuilt)?;
         pre.failed = None;
         if pre.slab.is_some() {

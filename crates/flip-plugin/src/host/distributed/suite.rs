@@ -20,7 +20,9 @@ impl Distribution {
             all_reduce_max_f64: max_of,
             halo_exchange_f64: halo_of,
             all_gather_owned_f64: gather_of,
-            all_gather_blocks_f64: gather_blocks_of,
+            all_gather_blocks_f64: all_gather_blocks_of,
+            gather_blocks_f64: gather_blocks_of,
+            scatter_blocks_f64: scatter_blocks_of,
         }
     }
 }
@@ -128,7 +130,7 @@ unsafe extern "C" fn gather_of(ctx: *mut c_void, local: *const f64, global: *mut
     abi::STATUS_OK
 }
 
-unsafe extern "C" fn gather_blocks_of(
+unsafe extern "C" fn all_gather_blocks_of(
     ctx: *mut c_void,
     local: *const f64,
     local_len: usize,
@@ -154,6 +156,90 @@ unsafe extern "C" fn gather_blocks_of(
             abi::STATUS_OK
         }
         None => abi::STATUS_BAD_VALUE,
+    }
+}
+
+unsafe extern "C" fn gather_blocks_of(
+    ctx: *mut c_void,
+    root: u32,
+    local: *const f64,
+    local_len: usize,
+    global: *mut f64,
+    capacity: usize,
+    total: *mut usize,
+) -> i32 {
+    // SAFETY: as above.
+    let d = unsafe { dist(ctx) };
+    let is_root = d.comm.rank() == root;
+    let bad_global = is_root && global.is_null() && capacity > 0;
+    if root >= d.comm.ranks() || (local.is_null() && local_len > 0) || bad_global || total.is_null()
+    {
+        return abi::STATUS_BAD_VALUE;
+    }
+    // SAFETY: the suite's contract on both lengths (the root's `global` only).
+    let (loc, glob) = unsafe {
+        (
+            slice_or_empty(local, local_len),
+            if is_root {
+                slice_or_empty_mut(global, capacity)
+            } else {
+                &mut []
+            },
+        )
+    };
+    let n = d.gather_blocks(root, loc, glob);
+    // SAFETY: checked non-null; the plugin's out parameter.
+    unsafe { *total = n.unwrap_or(0) };
+    if n.is_some() {
+        abi::STATUS_OK
+    } else {
+        abi::STATUS_BAD_VALUE
+    }
+}
+
+unsafe extern "C" fn scatter_blocks_of(
+    ctx: *mut c_void,
+    root: u32,
+    global: *const f64,
+    lens: *const usize,
+    local: *mut f64,
+    capacity: usize,
+    received: *mut usize,
+) -> i32 {
+    // SAFETY: as above.
+    let d = unsafe { dist(ctx) };
+    let ranks = d.comm.ranks() as usize;
+    let is_root = d.comm.rank() == root;
+    let bad_root = is_root && lens.is_null();
+    if root as usize >= ranks || bad_root || (local.is_null() && capacity > 0) || received.is_null()
+    {
+        return abi::STATUS_BAD_VALUE;
+    }
+    // SAFETY: the suite's contract: on the root `lens` holds one length per rank and `global`
+    // their sum (null only when that sum is zero); `local` holds `capacity` values.
+    let (counts, glob, loc) = unsafe {
+        let counts = if is_root {
+            std::slice::from_raw_parts(lens, ranks)
+        } else {
+            &[]
+        };
+        let total = counts.iter().fold(0usize, |a, &n| a.saturating_add(n));
+        if is_root && global.is_null() && total > 0 {
+            return abi::STATUS_BAD_VALUE;
+        }
+        (
+            counts,
+            slice_or_empty(global, total),
+            slice_or_empty_mut(local, capacity),
+        )
+    };
+    let (n, fits) = d.scatter_blocks(root, glob, counts, loc);
+    // SAFETY: checked non-null; the plugin's out parameter.
+    unsafe { *received = n };
+    if fits {
+        abi::STATUS_OK
+    } else {
+        abi::STATUS_BAD_VALUE
     }
 }
 

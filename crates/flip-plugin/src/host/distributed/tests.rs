@@ -102,3 +102,49 @@ fn no_suite_is_offered_outside_a_distributed_solve_or_for_another_version() {
         );
     });
 }
+
+/// Rank `rank` of three gathers a block of `rank + 1` values to rank 1, which sends each rank
+/// back its block doubled; then the root's room is too small, and then it names bad lengths:
+/// every rank learns of the failure and none waits.
+fn rooted_body(comm: Arc<ThreadComm>) -> Vec<f64> {
+    let rank = comm.rank();
+    let dist = Arc::new(Distribution::new(comm, [4, 9, 1], 1).expect("3 layers per slab"));
+    let ctx = CallContext::new(None, None).with_distribution(Some(dist));
+    let table = ctx.services();
+    sdk::services::with_services(&table, || {
+        let d = sdk::distributed().expect("the suite is offered");
+        assert!(d.has_rooted_blocks());
+        let mine: Vec<f64> = (0..=rank).map(|i| f64::from(10 * rank + i)).collect();
+        let mut all = vec![0.0; 6];
+        let total = d.gather_blocks(1, &mine, &mut all).unwrap();
+        assert_eq!(total, if rank == 1 { 6 } else { 0 });
+        let doubled: Vec<f64> = all.iter().map(|v| 2.0 * v).collect();
+        let mut back = vec![0.0; 3];
+        let n = d
+            .scatter_blocks(1, &doubled, &[1, 2, 3], &mut back)
+            .unwrap();
+        assert_eq!(n, rank as usize + 1);
+        back.truncate(n);
+        let mut small = vec![0.0; 5];
+        let overflow = d.gather_blocks(1, &mine, &mut small);
+        assert_eq!(overflow.is_err(), rank == 1, "only the root lacks room");
+        let wrong = d.scatter_blocks(1, &doubled, &[1, 2], &mut [0.0; 3]);
+        match rank {
+            1 => assert!(wrong.is_err(), "two lengths for three ranks"),
+            _ => assert_eq!(wrong.unwrap(), 0, "an empty block tells of the failure"),
+        }
+        back
+    })
+}
+
+#[test]
+fn blocks_gather_to_one_rank_and_scatter_back() {
+    let handles: Vec<_> = ThreadComm::group(3)
+        .into_iter()
+        .map(|comm| std::thread::spawn(move || rooted_body(comm)))
+        .collect();
+    let want = [vec![0.0], vec![20.0, 22.0], vec![40.0, 42.0, 44.0]];
+    for (h, want) in handles.into_iter().zip(want) {
+        assert_eq!(h.join().expect("rank finished"), want);
+    }
+}

@@ -89,20 +89,48 @@ impl Communicator for ThreadComm {
         }
     }
     fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
-        let lock = || {
-            self.hub
-                .slots
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-        };
-        lock()[self.rank as usize] = send.to_vec();
+        self.slots()[self.rank as usize] = send.to_vec();
         self.hub.barrier.wait();
-        let slots = lock().clone();
+        let slots = self.slots().clone();
         self.hub.barrier.wait();
-        let mut at = 0;
-        for (part, &n) in slots.iter().zip(counts) {
-            recv[at..at + n].copy_from_slice(part);
-            at += n;
+        concatenate(&slots, recv, counts);
+    }
+    fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+        self.slots()[self.rank as usize] = send.to_vec();
+        self.hub.barrier.wait();
+        if self.rank == root {
+            concatenate(&self.slots(), recv, counts);
         }
+        self.hub.barrier.wait();
+    }
+    fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]) {
+        if self.rank == root {
+            let mut slots = self.slots();
+            let starts = super::displacements(counts);
+            for ((slot, &at), &n) in slots.iter_mut().zip(&starts).zip(counts) {
+                *slot = send[at..at + n].to_vec();
+            }
+        }
+        self.hub.barrier.wait();
+        recv.copy_from_slice(&self.slots()[self.rank as usize]);
+        self.hub.barrier.wait();
+    }
+}
+
+impl ThreadComm {
+    fn slots(&self) -> std::sync::MutexGuard<'_, Vec<Vec<f64>>> {
+        self.hub
+            .slots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The `parts` of `counts[r]` values each, in rank order, into `recv`.
+fn concatenate(parts: &[Vec<f64>], recv: &mut [f64], counts: &[usize]) {
+    let mut at = 0;
+    for (part, &n) in parts.iter().zip(counts) {
+        recv[at..at + n].copy_from_slice(part);
+        at += n;
     }
 }

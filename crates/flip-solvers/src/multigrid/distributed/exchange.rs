@@ -1,6 +1,6 @@
-//! The data movement of the slab V-cycle between ranks: refreshing the layer beside each end of
-//! a rank's part of a divided level, adding the neighbours' partial restrictions into the
-//! layers a rank owns, and summing every rank's restriction into the first gathered level.
+//! The data movement of the slab V-cycle between neighbouring ranks: refreshing the layer
+//! beside each end of a rank's part of a divided level, and adding the neighbours' partial
+//! restrictions into the layers a rank owns (the gathered levels' traffic is in `coarse`).
 //!
 //! A layer of any divided level travels in the distributed suite's halo exchange of level 0's
 //! slab: it is packed (x-fastest, its unpadded cells) into the scratch field's layer at the
@@ -8,7 +8,7 @@
 //! coarse layer has fewer cells than a fine one, so it always fits.
 
 use super::super::level::Level;
-use super::slab::{layer_rows, rows_per_layer, SlabRows};
+use super::slab::{layer_rows, SlabRows};
 use flip_plugin::sdk::{Distributed, HaloValue, SolveError};
 
 /// What [`SlabRows::copy_layer`] does with a layer and its scratch slot.
@@ -194,56 +194,5 @@ impl SlabRows {
                 }
             }
         }
-    }
-
-    /// Replaces the right-hand side of `coarse`, the first gathered level, by the sum of every
-    /// rank's restriction (each rank restricted its own cells of the last divided level into
-    /// that level's `touch` layers; the sum runs in rank order).
-    ///
-    /// # Errors
-    /// A failed gather.
-    pub fn sum_restrictions(
-        &mut self,
-        coarse: &mut Level,
-        d: &Distributed,
-    ) -> Result<(), SolveError> {
-        let per_layer = rows_per_layer(coarse) * coarse.half;
-        let layers = self
-            .levels
-            .last()
-            .expect("level 0 is divided")
-            .touch
-            .clone();
-        let rows = layer_rows(coarse, &layers);
-        let rows = rows.start * coarse.half..rows.end * coarse.half;
-        self.block.clear();
-        self.block.extend([layers.start as f64, layers.end as f64]);
-        for c in &coarse.cs {
-            self.block
-                .extend(c.b[rows.clone()].iter().map(|&v| f64::from(v)));
-        }
-        let ranks = d.ranks() as usize;
-        let layers_total = coarse.pdims[self.layout.axis as usize] + 4 * ranks;
-        self.blocks
-            .resize(2 * ranks + 2 * per_layer * layers_total, 0.0);
-        let total = d.all_gather_blocks(&self.block, &mut self.blocks)?;
-        for c in &mut coarse.cs {
-            c.b.fill(0.0);
-        }
-        let mut at = 0;
-        while at < total {
-            let (lo, hi) = (self.blocks[at] as usize, self.blocks[at + 1] as usize);
-            let n = (hi - lo) * per_layer;
-            let start = (lo + 1) * per_layer;
-            at += 2;
-            for c in &mut coarse.cs {
-                let src = &self.blocks[at..at + n];
-                for (b, &v) in c.b[start..start + n].iter_mut().zip(src) {
-                    *b += v as f32;
-                }
-                at += n;
-            }
-        }
-        Ok(())
     }
 }

@@ -2,8 +2,9 @@
 //! each rank loads level 0 from its own slab problem (owned and ghost layers) and builds its own
 //! layers of each divided coarse level (see `slab`) from the level above, taking the layers
 //! beside them from its neighbours (`margins`); the first gathered level's layers of all ranks
-//! are gathered into every rank, and the coarser levels are built on every rank as in a
-//! single-process solve. On the rows a rank works on the result is the single-process
+//! are gathered into every rank (each needs the transfer masks of the layers it restricts
+//! into), and the coarser levels are built as in a single-process solve on the rank that
+//! cycles them (`coarse`). On the rows a rank works on the result is the single-process
 //! hierarchy (cell by cell the same arithmetic), so only the work, and the memory of the
 //! divided levels, is divided. Where the slab has too few ghost layers, or with
 //! rediscretisation or a single level, every rank gathers the whole matrix and builds the whole
@@ -31,6 +32,16 @@ fn layer_rows(level: &Level, layers: Range<usize>) -> Range<usize> {
     (layers.start + 1) * rl..(layers.end + 1) * rl
 }
 
+/// Where a rank's hierarchy stops being divided and who builds the rest.
+#[derive(Clone, Copy)]
+pub(super) struct Gathered {
+    /// Fewest cells every rank must own of a coarse level to divide it.
+    pub min_cells: usize,
+    /// The rank that builds and cycles the levels below the first gathered one (`None`: every
+    /// rank).
+    pub root: Option<u32>,
+}
+
 /// Brings `h` up to date with the matrix of this rank's slab problem `p`; returns whether it
 /// was rebuilt (on every rank alike).
 ///
@@ -42,7 +53,7 @@ pub(super) fn update(
     d: &Distributed,
     buf: &mut Blocks,
     global: &mut GlobalProblem,
-    min_cells: usize,
+    gathered: Gathered,
 ) -> Result<bool, SolveError> {
     let l = *d.layout();
     let n = l.global_dims[l.axis as usize] as usize;
@@ -72,7 +83,7 @@ pub(super) fn update(
     }
     // The kernels of this rank's rows only need the uniform coupling of its loaded rows.
     h.levels[0].uniform = uniform;
-    let divided = slab::divided_levels(&l, h, min_cells, d)?;
+    let divided = slab::divided_levels(&l, h, gathered.min_cells, d)?;
     let mut own = l.first as usize..(l.first + l.owned) as usize;
     for c in 1..=divided {
         own = slab::coarse_of(&own);
@@ -85,7 +96,12 @@ pub(super) fn update(
     buf.gather_level(&mut h.levels[g], own, &l, d)?;
     h.levels[g].compute_unk();
     h.complete(g);
-    h.rebuild_from(g + 1);
+    if gathered.root.is_none_or(|r| r == d.rank()) {
+        h.rebuild_from(g + 1);
+    } else {
+        // The levels below are neither built nor touched here: their memory stays unmapped.
+        h.built = true;
+    }
     Ok(true)
 }
 

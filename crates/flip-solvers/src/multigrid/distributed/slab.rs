@@ -111,12 +111,15 @@ pub(super) struct SlabRows {
     /// This rank's restriction block, and every rank's after the gather.
     pub(super) block: Vec<f64>,
     pub(super) blocks: Vec<f64>,
+    /// The rank that cycles the gathered levels, or `None` for every rank (see `coarse`).
+    pub(super) root: Option<u32>,
 }
 
 impl SlabRows {
     /// The slab of `layout` on the hierarchy `h` (at least two levels), dividing level 0 and
-    /// the `coarse` levels below it.
-    pub fn new(layout: SlabLayout, h: &Hierarchy, coarse: usize) -> Self {
+    /// the `coarse` levels below it; the gathered levels are cycled on `root` (`None`: on
+    /// every rank).
+    pub fn new(layout: SlabLayout, h: &Hierarchy, coarse: usize, root: Option<u32>) -> Self {
         let axis = layout.axis as usize;
         let mut own = layout.first as usize..(layout.first + layout.owned) as usize;
         let mut levels = Vec::new();
@@ -136,6 +139,7 @@ impl SlabRows {
             field: vec![0.0; layout.local_dims().iter().product()],
             block: Vec::new(),
             blocks: Vec::new(),
+            root,
         }
     }
 
@@ -174,6 +178,7 @@ impl SlabRows {
             field: Vec::new(),
             block: Vec::new(),
             blocks: Vec::new(),
+            root: None,
         }
     }
 
