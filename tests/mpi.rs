@@ -1,8 +1,8 @@
 //! Distributed pressure solves under `mpirun` (feature `mpi`; OpenMPI on loopback with
 //! `--oversubscribe`): 1, 2 and 4 ranks on the dam break in 2D and 3D agree with the
 //! single-rank solve within the solver tolerance, with the same iteration counts ±1 (CG,
-//! Jacobi-PCG, MGPCG), and an
-//! algorithm without the distributed capability is refused by name.
+//! Jacobi-PCG, MGPCG), policy iteration (`lcp/pi-mg`) solves the separating-wall LCP as one
+//! rank does, and an algorithm without the distributed capability is refused by name.
 
 use std::path::Path;
 use std::process::Output;
@@ -89,6 +89,32 @@ fn distributed_mgpcg_matches_one_rank_in_2d_and_3d() {
     agree_across_ranks("dam_break", [64, 64, 1], "multigrid/mgpcg");
     agree_across_ranks("bubbles", [64, 64, 1], "multigrid/mgpcg");
     agree_across_ranks("dam_break", [24, 24, 24], "multigrid/mgpcg");
+}
+
+#[test]
+fn distributed_policy_iteration_solves_the_separating_wall_lcp_as_one_rank_does() {
+    // One rank runs pi-mg with V-cycle inner solves, more ranks with distributed MGPCG ones:
+    // the solutions agree within the tolerance, and 2 and 4 ranks take the same iterations.
+    for dims in [[64, 64, 1], [20, 20, 20]] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, p1) = solve(1, "lcp_container", dims, "lcp/pi-mg", dir.path());
+        let scale = p1.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut counts = Vec::new();
+        for ranks in [2, 4] {
+            let (n, p) = solve(ranks, "lcp_container", dims, "lcp/pi-mg", dir.path());
+            let diff = p
+                .iter()
+                .zip(&p1)
+                .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+            eprintln!("lcp_container {dims:?} lcp/pi-mg: {ranks} ranks {n} iterations, max |Δp| / max |p| = {:.2e}", diff / scale);
+            assert!(
+                diff <= 1e-6 * scale,
+                "{dims:?} on {ranks} ranks differs by {diff:e} (scale {scale:e})"
+            );
+            counts.push(n);
+        }
+        assert!(counts[0].abs_diff(counts[1]) <= 1, "{dims:?}: {counts:?}");
+    }
 }
 
 #[test]

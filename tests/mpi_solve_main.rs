@@ -14,6 +14,7 @@ fn scene(name: &str) -> Scene {
         "dam_break" => Scene::DamBreak,
         "free_surface" => Scene::FreeSurfaceBox,
         "bubbles" => Scene::AirBubbles,
+        "lcp_container" => Scene::LcpContainer,
         other => panic!("unknown scene {other}"),
     }
 }

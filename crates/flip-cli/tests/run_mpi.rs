@@ -1,9 +1,9 @@
 //! `flipgraph run --mpi` under `mpirun` on loopback (`--oversubscribe`), against the
-//! single-process run of the same graph: on 1, 2 and 4 ranks, the 2D dam break and the 3D drop
-//! write the same particles (every id once, none lost or duplicated in migration) within a
+//! single-process run of the same graph: on 1, 2 and 4 ranks, the 2D dam break, the 3D drop and
+//! Lai et al.'s circle with separating walls (policy iteration) write the same particles (every id once, none lost or duplicated in migration) within a
 //! small distance of the single-process positions; a run is reproducible for a rank count;
-//! rank 0's `run.json` verifies; a graph with a node that needs the whole domain is refused
-//! naming it; a run resumed from its per-rank checkpoints writes the frames of a run that never
+//! rank 0's `run.json` verifies; a graph with a node that needs the whole domain, or with a
+//! solver that cannot run distributed, is refused naming it; a run resumed from its per-rank checkpoints writes the frames of a run that never
 //! stopped, and refuses another rank count; `export_vdb` writes the whole domain's grids.
 
 mod common;
@@ -129,6 +129,20 @@ fn the_3d_drop_on_1_2_4_ranks_writes_the_single_process_particles() {
 }
 
 #[test]
+fn separating_walls_on_1_2_4_ranks_write_the_single_process_particles() {
+    // Lai et al.'s circle (the LCP of separating walls), policy iteration on the slabs.
+    let sets = [
+        "--set",
+        "settings.grid=[64,64,1]",
+        "--set",
+        "settings.cell_size=0.015625",
+        "--set",
+        "pressure.solver=lcp/pi-mg",
+    ];
+    compare("graphs/lcp_circle_2d.ron", &sets, 8, 0.015625);
+}
+
+#[test]
 fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
@@ -149,6 +163,39 @@ fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
     assert!(
         t.contains("cannot run with --mpi") && t.contains("cannot run decomposed"),
         "{t}"
+    );
+}
+
+#[test]
+fn a_solver_that_cannot_run_distributed_is_refused_before_the_run_starts() {
+    // The shipped dam break uses MIC(0)-PCG, a sequential preconditioner: refused up front,
+    // naming the node, the solver and the ones that would do, with nothing simulated.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = mpirun(
+        2,
+        &[
+            "run",
+            "graphs/dam_break_2d.ron",
+            "--mpi",
+            "--frames",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    for says in [
+        "cannot run with --mpi",
+        "node `pressure` (pressure) cannot run decomposed: solver `pcg/mic0-pcg` does not solve distributed",
+        "multigrid/mgpcg",
+    ] {
+        assert!(t.contains(says), "missing {says:?} in {t}");
+    }
+    assert!(
+        !out.join("frames").join("frame_0001.ply").exists(),
+        "a frame was simulated"
     );
 }
 

@@ -47,7 +47,7 @@ pub mod window;
 pub use compile::{compile, ExecPlan};
 pub use doc::{EdgeDoc, GraphDoc, GroupDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
 pub use error::{GraphError, RunError};
-pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState};
+pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState, WindowRefusal};
 pub use registry::{NodeKind, NodePack, NodeRegistry};
 pub use runner::checkpoint::{
     decode_state, encode_state, Checkpoint, CheckpointError, Snapshot, CHECKPOINT_VERSION,

@@ -261,9 +261,37 @@ pub trait Node: Send {
 
     /// Whether this node runs in a decomposed run's window, and how far (cells) a wrong value
     /// at the window's outer faces can travel inward through it (extrapolation's layers);
-    /// `None`: the node needs the whole domain and is refused under `run --mpi`.
-    fn window_reach(&self) -> Option<usize> {
-        None
+    /// a refusal is reported under `run --mpi` before the run starts.
+    ///
+    /// # Errors
+    /// Why the node cannot run in a window (by default: it needs the whole domain).
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Err(WindowRefusal::WholeDomain)
+    }
+}
+
+/// Why a node cannot run in one rank's window of a decomposed run (`run --mpi`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WindowRefusal {
+    /// Its algorithm needs the whole domain.
+    #[error("needs the whole domain and cannot run decomposed")]
+    WholeDomain,
+    /// Its solver cannot solve one rank's part of a distributed problem.
+    #[error("cannot run decomposed: {why}; {}", can(.alternatives))]
+    Solver {
+        /// What the chosen solver lacks.
+        why: String,
+        /// The loaded solvers that would run distributed here.
+        alternatives: Vec<String>,
+    },
+}
+
+/// The clause naming the solvers that would do.
+fn can(alternatives: &[String]) -> String {
+    if alternatives.is_empty() {
+        "no loaded solver can".into()
+    } else {
+        format!("solvers that can: {}", alternatives.join(", "))
     }
 }
 

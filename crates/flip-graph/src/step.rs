@@ -4,6 +4,7 @@
 //! density and temperature grids; tall-cell water carries its `tall_liquid`. The runner moves the values itself; the nodes' `eval` is
 //! empty.
 
+use crate::node::WindowRefusal;
 use crate::node::{EvalCtx, Node, NodeError, NodeIo};
 use crate::registry::NodeKind;
 use crate::spec::{NodeSpec, PortSpec};
@@ -26,8 +27,8 @@ pub const STATE_SLOTS: [(&str, DataKind, bool); 5] = [
 struct Passive;
 
 impl Node for Passive {
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, _: &EvalCtx, _: &mut NodeIo) -> Result<(), NodeError> {

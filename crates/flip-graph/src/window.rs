@@ -9,7 +9,7 @@
 //! the neighbours' owned layers at the same time (`refresh_state`). Nodes that need the whole domain (the pressure solve, the emitter's ids, the
 //! export) reach the other ranks through [`Window::comm`].
 
-use flip_core::{GridSpec, Particles};
+use flip_core::{Grid3, GridSpec, Particles};
 use flip_plugin::host::distributed::{Communicator, Distribution, DistributionError};
 use glam::Vec3;
 use std::ops::Range;
@@ -34,6 +34,16 @@ pub fn is_ghost(id: u64) -> bool {
 /// The particles this rank owns (ghost copies left out).
 pub fn owned_count(particles: &Particles) -> usize {
     particles.id.iter().filter(|&&id| !is_ghost(id)).count()
+}
+
+/// The largest speed of the particles this rank owns: a ghost copy's velocity near the
+/// window's outer faces comes from a partial transfer, and its owner measures it anyway.
+pub fn owned_max_speed(particles: &Particles) -> f32 {
+    let owned = particles.id.iter().zip(&particles.vel);
+    let fastest = owned
+        .filter(|(&id, _)| !is_ghost(id))
+        .fold(0.0f32, |m, (_, v)| m.max(v.length_squared()));
+    fastest.sqrt()
 }
 
 /// One rank's window of a decomposed run.
@@ -121,6 +131,13 @@ impl Window {
     /// The owned cells of window cell field `field` (x fastest, then y, then z).
     pub fn owned_cells<'a, T>(&self, field: &'a [T]) -> &'a [T] {
         &field[self.owned_cell_range()]
+    }
+
+    /// The owned layers of a window grid field `g` (cells or faces: face layer `L` belongs to
+    /// cell layer `L`).
+    pub fn owned_layers<'a, T>(&self, g: &'a Grid3<T>) -> &'a [T] {
+        let layer_len: usize = g.dims()[..self.axis].iter().product();
+        &g.data[self.owned.start * layer_len..self.owned.end * layer_len]
     }
 
     /// The window's owned cells as a range of its linear cell indices.

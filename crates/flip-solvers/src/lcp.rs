@@ -59,6 +59,8 @@ mod policy;
 mod regions;
 /// Relaxation and residuals on one level.
 mod smooth;
+/// The whole grid or one rank's slab (distributed outer loops).
+mod span;
 /// The fine system of a problem.
 mod system;
 /// Interpolation and restriction.

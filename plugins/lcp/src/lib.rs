@@ -4,7 +4,7 @@
 //! Müller full-multigrid baselines. The numerics live in [`flip_solvers::lcp`]; this crate only
 //! describes the algorithms and their parameters.
 
-use flip_plugin::abi::{CAP_LCP, CAP_LINEAR, CAP_STRUCTURED};
+use flip_plugin::abi::{CAP_DISTRIBUTED, CAP_LCP, CAP_LINEAR, CAP_STRUCTURED};
 use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::lcp::{
     Boundary, CoarseMatrix, FasConfig, FasMgSolver, FmgConfig, FmgSolver, InnerSolver,
@@ -200,8 +200,8 @@ impl SolverPlugin for LcpPlugin {
         Algorithm {
             name: "pi-mg",
             label: "Policy iteration (multigrid)",
-            help: "Policy iteration (Lai et al. 2020, Alg. 1) with a linear geometric multigrid (one-sided barycentric transfers, Galerkin coarse matrices) for each linear system 4.2.",
-            capabilities: CAPS,
+            help: "Policy iteration (Lai et al. 2020, Alg. 1) with a linear geometric multigrid (one-sided barycentric transfers, Galerkin coarse matrices) for each linear system 4.2. Runs distributed (run --mpi): each rank decides the policy of its own cells and the linear systems are solved by distributed MGPCG.",
+            capabilities: CAPS | CAP_DISTRIBUTED,
             params: MG_PARAMS,
         },
         Algorithm {

@@ -3,10 +3,11 @@
 use super::Simulation;
 use crate::error::RunError;
 use crate::value::Value;
+use crate::window::owned_max_speed;
 
 impl Simulation {
     /// Refuses a blown-up state; returns the particle count and the largest carried speed
-    /// (particles and, for smoke, the grid velocity).
+    /// (particles and, for smoke, the grid velocity; in a window, the owned ones only).
     pub(super) fn check_state(&self, substep: u32) -> Result<(usize, f32), RunError> {
         let blow = |message: String| {
             Err(RunError::BlowUp {
@@ -22,12 +23,18 @@ impl Simulation {
                     let Some(s) = p.checked_max_speed() else {
                         return blow("a particle position or velocity is not finite".into());
                     };
+                    // In a window only the owned particles count toward the CFL speed.
+                    let s = self.window.as_ref().map_or(s, |_| owned_max_speed(p));
                     (count, speed) = (p.len(), speed.max(s));
                 }
                 Value::Velocity(f) => {
                     let Some(s) = f.vel.checked_max_abs() else {
                         return blow("the carried grid velocity is not finite".into());
                     };
+                    let s = self.window.as_ref().map_or(s, |w| {
+                        let faces = f.vel.axes().into_iter().flat_map(|g| w.owned_layers(g));
+                        faces.fold(0.0f32, |m, v| m.max(v.abs()))
+                    });
                     speed = speed.max(s);
                 }
                 Value::TallLiquid(l) => {

@@ -3,18 +3,21 @@
 
 use super::Simulation;
 use crate::error::RunError;
+use crate::node::WindowRefusal;
 use crate::value::Value;
 use crate::window::{exchange_particles, owned_count, refresh_state, ExchangeCounts, Window};
 use std::sync::Arc;
 
 /// A node that cannot run in a window.
 #[derive(Debug, thiserror::Error)]
-#[error("node `{node}` ({kind}) needs the whole domain and cannot run decomposed")]
+#[error("node `{node}` ({kind}) {reason}")]
 pub struct NotDecomposable {
     /// Node id.
     pub node: String,
     /// Kind id.
     pub kind: String,
+    /// Why.
+    pub reason: WindowRefusal,
 }
 
 impl Simulation {
@@ -28,10 +31,11 @@ impl Simulation {
         let mut reach = 0;
         for (node, p) in self.nodes.iter().zip(&self.plan.nodes) {
             match node.window_reach() {
-                Some(r) => reach = reach.max(r),
-                None => refused.push(NotDecomposable {
+                Ok(r) => reach = reach.max(r),
+                Err(reason) => refused.push(NotDecomposable {
                     node: p.id.clone(),
                     kind: p.kind.clone(),
+                    reason,
                 }),
             }
         }

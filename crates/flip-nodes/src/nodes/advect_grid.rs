@@ -3,15 +3,17 @@
 //! characteristics traced back from faces and cell centres.
 use super::common::{check_grid, spec};
 use flip_core::smoke::{advect_scalar, advect_velocity};
-use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal,
+};
 use std::sync::Arc;
 
 struct AdvectGrid;
 
 impl Node for AdvectGrid {
     /// A backtrace reads at most `cfl` cells away, which the window's ghost layers allow for.
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -4,7 +4,7 @@ use super::common::{check_grid, spec};
 use crate::params::Params;
 use flip_core::smoke::add_buoyancy;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -16,8 +16,8 @@ struct Buoyancy {
 
 impl Node for Buoyancy {
     /// A force per face from the cells beside it.
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

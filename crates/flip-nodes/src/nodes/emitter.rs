@@ -7,6 +7,7 @@ use flip_core::Particles;
 use flip_graph::window::{Window, GHOST_ID_BIT};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -96,8 +97,8 @@ fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), Nod
 }
 
 impl Node for Emitter {
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -9,7 +9,7 @@ use flip_core::{Grid3, Solids};
 use flip_graph::window::{gather_cells, gather_owned};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
-    Window,
+    Window, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -38,8 +38,8 @@ impl Export {
 
 impl Node for Export {
     /// In a decomposed run rank 0 writes the gathered particles, or the gathered smoke density.
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

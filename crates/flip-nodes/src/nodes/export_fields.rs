@@ -4,7 +4,9 @@ use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
 use flip_graph::window::gather_cells;
-use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec, WindowRefusal,
+};
 use std::borrow::Cow;
 
 /// Scalar inputs and the array names they are written under.
@@ -29,8 +31,8 @@ impl ExportFields {
 
 impl Node for ExportFields {
     /// In a decomposed run rank 0 writes the fields gathered from every rank.
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -8,6 +8,7 @@ use flip_core::export::{cell_velocity, write_vdb, VdbClass, VdbCompression, VdbG
 use flip_graph::window::gather_cells;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
+    WindowRefusal,
 };
 use std::borrow::Cow;
 
@@ -45,8 +46,8 @@ impl ExportVdb {
 
 impl Node for ExportVdb {
     /// In a decomposed run rank 0 writes the grids gathered from every rank's owned layers.
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -4,7 +4,7 @@ use super::common::spec;
 use crate::params::Params;
 use flip_core::extrapolate::extrapolate;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -14,8 +14,8 @@ struct Extrapolate {
 
 impl Node for Extrapolate {
     /// Values travel `layers` faces into the air band.
-    fn window_reach(&self) -> Option<usize> {
-        Some(self.layers)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(self.layers)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

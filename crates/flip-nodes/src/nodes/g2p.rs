@@ -3,7 +3,7 @@ use super::common::spec;
 use crate::params::Params;
 use flip_core::transfer::{g2p, g2p_apic};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -13,8 +13,8 @@ struct G2p {
 }
 
 impl Node for G2p {
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -6,6 +6,7 @@ use flip_core::smoke::domain_cells;
 use flip_core::{CellKind, Grid3};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, Window,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -17,8 +18,8 @@ struct GasDomain {
 
 impl Node for GasDomain {
     /// In a decomposed run the top row is open only in the window that holds the domain's top.
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

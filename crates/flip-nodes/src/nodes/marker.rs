@@ -3,7 +3,9 @@
 use super::common::spec;
 use flip_core::marker::mark_cells;
 use flip_core::{CellGrid, CellKind};
-use flip_graph::{DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value};
+use flip_graph::{
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal,
+};
 use std::sync::Arc;
 
 #[derive(Default)]
@@ -12,8 +14,8 @@ struct Marker {
 }
 
 impl Node for Marker {
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -4,6 +4,7 @@ use super::common::spec;
 use flip_core::transfer::{p2g, TransferScratch};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, VelocityField,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -14,8 +15,8 @@ struct P2g {
 }
 
 impl Node for P2g {
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -18,7 +18,7 @@ use flip_core::project::{
 use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
     decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeState, ParamSpec, PortSpec, Value,
+    NodeState, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use flip_plugin::abi::CELL_FLUID;
 use flip_plugin::host::{PluginSet, SolveLimits};
@@ -37,6 +37,8 @@ struct PressureSolve {
     time_limit: Option<std::time::Duration>,
     /// A failed plugin reset, reported by the next evaluation.
     reset_error: Option<String>,
+    /// The loaded solvers that would solve this node's problems distributed.
+    distributed_solvers: Vec<String>,
 }
 
 impl PressureSolve {
@@ -57,6 +59,7 @@ impl PressureSolve {
             previous: Vec::new(),
             time_limit: params::time_limit(&p).map_err(failed)?,
             reset_error: None,
+            distributed_solvers: params::distributed_solvers(plugins, separating),
             dump_dir: p
                 .bool("dump_problems")?
                 .then(|| init.out_dir.join(format!("{}_problems", init.id))),
@@ -65,9 +68,10 @@ impl PressureSolve {
 }
 
 impl Node for PressureSolve {
-    /// Distributed when the chosen algorithm is (the host refuses one that is not).
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    /// Distributed when the chosen algorithm is (refused before the run starts otherwise).
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        self.solvers.distributable(&self.distributed_solvers)?;
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

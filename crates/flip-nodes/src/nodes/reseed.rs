@@ -4,7 +4,7 @@ use crate::params::Params;
 use flip_core::reseed::{reseed_in, ReseedFields, ReseedRule, ReseedScope};
 use flip_graph::window::GHOST_ID_BIT;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -15,8 +15,8 @@ struct Reseed {
 impl Node for Reseed {
     /// Cells are counted with their neighbours (one cell), ghost particles included; each rank
     /// removes its own particles of the draw and tops up its owned cells.
-    fn window_reach(&self) -> Option<usize> {
-        Some(1)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(1)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

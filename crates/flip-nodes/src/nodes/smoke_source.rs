@@ -6,7 +6,8 @@ use crate::params::Params;
 use flip_core::smoke::{fill_box, set_velocity_box};
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, VelocityField,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    VelocityField, WindowRefusal,
 };
 use glam::Vec3;
 use std::sync::Arc;
@@ -33,8 +34,8 @@ fn scalar_or_zero(
 
 impl Node for SmokeSource {
     /// In a decomposed run the box is placed in the domain (shifted to window coordinates).
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -8,6 +8,7 @@ use flip_core::solids::{Motion, Placement};
 use flip_core::{Shape, ShapeKind, Solids};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use glam::{Quat, Vec3};
 use std::path::Path;
@@ -177,8 +178,8 @@ impl Node for SolidsNode {
         Ok(())
     }
 
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn solid_speed_hint(&self) -> f32 {

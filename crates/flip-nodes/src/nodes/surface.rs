@@ -14,6 +14,7 @@ use flip_core::{GridSpec, MacGrid, Particles, Solids};
 use flip_graph::window::{gather_mac, gather_owned};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
+    WindowRefusal,
 };
 use glam::Vec3;
 use rayon::prelude::*;
@@ -62,8 +63,8 @@ impl Surface {
 
 impl Node for Surface {
     /// Rank 0 meshes what every rank owns (gathered each exported frame).
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -6,7 +6,9 @@
 //! to the advect node, which applies it in its own particle pass. After advection (older
 //! graphs): the node measures the advected particles itself and moves them.
 use super::common::{failed, spec};
-use super::pressure::params::{create_solver, default_solver, with_logs};
+use super::pressure::params::{
+    create_solver, default_solver, distributable, distributed_solvers, with_logs,
+};
 use super::pressure::state::{load_solver, save_solver};
 use super::pressure::window::solve as solve_windowed;
 use flip_plugin::sdk::Problem;
@@ -21,7 +23,7 @@ use flip_core::volume::{
 use flip_core::{Grid3, Particles, Solids};
 use flip_graph::{
     decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField,
+    NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField, WindowRefusal,
 };
 use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -42,6 +44,8 @@ struct VolumeCorrection {
     /// The `shift` output when there is no displacement (kept, not allocated every step).
     zero: Option<Arc<VelocityField>>,
     reset_error: Option<String>,
+    /// The loaded solvers that would solve the correction's problem distributed.
+    distributed_solvers: Vec<String>,
 }
 
 /// The level-set node's liquid signed distance and particle density.
@@ -86,6 +90,7 @@ impl VolumeCorrection {
             spare_shift: None,
             zero: None,
             reset_error: None,
+            distributed_solvers: distributed_solvers(plugins, false),
         })
     }
 
@@ -203,8 +208,12 @@ impl VolumeCorrection {
 }
 
 impl Node for VolumeCorrection {
-    fn window_reach(&self) -> Option<usize> {
-        Some(0)
+    /// Distributed when the correction's solver is (refused before the run starts otherwise).
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        if let Some(s) = &self.solver {
+            distributable(s, &self.distributed_solvers)?;
+        }
+        Ok(0)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

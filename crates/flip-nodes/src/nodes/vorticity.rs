@@ -4,7 +4,7 @@ use super::common::spec;
 use crate::params::Params;
 use flip_core::smoke::vorticity_confinement;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -14,8 +14,8 @@ struct Vorticity {
 
 impl Node for Vorticity {
     /// The curl and then the gradient of its magnitude: two cells.
-    fn window_reach(&self) -> Option<usize> {
-        Some(2)
+    fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        Ok(2)
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {

@@ -119,6 +119,12 @@ impl SolverInstance {
         matches!(self.backend, Backend::Child(_))
     }
 
+    /// Whether the algorithm solves one rank's slab of a distributed problem
+    /// ([`abi::CAP_DISTRIBUTED`]; an isolated instance never does).
+    pub fn supports_distributed(&self) -> bool {
+        self.capabilities & abi::CAP_DISTRIBUTED != 0
+    }
+
     /// `plugin/algorithm`.
     pub fn qualified_name(&self) -> String {
         format!("{}/{}", self.plugin.id, self.algorithm)

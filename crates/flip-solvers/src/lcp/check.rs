@@ -4,6 +4,7 @@
 use crate::stencil::Stencil;
 use flip_plugin::sdk::Problem;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// How well a pressure field satisfies the LCP (eq. 3.7-3.11 with `b = −rhs`). With
 /// `problem.lcp` false, S is empty and only `linear_residual` matters.
@@ -42,16 +43,25 @@ pub fn lcp_residual(problem: &Problem<'_>, p: &[f64]) -> f64 {
     complementarity(problem, p).residual
 }
 
+/// [`lcp_residual`] over the cells `rows` only (one rank's owned cells of a slab).
+pub fn lcp_residual_rows(problem: &Problem<'_>, p: &[f64], rows: Range<usize>) -> f64 {
+    complementarity_rows(problem, p, rows).residual
+}
+
 /// Measures the complementarity conditions of `p` for `problem`.
 pub fn complementarity(problem: &Problem<'_>, p: &[f64]) -> Complementarity {
+    complementarity_rows(problem, p, 0..problem.cell_count())
+}
+
+/// [`complementarity`] over the cells `rows` only.
+fn complementarity_rows(problem: &Problem<'_>, p: &[f64], rows: Range<usize>) -> Complementarity {
     let a = Stencil::of(problem);
     let init = || Complementarity {
         min_pressure: f64::INFINITY,
         min_slack: f64::INFINITY,
         ..Complementarity::default()
     };
-    (0..problem.cell_count())
-        .into_par_iter()
+    rows.into_par_iter()
         .fold(init, |mut acc, c| {
             if let Some((on_s, pc, w)) = cell_residual(problem, &a, p, c) {
                 if on_s {

@@ -2,11 +2,12 @@
 //! linear multigrid), plus what the outer loops share: the modified linear problems, the
 //! per-cell state kept between steps, and the linear fallback.
 
-use super::check::lcp_residual;
+use super::check::lcp_residual_rows;
+use super::span::Span;
 use super::PolicyConfig;
 use crate::direct::DirectSolver;
 use crate::krylov::{Mic0Config, Pcg, PcgConfig};
-use crate::multigrid::{MultigridConfig, MultigridSolver};
+use crate::multigrid::{MgPcgSolver, MultigridConfig, MultigridSolver};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
@@ -33,6 +34,7 @@ impl InnerSolver {
         self,
         bound: f64,
         max_iterations: usize,
+        span: &Span,
     ) -> Result<Box<dyn PressureSolver>, SolveError> {
         let tolerance = Tolerance {
             rel: 0.0,
@@ -42,14 +44,24 @@ impl InnerSolver {
             tolerance,
             max_iterations: max_iterations.min(u32::MAX as usize) as u32,
         };
+        let config = MultigridConfig {
+            tolerance,
+            max_iterations,
+            ..MultigridConfig::default()
+        };
+        if span.is_distributed() {
+            // On a slab the multigrid runs as distributed MGPCG (the V-cycle preconditions CG).
+            return match self {
+                Self::Multigrid => Ok(Box::new(MgPcgSolver::new(config)?)),
+                _ => Err(SolveError::Unsupported(format!(
+                    "the inner solver {self:?} does not run distributed; multigrid does"
+                ))),
+            };
+        }
         Ok(match self {
             Self::Ic0Pcg => Box::new(Pcg::ic0(pcg)),
             Self::Mic0Pcg => Box::new(Pcg::mic0(pcg, Mic0Config::default())),
-            Self::Multigrid => Box::new(MultigridSolver::new(MultigridConfig {
-                tolerance,
-                max_iterations,
-                ..MultigridConfig::default()
-            })?),
+            Self::Multigrid => Box::new(MultigridSolver::new(config)?),
             Self::Direct => Box::new(DirectSolver::new(crate::direct::DirectConfig { tolerance })),
         })
     }
@@ -67,18 +79,29 @@ pub(crate) fn has_lcp_rows(p: &Problem<'_>) -> bool {
     p.lcp && (0..p.cell_count()).any(|c| p.is_fluid(c) && p.complementarity[c] != 0)
 }
 
-/// The outer bound and a linear inner solver for `p`.
+/// Whether any rank's cells of `span` hold an active LCP row (collective on a slab).
+pub(crate) fn has_lcp_rows_in(p: &Problem<'_>, span: &Span) -> Result<bool, SolveError> {
+    let mine = p.lcp
+        && span
+            .rows()
+            .any(|c| p.is_fluid(c) && p.complementarity[c] != 0);
+    Ok(span.max(f64::from(u8::from(mine)))? > 0.0)
+}
+
+/// The outer bound and a linear inner solver for `p` (collective on a slab).
 pub(crate) fn setup(
     s: &PolicyConfig,
     p: &Problem<'_>,
+    span: &Span,
 ) -> Result<(f64, Box<dyn PressureSolver>), SolveError> {
-    let rhs_norm = (0..p.cell_count())
+    let rhs_norm = span
+        .rows()
         .filter(|&c| p.is_fluid(c))
         .fold(0.0f64, |m, c| m.max(p.rhs[c].abs()));
-    let bound = s.tolerance.bound(rhs_norm);
+    let bound = s.tolerance.bound(span.max(rhs_norm)?);
     let inner = s
         .inner
-        .instantiate(bound * s.inner_tolerance, s.max_iterations)?;
+        .instantiate(bound * s.inner_tolerance, s.max_iterations, span)?;
     Ok((bound, inner))
 }
 
@@ -87,11 +110,12 @@ pub(crate) fn solve_linear(
     inner: &mut dyn PressureSolver,
     p: &mut Problem<'_>,
     bound: f64,
+    span: &Span,
 ) -> Result<SolveStats, SolveError> {
     let mut owned = linear_copy(p);
     let st = inner.solve(&mut owned.view())?;
     p.pressure.copy_from_slice(&owned.pressure);
-    let residual = lcp_residual(p, p.pressure);
+    let residual = span.max(lcp_residual_rows(p, p.pressure, span.rows()))?;
     Ok(SolveStats {
         iterations: st.iterations,
         outer_iterations: 1,

@@ -6,6 +6,7 @@
 
 use super::check::lcp_residual;
 use super::inner::{has_lcp_rows, linear_copy, setup, solve_linear, StepMemory};
+use super::span::Span;
 use super::stats;
 use super::PolicyConfig;
 use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
@@ -50,9 +51,10 @@ impl PenaltyMethod {
 impl PressureSolver for PenaltyMethod {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         let c = self.config;
-        let (bound, mut inner) = setup(&c.outer, problem)?;
+        let whole = Span::Whole(problem.cell_count());
+        let (bound, mut inner) = setup(&c.outer, problem, &whole)?;
         if !has_lcp_rows(problem) {
-            return solve_linear(inner.as_mut(), problem, bound);
+            return solve_linear(inner.as_mut(), problem, bound, &whole);
         }
         let rho = (c.penalty_factor / bound) as f32;
         if !rho.is_finite() {

@@ -4,12 +4,16 @@
 //! and solves the linear system (4.2). Rows with `λ_i = 0` read `p_i = 0`, so (4.2) is the
 //! original problem with those cells switched to air (Dirichlet): their couplings are removed
 //! and the neighbours' diagonals kept. Any linear solver then applies. The outer loop is
-//! inherently sequential; the inner solvers and residuals are parallel.
+//! inherently sequential; the inner solvers and residuals are parallel. On one rank's slab of
+//! a distributed problem (`pi-mg` under `run --mpi`) each rank decides the policy of its owned
+//! cells, takes its ghost cells' from the neighbours, and the inner solve is distributed MGPCG;
+//! the residual and the count of changed cells are global, so every rank iterates alike.
 
-use super::check::lcp_residual;
+use super::check::lcp_residual_rows;
 use super::inner::{
-    has_lcp_rows, linear_copy, setup, slack, solve_linear, InnerSolver, StepMemory,
+    has_lcp_rows_in, linear_copy, setup, slack, solve_linear, InnerSolver, StepMemory,
 };
+use super::span::Span;
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
@@ -85,29 +89,37 @@ fn policy(p: &Problem<'_>, x: &[f64], c: usize) -> bool {
 impl PressureSolver for PolicyIteration {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         let c = self.config;
-        let (bound, mut inner) = setup(&c, problem)?;
-        if !has_lcp_rows(problem) {
-            return solve_linear(inner.as_mut(), problem, bound);
+        let span = Span::of(problem);
+        let (bound, mut inner) = setup(&c, problem, &span)?;
+        if !has_lcp_rows_in(problem, &span)? {
+            return solve_linear(inner.as_mut(), problem, bound, &span);
         }
         let dims = problem.dims;
+        let owned = span.rows();
+        // S over every local cell: on a slab the ghost cells' policy comes from the neighbours.
         let s_cells: Vec<usize> = (0..problem.cell_count())
             .filter(|&c| problem.is_fluid(c) && problem.complementarity[c] != 0)
             .collect();
         let mut x = problem.pressure.to_vec();
-        let initial = lcp_residual(problem, &x);
+        span.refresh(&mut x)?;
+        let local = lcp_residual_rows(problem, &x, owned.clone());
+        let (initial, mut cancelled) = span.max_or_cancelled(local)?;
         let mut res = initial;
         // Initial policy: the previous step's (Lai §4.1), else eq. 4.1 on the initial guess.
         let mut lambda: Vec<bool> = s_cells
             .iter()
             .map(|&cell| {
-                self.memory
-                    .get(dims, cell)
-                    .unwrap_or_else(|| policy(problem, &x, cell))
+                owned.contains(&cell)
+                    && self
+                        .memory
+                        .get(dims, cell)
+                        .unwrap_or_else(|| policy(problem, &x, cell))
             })
             .collect();
+        span.refresh_flags(&s_cells, &mut lambda)?;
         let base = linear_copy(problem);
         let (mut iterations, mut outer) = (0usize, 0usize);
-        while res > bound && outer < c.max_outer_iterations && !flip_plugin::sdk::cancelled() {
+        while res > bound && outer < c.max_outer_iterations && !cancelled {
             // Line 4: solve (4.2) = the problem with the λ = 0 cells as air.
             let mut sys = base.clone();
             sys.pressure.copy_from_slice(&x);
@@ -120,22 +132,28 @@ impl PressureSolver for PolicyIteration {
             iterations += st.iterations as usize;
             outer += 1;
             x.copy_from_slice(&sys.pressure);
-            res = lcp_residual(problem, &x);
+            let local = lcp_residual_rows(problem, &x, owned.clone());
+            (res, cancelled) = span.max_or_cancelled(local)?;
             if res <= bound || !res.is_finite() {
                 break;
             }
-            // Line 3: the optimal control for the new iterate (eq. 4.1).
-            let next: Vec<bool> = s_cells
-                .iter()
-                .map(|&cell| policy(problem, &x, cell))
-                .collect();
-            if next == lambda && st.converged != 0 {
+            // Line 3: the optimal control for the new iterate (eq. 4.1), on the owned cells.
+            let mut changed = 0usize;
+            for (&cell, l) in s_cells.iter().zip(lambda.iter_mut()) {
+                if owned.contains(&cell) {
+                    let next = policy(problem, &x, cell);
+                    changed += usize::from(next != *l);
+                    *l = next;
+                }
+            }
+            let changed = span.sum(changed as f64)?;
+            if changed == 0.0 && st.converged != 0 {
                 break; // a fixed point of the policy that the tolerance cannot improve
             }
-            lambda = next;
+            span.refresh_flags(&s_cells, &mut lambda)?;
         }
         let mut flags = vec![None; problem.cell_count()];
-        for &cell in &s_cells {
+        for &cell in s_cells.iter().filter(|c| owned.contains(c)) {
             flags[cell] = Some(policy(problem, &x, cell)); // Λ of the result, for the next step
         }
         self.memory.set(dims, flags);

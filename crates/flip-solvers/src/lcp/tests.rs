@@ -2,6 +2,7 @@
 
 mod accuracy;
 mod behaviour;
+mod distributed;
 mod profile;
 mod variational;
 

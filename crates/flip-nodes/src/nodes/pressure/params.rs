@@ -1,5 +1,5 @@
 //! The solver node's algorithm parameters, built from the plugin's schema.
-use flip_graph::{ParamMap, ParamSpec, ParamValue};
+use flip_graph::{ParamMap, ParamSpec, ParamValue, WindowRefusal};
 use flip_plugin::host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
 use flip_plugin::sdk::ParamKind as PluginKind;
 use std::time::Duration;
@@ -110,6 +110,47 @@ pub(crate) fn lcp_solvers(plugins: &PluginSet) -> Vec<String> {
         .filter(|(_, a)| a.supports_lcp())
         .map(|(n, _)| n)
         .collect()
+}
+
+/// Names of the algorithms that solve this node's problems (`separating`: LCPs) on one rank's
+/// slab of a distributed run.
+pub(crate) fn distributed_solvers(plugins: &PluginSet, separating: bool) -> Vec<String> {
+    plugins
+        .algorithms()
+        .into_iter()
+        .filter(|(_, a)| a.supports_distributed() && a.accepts_structured())
+        .filter(|(_, a)| {
+            if separating {
+                a.supports_lcp()
+            } else {
+                a.supports_linear()
+            }
+        })
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Whether `solver` can solve one rank's slab of a distributed run, and if not, why
+/// (`alternatives`: the loaded solvers that can).
+pub(crate) fn distributable(
+    solver: &SolverInstance,
+    alternatives: &[String],
+) -> Result<(), WindowRefusal> {
+    let name = solver.qualified_name();
+    let why = if solver.is_isolated() {
+        format!(
+            "solver `{name}` runs isolated in a child process (`isolation`), which a \
+             distributed solve cannot; set `isolation` to \"none\""
+        )
+    } else if !solver.supports_distributed() {
+        format!("solver `{name}` does not solve distributed (MPI slab) problems")
+    } else {
+        return Ok(());
+    };
+    Err(WindowRefusal::Solver {
+        why,
+        alternatives: alternatives.to_vec(),
+    })
 }
 
 /// A helpful message when a solver is not found.

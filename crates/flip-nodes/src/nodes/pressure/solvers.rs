@@ -4,7 +4,7 @@
 
 use super::params;
 use crate::nodes::common::failed;
-use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue};
+use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
 use flip_plugin::abi::SolveStats;
 use flip_plugin::host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
 use flip_plugin::sdk::Problem;
@@ -40,6 +40,12 @@ impl Solvers {
             on_fallback: false,
             events: Vec::new(),
         })
+    }
+
+    /// Whether the primary solver can solve one rank's slab of a distributed run
+    /// ([`params::distributable`]).
+    pub fn distributable(&self, alternatives: &[String]) -> Result<(), WindowRefusal> {
+        params::distributable(&self.primary, alternatives)
     }
 
     /// The instance that solves now.
