@@ -15,6 +15,9 @@ pub mod neumann;
 pub mod owned;
 /// Matrix-free stencil operators and parallel, deterministic reductions.
 pub mod stencil;
+/// Distributed solves on thread ranks (unit tests).
+#[cfg(test)]
+mod thread_ranks;
 
 pub use owned::OwnedProblem;
 pub use stencil::Stencil;

@@ -3,9 +3,7 @@
 //! tolerance, every rank reports the same iterations, and 2 and 3 ranks take the same ones.
 
 use super::*;
-use flip_plugin::host::distributed::threads::ThreadComm;
-use flip_plugin::host::distributed::{with_suite, Distribution};
-use std::sync::Arc;
+use crate::thread_ranks::solve_on_thread_ranks;
 
 fn pi_mg(tol: f64) -> PolicyIteration {
     PolicyIteration::new(PolicyConfig {
@@ -18,29 +16,10 @@ fn pi_mg(tol: f64) -> PolicyIteration {
 /// (iterations and outer iterations of every rank, the global pressure) of `pi-mg` on `ranks`
 /// thread ranks.
 fn on_ranks(p: &OwnedProblem, ranks: u32, tol: f64) -> (Vec<(u32, u32)>, Vec<f64>) {
-    let handles: Vec<_> = ThreadComm::group(ranks)
-        .into_iter()
-        .map(|comm| {
-            let p = p.clone();
-            std::thread::spawn(move || {
-                let dist = Arc::new(Distribution::for_solve(comm, p.dims).expect("slabs fit"));
-                let layout = *dist.layout();
-                let mut slab = p.slab(&layout);
-                let stats = with_suite(dist, || pi_mg(tol).solve(&mut slab.view()));
-                let stats = stats.expect("solved");
-                let owned = slab.pressure[layout.owned_range()].to_vec();
-                ((stats.iterations, stats.outer_iterations), owned)
-            })
-        })
-        .collect();
-    let mut all = Vec::new();
-    let mut counts = Vec::new();
-    for h in handles {
-        let (c, owned) = h.join().expect("rank finished");
-        counts.push(c);
-        all.extend(owned);
-    }
-    (counts, all)
+    solve_on_thread_ranks(p, ranks, move |slab| {
+        let stats = pi_mg(tol).solve(slab).expect("solved");
+        (stats.iterations, stats.outer_iterations)
+    })
 }
 
 #[test]

@@ -190,34 +190,14 @@ fn mgpcg(p: &OwnedProblem, ranks: Option<u32>, one_coarse_rank: bool) -> (u32, V
         let stats = MgPcgSolver::new(config).unwrap().solve(&mut q.view());
         return (stats.expect("solved").iterations, q.pressure.clone());
     };
-    let handles: Vec<_> = ThreadComm::group(ranks)
-        .into_iter()
-        .map(|comm| {
-            let p = p.clone();
-            std::thread::spawn(move || {
-                let dist = Arc::new(Distribution::for_solve(comm, p.dims).expect("slabs fit"));
-                let layout = *dist.layout();
-                let mut slab = p.slab(&layout);
-                let stats = with_suite(dist, || {
-                    let d = distributed().expect("the suite is offered");
-                    let mut solver = DistributedMgpcg::new(&config);
-                    let pre = solver.pcg.preconditioner_mut();
-                    pre.min_cells = 0;
-                    pre.one_coarse_rank = one_coarse_rank;
-                    solver.solve(&d, &mut slab.view())
-                });
-                let owned = slab.pressure[layout.owned_range()].to_vec();
-                (stats.expect("solved").iterations, owned)
-            })
-        })
-        .collect();
-    let mut all = Vec::new();
-    let mut iterations = Vec::new();
-    for h in handles {
-        let (it, owned) = h.join().expect("rank finished");
-        iterations.push(it);
-        all.extend(owned);
-    }
+    let (iterations, all) = crate::thread_ranks::solve_on_thread_ranks(p, ranks, move |slab| {
+        let d = distributed().expect("the suite is offered");
+        let mut solver = DistributedMgpcg::new(&config);
+        let pre = solver.pcg.preconditioner_mut();
+        pre.min_cells = 0;
+        pre.one_coarse_rank = one_coarse_rank;
+        solver.solve(&d, slab).expect("solved").iterations
+    });
     assert!(
         iterations.windows(2).all(|w| w[0] == w[1]),
         "{iterations:?}"
