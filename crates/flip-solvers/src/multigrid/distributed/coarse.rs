@@ -134,11 +134,11 @@ impl SlabRows {
             }
             _ => vec![0; d.ranks() as usize],
         };
-        gathered?;
         let coarse = &mut h.levels[g];
         let expected = 2 * entries(coarse, &touch).len();
         self.block.resize(expected, 0.0);
         let received = d.scatter_blocks(root, &self.blocks, &lens, &mut self.block)?;
+        gathered?;
         if received != expected {
             return Err(SolveError::Failed(format!(
                 "the coarse rank sent {received} correction values for {expected}"
@@ -155,20 +155,23 @@ impl SlabRows {
     }
 
     /// On the root: replaces the gathered restriction blocks in `blocks[..total]` by each
-    /// rank's correction on the same layers (in place: a block keeps its length); returns
+    /// rank's correction on the layers its block named (entries only, no header); returns
     /// their lengths in rank order.
     fn pack_corrections(&mut self, coarse: &Level, total: usize) -> Vec<usize> {
         let mut lens = Vec::new();
-        let mut out = Vec::with_capacity(total);
+        let mut at = 0;
         for (layers, _) in blocks_of(&self.blocks[..total], coarse) {
             let range = entries(coarse, &layers);
             for c in &coarse.cs {
-                out.extend(c.x[range.clone()].iter().map(|&v| f64::from(v)));
+                let out = &mut self.blocks[at..at + range.len()];
+                for (o, &v) in out.iter_mut().zip(&c.x[range.clone()]) {
+                    *o = f64::from(v);
+                }
+                at += range.len();
             }
             lens.push(2 * range.len());
         }
-        self.blocks.clear();
-        self.blocks.extend(out);
+        self.blocks.truncate(at);
         lens
     }
 }
