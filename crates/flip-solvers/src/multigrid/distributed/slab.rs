@@ -18,8 +18,8 @@ use rayon::prelude::*;
 use std::ops::Range;
 
 /// Fewest layers every rank must own of a level below level 0 for it to be divided (the
-/// margin its neighbours take from it); the levels below the divided ones are gathered to
-/// every rank.
+/// margin its neighbours take from it); the levels below the divided ones are gathered (to
+/// one rank, see `coarse`).
 pub(super) const MIN_LAYERS: usize = super::margins::MARGIN;
 
 /// Fewest cells every rank must own of a level below level 0 for it to be divided: below
@@ -108,7 +108,8 @@ pub(super) struct SlabRows {
     pub levels: Vec<LevelRows>,
     /// Scratch cell field of the slab (halo exchanges).
     pub(super) field: Vec<f64>,
-    /// This rank's restriction block, and every rank's after the gather.
+    /// This rank's restriction block (then its correction), and every rank's after the
+    /// gather (on the coarse rank).
     pub(super) block: Vec<f64>,
     pub(super) blocks: Vec<f64>,
     /// The rank that cycles the gathered levels, or `None` for every rank (see `coarse`).
