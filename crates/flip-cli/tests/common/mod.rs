@@ -76,3 +76,8 @@ pub fn dam_64(mpi: bool) -> Vec<&'static str> {
     }
     a
 }
+
+/// Borrowed views of owned arguments.
+pub fn as_str(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
