@@ -119,27 +119,39 @@ impl Particles {
         self.vel.iter().fold(0.0f32, |m, v| m.max(v.length()))
     }
     /// Largest speed, or `None` if any position or velocity is not finite; one parallel pass.
-    /// The inner loops reduce integer bit patterns (monotonic for non-negative floats, and
-    /// above infinity's for NaN), so they vectorise where float folds would not.
     pub fn checked_max_speed(&self) -> Option<f32> {
+        self.checked_max_speed_of(|_| true)
+    }
+
+    /// [`Self::checked_max_speed`] with the speed taken over the particles whose id `counts`
+    /// (particles without ids count); every particle must still be finite. The inner loops
+    /// reduce integer bit patterns (monotonic for non-negative floats, and above infinity's
+    /// for NaN), so they vectorise where float folds would not.
+    pub fn checked_max_speed_of(&self, counts: impl Fn(u64) -> bool + Sync) -> Option<f32> {
         use rayon::prelude::*;
         const CHUNK: usize = 1 << 14;
         const EXP: u32 = 0x7f80_0000;
-        let pos: &[f32] = bytemuck::cast_slice(&self.pos);
-        let (max_bits, pos_bad) = pos
-            .par_chunks(3 * CHUNK)
-            .zip(self.vel.par_chunks(CHUNK))
-            .map(|(ps, vs)| {
+        let n = self.len();
+        let ids = (self.id.len() == n).then_some(&self.id[..]);
+        let (max_bits, bad) = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let r = c * CHUNK..((c + 1) * CHUNK).min(n);
+                let ps: &[f32] = bytemuck::cast_slice(&self.pos[r.clone()]);
                 let bad = ps
                     .iter()
                     .fold(0u32, |b, x| b | u32::from(x.to_bits() & EXP == EXP));
-                let m = vs
-                    .iter()
-                    .fold(0u32, |m, v| m.max(v.length_squared().to_bits()));
-                (m, bad)
+                let vs = self.vel[r.clone()].iter().enumerate();
+                vs.fold((0u32, bad), |(m, bad), (k, v)| {
+                    let bits = v.length_squared().to_bits();
+                    // A non-finite velocity fails the check whether or not it counts.
+                    let bad = bad | u32::from(bits >= EXP);
+                    let counted = ids.is_none_or(|ids| counts(ids[r.start + k]));
+                    (if counted { m.max(bits) } else { m }, bad)
+                })
             })
             .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1 | b.1));
-        (pos_bad == 0 && max_bits < EXP).then(|| f32::from_bits(max_bits).sqrt())
+        (bad == 0 && max_bits < EXP).then(|| f32::from_bits(max_bits).sqrt())
     }
 
     /// Whether every position and velocity is finite.

@@ -36,16 +36,6 @@ pub fn owned_count(particles: &Particles) -> usize {
     particles.id.iter().filter(|&&id| !is_ghost(id)).count()
 }
 
-/// The largest speed of the particles this rank owns: a ghost copy's velocity near the
-/// window's outer faces comes from a partial transfer, and its owner measures it anyway.
-pub fn owned_max_speed(particles: &Particles) -> f32 {
-    let owned = particles.id.iter().zip(&particles.vel);
-    let fastest = owned
-        .filter(|(&id, _)| !is_ghost(id))
-        .fold(0.0f32, |m, (_, v)| m.max(v.length_squared()));
-    fastest.sqrt()
-}
-
 /// One rank's window of a decomposed run.
 #[derive(Debug)]
 pub struct Window {

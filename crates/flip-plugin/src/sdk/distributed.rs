@@ -306,11 +306,14 @@ impl Distributed {
         let covered = lens.iter().try_fold(0usize, |a, &n| a.checked_add(n));
         let valid = lens.len() == self.ranks as usize && covered.is_some_and(|n| n <= global.len());
         // A root with bad lengths still takes part, sending empty blocks, so no rank waits.
-        let empty = vec![0usize; self.ranks as usize];
+        let empty;
         let (g, l) = match (is_root, valid) {
             (false, _) => (std::ptr::null(), std::ptr::null()),
             (true, true) => (global.as_ptr(), lens.as_ptr()),
-            (true, false) => (global.as_ptr(), empty.as_ptr()),
+            (true, false) => {
+                empty = vec![0usize; self.ranks as usize];
+                (global.as_ptr(), empty.as_ptr())
+            }
         };
         let s = self.suite();
         let mut received = 0usize;
