@@ -14,7 +14,7 @@
 use flip_core::Particles;
 use flip_graph::window::gather_owned;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, NodeRegistry, ParamValue};
-use flip_plugin::host::distributed::threads::ThreadComm;
+use flip_comm::threads::ThreadComm;
 use flipgraph_tests::{graph, on_window, registry, set, simulation};
 use std::collections::{HashMap, HashSet};
 

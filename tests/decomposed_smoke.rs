@@ -10,7 +10,7 @@
 
 use flip_graph::window::{gather_cells, gather_mac, Window};
 use flip_graph::{GraphDoc, NodeRegistry, Value};
-use flip_plugin::host::distributed::threads::ThreadComm;
+use flip_comm::threads::ThreadComm;
 use flipgraph_tests::{graph, on_window, registry, simulation};
 
 /// Frames simulated (3 s: the plume rises past layer 40 of 72).

@@ -2,8 +2,8 @@
 //! FIFO, truncated copy and impersonation is refused or reported with its reason, naming the
 //! file, while the bundled plugins still load.
 
-use flip_plugin::host::probe::ProbeCommand;
-use flip_plugin::host::{bundled_plugin_dirs, LoadOptions, PluginError, PluginSet};
+use flip_host::probe::ProbeCommand;
+use flip_host::{bundled_plugin_dirs, LoadOptions, PluginError, PluginSet};
 use flipgraph_tests::hostile_copy;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -4,10 +4,10 @@
 //! boundary sanitised; the fallback solver takes over; the children are always reaped.
 
 use flip_graph::{GraphDoc, NodeEvent, ParamValue::*, Simulation, Value};
-use flip_plugin::host::{
+use flip_host::{
     default_plugin_dirs, ChildCommand, PluginSet, ServiceEvent, SolveLimits, SolverInstance,
 };
-use flip_plugin::sdk::OwnedCsr;
+use flip_sdk::OwnedCsr;
 use flip_solvers::fixtures::{self, Scene};
 use flipgraph_tests::{graph, graphs_dir, hostile_copy, set, stat};
 use std::path::Path;

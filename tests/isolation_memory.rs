@@ -2,8 +2,8 @@
 //! the solver's sealed input segment is assembled and solved in place, bit for bit as in this
 //! process, and a change of size falls back to the copying path.
 
-use flip_plugin::host::{default_plugin_dirs, ChildCommand, PluginSet, SolverInstance};
-use flip_plugin::sdk::OwnedProblem;
+use flip_host::{default_plugin_dirs, ChildCommand, PluginSet, SolverInstance};
+use flip_sdk::OwnedProblem;
 use flip_solvers::fixtures::{self, Scene};
 
 /// The bundled plugins.

@@ -2,7 +2,7 @@
 //! graphs, and running them.
 
 use flip_graph::{GraphDoc, NodeRegistry, Simulation, StepReport};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -167,7 +167,7 @@ pub fn run_thread_ranks(
 pub fn on_window<R: Send>(
     doc: &GraphDoc,
     registry: &NodeRegistry,
-    comm: Arc<flip_plugin::host::distributed::threads::ThreadComm>,
+    comm: Arc<flip_comm::threads::ThreadComm>,
     f: impl FnOnce(&mut Simulation) -> R + Send,
 ) -> R {
     use flip_graph::window::{ghost_layers_for, Window};

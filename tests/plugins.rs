@@ -3,10 +3,10 @@
 //! frames written before a failure stay on disk, whole.
 
 use flip_graph::{ParamValue::*, RunError, Simulation};
-use flip_plugin::host::{
+use flip_host::{
     default_plugin_dirs, LoadedPlugin, PluginError, PluginSet, SolverInstance,
 };
-use flip_plugin::sdk::OwnedProblem;
+use flip_sdk::OwnedProblem;
 use flipgraph_tests::{fixture_lib, graph, graphs_dir, plugins, registry, set};
 use std::sync::Arc;
 
@@ -73,7 +73,7 @@ fn a_plugin_for_another_abi_version_is_refused() {
     match &err {
         PluginError::AbiMismatch {
             found, expected, ..
-        } => assert_eq!((*found, *expected), (1, flip_plugin::ABI_VERSION)),
+        } => assert_eq!((*found, *expected), (1, flip_abi::ABI_VERSION)),
         other => panic!("expected an ABI mismatch, got {other}"),
     }
     let msg = err.to_string();

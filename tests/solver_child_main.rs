@@ -1,5 +1,5 @@
 //! The isolated-solver child of the end-to-end tests (what `flipgraph __solver-child` is for
 //! the CLI): serves one solver instance on stdin/stdout.
 fn main() {
-    std::process::exit(flip_plugin::host::isolation::child_main());
+    std::process::exit(flip_host::isolation::child_main());
 }

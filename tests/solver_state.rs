@@ -4,8 +4,8 @@
 //! a solve.
 
 use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
-use flip_plugin::host::{CancelToken, PluginError, PluginSet, SolveLimits, SolverInstance};
-use flip_plugin::sdk::OwnedCsr;
+use flip_host::{CancelToken, PluginError, PluginSet, SolveLimits, SolverInstance};
+use flip_sdk::OwnedCsr;
 use flip_solvers::fixtures::{self, Scene};
 use flipgraph_tests::{graph, graphs_dir, hostile_copy, plugins, registry, set};
 use std::time::{Duration, Instant};
@@ -226,7 +226,7 @@ fn check_overhead() {
             s.solve(&mut p.view()).unwrap();
             solve += t.elapsed();
             let t = Instant::now();
-            std::hint::black_box(flip_plugin::sdk::check::structured_raw(&p.view()));
+            std::hint::black_box(flip_sdk::check::structured_raw(&p.view()));
             check += t.elapsed();
         }
         let (solve, check) = (solve / reps, check / reps);

@@ -6,7 +6,7 @@
 use flip_core::tallcell::{advect, pressure, terrain, TallGrid, TallLiquid};
 use flip_graph::ParamValue::Text;
 use flip_graph::Simulation;
-use flip_plugin::host::{ProblemRef, SolverInstance};
+use flip_host::{ProblemRef, SolverInstance};
 use flipgraph_tests::{graph, graphs_dir, plugins, registry, set as set_param, simulation, stat};
 use std::path::Path;
 

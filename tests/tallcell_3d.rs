@@ -5,7 +5,7 @@
 
 use flip_core::tallcell::{advect, pressure, terrain, TallGrid, TallLiquid};
 use flip_graph::{compile, ParamValue};
-use flip_plugin::host::ProblemRef;
+use flip_host::ProblemRef;
 use flipgraph_tests::{graph, registry, set, simulation, stat};
 
 #[path = "tallcell_support.rs"]

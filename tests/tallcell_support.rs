@@ -2,7 +2,7 @@
 //! `tallcell_*` nodes, and the largest difference of two solutions.
 
 use flip_core::tallcell::{advect, extrapolate, pressure, reinit, TallLiquid};
-use flip_plugin::host::{ProblemRef, SolverInstance};
+use flip_host::{ProblemRef, SolverInstance};
 use flipgraph_tests::plugins;
 
 pub const G: f32 = -9.81;

@@ -4,7 +4,7 @@ use crate::cmd_run::{build_with, default_out};
 use crate::session::Session;
 use anyhow::{anyhow, Result};
 use flip_graph::{ParamKind, ParamSpec};
-use flip_plugin::sanitize;
+use flip_abi::sanitize;
 use std::path::PathBuf;
 
 /// Arguments of `validate`.
@@ -67,7 +67,7 @@ pub fn plugins(session: &Session) -> Result<()> {
     let dirs: Vec<String> = session
         .dirs
         .iter()
-        .map(|d| flip_plugin::text::path(d))
+        .map(|d| flip_abi::text::path(d))
         .collect();
     println!("searched: {}", dirs.join(", "));
     for p in &session.plugins.plugins {
@@ -77,7 +77,7 @@ pub fn plugins(session: &Session) -> Result<()> {
             p.name,
             p.version,
             if p.bundled { "bundled: " } else { "" },
-            flip_plugin::text::path(&p.path),
+            flip_abi::text::path(&p.path),
             &p.sha256[..p.sha256.len().min(16)],
             if p.has_state {
                 "saves state"
@@ -136,7 +136,7 @@ pub fn plugins(session: &Session) -> Result<()> {
 pub fn nodes(session: &Session) -> Result<()> {
     for k in session.registry.kinds() {
         let s = &k.spec;
-        let clean = |t: &str| flip_plugin::sanitize(t).into_owned();
+        let clean = |t: &str| flip_abi::sanitize(t).into_owned();
         println!(
             "\n{} — {} [{}]\n  {}",
             clean(&s.kind),
@@ -152,7 +152,7 @@ pub fn nodes(session: &Session) -> Result<()> {
             println!("  out {:<14} {:<12} {}", o.name, o.kind.name(), o.help);
         }
         for p in &s.params {
-            println!("  param {}", flip_plugin::sanitize(&describe(p)));
+            println!("  param {}", flip_abi::sanitize(&describe(p)));
         }
         if s.kind == "pressure" {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");

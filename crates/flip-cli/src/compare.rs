@@ -163,7 +163,7 @@ fn variant_sim(
 /// What a variant's nodes told the user in its last frame, on stderr.
 fn warn_events(variant: &str, steps: &[flip_graph::StepReport]) {
     for (node, event) in steps.iter().flat_map(|s| &s.events) {
-        let node = flip_plugin::sanitize(node);
+        let node = flip_abi::sanitize(node);
         eprintln!("\nwarning: variant `{variant}`, node `{node}`: {event}");
     }
 }

@@ -88,16 +88,16 @@ fn main() {
     let cli = Cli::parse();
     match &cli.command {
         Command::ProbePlugin { file } => {
-            std::process::exit(flip_plugin::host::probe::child_main(file));
+            std::process::exit(flip_host::probe::child_main(file));
         }
-        Command::SolverChild => std::process::exit(flip_plugin::host::isolation::child_main()),
+        Command::SolverChild => std::process::exit(flip_host::isolation::child_main()),
         _ => {}
     }
     if let Err(e) = dispatch(cli) {
         // Line by line: multi-line reports (one validation problem a line) keep their lines,
         // while anything else that could drive the terminal is escaped.
         let text = format!("{e:#}");
-        let lines: Vec<_> = text.lines().map(flip_plugin::sanitize).collect();
+        let lines: Vec<_> = text.lines().map(flip_abi::sanitize).collect();
         eprintln!("error: {}", lines.join("\n"));
         std::process::exit(exit::status_of(&e));
     }

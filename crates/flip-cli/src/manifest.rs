@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use flip_graph::{GraphDoc, ParamValue};
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -172,7 +172,7 @@ impl Manifest {
                 file: p.path.clone(),
                 id: p.id.clone(),
                 version: p.version.clone(),
-                abi: flip_plugin::abi::ABI_VERSION,
+                abi: flip_abi::ABI_VERSION,
                 sha256: p.sha256.clone(),
                 used: used(&p.id),
             })

@@ -69,8 +69,8 @@ impl Progress {
         if self.human() {
             println!(
                 "{}: {} — {} frames on {grid:?} cells, output in {}",
-                flip_plugin::sanitize(&graph.display().to_string()),
-                flip_plugin::sanitize(description),
+                flip_abi::sanitize(&graph.display().to_string()),
+                flip_abi::sanitize(description),
                 self.total,
                 out.display()
             );
@@ -113,7 +113,7 @@ impl Progress {
             for (node, event) in &r.events {
                 match self.mode {
                     ProgressMode::Bar => self.bar.suspend(|| {
-                        eprintln!("warning: node `{}`: {event}", flip_plugin::sanitize(node));
+                        eprintln!("warning: node `{}`: {event}", flip_abi::sanitize(node));
                     }),
                     ProgressMode::Json => {
                         let mut body = serde_json::to_value(event).unwrap_or_default();

@@ -77,7 +77,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         .with_context(|| format!("writing {}", args.out.display()))?;
     println!(
         "wrote {}",
-        flip_plugin::sanitize(&args.out.display().to_string())
+        flip_abi::sanitize(&args.out.display().to_string())
     );
     Ok(())
 }

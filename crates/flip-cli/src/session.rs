@@ -3,8 +3,8 @@
 use anyhow::{anyhow, Result};
 use flip_graph::overrides::apply_overrides_scoped;
 use flip_graph::{GraphDoc, GraphError, NodeRegistry};
-use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
-use flip_plugin::host::{ChildCommand, LoadOptions, PluginSet};
+use flip_host::probe::{default_cache_dir, ProbeCommand};
+use flip_host::{ChildCommand, LoadOptions, PluginSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

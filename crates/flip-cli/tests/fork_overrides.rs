@@ -8,7 +8,7 @@ use common::{deps_dir, frame_hashes, root};
 
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, Simulation};
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::process::{Command, Output};
 use std::sync::Arc;
 

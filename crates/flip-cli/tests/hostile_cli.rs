@@ -96,7 +96,7 @@ fn a_solver_ignoring_its_time_limit_ends_the_process_with_a_clear_message() {
     let t = text(&o);
     assert_eq!(
         o.status.code(),
-        Some(flip_plugin::host::HANG_EXIT_CODE),
+        Some(flip_host::HANG_EXIT_CODE),
         "{t}"
     );
     assert!(

@@ -8,7 +8,7 @@
 //! `p_solved = p · dt / (ρ · dx)`; [`PressureSystem::scale`] holds `ρ·dx/dt`.
 
 use crate::grid::{Grid3, GridSpec};
-pub use flip_plugin::sdk::OwnedProblem;
+pub use flip_sdk::OwnedProblem;
 
 /// Pressure system of one projection, owned by the host.
 #[derive(Clone, Debug, Default)]

@@ -4,13 +4,13 @@
 //! - [`Geometry::Variational`] (default): solid faces weighted by their open fraction (Batty,
 //!   Bertails & Bridson 2007) and the free surface placed at the liquid level set's zero
 //!   crossing (ghost fluid, Gibou et al. 2002 / Enright et al. 2003; θ clamped at
-//!   [`flip_plugin::sdk::stencil::THETA_MIN`]). Pressure unknowns are the cells with some open
+//!   [`flip_sdk::stencil::THETA_MIN`]). Pressure unknowns are the cells with some open
 //!   face and `φ < 0`.
 //! - [`Geometry::Voxelized`]: whole cells from the cell marker, p = 0 at air cell centres,
 //!   whole solid faces — the method of the seeds, kept for comparison.
 //!
 //! Both give a symmetric positive (semi-)definite 5/7-point stencil by one rule
-//! ([`flip_plugin::sdk::stencil`]), so every plugin solves either.
+//! ([`flip_sdk::stencil`]), so every plugin solves either.
 
 mod gradient;
 mod operator;
@@ -77,7 +77,7 @@ pub fn assemble(
         .enumerate()
         .for_each(|(c, (p, &kind))| {
             *p = match prev {
-                Some(prev) if kind == flip_plugin::abi::CELL_FLUID => prev[c],
+                Some(prev) if kind == flip_abi::CELL_FLUID => prev[c],
                 _ => 0.0,
             };
         });

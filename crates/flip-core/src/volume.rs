@@ -28,7 +28,7 @@ use crate::pressure::PressureSystem;
 use crate::project::{apply_gradient_still_walls, assemble_operator, AssembleParams, Geometry};
 use crate::solids::Solids;
 use crate::transfer::Lattice;
-use flip_plugin::abi::CELL_FLUID;
+use flip_abi::CELL_FLUID;
 use rayon::prelude::*;
 
 /// Cells whose centre lies deeper than this (in cells) are interior: their kernel support is

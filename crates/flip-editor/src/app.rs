@@ -12,7 +12,7 @@ use crate::worker::{Command, Event, Worker};
 use egui::Context;
 use egui_node_graph2::{InputId, NodeResponse, OutputId};
 use flip_graph::{GraphDoc, NodeRegistry};
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -162,7 +162,7 @@ pub fn insert_on_wire(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flip_plugin::host::PluginSet;
+    use flip_host::PluginSet;
     use std::sync::Arc;
 
     fn scene() -> (GraphDoc, NodeRegistry) {

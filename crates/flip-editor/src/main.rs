@@ -6,8 +6,8 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use flip_editor::autorun::AutoRun;
 use flip_editor::viewport::Overlay;
 use flip_editor::{App, Options};
-use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
-use flip_plugin::host::{ChildCommand, LoadOptions, PluginSet};
+use flip_host::probe::{default_cache_dir, ProbeCommand};
+use flip_host::{ChildCommand, LoadOptions, PluginSet};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -57,9 +57,9 @@ fn parse_args() -> Result<Args> {
             "--allow-plugin-override" => args.allow_override = true,
             "--probe-plugin" => {
                 let file = PathBuf::from(value()?);
-                std::process::exit(flip_plugin::host::probe::child_main(&file));
+                std::process::exit(flip_host::probe::child_main(&file));
             }
-            "--solver-child" => std::process::exit(flip_plugin::host::isolation::child_main()),
+            "--solver-child" => std::process::exit(flip_host::isolation::child_main()),
             "--autoplay" => args.auto.autoplay = true,
             "--compare" => args.auto.compare = true,
             "--screenshot" => args.auto.screenshot = Some(value()?.into()),

@@ -7,7 +7,7 @@ use flip_editor::convert::{from_doc, EditorDoc};
 use flip_editor::layout::drawn_rects;
 use flip_editor::types::UserState;
 use flip_graph::GraphDoc;
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::sync::Arc;
 
 struct Canvas {

@@ -9,7 +9,7 @@ use flip_editor::compare_worker::{CompareCommand, CompareEvent, CompareWorker};
 use flip_graph::compare::VariantSpec;
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, NodeRegistry};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

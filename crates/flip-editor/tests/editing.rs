@@ -6,7 +6,7 @@ use flip_editor::convert::from_doc;
 use flip_editor::files::text_to_save;
 use flip_editor::worker::sim_view;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, ParamValue};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 

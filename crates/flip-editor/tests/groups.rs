@@ -7,7 +7,7 @@ use flip_editor::convert::{from_doc, port_input};
 use flip_editor::worker::sim_view;
 use flip_graph::groups::{collapse, expand};
 use flip_graph::GraphDoc;
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::sync::Arc;
 
 fn registry() -> flip_graph::NodeRegistry {

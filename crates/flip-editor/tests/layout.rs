@@ -9,7 +9,7 @@ use flip_editor::convert::{from_doc, EditorDoc};
 use flip_editor::layout::{any_overlap, drawn_rects, fit_zoom, DEFAULT_VIEW};
 use flip_editor::types::{AllKinds, NodeStatus, UserState};
 use flip_graph::{GraphDoc, NodeRegistry};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -11,7 +11,7 @@ use flip_editor::resim::Start;
 use flip_editor::snapshots::Snapshots;
 use flip_editor::worker::{Command, Event, Worker};
 use flip_graph::{GraphDoc, NodeRegistry, ParamValue, Simulation};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;
 
 /// The node registry with the solver plugins, or `None` when they are not built.

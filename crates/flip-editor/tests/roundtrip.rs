@@ -8,7 +8,7 @@ use flip_graph::{
     DataKind, EdgeDoc, GraphDoc, NodeDoc, NodeKind, NodeRegistry, NodeSpec, ParamSpec, ParamValue,
     PortSpec,
 };
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -9,7 +9,7 @@ use flip_editor::{App, Options};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRegistry, NodeSpec, PortSpec,
 };
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

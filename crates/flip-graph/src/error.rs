@@ -1,4 +1,4 @@
-use flip_plugin::sanitize;
+use flip_abi::sanitize;
 use std::fmt;
 
 /// A problem found while loading or validating a graph. Names the file, node and port/field

@@ -10,7 +10,7 @@
 //! export) reach the other ranks through [`Window::comm`].
 
 use flip_core::{Grid3, GridSpec, Particles};
-use flip_plugin::host::distributed::{Communicator, Distribution, DistributionError};
+use flip_comm::{Communicator, Distribution, DistributionError};
 use glam::Vec3;
 use std::ops::Range;
 use std::sync::Arc;
@@ -43,7 +43,7 @@ pub struct Window {
     pub global: GridSpec,
     /// The window's grid (owned plus ghost layers), origin at its first layer.
     pub local: GridSpec,
-    /// Slab axis: z in 3D, y in 2D (the layout of `flip_plugin::abi::distributed`).
+    /// Slab axis: z in 3D, y in 2D (the layout of `flip_abi::distributed`).
     pub axis: usize,
     /// Global index of the window's first layer.
     pub offset: usize,

@@ -1,7 +1,7 @@
 //! flipgraph's built-in nodes. Each node is a thin wrapper: it reads its parameters, takes its
 //! inputs, calls a `flip_core` kernel and publishes its outputs (one node per file in
 //! [`nodes`]). The pressure-solve node delegates the linear algebra to a plugin loaded from a
-//! [`flip_plugin::host::PluginSet`].
+//! [`flip_host::PluginSet`].
 #![forbid(unsafe_code)]
 
 /// The node implementations.

@@ -1,7 +1,7 @@
 use crate::nodes;
 use flip_graph::registry::RegistryError;
 use flip_graph::{NodePack, NodeRegistry};
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::sync::Arc;
 
 /// The built-in node kinds; the pressure-solve node offers the algorithms of `plugins`.

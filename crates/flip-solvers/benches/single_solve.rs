@@ -3,7 +3,7 @@
 //! measures whole simulations instead.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use flip_plugin::sdk::PressureSolver;
+use flip_sdk::PressureSolver;
 use flip_solvers::fixtures::{build, Scene};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig};
 use flip_solvers::multigrid::{MgPcgSolver, MultigridConfig, MultigridSolver};

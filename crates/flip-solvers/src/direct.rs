@@ -18,8 +18,8 @@ use faer::linalg::cholesky::llt::factor::LltRegularization;
 use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, LltRef, SymbolicCholesky};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side};
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_abi::CELL_FLUID;
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Configuration of [`DirectSolver`].
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,7 +3,7 @@
 //! gravity). Used by every solver's tests and by the solver benchmarks.
 
 use crate::owned::OwnedProblem;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
+use flip_abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 
 /// Scenes covering the cases every solver must handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

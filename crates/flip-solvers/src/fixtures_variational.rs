@@ -7,8 +7,8 @@
 //! iteration-count comparisons.
 
 use crate::owned::OwnedProblem;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
-use flip_plugin::sdk::stencil::{fraction_inside_segment, fraction_inside_square};
+use flip_abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
+use flip_sdk::stencil::{fraction_inside_segment, fraction_inside_square};
 
 /// Scenes with fractional faces and ghost-fluid weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@
 //! sweeps whose half-steps are fully parallel.
 //!
 //! Every solver is a [`Pcg`] over a [`Preconditioner`] and implements
-//! [`flip_plugin::sdk::PressureSolver`], so other solvers can use them as inner solvers through
+//! [`flip_sdk::PressureSolver`], so other solvers can use them as inner solvers through
 //! `Box<dyn PressureSolver>`. A solver keeps its vectors, the fluid regions and the
 //! preconditioner between solves and rebuilds the latter two only when a hash of the matrix
 //! (cell kinds, diagonal, couplings) changes.

@@ -14,7 +14,7 @@
 //! | `fas-mg` | [`FasMgSolver`]: FAS V-cycles with PGS smoothing (Alg. 3, §4.3) |
 //! | `fmg` | [`FmgSolver`]: Chentanez & Müller's projected full multigrid baseline |
 //!
-//! Every solver reports [`SolveStats`](flip_plugin::sdk::SolveStats) with `residual` the
+//! Every solver reports [`SolveStats`](flip_sdk::SolveStats) with `residual` the
 //! max-norm of the LCP residual ([`lcp_residual`]) and converges when it is at most
 //! `max(abs, rel · ‖rhs‖∞)` ([`Tolerance`](crate::tolerance::Tolerance); Lai et al. use an
 //! absolute 10⁻⁶).
@@ -81,7 +81,7 @@ pub use policy::{PolicyConfig, PolicyIteration};
 pub use transfer::{Boundary, CoarseMatrix, Interpolation};
 
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::SolveStats;
+use flip_sdk::SolveStats;
 
 /// Lai et al.'s stopping rule: absolute residual 10⁻⁶, no relative part.
 pub const DEFAULT_TOLERANCE: Tolerance = Tolerance {

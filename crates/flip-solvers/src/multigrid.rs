@@ -73,7 +73,7 @@ pub use mgpcg::MgPcgSolver;
 pub use solver::MultigridSolver;
 
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::SolveStats;
+use flip_sdk::SolveStats;
 
 /// Which cycle the stand-alone solver iterates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! the zero-mean solution on such regions.
 
 use crate::stencil::Stencil;
-use flip_plugin::abi::CELL_FLUID;
+use flip_abi::CELL_FLUID;
 
 /// Fluid regions of a problem.
 #[derive(Clone, Debug, Default)]

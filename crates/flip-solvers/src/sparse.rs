@@ -1,4 +1,4 @@
-//! Solvers of the general sparse problem kind (`flip_plugin::sdk::CsrProblem`): conjugate
+//! Solvers of the general sparse problem kind (`flip_sdk::CsrProblem`): conjugate
 //! gradient with Jacobi or IC(0) preconditioning (symmetric matrices only: CG needs `A = Aᵀ`
 //! positive (semi-)definite), and a sparse direct solve (faer: Cholesky for symmetric matrices,
 //! LU with partial pivoting otherwise). Pure-Neumann components are handled as for structured
@@ -20,7 +20,7 @@ pub use bicgstab::CsrBicgstab;
 pub use cg::{CsrPcg, CsrPreconditioner};
 pub use direct::CsrDirect;
 
-use flip_plugin::sdk::{
+use flip_sdk::{
     CsrProblem, PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter,
 };
 

@@ -3,8 +3,8 @@
 //! Reductions are computed per grid row and summed in row order, so results are bit-identical
 //! whatever the thread count.
 
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::Problem;
+use flip_abi::CELL_FLUID;
+use flip_sdk::Problem;
 use rayon::prelude::*;
 
 /// Borrowed matrix of a pressure problem.

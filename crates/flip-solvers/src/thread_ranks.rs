@@ -2,9 +2,10 @@
 //! slab of one global problem, offered the distributed suite over a [`ThreadComm`].
 
 use crate::owned::OwnedProblem;
-use flip_plugin::host::distributed::threads::ThreadComm;
-use flip_plugin::host::distributed::{with_suite, Distribution};
-use flip_plugin::sdk::Problem;
+use flip_comm::threads::ThreadComm;
+use flip_comm::Distribution;
+use flip_host::distributed::with_suite;
+use flip_sdk::Problem;
 use std::sync::Arc;
 
 /// Runs `solve` on every rank's slab of `p` (with `SOLVE_GHOST_LAYERS`, as the host cuts it);

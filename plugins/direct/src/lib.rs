@@ -2,8 +2,8 @@
 //! reference for the iterative solvers. Practical up to a few hundred thousand unknowns.
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::{CAP_CSR, CAP_LINEAR, CAP_STRUCTURED};
-use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
+use flip_sdk::abi::{CAP_CSR, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::direct::{DirectConfig, DirectSolver};
 use flip_solvers::sparse::{CsrDirect, WithCsr};
 use flip_solvers::tolerance::Tolerance;
@@ -69,7 +69,7 @@ impl SolverPlugin for DirectPlugin {
     }
 }
 
-flip_plugin::export_plugin!(DirectPlugin, "direct", "Sparse direct (Cholesky)");
+flip_sdk::export_plugin!(DirectPlugin, "direct", "Sparse direct (Cholesky)");
 
 #[cfg(test)]
 mod tests {

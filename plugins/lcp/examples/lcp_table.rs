@@ -6,7 +6,7 @@
 //! of Lai et al. Table 12 on the 3D container. Each solve starts cold (p = 0, fresh instance, setup
 //! included); the time is the best of `REPEATS` runs.
 
-use flip_plugin::sdk::{PressureSolver, SolveStats};
+use flip_sdk::{PressureSolver, SolveStats};
 use flip_solvers::fixtures::{self, Scene};
 use flip_solvers::lcp::{
     lcp_residual, Boundary, CoarseMatrix, FasConfig, FasMgSolver, FmgConfig, FmgSolver,

@@ -4,8 +4,8 @@
 //! Müller full-multigrid baselines. The numerics live in [`flip_solvers::lcp`]; this crate only
 //! describes the algorithms and their parameters.
 
-use flip_plugin::abi::{CAP_DISTRIBUTED, CAP_LCP, CAP_LINEAR, CAP_STRUCTURED};
-use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
+use flip_sdk::abi::{CAP_DISTRIBUTED, CAP_LCP, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::lcp::{
     Boundary, CoarseMatrix, FasConfig, FasMgSolver, FmgConfig, FmgSolver, InnerSolver,
     Interpolation, PenaltyConfig, PenaltyMethod, PgsConfig, PgsSolver, PolicyConfig,
@@ -296,7 +296,7 @@ impl SolverPlugin for LcpPlugin {
     }
 }
 
-flip_plugin::export_plugin!(LcpPlugin, "lcp", "Separating-wall LCP solvers");
+flip_sdk::export_plugin!(LcpPlugin, "lcp", "Separating-wall LCP solvers");
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The plugin's descriptions, parameter handling and one solve per algorithm.
 
 use super::*;
-use flip_plugin::sdk::ParamKind;
+use flip_sdk::ParamKind;
 use flip_solvers::fixtures::{self, Scene};
 use flip_solvers::lcp::complementarity;
 

@@ -6,8 +6,8 @@
 //! - `tall-mg`: full cycles on restricted tall-cell grids (Chentanez & Müller 2011).
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::{CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
-use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
+use flip_sdk::abi::{CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::multigrid::{Coarsening, Cycle, MgPcgSolver, MultigridConfig, MultigridSolver};
 use flip_solvers::tolerance::Tolerance;
 
@@ -164,7 +164,7 @@ impl SolverPlugin for MultigridPlugin {
     }
 }
 
-flip_plugin::export_plugin!(MultigridPlugin, "multigrid", "Geometric multigrid");
+flip_sdk::export_plugin!(MultigridPlugin, "multigrid", "Geometric multigrid");
 
 mod tallcell;
 #[cfg(test)]

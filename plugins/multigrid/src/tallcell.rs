@@ -1,7 +1,7 @@
 //! The `tall-mg` algorithm: Chentanez & Müller 2011's multigrid on the tall-cell problem kind.
 
-use flip_plugin::abi::{CAP_LINEAR, CAP_TALLCELL};
-use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver};
+use flip_sdk::abi::{CAP_LINEAR, CAP_TALLCELL};
+use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver};
 use flip_solvers::tallcell::{TallCycle, TallMgConfig, TallMultigrid};
 use flip_solvers::tolerance::Tolerance;
 

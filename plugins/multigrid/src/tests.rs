@@ -17,7 +17,7 @@ fn algorithms_expose_their_parameters() {
     let tall = &MultigridPlugin::ALGORITHMS[3];
     assert_eq!(
         tall.capabilities,
-        CAP_LINEAR | flip_plugin::abi::CAP_TALLCELL
+        CAP_LINEAR | flip_sdk::abi::CAP_TALLCELL
     );
     for a in &MultigridPlugin::ALGORITHMS[..3] {
         // Only MGPCG solves a rank's slab (CG over the slabs, slab V-cycle).

@@ -2,8 +2,8 @@
 //! wrappers around `flip_solvers::krylov`.
 #![forbid(unsafe_code)]
 
-use flip_plugin::abi::{CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
-use flip_plugin::sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
+use flip_sdk::abi::{CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig, SsorConfig};
 use flip_solvers::sparse::{CsrBicgstab, CsrPcg, CsrPreconditioner, WithCsr};
 use flip_solvers::tolerance::Tolerance;
@@ -182,7 +182,7 @@ fn with_csr<S: PressureSolver + 'static>(
     })
 }
 
-flip_plugin::export_plugin!(PcgPlugin, "pcg", "Preconditioned conjugate gradient");
+flip_sdk::export_plugin!(PcgPlugin, "pcg", "Preconditioned conjugate gradient");
 
 #[cfg(test)]
 mod tests {

@@ -12,8 +12,8 @@ use crate::session::Session;
 use anyhow::{anyhow, Result};
 use flip_graph::window::{ghost_layers_for, Window};
 use flip_graph::{GraphDoc, ParamValue};
-use flip_plugin::host::distributed::{CommStats, Communicator};
-use flip_plugin::host::mpi_comm;
+use flip_comm::{CommStats, Communicator};
+use flip_comm::mpi as mpi_comm;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

@@ -10,8 +10,8 @@ use crate::session::Session;
 use anyhow::Result;
 use clap::Args;
 use flip_core::tallcell::{advect, extrapolate, pressure, reinit, TallLiquid};
-use flip_plugin::host::{ProblemRef, SolverInstance};
-use flip_plugin::sdk::SolveStats;
+use flip_host::{ProblemRef, SolverInstance};
+use flip_sdk::SolveStats;
 use std::time::Instant;
 
 /// Arguments of `bench tallcell`.

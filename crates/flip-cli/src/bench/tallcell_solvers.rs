@@ -27,7 +27,7 @@ fn time_solve(
         ("max_iterations".to_string(), 20_000.0),
     ];
     let mut solver =
-        flip_plugin::host::SolverInstance::create(plugin.clone(), &info.name, &params)?;
+        flip_host::SolverInstance::create(plugin.clone(), &info.name, &params)?;
     let mut best = (0, f64::INFINITY);
     for _ in 0..3 {
         let mut p = problem.clone();
@@ -63,7 +63,7 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     for &n in &args.solver_sizes() {
         let mut liquid = scene(args.dim, Scene::Tank, n, Some(args.regular_layers))?;
         let mut solver =
-            flip_plugin::host::SolverInstance::create(plugin.clone(), &info.name, &[])?;
+            flip_host::SolverInstance::create(plugin.clone(), &info.name, &[])?;
         run_one(
             &mut liquid,
             (&mut solver, info.accepts_tallcell()),

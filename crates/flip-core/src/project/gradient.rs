@@ -5,9 +5,9 @@ use crate::grid::{par_for_each_mut, Grid3, GridSpec};
 use crate::mac::{MacGrid, MacMask};
 use crate::pressure::PressureSystem;
 use crate::solids::Solids;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID};
-use flip_plugin::sdk::stencil::ghost_theta;
-use flip_plugin::sdk::Array;
+use flip_abi::{CELL_AIR, CELL_FLUID};
+use flip_sdk::stencil::ghost_theta;
+use flip_sdk::Array;
 use rayon::prelude::*;
 
 /// Velocity of the solid in MAC face `(i, j, k)` of `axis` (0 for static solids).

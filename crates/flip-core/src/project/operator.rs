@@ -5,9 +5,9 @@ use crate::cells::CellGrid;
 use crate::grid::{par_for_each_mut, Grid3, GridSpec};
 use crate::pressure::PressureSystem;
 use crate::solids::Solids;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
-use flip_plugin::sdk::stencil::dirichlet_weight;
-use flip_plugin::sdk::{Array, OwnedProblem};
+use flip_abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
+use flip_sdk::stencil::dirichlet_weight;
+use flip_sdk::{Array, OwnedProblem};
 use rayon::prelude::*;
 
 /// Index arithmetic of a dense x-fastest cell grid.

@@ -177,7 +177,7 @@ fn ghost_fluid_tank_is_hydrostatic_at_every_surface_fraction() {
             let p = sys.physical_pressure();
             let (mut err2, mut ref2) = (0.0f64, 0.0f64);
             for (c, &kind) in sys.cell_kind.iter().enumerate() {
-                if kind != flip_plugin::abi::CELL_FLUID {
+                if kind != flip_abi::CELL_FLUID {
                     continue;
                 }
                 let y = (c / spec.ni % spec.nj) as f32 + 0.5;

@@ -1,11 +1,11 @@
 //! Open fractions of the MAC faces (Batty, Bertails & Bridson 2007, §3): the part of each face
 //! not covered by a solid, from the solid signed distance at the face's corners (the grid
 //! nodes). 2D faces are segments, 3D faces squares (four triangles around the centre, each cut
-//! exactly; `flip_plugin::sdk::stencil`). Faces on the domain boundary are closed.
+//! exactly; `flip_sdk::stencil`). Faces on the domain boundary are closed.
 
 use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
-use flip_plugin::sdk::stencil::{fraction_inside_segment, fraction_inside_square};
+use flip_sdk::stencil::{fraction_inside_segment, fraction_inside_square};
 
 /// The solid signed distance at every grid node `(i dx, j dx, k dx)`, `(ni+1)(nj+1)(nk+1)`
 /// values (in 2D one layer, at the cells' mid-plane).

@@ -7,7 +7,7 @@
 //! gives a well-defined inside. A mesh whose triangles face inwards is flipped, with a warning.
 
 use crate::surface::{check_closed_manifold, enclosed_volume, TriMesh};
-use flip_plugin::text::sanitize;
+use flip_abi::text::sanitize;
 use glam::Vec3;
 use std::collections::HashMap;
 use std::path::Path;

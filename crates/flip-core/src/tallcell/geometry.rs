@@ -3,7 +3,7 @@
 //! sample of each row.
 
 use super::state::TallLiquid;
-use flip_plugin::sdk::OwnedTallGeometry;
+use flip_sdk::OwnedTallGeometry;
 
 /// The geometry of the tall-cell problem kind: the grid's heights, each side face's solid
 /// top (the walls closed), φ at every sample and the sample of each row.

@@ -2,7 +2,7 @@
 //! Laplacian and divergence at every liquid sample, neighbours read through the paper's rule
 //! (a neighbour inside a tall cell is the linear mix of its bottom and top), the ghost-fluid
 //! free surface (Gibou et al. 2002) and solid face fractions through the FLIP assembly's
-//! stencil rule (`flip_plugin::sdk::stencil`), posed as a general sparse (CSR) problem.
+//! stencil rule (`flip_sdk::stencil`), posed as a general sparse (CSR) problem.
 //!
 //! Unknowns are `p̂ = p·Δt/(ρ·Δx)` (m/s): the update is `u −= p̂_right − p̂_left` and the rows
 //! read `Σ w·(p̂_c − p̂_nb) = −Δx·div u*`. With every tall cell two cells high the matrix is
@@ -15,8 +15,8 @@ use super::grid::{Lookup, Stagger, TallGrid};
 use super::sample::{value, value64, Outside};
 use super::state::TallLiquid;
 use super::PAR_MIN;
-use flip_plugin::sdk::stencil::{dirichlet_weight, ghost_theta};
-use flip_plugin::sdk::{merge_row, OwnedCsr, OwnedTallGeometry, TallCellProblem};
+use flip_sdk::stencil::{dirichlet_weight, ghost_theta};
+use flip_sdk::{merge_row, OwnedCsr, OwnedTallGeometry, TallCellProblem};
 use rayon::prelude::*;
 
 /// An assembled tall-cell pressure problem.

@@ -17,7 +17,7 @@ mod run_mode;
 mod ui_frames;
 
 use flip_graph::{GraphDoc, NodeRegistry};
-use flip_plugin::host::{default_plugin_dirs, PluginSet};
+use flip_host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;
 
 fn main() -> anyhow::Result<()> {

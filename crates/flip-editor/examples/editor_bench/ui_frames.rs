@@ -4,7 +4,7 @@ use egui::{Pos2, RawInput, Rect};
 use flip_editor::autorun::AutoRun;
 use flip_editor::{App, Options};
 use flip_graph::NodeRegistry;
-use flip_plugin::host::PluginSet;
+use flip_host::PluginSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

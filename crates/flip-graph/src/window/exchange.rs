@@ -5,7 +5,7 @@
 
 use super::{is_ghost, Window, GHOST_ID_BIT};
 use flip_core::Particles;
-use flip_plugin::host::distributed::exchange_any;
+use flip_comm::exchange_any;
 use glam::Vec3;
 
 /// What one exchange moved (this rank's share).

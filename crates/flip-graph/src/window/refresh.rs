@@ -6,7 +6,7 @@
 use super::Window;
 use crate::value::Value;
 use flip_core::{Grid3, MacGrid, MacMask};
-use flip_plugin::sdk::HaloValue;
+use flip_sdk::HaloValue;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -110,7 +110,7 @@ fn exchange_layers<T: HaloValue>(
 mod tests {
     use super::*;
     use flip_core::GridSpec;
-    use flip_plugin::host::distributed::threads::ThreadComm;
+    use flip_comm::threads::ThreadComm;
 
     /// Each rank fills its window with `rank + 1` and its owned cells with their global layer;
     /// after the refresh every cell and face layer holds its global layer except the window's

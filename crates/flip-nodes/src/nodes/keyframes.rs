@@ -23,7 +23,7 @@ pub(crate) fn parse(text: &str, fps: f32, is_2d: bool) -> Result<Option<Motion>,
         .enumerate()
         .map(|(i, e)| {
             parse_key(e, fps, is_2d).map_err(|m| {
-                let shown = flip_plugin::text::sanitize(e);
+                let shown = flip_abi::text::sanitize(e);
                 NodeError::param("keyframes", format!("key {} (`{shown}`): {m}", i + 1))
             })
         })

@@ -77,7 +77,7 @@ fn with_causes(e: &dyn Error) -> String {
     let mut source = e.source();
     while let Some(s) = source {
         text.push_str(": ");
-        text.push_str(&flip_plugin::text::sanitize(&s.to_string()));
+        text.push_str(&flip_abi::text::sanitize(&s.to_string()));
         source = s.source();
     }
     text

@@ -20,9 +20,9 @@ use flip_graph::{
     decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
     NodeState, ParamSpec, PortSpec, Value, WindowRefusal,
 };
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::host::{PluginSet, SolveLimits};
-use flip_plugin::sdk::Problem;
+use flip_abi::CELL_FLUID;
+use flip_host::{PluginSet, SolveLimits};
+use flip_sdk::Problem;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -204,14 +204,14 @@ fn problem_cells(g: &flip_core::GridSpec, sys: &PressureSystem) -> CellGrid {
     for (o, &k) in cells.data.iter_mut().zip(&sys.cell_kind) {
         *o = match k {
             CELL_FLUID => CellKind::Fluid,
-            flip_plugin::abi::CELL_SOLID => CellKind::Solid,
+            flip_abi::CELL_SOLID => CellKind::Solid,
             _ => CellKind::Air,
         };
     }
     cells
 }
 
-/// Writes the problem (before solving) as `<dir>/step_<n>.fgprob` (see `flip_plugin::sdk`'s dump
+/// Writes the problem (before solving) as `<dir>/step_<n>.fgprob` (see `flip_sdk`'s dump
 /// format), atomically.
 fn dump(dir: &std::path::Path, step: u64, problem: &Problem<'_>) -> Result<(), NodeError> {
     let path = dir.join(format!("step_{step:06}.fgprob"));
@@ -333,7 +333,7 @@ mod tests {
     fn the_host_reserves_exactly_the_nodes_own_parameter_names() {
         let kind = super::kind(std::sync::Arc::default());
         let mut own: Vec<&str> = kind.spec.params.iter().map(|p| p.name.as_str()).collect();
-        let mut reserved = flip_plugin::host::RESERVED_PARAM_NAMES.to_vec();
+        let mut reserved = flip_abi::RESERVED_PARAM_NAMES.to_vec();
         own.sort_unstable();
         reserved.sort_unstable();
         assert_eq!(

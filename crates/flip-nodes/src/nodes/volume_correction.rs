@@ -11,7 +11,7 @@ use super::pressure::params::{
 };
 use super::pressure::state::{load_solver, save_solver};
 use super::pressure::window::solve as solve_windowed;
-use flip_plugin::sdk::Problem;
+use flip_sdk::Problem;
 
 mod window;
 use crate::params::Params;
@@ -25,7 +25,7 @@ use flip_graph::{
     decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
     NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField, WindowRefusal,
 };
-use flip_plugin::host::{PluginSet, SolveLimits, SolverInstance};
+use flip_host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! CG on one rank's slab of a distributed problem (the layout of `flip_plugin::abi`'s
+//! CG on one rank's slab of a distributed problem (the layout of `flip_abi`'s
 //! distributed suite): the same iteration as [`Pcg::solve_system`], with dot products summed
 //! over ranks, the residual's max-norm taken over ranks and the search direction's ghost layer
 //! refreshed before each matrix product. Only preconditioners that work on a slab apply
@@ -11,7 +11,7 @@ use super::kernels::{block_len, matrix_hash, restrict_to_fluid, update, xpby, ze
 use super::precond::Preconditioner;
 use super::Pcg;
 use crate::stencil::{dot, norm_inf, Stencil};
-use flip_plugin::sdk::{Distributed, SolveError, SolveStats};
+use flip_sdk::{Distributed, SolveError, SolveStats};
 use rayon::prelude::*;
 use std::ops::Range;
 

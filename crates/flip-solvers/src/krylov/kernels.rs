@@ -3,8 +3,8 @@
 //! are bit-identical whatever the thread count.
 
 use crate::stencil::Stencil;
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::{Problem, SolveError};
+use flip_abi::CELL_FLUID;
+use flip_sdk::{Problem, SolveError};
 use rayon::prelude::*;
 
 /// The matrix of `p`, borrowing its arrays rather than `p` (so `p.pressure` stays writable).

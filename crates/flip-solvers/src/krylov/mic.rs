@@ -13,7 +13,7 @@
 
 use super::precond::Preconditioner;
 use crate::stencil::Stencil;
-use flip_plugin::abi::CELL_FLUID;
+use flip_abi::CELL_FLUID;
 
 /// Tuning of MIC(0).
 #[derive(Clone, Copy, Debug, PartialEq)]

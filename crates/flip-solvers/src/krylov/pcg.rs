@@ -8,7 +8,7 @@ use super::precond::Preconditioner;
 use super::PcgConfig;
 use crate::neumann::Regions;
 use crate::stencil::{dot, norm_inf, Stencil};
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 use rayon::prelude::*;
 
 /// Conjugate gradient preconditioned by `P`. Keeps its vectors, the fluid regions and the
@@ -133,7 +133,7 @@ impl<P: Preconditioner> Pcg<P> {
             self.p.copy_from_slice(&self.z);
             let mut breakdown = false;
             while iterations < max {
-                if flip_plugin::sdk::cancelled() {
+                if flip_sdk::cancelled() {
                     breakdown = true; // stop: the host asked (the SDK reports the cancel)
                     break;
                 }
@@ -183,7 +183,7 @@ impl<P: Preconditioner> PressureSolver for Pcg<P> {
             .map_err(|e| SolveError::BadValue(e.to_string()))?;
         let a = stencil_of(problem);
         check_rhs(&a, problem.rhs)?;
-        if let Some(d) = flip_plugin::sdk::distributed() {
+        if let Some(d) = flip_sdk::distributed() {
             return self.solve_slab(&d, &a, problem.rhs, problem.pressure);
         }
         Ok(self.solve_system(&a, problem.rhs, problem.pressure))

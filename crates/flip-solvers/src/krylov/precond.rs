@@ -1,7 +1,7 @@
 //! The preconditioner interface of [`super::Pcg`], and the two trivial preconditioners.
 
 use crate::stencil::Stencil;
-use flip_plugin::abi::CELL_FLUID;
+use flip_abi::CELL_FLUID;
 use rayon::prelude::*;
 
 /// A symmetric positive definite approximation `M` of the pressure matrix, applied as `M⁻¹`.

@@ -3,8 +3,8 @@ use super::*;
 use crate::direct;
 use crate::fixtures::{self, Scene, ALL_SCENES};
 use crate::OwnedProblem;
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::{PressureSolver, SolveError};
+use flip_abi::CELL_FLUID;
+use flip_sdk::{PressureSolver, SolveError};
 
 /// Every algorithm, by its plugin name.
 pub(super) fn solvers(config: PcgConfig) -> Vec<(&'static str, Box<dyn PressureSolver>)> {

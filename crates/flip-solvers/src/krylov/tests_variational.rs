@@ -5,7 +5,7 @@ use super::tests::solvers;
 use super::*;
 use crate::direct::{self, DirectConfig, DirectSolver};
 use crate::fixtures_variational::{build_variational, Boundary, ALL_VAR_SCENES};
-use flip_plugin::abi::CELL_FLUID;
+use flip_abi::CELL_FLUID;
 
 fn max_abs(v: impl Iterator<Item = f64>) -> f64 {
     v.fold(0.0, |m, x| m.max(x.abs()))

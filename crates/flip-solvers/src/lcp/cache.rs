@@ -3,7 +3,7 @@
 
 use super::level::{Level, Scratch};
 use super::system::FineSystem;
-use flip_plugin::sdk::Problem;
+use flip_sdk::Problem;
 
 /// A copy of everything a hierarchy depends on, compared in place with each new problem.
 #[derive(Clone, Debug, Default)]

@@ -2,7 +2,7 @@
 //! solvers' internal numbering).
 
 use crate::stencil::Stencil;
-use flip_plugin::sdk::Problem;
+use flip_sdk::Problem;
 use rayon::prelude::*;
 use std::ops::Range;
 

@@ -10,7 +10,7 @@ use super::system::{Level, NONE};
 use super::transfer::{
     children, coarse_grid, interpolation, Boundary, CoarseGrid, CoarseMatrix, Interpolation,
 };
-use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
+use flip_abi::{CELL_AIR, CELL_SOLID};
 
 /// Options of a hierarchy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 //! discretised coarse matrices.
 
 use super::level::Level;
-use flip_plugin::abi::CELL_SOLID;
-use flip_plugin::sdk::Problem;
+use flip_abi::CELL_SOLID;
+use flip_sdk::Problem;
 
 /// Sets `level.open` from `p.face_open`: the fraction of each face towards `+a`, 0 at a solid
 /// cell or the grid boundary.

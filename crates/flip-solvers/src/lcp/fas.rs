@@ -32,7 +32,7 @@ use super::transfer::{Boundary, CoarseMatrix, Interpolation};
 use super::vcycle::{Cycle, Finest, Work};
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Parameters of [`FasMgSolver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -178,7 +178,7 @@ impl PressureSolver for FasMgSolver {
         let mut res = initial;
         let mut cycles = 0;
         // Line 14: iterate V-cycle(p, 0) until the residual meets the tolerance.
-        while res > bound && cycles < config.max_iterations && !flip_plugin::sdk::cancelled() {
+        while res > bound && cycles < config.max_iterations && !flip_sdk::cancelled() {
             cycle.vcycle(work, 0);
             cycles += 1;
             let w = &mut work[0];

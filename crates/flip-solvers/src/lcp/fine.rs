@@ -6,8 +6,8 @@
 use super::csr::{split_blocks, Csr, BLOCK};
 use super::grid::{GridLevel, Layout};
 use super::level::{Level, Scratch, NONE};
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::Problem;
+use flip_abi::CELL_FLUID;
+use flip_sdk::Problem;
 use rayon::prelude::*;
 
 /// Numbers the fluid cells of `p` in layout order into `level` (`cell`, `unknown`, `kind`,

@@ -18,7 +18,7 @@ use super::transfer::{Boundary, CoarseMatrix, Interpolation};
 use super::vcycle::{COARSEST_REDUCTION, COARSEST_SWEEPS};
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Parameters of [`FmgSolver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -174,7 +174,7 @@ impl PressureSolver for FmgSolver {
         let initial = residual_norm(fine, &rhs, &lo, &x);
         let mut res = initial;
         let mut cycles = 0;
-        while res > bound && cycles < config.max_iterations && !flip_plugin::sdk::cancelled() {
+        while res > bound && cycles < config.max_iterations && !flip_sdk::cancelled() {
             full_cycle(h, &rhs, &mut x, config.n_sweep.max(1));
             cycles += 1;
             res = residual_norm(fine, &rhs, &lo, &x);

@@ -10,7 +10,7 @@ use crate::krylov::{Mic0Config, Pcg, PcgConfig};
 use crate::multigrid::{MgPcgSolver, MultigridConfig, MultigridSolver};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
 
 /// The linear solver used for each outer iteration's system (4.2) or (4.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

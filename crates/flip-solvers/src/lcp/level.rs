@@ -2,7 +2,7 @@
 //! and the set S. Levels are rebuilt in place, keeping their buffers between solves.
 
 use super::matrix::{LevelMatrix, Rows};
-use flip_plugin::abi::CELL_SOLID;
+use flip_abi::CELL_SOLID;
 use std::ops::Range;
 
 /// Marker for "no unknown here".

@@ -9,7 +9,7 @@ use super::inner::{has_lcp_rows, linear_copy, setup, solve_linear, StepMemory};
 use super::span::Span;
 use super::stats;
 use super::PolicyConfig;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
 
 /// Parameters of [`PenaltyMethod`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,7 +77,7 @@ impl PressureSolver for PenaltyMethod {
             .collect();
         let base = linear_copy(problem);
         let (mut iterations, mut outer) = (0usize, 0usize);
-        while res > bound && outer < c.outer.max_outer_iterations && !flip_plugin::sdk::cancelled()
+        while res > bound && outer < c.outer.max_outer_iterations && !flip_sdk::cancelled()
         {
             // Line 3: solve (A + ρ Π(p^k)) p^{k+1} = rhs (eq. 4.5).
             let mut sys = base.clone();

@@ -6,7 +6,7 @@ use super::smooth::{residual_norm, sweep};
 use super::system::Level;
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Parameters of [`PgsSolver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,7 +65,7 @@ impl PressureSolver for PgsSolver {
         let initial = residual_norm(level, rhs, lo, x);
         let mut res = initial;
         let mut it = 0;
-        while res > bound && it < config.max_iterations && !flip_plugin::sdk::cancelled() {
+        while res > bound && it < config.max_iterations && !flip_sdk::cancelled() {
             sweep(level, rhs, lo, x);
             it += 1;
             res = residual_norm(level, rhs, lo, x);

@@ -17,8 +17,8 @@ use super::span::Span;
 use super::{stats, DEFAULT_TOLERANCE};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
-use flip_plugin::abi::CELL_AIR;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
+use flip_abi::CELL_AIR;
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter};
 
 /// Parameters of [`PolicyIteration`].
 #[derive(Clone, Copy, Debug, PartialEq)]

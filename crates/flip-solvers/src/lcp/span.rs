@@ -3,7 +3,7 @@
 //! decides on global values (maxima and sums over every rank's owned cells), so all ranks take
 //! the same path, and it refreshes what it computed on the owned cells into the ghost layers.
 
-use flip_plugin::sdk::{distributed, Distributed, Problem, SolveError};
+use flip_sdk::{distributed, Distributed, Problem, SolveError};
 use std::ops::Range;
 
 /// The cells of one solve.
@@ -55,7 +55,7 @@ impl Span {
     /// [`Self::max`], and whether any rank's bake was cancelled.
     pub fn max_or_cancelled(&self, v: f64) -> Result<(f64, bool), SolveError> {
         match self {
-            Self::Whole(_) => Ok((v, flip_plugin::sdk::cancelled())),
+            Self::Whole(_) => Ok((v, flip_sdk::cancelled())),
             Self::Slab(d) => d.max1_or_cancelled(v),
         }
     }

@@ -8,7 +8,7 @@ use super::grid::GridLevel;
 use super::level::Scratch;
 pub(crate) use super::level::{Level, NONE};
 use super::regions::CompactRegions;
-use flip_plugin::sdk::Problem;
+use flip_sdk::Problem;
 
 /// Cell-to-unknown mapping, grid-layout view and singular regions of the fine system.
 #[derive(Clone, Debug, Default)]

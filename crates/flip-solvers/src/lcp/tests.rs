@@ -11,7 +11,7 @@ use crate::direct::solve_reference;
 use crate::fixtures::{self, Scene};
 use crate::owned::OwnedProblem;
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::PressureSolver;
+use flip_sdk::PressureSolver;
 
 /// Grids every accuracy test runs on: 2D and 3D, even and odd sizes.
 const GRIDS: [[usize; 3]; 4] = [[32, 32, 1], [40, 36, 1], [16, 16, 16], [17, 15, 13]];

@@ -4,7 +4,7 @@
 
 use super::ell::Ell;
 use super::system::{Level, NONE};
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
+use flip_abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
 
 /// Interpolation between levels (Lai §4.3 and Table 12).

@@ -3,7 +3,7 @@
 //! arithmetic, rows in parallel): no sparse-matrix product.
 
 use super::level::Level;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
+use flip_abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
 use std::ops::Range;
 

@@ -36,7 +36,7 @@ use super::transfer::{prolong_from_rows, restrict_rows};
 use super::MultigridConfig;
 use crate::krylov::{Pcg, PcgConfig, Preconditioner};
 use crate::stencil::Stencil;
-use flip_plugin::sdk::{distributed, Distributed, Problem, SolveError, SolveStats};
+use flip_sdk::{distributed, Distributed, Problem, SolveError, SolveStats};
 use gather::GlobalProblem;
 use slab::SlabRows;
 
@@ -114,7 +114,7 @@ impl SlabVcycle {
         self.r.resize(n, 0.0);
         self.z.resize(n, 0.0);
         d.all_gather(r, &mut self.r)?;
-        let whole = flip_plugin::abi::SlabLayout {
+        let whole = flip_abi::SlabLayout {
             owned: d.layout().global_dims[d.layout().axis as usize],
             ghost_lo: 0,
             ghost_hi: 0,

@@ -4,8 +4,8 @@
 //! 2002), whose ratio to the diagonal excess is the mean distance θ to the free surface.
 
 use super::level::Level;
-use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
-use flip_plugin::sdk::Problem;
+use flip_abi::{CELL_AIR, CELL_SOLID};
+use flip_sdk::Problem;
 use rayon::prelude::*;
 use std::ops::Range;
 

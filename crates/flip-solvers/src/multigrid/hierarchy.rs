@@ -9,7 +9,7 @@ use super::level::Level;
 use super::regions::Regions;
 use super::transfer;
 use super::{Coarsening, MultigridConfig};
-use flip_plugin::sdk::Problem;
+use flip_sdk::Problem;
 
 /// Levels `0` (finest) to `len - 1` (coarsest) and the coarsest-level solver.
 pub(crate) struct Hierarchy {

@@ -16,7 +16,7 @@
 //!   0 on every non-unknown, which the interpolation relies on (air neighbours are Dirichlet
 //!   values); a stale correction left on cells that turned to air once stalled real solves.
 
-use flip_plugin::abi::{CELL_FLUID, CELL_SOLID};
+use flip_abi::{CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
 
 mod rows;

@@ -7,7 +7,7 @@ use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
 use super::MultigridConfig;
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// CG preconditioned by a symmetric multigrid V-cycle. `iterations` counts CG iterations.
 /// `config.cycle`, `n_vcycle` and `n_full_cycle` are not used (one V-cycle per application).
@@ -79,7 +79,7 @@ impl MgPcgSolver {
         let mut rz = self.precondition();
         let mut dq = outer::direction(&self.hierarchy.levels[0], &mut self.v, 0.0);
         for it in 1..=budget {
-            if !(dq > 0.0 && rz.is_finite()) || flip_plugin::sdk::cancelled() {
+            if !(dq > 0.0 && rz.is_finite()) || flip_sdk::cancelled() {
                 return it - 1;
             }
             let alpha = rz / dq;
@@ -109,7 +109,7 @@ pub(super) const REPLACE: f64 = 1e-3;
 impl PressureSolver for MgPcgSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         outer::check(problem)?;
-        if let Some(d) = flip_plugin::sdk::distributed() {
+        if let Some(d) = flip_sdk::distributed() {
             let config = &self.config;
             let solver = self
                 .distributed
@@ -126,7 +126,7 @@ impl PressureSolver for MgPcgSolver {
         let mut iterations = 0;
         // CG runs on the recurrence residual; restart from the true one if they drifted apart.
         while res > bound && res.is_finite() && iterations < self.config.max_iterations {
-            if flip_plugin::sdk::cancelled() {
+            if flip_sdk::cancelled() {
                 break;
             }
             let used = self.cg(res, bound, self.config.max_iterations - iterations);

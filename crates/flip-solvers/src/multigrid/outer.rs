@@ -12,7 +12,7 @@
 //! stay f64: A amplifies the rounding of a smooth vector by up to its condition number.
 
 use super::level::{dispatch, Level, Neighbours, RowGeom};
-use flip_plugin::sdk::{Problem, SolveError};
+use flip_sdk::{Problem, SolveError};
 use rayon::prelude::*;
 
 mod io;

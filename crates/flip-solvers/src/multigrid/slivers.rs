@@ -5,7 +5,7 @@
 //! level keeps the exact matrix, so only the convergence rate is affected.
 
 use super::level::Level;
-use flip_plugin::abi::{CELL_FLUID, CELL_SOLID};
+use flip_abi::{CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
 
 /// A coarse fluid cell whose diagonal is below this fraction of a full interior cell's

@@ -4,7 +4,7 @@ use super::cycle::{full_cycle, vcycle};
 use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
 use super::{Cycle, MultigridConfig};
-use flip_plugin::sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Iterates multigrid cycles until the tolerance: each round runs `n_full_cycle` full cycles
 /// (with [`Cycle::Full`]) then `n_vcycle` V-cycles (Karlsson Alg. 8), rounds repeat until
@@ -75,7 +75,7 @@ impl PressureSolver for MultigridSolver {
         let initial = res;
         let mut iterations = 0;
         while res > bound && res.is_finite() && iterations < self.config.max_iterations {
-            if flip_plugin::sdk::cancelled() {
+            if flip_sdk::cancelled() {
                 break;
             }
             let kind = self.cycle(iterations);

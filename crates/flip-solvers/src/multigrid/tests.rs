@@ -7,8 +7,8 @@ use crate::fixtures::{self, Scene, ALL_SCENES};
 use crate::neumann::Regions;
 use crate::stencil::{norm_inf, Stencil};
 use crate::OwnedProblem;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID};
-use flip_plugin::sdk::{PressureSolver, SolveError};
+use flip_abi::{CELL_AIR, CELL_FLUID};
+use flip_sdk::{PressureSolver, SolveError};
 
 /// The three algorithms of the plugin.
 #[derive(Clone, Copy, Debug)]

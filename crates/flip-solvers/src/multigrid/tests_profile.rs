@@ -6,8 +6,8 @@ use super::tests::{solver, Algo};
 use super::tests_real::env_config;
 use super::*;
 use crate::krylov::{Mic0Config, Pcg, PcgConfig};
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::PressureSolver;
+use flip_abi::CELL_FLUID;
+use flip_sdk::PressureSolver;
 use std::time::Instant;
 
 /// The grid of `MG_PROFILE`.

@@ -9,8 +9,8 @@ use crate::direct::solve_reference;
 use crate::krylov::{Mic0Config, Pcg, PcgConfig};
 use crate::stencil::norm_inf;
 use crate::OwnedProblem;
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::PressureSolver;
+use flip_abi::CELL_FLUID;
+use flip_sdk::PressureSolver;
 use std::time::Instant;
 
 /// Dumped systems of real runs: the 64² dam break (`graphs/dam_break_2d.ron` at 64², steps 27

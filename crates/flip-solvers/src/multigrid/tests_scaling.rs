@@ -7,7 +7,7 @@ use super::tests::{solver, Algo, ALGOS};
 use super::*;
 use crate::fixtures::{self, Scene};
 use crate::krylov::{Mic0Config, Pcg, PcgConfig};
-use flip_plugin::sdk::PressureSolver;
+use flip_sdk::PressureSolver;
 use std::time::Instant;
 
 fn iterations(algo: Algo, coarsening: Coarsening, dims: [usize; 3]) -> u32 {
@@ -47,7 +47,7 @@ type Shape = fn(usize, usize, usize) -> bool;
 /// A walled 2D tank of `n²` cells whose liquid is `fluid(i, j, n)`, with the dam break's
 /// random right-hand side.
 fn tank(n: usize, fluid: Shape) -> crate::OwnedProblem {
-    use flip_plugin::abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
+    use flip_abi::{CELL_AIR, CELL_FLUID, CELL_SOLID};
     let mut p = fixtures::build(Scene::DamBreak, [n, n, 1], 1);
     for j in 0..n {
         for i in 0..n {

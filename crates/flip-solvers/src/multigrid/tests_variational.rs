@@ -6,7 +6,7 @@ use super::*;
 use crate::direct::solve_reference;
 use crate::fixtures_variational::{build_variational, Boundary, VarScene, ALL_VAR_SCENES};
 use crate::stencil::norm_inf;
-use flip_plugin::abi::CELL_FLUID;
+use flip_abi::CELL_FLUID;
 
 const COARSENINGS: [Coarsening; 2] = [Coarsening::Galerkin, Coarsening::Rediscretise];
 
@@ -146,8 +146,8 @@ fn variational_iteration_table() {
 #[test]
 fn levels_take_the_problems_fractions_and_ghost_fluid_distances() {
     use super::hierarchy::Hierarchy;
-    use flip_plugin::abi::{CELL_AIR, CELL_SOLID};
-    use flip_plugin::sdk::stencil::ghost_theta;
+    use flip_abi::{CELL_AIR, CELL_SOLID};
+    use flip_sdk::stencil::ghost_theta;
     let mut p = build_variational(VarScene::Container, [32, 32, 1], Boundary::Variational, 1);
     let cfg = MultigridConfig {
         coarsening: Coarsening::Rediscretise,

@@ -6,7 +6,7 @@
 use super::{linear_only, residual};
 use crate::krylov::PcgConfig;
 use crate::stencil::max_nan;
-use flip_plugin::sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
 
 /// Jacobi-preconditioned BiCGSTAB on CSR problems, symmetric or not. Keeps nothing between
 /// solves.

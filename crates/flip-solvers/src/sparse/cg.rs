@@ -7,8 +7,8 @@
 use super::{linear_only, residual};
 use crate::krylov::PcgConfig;
 use crate::stencil::max_nan;
-use flip_plugin::sdk::check::{csr_regions, Regions};
-use flip_plugin::sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::check::{csr_regions, Regions};
+use flip_sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
 
 /// The preconditioner of [`CsrPcg`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

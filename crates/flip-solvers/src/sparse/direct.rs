@@ -9,8 +9,8 @@ use crate::stencil::max_nan;
 use faer::linalg::solvers::Solve;
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{MatMut, Side};
-use flip_plugin::sdk::check::csr_regions;
-use flip_plugin::sdk::{CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::check::csr_regions;
+use flip_sdk::{CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
 
 /// Sparse Cholesky / LU for CSR problems (refactorises every solve).
 #[derive(Clone, Debug, Default)]

@@ -3,7 +3,7 @@ use crate::direct::{solve_reference, DirectConfig};
 use crate::fixtures::{self, Scene};
 use crate::krylov::PcgConfig;
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::OwnedCsr;
+use flip_sdk::OwnedCsr;
 
 fn tight() -> PcgConfig {
     PcgConfig {

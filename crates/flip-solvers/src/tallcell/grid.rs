@@ -2,7 +2,7 @@
 //! 2011) with the paper's rule that hides its structure (`lookup`), and the down-sampling of
 //! H, h, the solid fractions and φ to the next coarser level.
 
-use flip_plugin::sdk::TallGeometry;
+use flip_sdk::TallGeometry;
 
 /// What a whole-cell position holds (the paper's rule; the host's `TallGrid::lookup`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use super::coarsen::coarsen;
 use super::grid::Grid;
 use super::operator::{assemble, Sparse};
 use super::transfer::Prolongation;
-use flip_plugin::sdk::TallCellProblem;
+use flip_sdk::TallCellProblem;
 
 /// One level.
 pub struct Level {

@@ -1,12 +1,12 @@
 //! The point-wise Laplacian of a tall-cell level (the rule of the host's tall-cell assembly,
 //! re-discretised on each coarse level): every liquid sample couples to its neighbours through
 //! the paper's rule, the free surface by the ghost-fluid weight (Gibou et al. 2002) and solid
-//! faces by their open fraction (`flip_plugin::sdk::stencil`); a tall cell's bottom row is the
+//! faces by their open fraction (`flip_sdk::stencil`); a tall cell's bottom row is the
 //! divergence of the gradient over the block of its cells below the top one.
 
 use super::grid::{Grid, Look};
-use flip_plugin::sdk::stencil::dirichlet_weight;
-use flip_plugin::sdk::{merge_row, CsrProblem};
+use flip_sdk::stencil::dirichlet_weight;
+use flip_sdk::{merge_row, CsrProblem};
 use rayon::prelude::*;
 
 /// A square sparse matrix in compressed rows: the off-diagonal entries, and the diagonal

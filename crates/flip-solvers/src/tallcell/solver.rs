@@ -5,7 +5,7 @@
 use super::hierarchy::Hierarchy;
 use crate::stencil::max_nan;
 use crate::tolerance::Tolerance;
-use flip_plugin::sdk::{
+use flip_sdk::{
     cancelled, PressureSolver, Problem, SolveError, SolveStats, TallCellProblem,
 };
 

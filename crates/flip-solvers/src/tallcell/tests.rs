@@ -10,7 +10,7 @@ use crate::direct::DirectConfig;
 use crate::sparse::CsrDirect;
 use crate::tolerance::Tolerance;
 use flip_core::tallcell::{advect, pressure, terrain, TallGrid, TallLiquid};
-use flip_plugin::sdk::{PressureSolver, SolveStats};
+use flip_sdk::{PressureSolver, SolveStats};
 
 /// A lake over hills on `cols` columns, 3/4 of the domain deep, its velocity stirred, after
 /// gravity: the problem of one step (`regular: None` = the regular grid).

@@ -4,8 +4,8 @@
 //! `max(abs, rel·‖b‖∞)` allows a divergence of that bound over `dx`.
 
 use flip_core::MacGrid;
-use flip_plugin::abi::SolveStats;
-use flip_plugin::host::{PluginError, SolverInstance};
+use flip_abi::SolveStats;
+use flip_host::{PluginError, SolverInstance};
 
 /// How far past the tolerance's divergence a converged result may lie (the residual is
 /// measured by the solver in its own arithmetic; the divergence in f32 velocities).

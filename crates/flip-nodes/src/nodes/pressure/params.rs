@@ -1,7 +1,7 @@
 //! The solver node's algorithm parameters, built from the plugin's schema.
 use flip_graph::{ParamMap, ParamSpec, ParamValue, WindowRefusal};
-use flip_plugin::host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
-use flip_plugin::sdk::ParamKind as PluginKind;
+use flip_host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
+use flip_sdk::ParamKind as PluginKind;
 use std::time::Duration;
 
 /// The `time_limit` parameter (seconds, 0 = none).
@@ -15,7 +15,7 @@ pub(crate) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
     let mut msg = e.to_string();
     for l in logs
         .iter()
-        .filter(|l| l.level <= flip_plugin::abi::LOG_WARNING)
+        .filter(|l| l.level <= flip_abi::LOG_WARNING)
     {
         msg.push_str(&format!("; plugin log: {}", l.text));
     }

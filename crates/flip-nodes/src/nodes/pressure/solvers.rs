@@ -5,9 +5,9 @@
 use super::params;
 use crate::nodes::common::failed;
 use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
-use flip_plugin::abi::SolveStats;
-use flip_plugin::host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
-use flip_plugin::sdk::Problem;
+use flip_abi::SolveStats;
+use flip_host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
+use flip_sdk::Problem;
 
 pub(crate) struct Solvers {
     primary: SolverInstance,
@@ -96,7 +96,7 @@ impl Solvers {
             plugin: self.primary.plugin_id().into(),
             algorithm: self.primary.algorithm().into(),
             fallback: self.active().qualified_name(),
-            reason: flip_plugin::sanitize(&err.to_string()).into_owned(),
+            reason: flip_abi::sanitize(&err.to_string()).into_owned(),
         };
         self.events.push(event);
         let fallback = self.active();

@@ -3,7 +3,7 @@
 
 use crate::nodes::common::failed;
 use flip_graph::NodeError;
-use flip_plugin::host::SolverInstance;
+use flip_host::SolverInstance;
 
 /// The solver's saved bytes, and why they are missing when the plugin has no state support.
 pub(crate) fn save_solver(

@@ -7,9 +7,9 @@ use flip_core::pressure::{OwnedProblem, PressureSystem};
 use flip_core::project::violation;
 use flip_core::Grid3;
 use flip_graph::{NodeError, Window};
-use flip_plugin::abi::SolveStats;
-use flip_plugin::host::SolveLimits;
-use flip_plugin::sdk::Problem;
+use flip_abi::SolveStats;
+use flip_host::SolveLimits;
+use flip_sdk::Problem;
 
 /// Solves the window's `problem` with the other ranks through `solve(slab, limits)` (the
 /// limits carry the distribution); its `pressure` holds the solution on every window cell

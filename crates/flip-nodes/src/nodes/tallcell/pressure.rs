@@ -9,7 +9,7 @@ use flip_core::tallcell::pressure::{apply, assemble};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, Value,
 };
-use flip_plugin::host::{PluginSet, ProblemRef, SolveLimits, SolverInstance};
+use flip_host::{PluginSet, ProblemRef, SolveLimits, SolverInstance};
 use std::sync::Arc;
 use std::time::Instant;
 

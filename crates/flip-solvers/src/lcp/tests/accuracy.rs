@@ -44,7 +44,7 @@ fn the_constraint_is_active_and_enforced() {
                 .collect::<Vec<_>>()
         };
         for c in 0..p.cell_count() {
-            if p.complementarity[c] == 0 || p.cell_kind[c] != flip_plugin::abi::CELL_FLUID {
+            if p.complementarity[c] == 0 || p.cell_kind[c] != flip_abi::CELL_FLUID {
                 continue;
             }
             if lin[c] < -1e-3 {

@@ -1,7 +1,7 @@
 //! Linear fallback, warm starts, scaling and robustness.
 
 use super::*;
-use flip_plugin::abi::{CELL_FLUID, CELL_SOLID};
+use flip_abi::{CELL_FLUID, CELL_SOLID};
 
 /// Marks the fluid cells touching a solid as S and turns the LCP on.
 fn with_walls_in_s(mut p: OwnedProblem) -> OwnedProblem {

@@ -2,8 +2,8 @@
 
 use super::super::level::{cs_rows, pack_row, Level};
 use super::EXCESS_EPS;
-use flip_plugin::abi::CELL_FLUID;
-use flip_plugin::sdk::Problem;
+use flip_abi::CELL_FLUID;
+use flip_sdk::Problem;
 use rayon::prelude::*;
 use std::ops::Range;
 

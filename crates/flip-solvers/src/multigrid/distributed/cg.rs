@@ -17,7 +17,7 @@ use super::super::smoother::RED;
 use super::slab::SlabRows;
 use super::{slab_vcycle, SlabVcycle};
 use crate::multigrid::MultigridConfig;
-use flip_plugin::sdk::{Distributed, Problem, SolveError, SolveStats};
+use flip_sdk::{Distributed, Problem, SolveError, SolveStats};
 
 /// One distributed solve on this rank's rows of the hierarchy.
 struct Run<'a> {

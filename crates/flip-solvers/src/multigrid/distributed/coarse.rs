@@ -14,7 +14,7 @@ use super::super::cycle::vcycle;
 use super::super::hierarchy::Hierarchy;
 use super::super::level::Level;
 use super::slab::{layer_rows, rows_per_layer, SlabRows};
-use flip_plugin::sdk::{Distributed, SolveError};
+use flip_sdk::{Distributed, SolveError};
 use std::ops::Range;
 
 /// The rank that builds and cycles the gathered levels.

@@ -9,7 +9,7 @@
 
 use super::super::level::Level;
 use super::slab::{layer_rows, SlabRows};
-use flip_plugin::sdk::{Distributed, HaloValue, SolveError};
+use flip_sdk::{Distributed, HaloValue, SolveError};
 
 /// What [`SlabRows::copy_layer`] does with a layer and its scratch slot.
 #[derive(Clone, Copy, PartialEq)]

@@ -2,7 +2,7 @@
 //! kinds, diagonal, couplings and, for rediscretisation, open fractions), gathered into one
 //! global problem kept between solves (no allocation once the grid size is known).
 
-use flip_plugin::sdk::{Distributed, OwnedProblem, Problem, SolveError};
+use flip_sdk::{Distributed, OwnedProblem, Problem, SolveError};
 use rayon::prelude::*;
 
 /// The gathered global problem and the buffers of its gathers.

@@ -7,8 +7,8 @@
 use super::super::level::Level;
 use super::setup::LOAD_MARGIN;
 use super::slab::layer_rows;
-use flip_plugin::abi::SlabLayout;
-use flip_plugin::sdk::{Distributed, SolveError};
+use flip_abi::SlabLayout;
+use flip_sdk::{Distributed, SolveError};
 use std::ops::Range;
 
 /// Layers taken from each neighbour: as many as the coarsening of the next level reads beyond

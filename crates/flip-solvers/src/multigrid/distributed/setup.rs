@@ -16,8 +16,8 @@ use super::super::level::Level;
 use super::super::slivers::drop_slivers;
 use super::gather::GlobalProblem;
 use super::{margins, slab};
-use flip_plugin::abi::SlabLayout;
-use flip_plugin::sdk::{Distributed, Problem, SolveError};
+use flip_abi::SlabLayout;
+use flip_sdk::{Distributed, Problem, SolveError};
 use std::ops::Range;
 
 /// Ghost layers the layer-divided build reads beyond the owned ones on each side: the Galerkin

@@ -12,8 +12,8 @@
 
 use super::super::hierarchy::Hierarchy;
 use super::super::level::Level;
-use flip_plugin::abi::SlabLayout;
-use flip_plugin::sdk::{Distributed, SolveError};
+use flip_abi::SlabLayout;
+use flip_sdk::{Distributed, SolveError};
 use rayon::prelude::*;
 use std::ops::Range;
 

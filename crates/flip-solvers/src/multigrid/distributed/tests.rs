@@ -3,10 +3,11 @@
 use super::*;
 use crate::fixtures::{self, Scene};
 use crate::multigrid::level::Level;
-use flip_plugin::abi::{SlabLayout, CELL_FLUID};
-use flip_plugin::host::distributed::threads::ThreadComm;
-use flip_plugin::host::distributed::{with_suite, Distribution};
-use flip_plugin::sdk::OwnedProblem;
+use flip_abi::{SlabLayout, CELL_FLUID};
+use flip_comm::threads::ThreadComm;
+use flip_comm::Distribution;
+use flip_host::distributed::with_suite;
+use flip_sdk::OwnedProblem;
 use gather::GlobalProblem;
 use std::sync::Arc;
 
@@ -183,7 +184,7 @@ fn the_layer_divided_hierarchy_and_v_cycle_are_the_single_process_ones() {
 /// rank or on all.
 fn mgpcg(p: &OwnedProblem, ranks: Option<u32>, one_coarse_rank: bool) -> (u32, Vec<f64>) {
     use crate::multigrid::MgPcgSolver;
-    use flip_plugin::sdk::PressureSolver;
+    use flip_sdk::PressureSolver;
     let config = MultigridConfig::default();
     let Some(ranks) = ranks else {
         let mut q = p.clone();

@@ -3,7 +3,7 @@
 use super::Vectors;
 use crate::multigrid::level::Level;
 use crate::multigrid::regions::Regions;
-use flip_plugin::sdk::Problem;
+use flip_sdk::Problem;
 use rayon::prelude::*;
 
 /// [`load`] of a whole problem (every row of the level).

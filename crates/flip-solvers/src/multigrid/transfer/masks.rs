@@ -3,7 +3,7 @@
 
 use super::{bit, parent, weights};
 use crate::multigrid::level::Level;
-use flip_plugin::abi::{CELL_AIR, CELL_FLUID};
+use flip_abi::{CELL_AIR, CELL_FLUID};
 use rayon::prelude::*;
 
 /// Fills `coarse.mask`: for each coarse cell, the neighbours its children interpolate from.

@@ -1,0 +1,346 @@
+//! The versioned C ABI between the flipgraph host and a pressure-solver plugin (version 2).
+//!
+//! A plugin is a `cdylib` exporting one symbol, [`ENTRY_SYMBOL`], of type [`EntryFn`]. It returns
+//! a pointer to a static [`PluginTable`] whose first field is a [`PluginHeader`]; the host reads
+//! `header.abi_version` and `header.table_size` before it touches anything else and refuses the
+//! library on a mismatch (the header's layout is the same in every version, so a plugin built for
+//! ABI 1 is refused with a "rebuild against ABI 2" message). Bump [`ABI_VERSION`] on *any*
+//! layout change of a type in this module or its submodules.
+//!
+//! # Conventions shared by every call
+//! - Strings are NUL-terminated UTF-8 owned by the side that created them. Strings in the table
+//!   and in descriptions are `'static` in the plugin and at most [`MAX_TEXT_LEN`] bytes (help
+//!   texts [`MAX_HELP_LEN`]). Ids (plugin, algorithm) match `[a-z0-9_-]{1,32}`
+//!   ([`crate::text::is_valid_id`]); parameter names match `[a-z0-9_]{1,32}`.
+//! - Grid arrays are dense, x fastest: `index = i + ni * (j + nj * k)`; 2D problems have `nk = 1`.
+//! - Status codes: [`STATUS_OK`] and friends. A failing call writes a message into the
+//!   [`ErrorBuf`] it was given. Panics never cross the boundary (the SDK catches them and returns
+//!   [`STATUS_PANIC`]).
+//! - Views handed to a call (problems, host services, parameter lists) are valid only during that
+//!   call; a plugin must not keep them.
+//! - Every function pointer is nullable (`Option<fn>`). Required entries: `describe`, `create`,
+//!   `solve`, `destroy`, `reset`. Optional: `state_size`, `save_state`, `load_state` (all three or
+//!   none). The host refuses a table that breaks this at load, naming the file and the entry.
+//!
+//! # Thread safety (what the host relies on)
+//! - The entry symbol, `describe` and `create` may be called from any thread, also concurrently
+//!   (the host loads plugins on one thread but creates instances from the simulation's worker
+//!   threads, one per pressure node).
+//! - One instance is used by one thread at a time: the host never calls `solve`, `reset`,
+//!   `save_state`, `load_state` or `destroy` on the same instance concurrently, but successive
+//!   calls may come from different threads (instances must be `Send`). Different instances may
+//!   be used concurrently (two pressure nodes on the same dependency level).
+//! - A plugin keeps no global mutable state without its own locking. The SDK's descriptions are
+//!   built once behind a `OnceLock`; everything else lives in the instance.
+//! - Host-service callbacks ([`HostServices`]) may be called from the thread the host called into
+//!   and from threads the plugin spawned for that call, until the call returns.
+//!
+//! # Problem kinds
+//! `solve` takes a kind tag and a pointer: [`PROBLEM_STRUCTURED`] ([`PressureProblem`], the
+//! 5/7-point stencil on a grid), [`PROBLEM_CSR`] ([`CsrProblem`], a general sparse matrix) or
+//! [`PROBLEM_TALLCELL`] ([`TallCellProblem`], a CSR problem with its tall-cell geometry).
+//! An algorithm lists the kinds it accepts in its capability bits ([`CAP_STRUCTURED`],
+//! [`CAP_CSR`], [`CAP_TALLCELL`]); the host never hands it another kind.
+#![allow(non_camel_case_types)]
+
+mod distributed;
+mod problem;
+mod services;
+/// Text rules: the id alphabet, and sanitising untrusted text for display.
+pub mod text;
+
+pub use distributed::*;
+pub use problem::*;
+pub use services::*;
+
+pub use text::sanitize;
+
+use std::ffi::{c_char, c_void};
+
+/// Version of this ABI. The host refuses plugins built for another version.
+pub const ABI_VERSION: u32 = 2;
+/// The API a plugin table implements (cf. OpenFX `pluginApi`).
+pub const PRESSURE_SOLVER_API: &[u8] = b"flipgraph.pressure_solver\0";
+/// Name of the one exported entry symbol.
+pub const ENTRY_SYMBOL: &[u8] = b"flipgraph_plugin_entry\0";
+
+/// Most algorithms one plugin may offer.
+pub const MAX_ALGORITHMS: u32 = 256;
+/// Most parameters one algorithm may have.
+pub const MAX_PARAMS: u32 = 64;
+/// Most choices one choice parameter may have.
+pub const MAX_CHOICES: u32 = 64;
+/// Longest id, name, label, version or choice label, in bytes.
+pub const MAX_TEXT_LEN: usize = 256;
+/// Longest help text, in bytes.
+pub const MAX_HELP_LEN: usize = 4096;
+/// Longest id (plugin, algorithm, parameter), in bytes.
+pub const MAX_ID_LEN: usize = 32;
+
+/// Success.
+pub const STATUS_OK: i32 = 0;
+/// The call failed; the error buffer says why.
+pub const STATUS_FAILED: i32 = 1;
+/// The plugin panicked; the instance must not be used again.
+pub const STATUS_PANIC: i32 = 2;
+/// The solve stopped early because [`HostServices::cancelled`] said so; `pressure` holds an
+/// unfinished iterate that the host discards.
+pub const STATUS_CANCELLED: i32 = 3;
+/// The algorithm cannot handle this problem (e.g. an LCP handed to a linear-only solver, or a
+/// problem kind it does not accept).
+pub const STATUS_UNSUPPORTED: i32 = 5;
+/// A parameter value, problem field or saved state is invalid.
+pub const STATUS_BAD_VALUE: i32 = 11;
+
+/// Signature of [`ENTRY_SYMBOL`].
+pub type EntryFn = unsafe extern "C" fn() -> *const PluginTable;
+
+/// First field of every plugin table, in every ABI version. Never reorder or remove fields.
+#[repr(C)]
+pub struct PluginHeader {
+    /// [`ABI_VERSION`] the plugin was built against. Checked first.
+    pub abi_version: u32,
+    /// `size_of::<PluginTable>()` in the plugin, for a second layout check.
+    pub table_size: u32,
+    /// API implemented: [`PRESSURE_SOLVER_API`].
+    pub api: *const c_char,
+    /// Stable plugin id, `[a-z0-9_-]{1,32}`: `"pcg"`, `"multigrid"`.
+    pub id: *const c_char,
+    /// Human-readable name.
+    pub name: *const c_char,
+    /// Plugin version string (semver).
+    pub version: *const c_char,
+}
+
+/// Kind of an algorithm parameter.
+pub type ParamKind = u32;
+/// A real number.
+pub const PARAM_FLOAT: ParamKind = 0;
+/// An integer (passed as f64 holding an integral value).
+pub const PARAM_INT: ParamKind = 1;
+/// A boolean (0.0 or 1.0).
+pub const PARAM_BOOL: ParamKind = 2;
+/// One of `choices` (passed as the f64 index of the choice).
+pub const PARAM_CHOICE: ParamKind = 3;
+
+/// Parameter names that belong to the solving node itself (which solver, its boundary and
+/// geometry options, warm starts, limits, problem dumps, isolation, fallback): no algorithm may
+/// declare them, and the host refuses a library that does.
+pub const RESERVED_PARAM_NAMES: &[&str] = &[
+    "solver",
+    "boundary",
+    "geometry",
+    "warm_start",
+    "time_limit",
+    "dump_problems",
+    "isolation",
+    "fallback_solver",
+];
+
+/// Schema of one algorithm parameter (cf. OpenFX `kOfxParamProp*`).
+///
+/// Validated at load: `min <= max`, `default` finite and in `[min, max]`, integral bounds and
+/// default for int/bool/choice, `min = 0` and `max = choice_count - 1` for choices, a name that
+/// is not one of [`RESERVED_PARAM_NAMES`].
+#[repr(C)]
+pub struct ParamDesc {
+    /// Identifier used in graphs, `[a-z0-9_]{1,32}`.
+    pub name: *const c_char,
+    /// Label for the editor.
+    pub label: *const c_char,
+    /// One-sentence help text.
+    pub help: *const c_char,
+    /// One of the `PARAM_*` kinds.
+    pub kind: ParamKind,
+    /// Default value.
+    pub default: f64,
+    /// Smallest allowed value (inclusive).
+    pub min: f64,
+    /// Largest allowed value (inclusive).
+    pub max: f64,
+    /// Choice labels for [`PARAM_CHOICE`], else null.
+    pub choices: *const *const c_char,
+    /// Number of entries in `choices` (at most [`MAX_CHOICES`]).
+    pub choice_count: u32,
+}
+
+/// Capability bit: solves the linear system `A p = rhs`.
+pub const CAP_LINEAR: u32 = 1;
+/// Capability bit: solves the LCP `0 <= p ⊥ A p - rhs >= 0` on flagged cells.
+pub const CAP_LCP: u32 = 2;
+/// Capability bit: accepts [`PROBLEM_STRUCTURED`] problems.
+pub const CAP_STRUCTURED: u32 = 4;
+/// Capability bit: accepts [`PROBLEM_CSR`] problems.
+pub const CAP_CSR: u32 = 8;
+/// Capability bit: accepts [`PROBLEM_TALLCELL`] problems (appended in ABI 2: bits and kinds
+/// are only ever appended, and a host never hands an algorithm a kind it does not list).
+pub const CAP_TALLCELL: u32 = 16;
+/// Every problem-kind capability bit.
+pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL;
+/// Capability bit: solves structured problems on one rank's slab through the
+/// [`SUITE_DISTRIBUTED`] suite (see [`DistributedSuite`]); requires [`CAP_STRUCTURED`]. The host
+/// refuses an algorithm without it in a distributed run (appended in ABI 2, like
+/// [`CAP_TALLCELL`]).
+pub const CAP_DISTRIBUTED: u32 = 32;
+/// Every capability bit of this version; the others are reserved and must be zero.
+pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_KINDS | CAP_DISTRIBUTED;
+
+/// Description of one algorithm a plugin offers.
+#[repr(C)]
+pub struct AlgorithmDesc {
+    /// Identifier `[a-z0-9_-]{1,32}`, as in the Lai et al. tables: `"mic0-pcg"`, `"fas-mg"`.
+    pub name: *const c_char,
+    /// Label for the editor.
+    pub label: *const c_char,
+    /// One-paragraph help text, citing the method.
+    pub help: *const c_char,
+    /// `CAP_*` bits: at least one of linear/LCP and at least one problem kind.
+    pub capabilities: u32,
+    /// Parameter schemas (null only when `param_count` is 0).
+    pub params: *const ParamDesc,
+    /// Number of parameters (at most [`MAX_PARAMS`]).
+    pub param_count: u32,
+}
+
+/// A resolved parameter value handed to `create`.
+#[repr(C)]
+pub struct ParamValue {
+    /// Parameter name (as in its [`ParamDesc`]).
+    pub name: *const c_char,
+    /// Value, encoded as described for each [`ParamKind`].
+    pub value: f64,
+}
+
+/// Caller-owned buffer the plugin writes a NUL-terminated error message into.
+#[repr(C)]
+pub struct ErrorBuf {
+    /// Start of the buffer.
+    pub data: *mut c_char,
+    /// Capacity in bytes, including the NUL.
+    pub capacity: usize,
+}
+
+/// What a solve reports. Non-convergence is not an error: `converged = 0` with [`STATUS_OK`].
+///
+/// The host checks the claim: it recomputes the residual of the returned pressure (projected on
+/// pure-Neumann regions, the LCP residual for LCPs) and refuses a result whose true residual
+/// exceeds the reported one beyond rounding, or that is not finite.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SolveStats {
+    /// Iterations as the method counts them (CG iterations, V-cycles, PGS sweeps; for
+    /// policy iteration / penalty: inner iterations summed over outer iterations, as Lai et al.).
+    pub iterations: u32,
+    /// Outer iterations (policy / penalty updates); 0 for linear methods.
+    pub outer_iterations: u32,
+    /// Final residual, max-norm over unknowns (for LCPs, of `min(p, A p - rhs)` on S).
+    pub residual: f64,
+    /// Residual of the initial guess, same norm.
+    pub initial_residual: f64,
+    /// 1 when the tolerance was met.
+    pub converged: u32,
+}
+
+/// `describe`: fills `out` with algorithm `index`'s description (pointers stay valid while the
+/// library is loaded). Returns [`STATUS_OK`], or [`STATUS_BAD_VALUE`] for an index out of range.
+/// The host zeroes `out` first and refuses a description whose name is still null.
+pub type DescribeFn = unsafe extern "C" fn(index: u32, out: *mut AlgorithmDesc) -> i32;
+
+/// `create`: a solver instance for algorithm `index` with resolved parameters.
+///
+/// Pre: `params` points to `param_count` values (null when 0); names not in the schema are an
+/// error. `services` is valid during the call (may be used for logging).
+/// Post: on [`STATUS_OK`], `*instance` is a non-null handle for the instance calls.
+/// Returns [`STATUS_OK`], [`STATUS_BAD_VALUE`], [`STATUS_FAILED`] or [`STATUS_PANIC`].
+pub type CreateFn = unsafe extern "C" fn(
+    index: u32,
+    params: *const ParamValue,
+    param_count: u32,
+    services: *const HostServices,
+    instance: *mut *mut c_void,
+    error: *mut ErrorBuf,
+) -> i32;
+
+/// `solve`: solves `problem` (of kind `kind`, a `PROBLEM_*` tag) in place, filling `stats`.
+///
+/// Pre: `instance` came from `create` and was not destroyed; the problem's arrays have the
+/// lengths its kind documents; `kind` is one the algorithm's capabilities list. The instance
+/// may keep state between calls (hierarchies, policies). Long solves poll
+/// `services.cancelled` and return [`STATUS_CANCELLED`] when it says so.
+/// Returns [`STATUS_OK`] (also when not converged), [`STATUS_CANCELLED`],
+/// [`STATUS_UNSUPPORTED`], [`STATUS_BAD_VALUE`], [`STATUS_FAILED`] or [`STATUS_PANIC`].
+pub type SolveFn = unsafe extern "C" fn(
+    instance: *mut c_void,
+    kind: u32,
+    problem: *const c_void,
+    services: *const HostServices,
+    stats: *mut SolveStats,
+    error: *mut ErrorBuf,
+) -> i32;
+
+/// `destroy`: destroys an instance. Pre: it is not used afterwards.
+pub type DestroyFn = unsafe extern "C" fn(instance: *mut c_void);
+
+/// `reset`: forgets everything learned from earlier solves (warm policies, hierarchies,
+/// factorisations), so the next solve equals that of a freshly created instance, bit for bit.
+/// Returns [`STATUS_OK`], [`STATUS_FAILED`] or [`STATUS_PANIC`].
+pub type ResetFn = unsafe extern "C" fn(instance: *mut c_void, error: *mut ErrorBuf) -> i32;
+
+/// `state_size` (optional): bytes `save_state` needs now.
+pub type StateSizeFn =
+    unsafe extern "C" fn(instance: *mut c_void, size: *mut u64, error: *mut ErrorBuf) -> i32;
+
+/// `save_state` (optional): writes the opaque state (what a resumed run needs to continue bit
+/// for bit) into `data[..capacity]` and its length into `written`. [`STATUS_BAD_VALUE`] when
+/// `capacity` is too small.
+pub type SaveStateFn = unsafe extern "C" fn(
+    instance: *mut c_void,
+    data: *mut u8,
+    capacity: u64,
+    written: *mut u64,
+    error: *mut ErrorBuf,
+) -> i32;
+
+/// `load_state` (optional): replaces everything learned by a state saved by the same plugin
+/// and algorithm. [`STATUS_BAD_VALUE`] for a state it does not recognise.
+pub type LoadStateFn = unsafe extern "C" fn(
+    instance: *mut c_void,
+    data: *const u8,
+    len: u64,
+    error: *mut ErrorBuf,
+) -> i32;
+
+/// The function table a plugin exports. Reached only through [`ENTRY_SYMBOL`].
+#[repr(C)]
+pub struct PluginTable {
+    /// Identity and version; checked before anything else.
+    pub header: PluginHeader,
+    /// Number of algorithms (at most [`MAX_ALGORITHMS`]); valid indices are
+    /// `0..algorithm_count`.
+    pub algorithm_count: u32,
+    /// Required.
+    pub describe: Option<DescribeFn>,
+    /// Required.
+    pub create: Option<CreateFn>,
+    /// Required.
+    pub solve: Option<SolveFn>,
+    /// Required.
+    pub destroy: Option<DestroyFn>,
+    /// Required (a stateless plugin returns [`STATUS_OK`]).
+    pub reset: Option<ResetFn>,
+    /// Optional, with `save_state` and `load_state`: all three or none. Without them a resumed
+    /// run re-creates the instance (the host says so).
+    pub state_size: Option<StateSizeFn>,
+    /// Optional (see `state_size`).
+    pub save_state: Option<SaveStateFn>,
+    /// Optional (see `state_size`).
+    pub load_state: Option<LoadStateFn>,
+}
+
+// SAFETY: the table holds only function pointers and pointers to 'static NUL-terminated strings
+// that are never written, so sharing it between threads is sound.
+unsafe impl Sync for PluginTable {}
+// SAFETY: as above, for descriptions built into statics.
+unsafe impl Sync for ParamDesc {}
+// SAFETY: as above.
+unsafe impl Sync for AlgorithmDesc {}

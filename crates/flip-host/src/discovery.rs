@@ -1,0 +1,290 @@
+//! Finding plugins: bundled folders (next to the executable) first, then the user's folders
+//! (`--plugin-dir`, [`PLUGIN_DIR_ENV`]). Rules:
+//! - only files named `{DLL_PREFIX}flipgraph_<id>{DLL_SUFFIX}` are considered, and only regular
+//!   files whose ELF headers fit their size are opened;
+//! - a plugin's identity is its content hash (SHA-256): another copy of an already loaded file
+//!   is skipped quietly;
+//! - each new library is probed in a child process first when [`LoadOptions::probe`] is set;
+//! - a user library with the id or file name of a bundled plugin is refused with a message
+//!   naming both files, unless [`LoadOptions::allow_override`]; then it replaces the bundled one
+//!   and a warning names both files. Two user libraries with one id: the first wins, the second
+//!   is refused naming both.
+
+use super::probe::{self, ProbeCommand};
+use super::{elf, AlgorithmInfo, ChildCommand, LoadedPlugin, PluginError};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Environment variable with extra plugin folders (`:`-separated, `;` on Windows).
+pub const PLUGIN_DIR_ENV: &str = "FLIPGRAPH_PLUGIN_PATH";
+
+/// Plugin files are `{DLL_PREFIX}flipgraph_<id>{DLL_SUFFIX}`, e.g. `libflipgraph_pcg.so`.
+pub fn is_plugin_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let prefix = format!("{}flipgraph_", std::env::consts::DLL_PREFIX);
+    name.starts_with(&prefix) && name.ends_with(std::env::consts::DLL_SUFFIX)
+}
+
+/// The bundled plugin folders: the executable's `plugins/` subfolder and its folder (where
+/// `cargo build` puts the plugins), and for test binaries in `target/*/deps` the folder above.
+pub fn bundled_plugin_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        if exe_dir.file_name().is_some_and(|n| n == "deps") {
+            if let Some(up) = exe_dir.parent() {
+                dirs.push(up.to_path_buf());
+            }
+        } else {
+            dirs.push(exe_dir.join("plugins"));
+        }
+        dirs.push(exe_dir);
+    }
+    dirs
+}
+
+/// The folders in [`PLUGIN_DIR_ENV`].
+fn env_plugin_dirs() -> Vec<PathBuf> {
+    std::env::var_os(PLUGIN_DIR_ENV)
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default()
+}
+
+/// Every folder searched by default: bundled first, then [`PLUGIN_DIR_ENV`].
+pub fn default_plugin_dirs() -> Vec<PathBuf> {
+    let mut dirs = bundled_plugin_dirs();
+    dirs.extend(env_plugin_dirs());
+    dirs
+}
+
+/// How to discover plugins.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Folders of the plugins shipped with flipgraph.
+    pub bundled_dirs: Vec<PathBuf>,
+    /// The user's folders (`--plugin-dir`, then [`PLUGIN_DIR_ENV`]).
+    pub user_dirs: Vec<PathBuf>,
+    /// Let a user plugin replace a bundled one of the same id or file name.
+    pub allow_override: bool,
+    /// Probe each new library in a child process (None: load in-process directly).
+    pub probe: Option<ProbeCommand>,
+    /// Where probe verdicts are cached (None: no cache).
+    pub cache_dir: Option<PathBuf>,
+    /// How to start the child of an isolated solver (`isolation = "process"`); None: this
+    /// program offers no process isolation.
+    pub solver_child: Option<ChildCommand>,
+}
+
+impl LoadOptions {
+    /// Bundled folders, then `extra` and [`PLUGIN_DIR_ENV`] as user folders; no probing.
+    pub fn with_user_dirs(extra: &[PathBuf]) -> Self {
+        let mut user_dirs = extra.to_vec();
+        user_dirs.extend(env_plugin_dirs());
+        Self {
+            bundled_dirs: bundled_plugin_dirs(),
+            user_dirs,
+            ..Self::default()
+        }
+    }
+
+    /// Every folder, in search order.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.bundled_dirs
+            .iter()
+            .chain(&self.user_dirs)
+            .cloned()
+            .collect()
+    }
+}
+
+/// The plugins loaded for a session, the libraries that were refused (with reasons) and
+/// warnings (overrides).
+#[derive(Debug, Default)]
+pub struct PluginSet {
+    /// Plugins that passed every check.
+    pub plugins: Vec<Arc<LoadedPlugin>>,
+    /// Libraries that were refused, with why.
+    pub refused: Vec<PluginError>,
+    /// Things the user must hear about that are not refusals (a bundled plugin overridden).
+    pub warnings: Vec<String>,
+    /// How to start the child of an isolated solver (from [`LoadOptions::solver_child`]).
+    pub solver_child: Option<ChildCommand>,
+}
+
+fn plugin_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_plugin_file(p))
+        .collect();
+    files.sort();
+    files
+}
+
+impl PluginSet {
+    /// Loads every plugin file in `dirs`, all treated as bundled, in-process (no probe).
+    pub fn load_dirs(dirs: &[PathBuf]) -> Self {
+        Self::load(&LoadOptions {
+            bundled_dirs: dirs.to_vec(),
+            ..LoadOptions::default()
+        })
+    }
+
+    /// Discovers, probes and loads plugins as `opts` says (rules: module docs).
+    pub fn load(opts: &LoadOptions) -> Self {
+        let mut set = Self {
+            solver_child: opts.solver_child.clone(),
+            ..Self::default()
+        };
+        for (dirs, bundled) in [(&opts.bundled_dirs, true), (&opts.user_dirs, false)] {
+            for file in dirs.iter().flat_map(|d| plugin_files(d)) {
+                if let Err(e) = set.consider(&file, bundled, opts) {
+                    set.refused.push(e);
+                }
+            }
+        }
+        set
+    }
+
+    /// Loads one library file as a user plugin (no probe); a refusal is recorded in `refused`
+    /// and returned.
+    pub fn add_file(&mut self, path: &Path) -> Option<&PluginError> {
+        match self.consider(path, false, &LoadOptions::default()) {
+            Ok(()) => None,
+            Err(e) => {
+                self.refused.push(e);
+                self.refused.last()
+            }
+        }
+    }
+
+    /// The bundled plugin a user file named like `path` would shadow.
+    fn bundled_named_like(&self, path: &Path) -> Option<&Arc<LoadedPlugin>> {
+        self.plugins
+            .iter()
+            .find(|p| p.bundled && p.path.file_name() == path.file_name())
+    }
+
+    fn consider(
+        &mut self,
+        path: &Path,
+        bundled: bool,
+        opts: &LoadOptions,
+    ) -> Result<(), PluginError> {
+        let not_lib = |reason| PluginError::NotALibrary {
+            path: path.into(),
+            reason,
+        };
+        elf::check_file(path).map_err(not_lib)?;
+        let sha = probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?;
+        if self.plugins.iter().any(|p| p.sha256 == sha) {
+            return Ok(()); // another copy of a loaded library
+        }
+        if let Some(b) = self
+            .bundled_named_like(path)
+            .filter(|_| !bundled && !opts.allow_override)
+        {
+            let id = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return Err(PluginError::Shadowed {
+                id,
+                bundled: b.path.clone(),
+                other: path.into(),
+            });
+        }
+        if bundled && self.bundled_named_like(path).is_some() {
+            return Ok(()); // a stale copy of a bundled build (target/<profile> vs deps)
+        }
+        if let Some(cmd) = &opts.probe {
+            probe::probe(cmd, path, &sha, opts.cache_dir.as_deref()).map_err(|reason| {
+                PluginError::ProbeFailed {
+                    path: path.into(),
+                    reason,
+                }
+            })?;
+        }
+        let mut plugin = LoadedPlugin::load_hashed(path, sha)?;
+        plugin.bundled = bundled;
+        self.admit(plugin, opts)
+    }
+
+    /// Adds a loaded plugin, resolving id collisions.
+    fn admit(&mut self, plugin: LoadedPlugin, opts: &LoadOptions) -> Result<(), PluginError> {
+        let same = |p: &Arc<LoadedPlugin>| {
+            p.id == plugin.id
+                || (!plugin.bundled && p.bundled && p.path.file_name() == plugin.path.file_name())
+        };
+        let Some(i) = self.plugins.iter().position(same) else {
+            self.plugins.push(Arc::new(plugin));
+            return Ok(());
+        };
+        let first = &self.plugins[i];
+        match (first.bundled, plugin.bundled, opts.allow_override) {
+            (true, false, true) => {
+                self.warnings.push(format!(
+                    "plugin `{}` from {} overrides the bundled {} (--allow-plugin-override)",
+                    plugin.id,
+                    flip_abi::text::path(&plugin.path),
+                    flip_abi::text::path(&first.path)
+                ));
+                self.plugins[i] = Arc::new(plugin);
+                Ok(())
+            }
+            (true, false, false) => Err(PluginError::Shadowed {
+                id: plugin.id.clone(),
+                bundled: first.path.clone(),
+                other: plugin.path.clone(),
+            }),
+            _ => Err(PluginError::DuplicateId {
+                id: plugin.id.clone(),
+                first: first.path.clone(),
+                second: plugin.path.clone(),
+            }),
+        }
+    }
+
+    /// Every algorithm of every plugin, as `(qualified name, info)`, in load order.
+    pub fn algorithms(&self) -> Vec<(String, &AlgorithmInfo)> {
+        self.plugins
+            .iter()
+            .flat_map(|p| {
+                p.algorithms
+                    .iter()
+                    .map(move |a| (format!("{}/{}", p.id, a.name), a))
+            })
+            .collect()
+    }
+
+    /// Finds `plugin/algorithm`, or a bare algorithm name if exactly one plugin offers it.
+    ///
+    /// # Errors
+    /// [`PluginError::UnknownAlgorithm`].
+    pub fn find(&self, name: &str) -> Result<(Arc<LoadedPlugin>, &AlgorithmInfo), PluginError> {
+        let matches: Vec<_> = self
+            .plugins
+            .iter()
+            .flat_map(|p| {
+                p.algorithms
+                    .iter()
+                    .filter(move |a| match name.split_once('/') {
+                        Some((pid, alg)) => p.id == pid && a.name == alg,
+                        None => a.name == name,
+                    })
+                    .map(move |a| (p.clone(), a))
+            })
+            .collect();
+        match matches.len() {
+            1 => Ok(matches.into_iter().next().expect("one match")),
+            _ => Err(PluginError::UnknownAlgorithm(name.into())),
+        }
+    }
+}

@@ -1,0 +1,382 @@
+//! A live solver instance: creation, solves with limits and result checks, reset and state.
+
+mod local;
+mod remote;
+mod state;
+mod watchdog;
+
+use flip_comm::Distribution;
+use super::isolation::ChildSolver;
+use super::services::{CancelToken, LogLine, ServiceListener};
+use super::{LoadedPlugin, PluginError};
+use flip_abi::{self as abi, SolveStats};
+use flip_sdk::{check, CsrProblem, Problem, TallCellProblem};
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::time::Duration;
+pub use watchdog::HANG_EXIT_CODE;
+
+/// Limits of every solve of an instance.
+#[derive(Clone, Debug, Default)]
+pub struct SolveLimits {
+    /// Wall-clock limit per solve: past it the plugin is told to stop (through the cancel
+    /// service) and the solve fails with [`PluginError::TimeLimit`]. A plugin that ignores the
+    /// cancel service and is still running at twice the limit (plus a second) cannot be stopped
+    /// inside this process: the host prints why on stderr and exits with [`HANG_EXIT_CODE`]
+    /// (frames already written stay intact).
+    pub time_limit: Option<Duration>,
+    /// Cancellation by the user (SIGINT, the editor's Stop).
+    pub cancel: Option<CancelToken>,
+    /// This rank's slab in a distributed run: the solve is offered the distributed suite.
+    pub distributed: Option<Arc<Distribution>>,
+}
+
+/// A problem of either kind.
+pub enum ProblemRef<'p, 'a> {
+    /// The structured stencil.
+    Structured(&'p mut Problem<'a>),
+    /// A general sparse matrix.
+    Csr(&'p mut CsrProblem<'a>),
+    /// A sparse matrix with its tall-cell grid.
+    TallCell(&'p mut TallCellProblem<'a>),
+}
+
+/// Where the plugin's instance lives.
+enum Backend {
+    /// In this process: the plugin's handle.
+    Local(*mut c_void),
+    /// In a child process ([`SolverInstance::create_isolated`]).
+    Child(Box<ChildSolver>),
+}
+
+/// A live solver instance of a plugin algorithm, in this process or isolated in a child
+/// process. Destroyed on drop.
+pub struct SolverInstance {
+    plugin: Arc<LoadedPlugin>,
+    algorithm: String,
+    capabilities: u32,
+    backend: Backend,
+    poisoned: bool,
+    limits: SolveLimits,
+    logs: Vec<LogLine>,
+    progress: f64,
+    listener: Option<ServiceListener>,
+    /// Shared-memory transfer time of the last isolated solve.
+    transfer: Option<Duration>,
+    /// The parameter values it was created with.
+    params: Vec<(String, f64)>,
+}
+
+// SAFETY: an instance is used by one thread at a time (`&mut self` on every call); the ABI
+// requires plugin instances to be movable between threads (see `abi`'s thread-safety section);
+// a child backend is plain process handles and a mapping.
+unsafe impl Send for SolverInstance {}
+
+impl SolverInstance {
+    /// Creates an instance of `algorithm` with `params` (name, value) pairs.
+    ///
+    /// # Errors
+    /// [`PluginError::UnknownAlgorithm`], or [`PluginError::Call`] with the plugin's message.
+    pub fn create(
+        plugin: Arc<LoadedPlugin>,
+        algorithm: &str,
+        params: &[(String, f64)],
+    ) -> Result<Self, PluginError> {
+        let info = plugin
+            .algorithm(algorithm)
+            .ok_or_else(|| PluginError::UnknownAlgorithm(format!("{}/{algorithm}", plugin.id)))?;
+        let (index, caps) = (info.index, info.capabilities);
+        let (handle, logs) = local::create(&plugin, index, algorithm, params)?;
+        let backend = Backend::Local(handle);
+        Ok(Self::new(plugin, caps, algorithm, backend, logs, params))
+    }
+
+    fn new(
+        plugin: Arc<LoadedPlugin>,
+        capabilities: u32,
+        algorithm: &str,
+        backend: Backend,
+        logs: Vec<LogLine>,
+        params: &[(String, f64)],
+    ) -> Self {
+        Self {
+            capabilities,
+            plugin,
+            algorithm: algorithm.into(),
+            backend,
+            poisoned: false,
+            limits: SolveLimits::default(),
+            logs,
+            progress: 0.0,
+            listener: None,
+            transfer: None,
+            params: params.to_vec(),
+        }
+    }
+
+    /// Whether the instance runs in a child process.
+    pub fn is_isolated(&self) -> bool {
+        matches!(self.backend, Backend::Child(_))
+    }
+
+    /// Whether the algorithm solves one rank's slab of a distributed problem
+    /// ([`abi::CAP_DISTRIBUTED`]; an isolated instance never does).
+    pub fn supports_distributed(&self) -> bool {
+        self.capabilities & abi::CAP_DISTRIBUTED != 0
+    }
+
+    /// `plugin/algorithm`.
+    pub fn qualified_name(&self) -> String {
+        format!("{}/{}", self.plugin.id, self.algorithm)
+    }
+
+    /// The plugin's id.
+    pub fn plugin_id(&self) -> &str {
+        &self.plugin.id
+    }
+
+    /// The algorithm's name.
+    pub fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    /// The value of parameter `name` given at creation, if it was given.
+    pub fn param(&self, name: &str) -> Option<f64> {
+        self.params.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
+    }
+
+    /// A [`PluginError::WrongResult`] naming this instance's plugin and algorithm, for checks
+    /// the caller makes on the result (e.g. the divergence after projection).
+    pub fn wrong_result(&self, message: String) -> PluginError {
+        self.wrong(message)
+    }
+
+    /// Sets the limits of the following solves.
+    pub fn set_limits(&mut self, limits: SolveLimits) {
+        self.limits = limits;
+    }
+
+    /// Tells `listener` what the plugin logs and reports as progress during the following
+    /// solves, as it happens: in this process from the plugin's call, and for an isolated
+    /// instance as the child forwards it over the channel (so lines logged before a crash or a
+    /// hang arrive too).
+    pub fn set_listener(&mut self, listener: Option<ServiceListener>) {
+        self.listener = listener;
+    }
+
+    /// For an isolated instance, the time its last solve spent bringing the problem into the
+    /// shared memory and the solution out (part of the solve's wall time); `None` in-process.
+    pub fn last_transfer(&self) -> Option<Duration> {
+        self.transfer
+    }
+
+    /// The fraction done the plugin last reported through the progress service.
+    pub fn last_progress(&self) -> f64 {
+        self.progress
+    }
+
+    /// What the plugin logged during the last call (sanitised).
+    pub fn take_logs(&mut self) -> Vec<LogLine> {
+        std::mem::take(&mut self.logs)
+    }
+
+    fn fail(&self, status: i32, message: String) -> PluginError {
+        PluginError::Call {
+            plugin: self.plugin.id.clone(),
+            algorithm: self.algorithm.clone(),
+            status,
+            message,
+        }
+    }
+
+    fn wrong(&self, message: String) -> PluginError {
+        PluginError::WrongResult {
+            plugin: self.plugin.id.clone(),
+            algorithm: self.algorithm.clone(),
+            message,
+        }
+    }
+
+    fn usable(&self) -> Result<(), PluginError> {
+        if self.poisoned {
+            return Err(self.fail(
+                abi::STATUS_PANIC,
+                "instance unusable after an earlier panic".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Solves a structured problem in place, then checks the result.
+    ///
+    /// # Errors
+    /// [`PluginError::UnsupportedKind`], [`PluginError::Call`] with the plugin's message,
+    /// [`PluginError::TimeLimit`], [`PluginError::Cancelled`] or [`PluginError::WrongResult`].
+    /// After a panic inside the plugin the instance refuses further calls.
+    pub fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, PluginError> {
+        self.solve_any(ProblemRef::Structured(problem))
+    }
+
+    /// Solves a sparse problem in place, then checks the result.
+    ///
+    /// # Errors
+    /// As [`SolverInstance::solve`].
+    pub fn solve_csr(&mut self, problem: &mut CsrProblem<'_>) -> Result<SolveStats, PluginError> {
+        self.solve_any(ProblemRef::Csr(problem))
+    }
+
+    /// Solves a problem of either kind in place, then checks the result.
+    ///
+    /// # Errors
+    /// As [`SolverInstance::solve`].
+    pub fn solve_any(&mut self, problem: ProblemRef<'_, '_>) -> Result<SolveStats, PluginError> {
+        self.usable()?;
+        let (cap, kind_name) = match &problem {
+            ProblemRef::Structured(_) => (abi::CAP_STRUCTURED, "structured"),
+            ProblemRef::Csr(_) => (abi::CAP_CSR, "CSR (sparse)"),
+            ProblemRef::TallCell(_) => (abi::CAP_TALLCELL, "tall-cell"),
+        };
+        if self.capabilities & cap == 0 {
+            return Err(PluginError::UnsupportedKind {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+                kind: kind_name,
+            });
+        }
+        let bad = |e: String| self.fail(abi::STATUS_BAD_VALUE, e);
+        if let Some(dist) = self.limits.distributed.clone() {
+            return self.solve_distributed(problem, &dist);
+        }
+        match problem {
+            ProblemRef::Structured(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let stats = self.run_solve(ProblemRef::Structured(p))?;
+                // The one-pass residual settles almost every solve; the projected one decides
+                // only when that pass alone would refuse the result.
+                if self.check(check::structured_raw(p), &stats).is_err() {
+                    self.check(check::structured(p), &stats)?;
+                }
+                Ok(stats)
+            }
+            ProblemRef::Csr(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let stats = self.run_solve(ProblemRef::Csr(p))?;
+                self.check(check::csr(p), &stats)?;
+                Ok(stats)
+            }
+            ProblemRef::TallCell(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let stats = self.run_solve(ProblemRef::TallCell(p))?;
+                self.check(check::csr(&p.csr), &stats)?;
+                Ok(stats)
+            }
+        }
+    }
+
+    /// One rank's part of a distributed solve: only structured problems, only algorithms with
+    /// [`abi::CAP_DISTRIBUTED`], in this process; the check covers the owned rows.
+    fn solve_distributed(
+        &mut self,
+        problem: ProblemRef<'_, '_>,
+        dist: &Distribution,
+    ) -> Result<SolveStats, PluginError> {
+        let refuse = |kind| PluginError::UnsupportedKind {
+            plugin: self.plugin.id.clone(),
+            algorithm: self.algorithm.clone(),
+            kind,
+        };
+        if self.capabilities & abi::CAP_DISTRIBUTED == 0 {
+            return Err(refuse("distributed (MPI slab)"));
+        }
+        if matches!(self.backend, Backend::Child(_)) {
+            return Err(refuse("distributed in an isolated child process"));
+        }
+        let ProblemRef::Structured(p) = problem else {
+            return Err(refuse("distributed CSR (sparse)"));
+        };
+        p.validate()
+            .map_err(|e| self.fail(abi::STATUS_BAD_VALUE, e.to_string()))?;
+        let stats = self.run_solve(ProblemRef::Structured(p))?;
+        self.check(
+            check::structured_raw_rows(p, dist.layout().owned_range()),
+            &stats,
+        )?;
+        Ok(stats)
+    }
+
+    /// Solves without the result checks (the isolated solver's child: the host checks).
+    ///
+    /// # Errors
+    /// As [`SolverInstance::solve`], except [`PluginError::WrongResult`].
+    pub(crate) fn solve_unchecked(
+        &mut self,
+        problem: ProblemRef<'_, '_>,
+    ) -> Result<SolveStats, PluginError> {
+        self.usable()?;
+        match problem {
+            ProblemRef::Structured(p) => self.run_solve(ProblemRef::Structured(p)),
+            ProblemRef::Csr(p) => self.run_solve(ProblemRef::Csr(p)),
+            ProblemRef::TallCell(p) => self.run_solve(ProblemRef::TallCell(p)),
+        }
+    }
+
+    /// Hands a validated problem to the backend.
+    fn run_solve(&mut self, mut problem: ProblemRef<'_, '_>) -> Result<SolveStats, PluginError> {
+        if let Backend::Child(_) = self.backend {
+            return self.remote_solve(&mut problem);
+        }
+        match problem {
+            ProblemRef::Structured(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_STRUCTURED, std::ptr::from_ref(&raw).cast())
+            }
+            ProblemRef::Csr(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_CSR, std::ptr::from_ref(&raw).cast())
+            }
+            ProblemRef::TallCell(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_TALLCELL, std::ptr::from_ref(&raw).cast())
+            }
+        }
+    }
+
+    /// Refuses a result that is not finite, contradicts the reported residual, or diverged.
+    fn check(&self, r: check::Residual, s: &SolveStats) -> Result<(), PluginError> {
+        if !r.finite {
+            return Err(self.wrong("non-finite pressure (NaN or infinity) in the solution".into()));
+        }
+        let claimed = s.residual;
+        let allowed = 2.0 * claimed + 1e-10 * r.scale + f64::MIN_POSITIVE;
+        if r.max.is_nan() || r.max > allowed {
+            let conv = if s.converged != 0 {
+                " and convergence"
+            } else {
+                ""
+            };
+            return Err(self.wrong(format!(
+                "it reports residual {claimed:.3e}{conv}, but the residual of the pressure it returned is {:.3e}",
+                r.max
+            )));
+        }
+        let reference = r.rhs_norm.max(s.initial_residual);
+        if r.max > 1e-6 && r.max > 1e6 * reference {
+            return Err(self.wrong(format!(
+                "the solve diverged: residual {:.3e} against a right-hand side of max-norm {:.3e}",
+                r.max, r.rhs_norm
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SolverInstance {
+    /// Destroys a local instance (not after a panic); a child backend ends its process.
+    fn drop(&mut self) {
+        if let (Backend::Local(handle), false) = (&self.backend, self.poisoned) {
+            let destroy = self.plugin.table().destroy.expect("checked at load");
+            // SAFETY: `handle` came from this plugin's `create` and is destroyed once.
+            unsafe { destroy(*handle) };
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Calls into an instance that lives in this process: creation and the solve call under the
+//! limits (cancel service, deadline, watchdog).
+
+use super::watchdog;
+use super::{Backend, SolverInstance};
+use flip_abi::{self as abi, ErrorBuf, ParamValue, SolveStats};
+use crate::services::{CallContext, LogLine};
+use crate::{LoadedPlugin, PluginError};
+use std::ffi::{c_char, c_void, CString};
+use std::time::Instant;
+
+const ERROR_CAPACITY: usize = 1024;
+
+/// The sanitised message in an error buffer.
+pub(super) fn message(buf: &[u8]) -> String {
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let text = flip_abi::sanitize(&String::from_utf8_lossy(&buf[..end])).into_owned();
+    if text.is_empty() {
+        "no message".into()
+    } else {
+        text
+    }
+}
+
+/// A caller-owned error buffer and its C description.
+pub(super) struct Buf(pub(super) Vec<u8>);
+impl Buf {
+    pub(super) fn new() -> Self {
+        Self(vec![0u8; ERROR_CAPACITY])
+    }
+    pub(super) fn raw(&mut self) -> ErrorBuf {
+        ErrorBuf {
+            data: self.0.as_mut_ptr().cast::<c_char>(),
+            capacity: self.0.len(),
+        }
+    }
+}
+
+/// Calls the plugin's `create`: the handle and what it logged.
+pub(super) fn create(
+    plugin: &LoadedPlugin,
+    index: u32,
+    algorithm: &str,
+    params: &[(String, f64)],
+) -> Result<(*mut c_void, Vec<LogLine>), PluginError> {
+    let names: Vec<CString> = params
+        .iter()
+        .map(|(n, _)| CString::new(n.as_str()).unwrap_or_default())
+        .collect();
+    let values: Vec<ParamValue> = names
+        .iter()
+        .zip(params)
+        .map(|(n, (_, v))| ParamValue {
+            name: n.as_ptr(),
+            value: *v,
+        })
+        .collect();
+    let (mut handle, mut buf) = (std::ptr::null_mut(), Buf::new());
+    let ctx = CallContext::new(None, None);
+    let services = ctx.services();
+    let create = plugin.table().create.expect("checked at load");
+    // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
+    let status = unsafe {
+        create(
+            index,
+            values.as_ptr(),
+            values.len() as u32,
+            &services,
+            &mut handle,
+            &mut buf.raw(),
+        )
+    };
+    if status != abi::STATUS_OK || handle.is_null() {
+        return Err(PluginError::Call {
+            plugin: plugin.id.clone(),
+            algorithm: algorithm.into(),
+            status,
+            message: message(&buf.0),
+        });
+    }
+    Ok((handle, ctx.take_logs()))
+}
+
+impl SolverInstance {
+    /// The local handle (the child backend never calls the table itself).
+    pub(super) fn handle(&self) -> *mut c_void {
+        match self.backend {
+            Backend::Local(h) => h,
+            Backend::Child(_) => std::ptr::null_mut(),
+        }
+    }
+
+    /// Calls the plugin's `solve` under the limits.
+    pub(super) fn call_solve(
+        &mut self,
+        kind: u32,
+        problem: *const c_void,
+    ) -> Result<SolveStats, PluginError> {
+        let start = Instant::now();
+        let limit = self.limits.time_limit;
+        let ctx = CallContext::new(self.limits.cancel.clone(), limit.map(|l| start + l))
+            .with_distribution(self.limits.distributed.clone())
+            .with_listener(self.listener.clone());
+        let services = ctx.services();
+        let (mut stats, mut buf) = (SolveStats::default(), Buf::new());
+        let solve = self.plugin.table().solve.expect("checked at load");
+        let guard = limit.map(|l| watchdog::Watchdog::start(self.qualified_name(), l));
+        // SAFETY: `problem` borrows validated arrays for the duration of the call; `services`
+        // points at `ctx`, alive until after the call.
+        let status = unsafe {
+            solve(
+                self.handle(),
+                kind,
+                problem,
+                &services,
+                &mut stats,
+                &mut buf.raw(),
+            )
+        };
+        drop(guard);
+        self.logs = ctx.take_logs();
+        self.progress = ctx.progress();
+        if status == abi::STATUS_PANIC {
+            self.poisoned = true;
+        }
+        let timed_out = ctx.timed_out.load(std::sync::atomic::Ordering::Relaxed);
+        match (status, timed_out, ctx.user_cancelled()) {
+            (abi::STATUS_OK, _, _) => Ok(stats),
+            (abi::STATUS_CANCELLED, true, _) => Err(PluginError::TimeLimit {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+                limit: limit.unwrap_or_default(),
+            }),
+            (abi::STATUS_CANCELLED, _, true) => Err(PluginError::Cancelled {
+                plugin: self.plugin.id.clone(),
+                algorithm: self.algorithm.clone(),
+            }),
+            (s, _, _) => Err(self.fail(s, message(&buf.0))),
+        }
+    }
+}

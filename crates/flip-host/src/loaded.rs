@@ -1,0 +1,236 @@
+use super::{elf, validate, PluginError};
+use flip_abi::{self as abi, PluginTable};
+use flip_sdk::ParamKind;
+use libloading::Library;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Parameter schema read from a plugin (owned, validated, sanitised copy).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamInfo {
+    /// snake_case name.
+    pub name: String,
+    /// Editor label.
+    pub label: String,
+    /// Help text.
+    pub help: String,
+    /// Kind.
+    pub kind: ParamKind,
+    /// Default value (choice: index).
+    pub default: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+    /// Choice labels.
+    pub choices: Vec<String>,
+}
+
+/// One algorithm of a loaded plugin.
+#[derive(Clone, Debug)]
+pub struct AlgorithmInfo {
+    /// Plugin id.
+    pub plugin: String,
+    /// Index in the plugin's table.
+    pub index: u32,
+    /// Algorithm name (`"mic0-pcg"`).
+    pub name: String,
+    /// Label.
+    pub label: String,
+    /// Help text.
+    pub help: String,
+    /// `abi::CAP_*` bits.
+    pub capabilities: u32,
+    /// Parameter schemas.
+    pub params: Vec<ParamInfo>,
+}
+
+impl AlgorithmInfo {
+    /// Whether it solves LCPs (separating walls).
+    pub fn supports_lcp(&self) -> bool {
+        self.capabilities & abi::CAP_LCP != 0
+    }
+    /// Whether it solves linear systems.
+    pub fn supports_linear(&self) -> bool {
+        self.capabilities & abi::CAP_LINEAR != 0
+    }
+    /// Whether it accepts structured (grid stencil) problems.
+    pub fn accepts_structured(&self) -> bool {
+        self.capabilities & abi::CAP_STRUCTURED != 0
+    }
+    /// Whether it accepts general sparse (CSR) problems.
+    pub fn accepts_csr(&self) -> bool {
+        self.capabilities & abi::CAP_CSR != 0
+    }
+    /// Whether it solves a rank's slab through the distributed suite (`--mpi` runs).
+    pub fn supports_distributed(&self) -> bool {
+        self.capabilities & abi::CAP_DISTRIBUTED != 0
+    }
+
+    /// Whether it accepts tall-cell problems (a CSR system with its geometry).
+    pub fn accepts_tallcell(&self) -> bool {
+        self.capabilities & abi::CAP_TALLCELL != 0
+    }
+}
+
+/// A plugin library that passed every check.
+pub struct LoadedPlugin {
+    pub(super) table: *const PluginTable,
+    /// Where it was loaded from.
+    pub path: PathBuf,
+    /// SHA-256 of the file, lowercase hex: the plugin's identity.
+    pub sha256: String,
+    /// Whether it came from a bundled folder (next to the executable).
+    pub bundled: bool,
+    /// Plugin id, `[a-z0-9_-]{1,32}`.
+    pub id: String,
+    /// Human name (sanitised).
+    pub name: String,
+    /// Version string (sanitised).
+    pub version: String,
+    /// Algorithms offered.
+    pub algorithms: Vec<AlgorithmInfo>,
+    /// Whether the plugin can save and load instance state.
+    pub has_state: bool,
+    pub(super) _library: Arc<Library>,
+}
+
+// SAFETY: the table is immutable static data of the library, which `library` keeps loaded; the
+// ABI requires the table's functions to be callable from any thread (see `abi`'s thread-safety
+// section).
+unsafe impl Send for LoadedPlugin {}
+// SAFETY: as above; nothing here is mutated after loading.
+unsafe impl Sync for LoadedPlugin {}
+
+impl std::fmt::Debug for LoadedPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedPlugin")
+            .field("id", &self.id)
+            .field("path", &self.path)
+            .field("algorithms", &self.algorithms.len())
+            .finish()
+    }
+}
+
+impl LoadedPlugin {
+    /// Checks `path` as a file, opens it in this process and checks that it is a plugin for
+    /// this host's ABI. Discovery ([`super::PluginSet`]) probes it in a child process first.
+    ///
+    /// # Errors
+    /// [`PluginError::NotALibrary`], [`PluginError::Open`], [`PluginError::MissingEntry`],
+    /// [`PluginError::AbiMismatch`] or [`PluginError::Malformed`], each naming the file.
+    pub fn load(path: &Path) -> Result<Self, PluginError> {
+        let not_lib = |reason| PluginError::NotALibrary {
+            path: path.into(),
+            reason,
+        };
+        // A bare name (`libm.so.6`) is resolved by the system loader: nothing to check here.
+        let bare = path.components().count() == 1 && !path.exists();
+        if !bare {
+            elf::check_file(path).map_err(not_lib)?;
+        }
+        let sha256 = if bare {
+            String::new()
+        } else {
+            super::probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?
+        };
+        Self::load_hashed(path, sha256)
+    }
+
+    /// Opens `path`, whose file checks passed and whose content hash is `sha256`.
+    pub(super) fn load_hashed(path: &Path, sha256: String) -> Result<Self, PluginError> {
+        // SAFETY: loading runs the library's initialisers. This is the trust boundary of
+        // plugins; discovery probes new libraries in a child process before this.
+        let library = unsafe { Library::new(path) }.map_err(|source| PluginError::Open {
+            path: path.into(),
+            source,
+        })?;
+        Self::from_library(library, path, sha256)
+    }
+
+    fn from_library(library: Library, path: &Path, sha256: String) -> Result<Self, PluginError> {
+        let malformed = |reason: String| PluginError::Malformed {
+            path: path.into(),
+            reason,
+        };
+        // SAFETY: the symbol's type is fixed by the ABI (`abi::EntryFn`).
+        let entry: abi::EntryFn = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }
+            .map(|s| *s)
+            .map_err(|_| PluginError::MissingEntry { path: path.into() })?;
+        // SAFETY: calling the entry point is the ABI's first step; it takes no arguments.
+        let table = unsafe { entry() };
+        if table.is_null() {
+            return Err(malformed("the entry point returned a null table".into()));
+        }
+        // SAFETY: the header is the first field of every table version; read it alone first.
+        let header = unsafe { &(*table).header };
+        if header.abi_version != abi::ABI_VERSION {
+            return Err(PluginError::AbiMismatch {
+                path: path.into(),
+                found: header.abi_version,
+                expected: abi::ABI_VERSION,
+            });
+        }
+        let expected_size = std::mem::size_of::<PluginTable>() as u32;
+        if header.table_size != expected_size {
+            return Err(malformed(format!(
+                "table size {} != {expected_size}",
+                header.table_size
+            )));
+        }
+        // SAFETY: version and size matched: the table has this ABI's layout.
+        let t = unsafe { &*table };
+        validate::check_entries(t).map_err(malformed)?;
+        let (api, id, name, version) = header_texts(header).map_err(malformed)?;
+        let wanted = "flipgraph.pressure_solver";
+        if api != wanted {
+            return Err(malformed(format!(
+                "implements API `{api}`, expected `{wanted}`"
+            )));
+        }
+        if !flip_abi::text::is_valid_id(&id) {
+            return Err(malformed(format!(
+                "plugin id `{id}` is not an id of [a-z0-9_-]{{1,32}}"
+            )));
+        }
+        // SAFETY: the table was checked above.
+        let algorithms = unsafe { validate::algorithms(t, &id) }.map_err(malformed)?;
+        Ok(Self {
+            table,
+            path: path.into(),
+            sha256,
+            bundled: false,
+            id,
+            name,
+            version,
+            algorithms,
+            has_state: t.state_size.is_some(),
+            _library: Arc::new(library),
+        })
+    }
+
+    /// Finds an algorithm by name.
+    pub fn algorithm(&self, name: &str) -> Option<&AlgorithmInfo> {
+        self.algorithms.iter().find(|a| a.name == name)
+    }
+
+    /// The checked table.
+    pub(super) fn table(&self) -> &PluginTable {
+        // SAFETY: checked at load; the library stays loaded while `self` lives.
+        unsafe { &*self.table }
+    }
+}
+
+/// `(api, id, name, version)` of a header of this ABI.
+fn header_texts(h: &abi::PluginHeader) -> Result<(String, String, String, String), String> {
+    let read = |p, cap, what: &str| {
+        // SAFETY: header strings are the plugin's statics; reads are bounded.
+        unsafe { validate::read_text(p, cap) }.map_err(|e| format!("header {what} {e}"))
+    };
+    Ok((
+        read(h.api, abi::MAX_TEXT_LEN, "api")?,
+        read(h.id, abi::MAX_ID_LEN, "id")?,
+        read(h.name, abi::MAX_TEXT_LEN, "name")?,
+        read(h.version, abi::MAX_TEXT_LEN, "version")?,
+    ))
+}

@@ -1,0 +1,282 @@
+//! The instance entries of the table: `solve`, `reset`, the state calls and `destroy`.
+
+use super::{guarded, Instance};
+use crate::services::{cancelled, with_services};
+use crate::{state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem};
+use flip_abi::{self as abi, ErrorBuf, HostServices, SolveStats};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The instance behind a handle, or an error for a null one.
+///
+/// # Safety
+/// `instance` is null or came from `create` and is not used concurrently.
+unsafe fn instance<'a>(instance: *mut c_void) -> Result<&'a mut Instance, SolveError> {
+    if instance.is_null() {
+        return Err(SolveError::BadValue("null instance".into()));
+    }
+    // SAFETY: the caller's contract.
+    Ok(unsafe { &mut *instance.cast::<Instance>() })
+}
+
+/// Dispatches a problem of `kind` to the solver, refusing kinds the algorithm does not list.
+///
+/// # Safety
+/// `problem` points to a problem of `kind` whose arrays are valid for the call.
+unsafe fn dispatch(
+    inst: &mut Instance,
+    kind: u32,
+    problem: *const c_void,
+) -> Result<SolveStats, SolveError> {
+    if problem.is_null() {
+        return Err(SolveError::BadValue("null problem".into()));
+    }
+    let caps = inst.algorithm.capabilities;
+    let bad = |e: &dyn std::fmt::Display| SolveError::BadValue(e.to_string());
+    match kind {
+        abi::PROBLEM_STRUCTURED if caps & abi::CAP_STRUCTURED != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::PressureProblem>() };
+            // SAFETY: as above: the arrays are valid for the call.
+            let mut view = unsafe { Problem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve(&mut view)
+        }
+        abi::PROBLEM_CSR if caps & abi::CAP_CSR != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::CsrProblem>() };
+            // SAFETY: as above.
+            let mut view = unsafe { CsrProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve_csr(&mut view)
+        }
+        abi::PROBLEM_TALLCELL if caps & abi::CAP_TALLCELL != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::TallCellProblem>() };
+            // SAFETY: as above.
+            let mut view = unsafe { TallCellProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve_tallcell(&mut view)
+        }
+        _ => Err(SolveError::Unsupported(format!(
+            "algorithm `{}` does not accept problem kind {kind}",
+            inst.algorithm.name
+        ))),
+    }
+}
+
+/// Body of `solve`.
+///
+/// # Safety
+/// The ABI's `solve` contract.
+pub unsafe extern "C" fn solve(
+    instance_ptr: *mut c_void,
+    kind: u32,
+    problem: *const c_void,
+    services: *const HostServices,
+    stats: *mut SolveStats,
+    error: *mut ErrorBuf,
+) -> i32 {
+    let call = SolveCall {
+        instance: instance_ptr,
+        problem,
+        services,
+        stats,
+    };
+    // SAFETY: the caller's contract: `services` is the host's table for this call.
+    let distributed = unsafe { with_services(services, || crate::distributed().is_some()) };
+    // Held until the call returns.
+    let seat = distributed.then(PoolSeat::take);
+    let elsewhere = matches!(seat, Some(None));
+    guarded(error, || {
+        if elsewhere {
+            call.run(kind) // another distributed solve of this process holds the pool's seat
+        } else {
+            on_pool(move || call.run(kind))
+        }
+    })
+}
+
+/// Whether a distributed solve of this process runs on the pool. A distributed solve blocks
+/// in collectives; when ranks are threads of one process, a worker of one rank waiting in a
+/// parallel loop could pick up another rank's solve from the pool's queue and then never get
+/// back to its own loop. So at most one distributed solve at a time runs on the pool (always,
+/// with one rank per process); the others stay on their host threads, and the only jobs the
+/// pool ever takes from them are their loops' compute.
+static DISTRIBUTED_ON_POOL: AtomicBool = AtomicBool::new(false);
+
+/// Holds [`DISTRIBUTED_ON_POOL`] for one solve.
+struct PoolSeat;
+
+impl PoolSeat {
+    fn take() -> Option<Self> {
+        DISTRIBUTED_ON_POOL
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| Self)
+    }
+}
+
+impl Drop for PoolSeat {
+    fn drop(&mut self) {
+        DISTRIBUTED_ON_POOL.store(false, Ordering::Release);
+    }
+}
+
+/// The pointers of one `solve` call, moved to the worker that runs it. The ABI lets an
+/// instance and the host services be used from threads the plugin uses for the call, and the
+/// host's problem and stats stay valid and untouched by it until the call returns.
+struct SolveCall {
+    instance: *mut c_void,
+    problem: *const c_void,
+    services: *const HostServices,
+    stats: *mut SolveStats,
+}
+
+// SAFETY: see the type's comment; the host thread is blocked in `solve` while a worker uses them.
+unsafe impl Send for SolveCall {}
+
+impl SolveCall {
+    fn run(self, kind: u32) -> Result<(), SolveError> {
+        let body = || {
+            // SAFETY: the caller's contract.
+            let inst = unsafe { instance(self.instance)? };
+            // SAFETY: as above.
+            let s = unsafe { dispatch(inst, kind, self.problem)? };
+            if cancelled() {
+                return Err(SolveError::Cancelled(format!(
+                    "stopped after {} iterations at residual {:.3e}",
+                    s.iterations, s.residual
+                )));
+            }
+            if !self.stats.is_null() {
+                // SAFETY: non-null, writable (the caller's contract).
+                unsafe { self.stats.write(s) };
+            }
+            Ok(())
+        };
+        // SAFETY: built by `solve` from the host's table for this call, which outlives it.
+        unsafe { with_services(self.services, body) }
+    }
+}
+
+/// Runs `f` on a worker of the plugin's rayon pool while the host's thread waits, so that the
+/// solver's parallel loops start inside the pool: called from the host's thread, every loop
+/// (dozens per V-cycle) would be injected from outside, a futex wake and sleep each.
+fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| f())
+}
+
+/// Body of `reset`.
+///
+/// # Safety
+/// The ABI's `reset` contract.
+pub unsafe extern "C" fn reset(instance_ptr: *mut c_void, error: *mut ErrorBuf) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        inst.pending_state = None;
+        inst.solver.reset();
+        Ok(())
+    })
+}
+
+fn sealed_state(inst: &Instance) -> Vec<u8> {
+    let mut w = StateWriter::default();
+    inst.solver.save_state(&mut w);
+    state::seal(inst.algorithm.name, w.as_slice())
+}
+
+/// Body of `state_size`.
+///
+/// # Safety
+/// The ABI's `state_size` contract.
+pub unsafe extern "C" fn state_size(
+    instance_ptr: *mut c_void,
+    size: *mut u64,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        if size.is_null() {
+            return Err(SolveError::BadValue("null size pointer".into()));
+        }
+        let sealed = sealed_state(inst);
+        // SAFETY: non-null, writable.
+        unsafe { size.write(sealed.len() as u64) };
+        inst.pending_state = Some(sealed);
+        Ok(())
+    })
+}
+
+/// Body of `save_state`.
+///
+/// # Safety
+/// The ABI's `save_state` contract: `data` writable for `capacity` bytes.
+pub unsafe extern "C" fn save_state(
+    instance_ptr: *mut c_void,
+    data: *mut u8,
+    capacity: u64,
+    written: *mut u64,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        let sealed = match inst.pending_state.take() {
+            Some(s) => s,
+            None => sealed_state(inst),
+        };
+        if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
+            return Err(SolveError::BadValue(format!(
+                "state needs {} bytes, buffer holds {capacity}",
+                sealed.len()
+            )));
+        }
+        // SAFETY: `data` is writable for `capacity >= sealed.len()` bytes; `written` non-null.
+        unsafe {
+            std::ptr::copy_nonoverlapping(sealed.as_ptr(), data, sealed.len());
+            written.write(sealed.len() as u64);
+        }
+        Ok(())
+    })
+}
+
+/// Body of `load_state`.
+///
+/// # Safety
+/// The ABI's `load_state` contract: `data` readable for `len` bytes.
+pub unsafe extern "C" fn load_state(
+    instance_ptr: *mut c_void,
+    data: *const u8,
+    len: u64,
+    error: *mut ErrorBuf,
+) -> i32 {
+    guarded(error, || {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(instance_ptr)? };
+        let bytes: &[u8] = if len == 0 {
+            &[]
+        } else if data.is_null() {
+            return Err(SolveError::BadValue("null state buffer".into()));
+        } else {
+            // SAFETY: readable for `len` bytes (the caller's contract).
+            unsafe { std::slice::from_raw_parts(data, len as usize) }
+        };
+        let payload = state::open(inst.algorithm.name, bytes)?;
+        inst.pending_state = None;
+        inst.solver.load_state(&mut StateReader::new(payload))
+    })
+}
+
+/// Body of `destroy`.
+///
+/// # Safety
+/// `instance_ptr` came from `create` and is destroyed once.
+pub unsafe extern "C" fn destroy(instance_ptr: *mut c_void) {
+    if instance_ptr.is_null() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: from `Box::into_raw` in `create`, destroyed once (the caller's contract).
+        drop(unsafe { Box::from_raw(instance_ptr.cast::<Instance>()) });
+    });
+}
