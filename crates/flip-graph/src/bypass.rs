@@ -4,6 +4,7 @@
 //! resolves them before anything else, so the CLI and the editor run the same graph.
 
 use crate::doc::{EdgeDoc, GraphDoc};
+use crate::endpoint::Endpoint;
 use crate::error::GraphError;
 use crate::registry::NodeRegistry;
 use crate::spec::NodeSpec;
@@ -28,25 +29,19 @@ pub fn without_bypassed<'a>(
     if bypassed.is_empty() {
         return Ok(Cow::Borrowed(doc));
     }
-    let feeds: HashMap<&str, &str> = doc
-        .edges
-        .iter()
-        .map(|e| (e.to.as_str(), e.from.as_str()))
-        .collect();
+    let feeds: HashMap<&Endpoint, &Endpoint> = doc.edges.iter().map(|e| (&e.to, &e.from)).collect();
     let mut edges = Vec::with_capacity(doc.edges.len());
     let mut errors = vec![];
     for e in &doc.edges {
-        let to_node = e.to.split_once('.').map_or("", |(n, _)| n);
-        if bypassed.contains_key(to_node) {
+        if bypassed.contains_key(e.to.node.as_str()) {
             continue;
         }
         match source(&e.from, &bypassed, &feeds, doc.nodes.len()) {
             Some(from) => edges.push(EdgeDoc::new(from, e.to.clone())),
             None if required(doc, registry, &e.to) => {
-                let (node, port) = e.from.split_once('.').unwrap_or((&e.from, ""));
                 errors.push(GraphError::node(
-                    node,
-                    Some(port),
+                    &e.from.node,
+                    Some(&e.from.port),
                     format!(
                         "bypassed, but nothing of this type reaches its inputs to pass on to \
                          `{}`",
@@ -69,19 +64,21 @@ pub fn without_bypassed<'a>(
 /// The first output that is not a bypassed node's, following `end` back through bypassed
 /// nodes (at most `hops` of them; more means a loop, which validation reports anyway).
 fn source(
-    end: &str,
+    end: &Endpoint,
     bypassed: &HashMap<&str, &NodeSpec>,
-    feeds: &HashMap<&str, &str>,
+    feeds: &HashMap<&Endpoint, &Endpoint>,
     hops: usize,
-) -> Option<String> {
-    let mut end = end.to_string();
+) -> Option<Endpoint> {
+    let mut end = end.clone();
     for _ in 0..=hops {
-        let (node, port) = end.split_once('.')?;
-        let Some(spec) = bypassed.get(node) else {
+        if !end.is_well_formed() {
+            return None;
+        }
+        let Some(spec) = bypassed.get(end.node.as_str()) else {
             return Some(end);
         };
-        let input = passing_input(spec, port)?;
-        end = feeds.get(format!("{node}.{input}").as_str())?.to_string();
+        let input = Endpoint::new(end.node.as_str(), passing_input(spec, &end.port)?);
+        end = (*feeds.get(&input)?).clone();
     }
     None
 }
@@ -99,13 +96,10 @@ pub fn passing_input<'a>(spec: &'a NodeSpec, output: &str) -> Option<&'a str> {
         .map(|i| i.name.as_str())
 }
 
-/// Whether the input `to` (`node.port`) must be connected.
-fn required(doc: &GraphDoc, registry: &NodeRegistry, to: &str) -> bool {
-    let Some((node, port)) = to.split_once('.') else {
-        return false;
-    };
-    let spec = doc.node(node).and_then(|n| registry.get(&n.kind));
-    spec.and_then(|k| k.spec.inputs.iter().find(|i| i.name == port))
+/// Whether the input `to` must be connected.
+fn required(doc: &GraphDoc, registry: &NodeRegistry, to: &Endpoint) -> bool {
+    let spec = doc.node(&to.node).and_then(|n| registry.get(&n.kind));
+    spec.and_then(|k| k.spec.inputs.iter().find(|i| i.name == to.port))
         .is_some_and(|i| i.required)
 }
 

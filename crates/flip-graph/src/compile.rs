@@ -101,11 +101,6 @@ fn check_params(
     }
 }
 
-fn split_port(end: &str) -> Option<(&str, &str)> {
-    end.split_once('.')
-        .filter(|(n, p)| !n.is_empty() && !p.is_empty())
-}
-
 /// Validates `doc` against `registry` and builds the plan.
 ///
 /// # Errors
@@ -199,8 +194,7 @@ fn connect(
     nodes: &mut [Option<PlanNode>],
     errors: &mut Vec<GraphError>,
 ) {
-    let (Some((fnode, fport)), Some((tnode, tport))) = (split_port(&e.from), split_port(&e.to))
-    else {
+    if !e.from.is_well_formed() || !e.to.is_well_formed() {
         errors.push(GraphError {
             file: None,
             node: None,
@@ -208,7 +202,9 @@ fn connect(
             message: "edge ends are written `node.port`".into(),
         });
         return;
-    };
+    }
+    let (fnode, fport) = (e.from.node.as_str(), e.from.port.as_str());
+    let (tnode, tport) = (e.to.node.as_str(), e.to.port.as_str());
     let (Some(&fi), Some(&ti)) = (index.get(fnode), index.get(tnode)) else {
         let missing = if index.contains_key(fnode) {
             tnode

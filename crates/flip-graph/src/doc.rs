@@ -1,5 +1,6 @@
 //! The graph document, stored as RON in `graphs/`.
 
+use crate::endpoint::Endpoint;
 use crate::error::GraphError;
 use crate::value::ParamMap;
 use flip_core::GridSpec;
@@ -103,14 +104,14 @@ impl NodeDoc {
 #[serde(deny_unknown_fields)]
 pub struct EdgeDoc {
     /// Source `node.port`.
-    pub from: String,
+    pub from: Endpoint,
     /// Destination `node.port`.
-    pub to: String,
+    pub to: Endpoint,
 }
 
 impl EdgeDoc {
-    /// An edge between two `node.port` strings.
-    pub fn new(from: impl Into<String>, to: impl Into<String>) -> Self {
+    /// An edge between two ends (`node.port` text or [`Endpoint`]s).
+    pub fn new(from: impl Into<Endpoint>, to: impl Into<Endpoint>) -> Self {
         Self {
             from: from.into(),
             to: to.into(),
@@ -141,10 +142,10 @@ pub struct GroupDoc {
     pub label: String,
     /// Exposed inputs: inner `node.port` inputs, in port order.
     #[serde(default)]
-    pub inputs: Vec<String>,
+    pub inputs: Vec<Endpoint>,
     /// Exposed outputs: inner `node.port` outputs, in port order.
     #[serde(default)]
-    pub outputs: Vec<String>,
+    pub outputs: Vec<Endpoint>,
 }
 
 /// Editor-only data; the headless runner ignores it.

@@ -8,11 +8,6 @@ use crate::doc::{GraphDoc, GroupDoc};
 use crate::error::GraphError;
 use std::collections::HashSet;
 
-/// The node of an endpoint `"node.port"`.
-fn node_of(end: &str) -> &str {
-    end.split_once('.').map_or(end, |(n, _)| n)
-}
-
 /// A fresh group id: `group`, `group_2`, … (free among node and group ids).
 pub fn fresh_id(doc: &GraphDoc) -> String {
     let taken =
@@ -59,8 +54,8 @@ pub fn collapse(
     };
     for e in &doc.edges {
         let (from_in, to_in) = (
-            inside.contains(node_of(&e.from)),
-            inside.contains(node_of(&e.to)),
+            inside.contains(e.from.node.as_str()),
+            inside.contains(e.to.node.as_str()),
         );
         if to_in && !from_in && !group.inputs.contains(&e.to) {
             group.inputs.push(e.to.clone());
@@ -153,7 +148,7 @@ pub fn check(doc: &GraphDoc) -> Vec<GraphError> {
             errors.push(GraphError::field(&field, "the group has no nodes"));
         }
         for end in g.inputs.iter().chain(&g.outputs) {
-            if !members.contains(node_of(end)) {
+            if !members.contains(end.node.as_str()) {
                 let msg = format!("exposed port `{end}` is not on a node of the group");
                 errors.push(GraphError::field(&field, msg));
             }
@@ -184,6 +179,10 @@ mod tests {
         list.iter().map(|s| s.to_string()).collect()
     }
 
+    fn ends(list: &[&str]) -> Vec<crate::Endpoint> {
+        list.iter().map(|s| crate::Endpoint::parse(s)).collect()
+    }
+
     #[test]
     fn collapse_then_expand_gives_back_the_original_graph() {
         let doc = dam_break();
@@ -193,7 +192,7 @@ mod tests {
         let g = &grouped.groups[0];
         assert_eq!(
             g.inputs,
-            ids(&[
+            ends(&[
                 "marker.particles",
                 "marker.solids",
                 "level_set.particles",
@@ -210,7 +209,7 @@ mod tests {
             "pressure.divergence",
             "pressure.cells",
         ];
-        assert_eq!(g.outputs, ids(&outputs));
+        assert_eq!(g.outputs, ends(&outputs));
         assert!(check(&grouped).is_empty());
         assert!(grouped.layout.positions.contains_key("group"));
         // the file keeps it

@@ -19,6 +19,8 @@ pub mod compare;
 pub mod compile;
 /// The RON document: nodes, edges, settings, editor layout.
 pub mod doc;
+/// Edge ends: `node.port`, parsed once.
+pub mod endpoint;
 /// Errors.
 pub mod error;
 /// Node groups: collapse a selection into one editor node and expand it back.
@@ -46,6 +48,7 @@ pub mod window;
 
 pub use compile::{compile, ExecPlan};
 pub use doc::{EdgeDoc, GraphDoc, GroupDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
+pub use endpoint::Endpoint;
 pub use error::{GraphError, RunError};
 pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState, WindowRefusal};
 pub use registry::{NodeKind, NodePack, NodeRegistry};

@@ -1,5 +1,5 @@
 //! The out-of-process solver mode: a plugin instance lives in a child process, the problem's
-//! arrays go through shared memory ([`shm`]) and a typed control channel ([`wire`]) carries
+//! arrays go through shared memory (`shm`) and a typed control channel (`wire`) carries
 //! create/solve/reset/save_state/load_state and the replies. A crash, exit or hang of the
 //! plugin ends the child, not the host: the call fails with a [`ChildFailure`].
 //!

@@ -10,10 +10,8 @@ mod discovery;
 pub mod distributed;
 mod elf;
 mod instance;
-/// The out-of-process solver mode (child process, shared memory, control channel).
 pub mod isolation;
 mod loaded;
-/// Child-process probing of plugin libraries, with a cache by content hash.
 pub mod probe;
 mod services;
 mod validate;

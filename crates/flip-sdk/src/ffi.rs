@@ -1,6 +1,6 @@
 //! The bodies of the exported C functions. Each one runs inside `catch_unwind`, so a panicking
 //! plugin returns `STATUS_PANIC` instead of aborting the host, and installs the host services of
-//! the call ([`super::services::with_services`]).
+//! the call ([`crate::services::with_services`]).
 
 mod instance;
 

@@ -1,7 +1,7 @@
 //! Safe plugin-author SDK: implement [`SolverPlugin`], call [`crate::export_plugin!`], write no
 //! `unsafe`.
 //!
-//! ```ignore
+//! ```text
 //! struct MyPlugin;
 //! impl flip_sdk::SolverPlugin for MyPlugin {
 //!     const ALGORITHMS: &'static [Algorithm] = &[/* … */];

@@ -1,6 +1,6 @@
 //! The host's services as safe calls. The SDK installs the [`abi::HostServices`] of each call on
 //! the calling thread for the duration of that call, so solver code anywhere below `solve` (inner
-//! solvers included) reaches them with [`services`] or [`cancelled`] without threading a context
+//! solvers included) reaches them with [`services()`] or [`cancelled`] without threading a context
 //! through. Threads the solver spawns (rayon workers) see no services: poll from the driving
 //! loop. Outside a call (unit tests calling a solver directly) there are none: never cancelled,
 //! logs dropped.

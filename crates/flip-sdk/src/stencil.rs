@@ -1,7 +1,7 @@
 //! The one rule that turns face fractions and the liquid level set into matrix coefficients:
 //! Batty, Bertails & Bridson 2007 (variational solid faces) with the ghost-fluid free surface
 //! of Gibou et al. 2002 / Enright et al. 2003. The host's parallel assembly and the SDK's
-//! reference assembly ([`super::OwnedProblem::assemble_matrix`]) both call these functions, and
+//! reference assembly ([`crate::OwnedProblem::assemble_matrix`]) both call these functions, and
 //! solvers that rediscretise coarse levels can too.
 
 /// Smallest fraction θ of a cell spacing between a liquid cell centre and the free surface.
