@@ -126,14 +126,13 @@ pub fn attribute_probes(doc: &GraphDoc) -> Vec<(String, String)> {
     let Some(g2p) = first("g2p") else {
         return vec![];
     };
-    let to = format!("{}.velocity", g2p.id);
+    let to = flip_graph::Endpoint::new(g2p.id.as_str(), "velocity");
     let mut probes = vec![];
     if let Some(p) = first("pressure") {
         probes.push((p.id.clone(), "pressure".to_string()));
     }
-    let from = doc.edges.iter().find(|e| e.to == to);
-    if let Some((node, port)) = from.and_then(|e| e.from.split_once('.')) {
-        probes.push((node.to_string(), port.to_string()));
+    if let Some(e) = doc.edges.iter().find(|e| e.to == to) {
+        probes.push((e.from.node.clone(), e.from.port.clone()));
     }
     probes
 }

@@ -31,10 +31,6 @@ pub enum PasteError {
     NotNodes(String),
 }
 
-fn node_of(endpoint: &str) -> &str {
-    endpoint.split_once('.').map_or(endpoint, |(n, _)| n)
-}
-
 /// The nodes `ids` of `doc` with the edges among them, as clipboard text.
 pub fn copy(doc: &GraphDoc, ids: &[String]) -> String {
     let keep: HashSet<&str> = ids.iter().map(String::as_str).collect();
@@ -48,7 +44,7 @@ pub fn copy(doc: &GraphDoc, ids: &[String]) -> String {
         edges: doc
             .edges
             .iter()
-            .filter(|e| keep.contains(node_of(&e.from)) && keep.contains(node_of(&e.to)))
+            .filter(|e| keep.contains(e.from.node.as_str()) && keep.contains(e.to.node.as_str()))
             .cloned()
             .collect(),
         positions: doc
@@ -110,9 +106,11 @@ pub fn paste(doc: &mut GraphDoc, fragment: &Fragment, offset: (f32, f32)) -> Vec
         taken.insert(id.clone());
         renamed.insert(n.id.as_str(), id);
     }
-    let rename = |endpoint: &str| -> Option<String> {
-        let (node, port) = endpoint.split_once('.')?;
-        Some(format!("{}.{port}", renamed.get(node)?))
+    let rename = |end: &flip_graph::Endpoint| -> Option<flip_graph::Endpoint> {
+        Some(flip_graph::Endpoint::new(
+            renamed.get(end.node.as_str())?.as_str(),
+            end.port.as_str(),
+        ))
     };
     for e in &fragment.edges {
         if let (Some(from), Some(to)) = (rename(&e.from), rename(&e.to)) {
@@ -148,7 +146,7 @@ mod tests {
     fn a_copied_selection_pastes_with_its_internal_wires_under_new_ids() {
         let doc = scene();
         let (a, b) = (&doc.edges[0].from, &doc.edges[0].to);
-        let ids = [node_of(a).to_string(), node_of(b).to_string()];
+        let ids = [a.node.clone(), b.node.clone()];
         let text = copy(&doc, &ids);
         assert!(text.starts_with(HEADER));
         let fragment = parse(&text).unwrap();
@@ -161,7 +159,7 @@ mod tests {
         assert_eq!(into.nodes.len(), doc.nodes.len() + 2);
         assert!(new.iter().all(|id| doc.node(id).is_none()), "{new:?}");
         let among_new = |e: &&EdgeDoc| {
-            new.iter().any(|n| n == node_of(&e.from)) && new.iter().any(|n| n == node_of(&e.to))
+            new.iter().any(|n| *n == e.from.node) && new.iter().any(|n| *n == e.to.node)
         };
         assert_eq!(into.edges.iter().filter(among_new).count(), internal);
         let (x0, y0) = doc.layout.positions[&ids[0]];

@@ -33,28 +33,20 @@ pub struct EditorDoc {
     pub origin: Pos2,
 }
 
-/// Splits `"node.port"`.
-pub fn split_endpoint(s: &str) -> Option<(&str, &str)> {
-    s.split_once('.')
-}
-
 /// Ports of a node whose kind is not registered, inferred from the edges that name it.
 fn inferred_ports(doc: &GraphDoc, registry: &NodeRegistry, id: &str) -> (Ports, Ports) {
     let (mut ins, mut outs): (Ports, Ports) = (vec![], vec![]);
     for e in &doc.edges {
-        let typ = |other: &str, other_is_output: bool| {
+        let typ = |other: &flip_graph::Endpoint, other_is_output: bool| {
             endpoint_kind(doc, registry, other, other_is_output)
                 .map_or(DataType::Unknown, DataType::Port)
         };
-        if let Some((n, p)) = split_endpoint(&e.to) {
-            if n == id && !ins.iter().any(|(q, _)| q == p) {
-                ins.push((p.to_string(), typ(&e.from, true)));
-            }
+        let (to, from) = (&e.to, &e.from);
+        if to.is_well_formed() && to.node == id && !ins.iter().any(|(q, _)| *q == to.port) {
+            ins.push((to.port.clone(), typ(from, true)));
         }
-        if let Some((n, p)) = split_endpoint(&e.from) {
-            if n == id && !outs.iter().any(|(q, _)| q == p) {
-                outs.push((p.to_string(), typ(&e.to, false)));
-            }
+        if from.is_well_formed() && from.node == id && !outs.iter().any(|(q, _)| *q == from.port) {
+            outs.push((from.port.clone(), typ(to, false)));
         }
     }
     (ins, outs)
@@ -168,7 +160,7 @@ pub fn from_doc(doc: &GraphDoc, registry: &NodeRegistry) -> EditorDoc {
     }
     let mut dangling = Vec::new();
     for e in &doc.edges {
-        let group_of = |end: &str| members.get(split_endpoint(end).map_or(end, |(n, _)| n));
+        let group_of = |end: &flip_graph::Endpoint| members.get(end.node.as_str());
         if group_of(&e.from).is_some() && group_of(&e.from) == group_of(&e.to) {
             continue; // inside a group: its body keeps it
         }
@@ -198,11 +190,13 @@ fn resolve_edge(
     members: &HashMap<&str, &str>,
     e: &EdgeDoc,
 ) -> Option<(OutputId, InputId)> {
-    let canvas_end = |end: &'_ str| -> Option<(NodeId, String)> {
-        let (node, port) = split_endpoint(end)?;
-        match members.get(node) {
+    let canvas_end = |end: &flip_graph::Endpoint| -> Option<(NodeId, String)> {
+        if !end.is_well_formed() {
+            return None;
+        }
+        match members.get(end.node.as_str()) {
             Some(group) => Some((*ids.get(*group)?, end.to_string())),
-            None => Some((*ids.get(node)?, port.to_string())),
+            None => Some((*ids.get(end.node.as_str())?, end.port.clone())),
         }
     };
     let (fnode, fport) = canvas_end(&e.from)?;

@@ -62,9 +62,8 @@ pub fn swap_kind(
         .unwrap_or_else(|_| new.spec.params.clone());
     node.params
         .retain(|name, _| known.iter().any(|p| &p.name == name));
-    let keeps = |end: &str, input: bool| match end.split_once('.') {
-        Some((n, port)) if n == id => same_port(old, &new.spec, port, input),
-        _ => true,
+    let keeps = |end: &flip_graph::Endpoint, input: bool| {
+        end.node != id || same_port(old, &new.spec, &end.port, input)
     };
     let (kept, dropped) = doc
         .edges
@@ -100,11 +99,7 @@ pub fn swap_candidates(registry: &NodeRegistry, kind: &str) -> Vec<(String, Stri
 /// The wires unwired node `id` can be inserted on: it has an output of the wire's data kind and
 /// an input that passes it on (the input a bypass would use, [`flip_graph::bypass`]).
 pub fn wires_to_insert_on(doc: &GraphDoc, registry: &NodeRegistry, id: &str) -> Vec<EdgeDoc> {
-    let touches = |e: &EdgeDoc| {
-        [&e.from, &e.to]
-            .iter()
-            .any(|s| s.split('.').next() == Some(id))
-    };
+    let touches = |e: &EdgeDoc| e.from.node == id || e.to.node == id;
     if doc.edges.iter().any(touches) {
         return vec![];
     }
@@ -123,9 +118,11 @@ fn insertion_ports<'a>(
     wire: &EdgeDoc,
 ) -> Option<(&'a str, &'a str)> {
     let spec = |node: &str| Some(&registry.get(&doc.node(node)?.kind)?.spec);
-    let (from, port) = wire.from.split_once('.')?;
-    let from_spec = spec(from)?;
-    let kind = from_spec.outputs.get(from_spec.output(port)?)?.kind;
+    let from_spec = spec(&wire.from.node)?;
+    let kind = from_spec
+        .outputs
+        .get(from_spec.output(&wire.from.port)?)?
+        .kind;
     let mine = spec(id)?;
     let out = mine
         .outputs
@@ -152,7 +149,10 @@ pub fn insert_on_wire(
         .position(|e| e == wire)
         .ok_or_else(refuse)?;
     let (input, output) = insertion_ports(doc, registry, id, wire).ok_or_else(refuse)?;
-    let (input, output) = (format!("{id}.{input}"), format!("{id}.{output}"));
+    let (input, output) = (
+        flip_graph::Endpoint::new(id, input),
+        flip_graph::Endpoint::new(id, output),
+    );
     doc.edges.remove(at);
     doc.edges.insert(at, EdgeDoc::new(output, wire.to.clone()));
     doc.edges.insert(at, EdgeDoc::new(wire.from.clone(), input));
@@ -186,9 +186,7 @@ mod tests {
         let wires = |d: &GraphDoc| {
             d.edges
                 .iter()
-                .filter(|e| {
-                    e.from.starts_with(&format!("{id}.")) || e.to.starts_with(&format!("{id}."))
-                })
+                .filter(|e| e.from.node == id || e.to.node == id)
                 .count()
         };
         let before = wires(&doc);
@@ -205,12 +203,8 @@ mod tests {
         assert_eq!(swapped.node(&id).unwrap().kind, *kind);
         assert_eq!(wires(&swapped) + dropped.len(), before);
         let spec = &reg.get(kind).unwrap().spec;
-        for e in swapped
-            .edges
-            .iter()
-            .filter(|e| e.to.starts_with(&format!("{id}.")))
-        {
-            let port = e.to.split_once('.').unwrap().1;
+        for e in swapped.edges.iter().filter(|e| e.to.node == id) {
+            let port = &e.to.port;
             assert!(spec.input(port).is_some(), "{port} kept on {kind}");
         }
         assert_eq!(
@@ -229,7 +223,7 @@ mod tests {
         let wire = EdgeDoc::new("gravity.velocity", "extrapolate.velocity");
         assert!(wires.contains(&wire), "{wires:?}");
         assert!(
-            wires.iter().all(|w| !w.from.starts_with("source.")),
+            wires.iter().all(|w| w.from.node != "source"),
             "velocity wires only: {wires:?}"
         );
         insert_on_wire(&mut doc, &reg, "more_gravity", &wire).unwrap();

@@ -37,7 +37,7 @@ impl GroupBody {
             .map(|(i, n)| (i as u64, n.clone()))
             .collect();
         let ids: BTreeSet<&str> = members.iter().map(|(_, n)| n.id.as_str()).collect();
-        let inside = |end: &str| ids.contains(end.split_once('.').map_or(end, |(n, _)| n));
+        let inside = |end: &flip_graph::Endpoint| ids.contains(end.node.as_str());
         let edges = doc
             .edges
             .iter()
@@ -66,11 +66,11 @@ impl GroupBody {
 /// inner endpoint (`output`: an output port).
 pub fn group_parts(
     body: GroupBody,
-    kind_of: impl Fn(&str, bool) -> Option<DataKind>,
+    kind_of: impl Fn(&flip_graph::Endpoint, bool) -> Option<DataKind>,
 ) -> (NodeData, String, Ports, Ports) {
-    let typ = |end: &String, output: bool| {
+    let typ = |end: &flip_graph::Endpoint, output: bool| {
         let t = kind_of(end, output).map_or(DataType::Unknown, DataType::Port);
-        (end.clone(), t)
+        (end.to_string(), t)
     };
     let ins = body.doc.inputs.iter().map(|e| typ(e, false)).collect();
     let outs = body.doc.outputs.iter().map(|e| typ(e, true)).collect();
@@ -97,17 +97,19 @@ pub fn group_parts(
     (data, label, ins, outs)
 }
 
-/// Kind of port `endpoint` (`"node.port"`) of a registered node in `doc`.
+/// Kind of port `endpoint` of a registered node in `doc`.
 pub fn endpoint_kind(
     doc: &GraphDoc,
     registry: &NodeRegistry,
-    endpoint: &str,
+    endpoint: &flip_graph::Endpoint,
     output: bool,
 ) -> Option<DataKind> {
-    let (node, port) = endpoint.split_once('.')?;
-    let spec = &registry.get(&doc.node(node)?.kind)?.spec;
+    let spec = &registry.get(&doc.node(&endpoint.node)?.kind)?.spec;
     let ports = if output { &spec.outputs } else { &spec.inputs };
-    ports.iter().find(|p| p.name == port).map(|p| p.kind)
+    ports
+        .iter()
+        .find(|p| p.name == endpoint.port)
+        .map(|p| p.kind)
 }
 
 impl App {

@@ -31,12 +31,9 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     }
     // The end of a solids chain: a solids node whose output feeds no other solids node.
     let feeds_solids = |id: &str| {
-        doc.edges.iter().any(|e| {
-            e.from.starts_with(&format!("{id}."))
-                && e.to
-                    .split_once('.')
-                    .is_some_and(|(n, _)| doc.node(n).is_some_and(|n| n.kind == "solids"))
-        })
+        doc.edges
+            .iter()
+            .any(|e| e.from.node == id && doc.node(&e.to.node).is_some_and(|n| n.kind == "solids"))
     };
     let last = doc
         .nodes
@@ -47,10 +44,9 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
         probes.push((n.id.clone(), "solids".to_string()));
     }
     if let Some(out) = first(flip_graph::step::STEP_OUTPUT) {
-        let to = format!("{out}.density");
-        let from = doc.edges.iter().find(|e| e.to == to);
-        if let Some((node, port)) = from.and_then(|e| e.from.split_once('.')) {
-            probes.push((node.to_string(), port.to_string()));
+        let to = flip_graph::Endpoint::new(out, "density");
+        if let Some(e) = doc.edges.iter().find(|e| e.to == to) {
+            probes.push((e.from.node.clone(), e.from.port.clone()));
         }
     }
     probes.extend(crate::attributes::attribute_probes(doc));

@@ -107,10 +107,7 @@ pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
     d.layout = Default::default();
     d.description.clear();
     d.variants.clear();
-    let wired = |id: &str| {
-        let names = |end: &str| end.split_once('.').is_some_and(|(n, _)| n == id);
-        d.edges.iter().any(|e| names(&e.from) || names(&e.to))
-    };
+    let wired = |id: &str| d.edges.iter().any(|e| e.from.node == id || e.to.node == id);
     let keep: Vec<bool> = d.nodes.iter().map(|n| wired(&n.id)).collect();
     let mut keep = keep.into_iter();
     d.nodes.retain(|_| keep.next().unwrap_or(true));
@@ -127,10 +124,7 @@ pub fn without_exports(doc: &GraphDoc) -> GraphDoc {
         .map(|n| n.id.clone())
         .collect();
     d.nodes.retain(|n| n.kind != EXPORT_KIND);
-    let touches = |s: &str| {
-        s.split_once('.')
-            .is_some_and(|(n, _)| gone.iter().any(|g| g == n))
-    };
+    let touches = |end: &flip_graph::Endpoint| gone.contains(&end.node);
     d.edges.retain(|e| !touches(&e.from) && !touches(&e.to));
     d
 }

@@ -36,7 +36,7 @@ fn dam_break() -> GraphDoc {
     doc.settings.cell_size = 1.0 / 32.0;
     doc.settings.frames = 6;
     doc.nodes.retain(|n| n.kind != "export_fields");
-    doc.edges.retain(|e| !e.to.starts_with("fields."));
+    doc.edges.retain(|e| e.to.node != "fields");
     doc
 }
 

@@ -246,7 +246,7 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
     .unwrap();
     let d = without_exports(&doc);
     assert!(d.nodes.iter().all(|n| n.kind != "export"));
-    assert!(d.edges.iter().all(|e| !e.to.starts_with("export.")));
+    assert!(d.edges.iter().all(|e| e.to.node != "export"));
     let probes = probe_list(&doc);
     let ports: Vec<&str> = probes.iter().map(|(_, p)| p.as_str()).collect();
     assert_eq!(
