@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use flip_editor::autorun::AutoRun;
+use flip_editor::run::autorun::AutoRun;
 use flip_editor::viewport::Overlay;
 use flip_editor::{App, Options};
 use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};

@@ -62,7 +62,7 @@ pub struct NodeData {
     /// Left out of the run, inputs passed to outputs of the same name (drawn greyed).
     pub bypass: bool,
     /// A node group's members (the node is the group's canvas node).
-    pub group: Option<Box<crate::groups::GroupBody>>,
+    pub group: Option<Box<crate::graph::groups::GroupBody>>,
 }
 
 impl NodeData {
@@ -145,7 +145,7 @@ pub struct UserState {
     /// Folder relative paths in parameters are resolved against (the graph file's folder).
     pub base_dir: PathBuf,
     /// The wires the selected unwired node can be inserted on (see
-    /// [`crate::doc_edits::wires_to_insert_on`]).
+    /// [`crate::graph::doc_edits::wires_to_insert_on`]).
     pub wire_choices: Option<(NodeId, Vec<flip_graph::EdgeDoc>)>,
     /// Solver algorithms (`plugin/algorithm`) that solve LCPs (separating walls), marked in
     /// the solver combo.

@@ -3,9 +3,9 @@
 //! a variant with a missing solver or a faulty plugin is reported as failed while the others
 //! complete every frame.
 
-use flip_editor::compare_drafts::{initial_drafts, list_problem, VariantDraft};
-use flip_editor::compare_mode::CompareMode;
-use flip_editor::compare_worker::{CompareCommand, CompareEvent, CompareWorker};
+use flip_editor::compare::drafts::{initial_drafts, list_problem, VariantDraft};
+use flip_editor::compare::mode::CompareMode;
+use flip_editor::compare::worker::{CompareCommand, CompareEvent, CompareWorker};
 use flip_graph::compare::VariantSpec;
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, NodeRegistry};

@@ -4,8 +4,8 @@
 //! graphs fit at 0.5 or more) each text lies inside its node's frame and is not clipped.
 
 use egui::{FontId, Pos2, RawInput, Rect, Shape};
-use flip_editor::convert::{from_doc, EditorDoc};
-use flip_editor::layout::drawn_rects;
+use flip_editor::graph::convert::{from_doc, EditorDoc};
+use flip_editor::graph::layout::drawn_rects;
 use flip_editor::types::{NodeStatus, UserState};
 use flip_graph::GraphDoc;
 use flip_plugin::host::PluginSet;
@@ -50,7 +50,7 @@ fn texts_at(ed: &mut EditorDoc, user: &mut UserState, zoom: f32) -> (egui::Conte
                     ed.state.zoom(ui, zoom / before);
                     ed.track_zoom(before);
                 }
-                let _ = flip_editor::canvas::draw(&mut ed.state, ui, user);
+                let _ = flip_editor::graph::canvas::draw(&mut ed.state, ui, user);
             });
         });
         shapes = out.shapes;

@@ -7,9 +7,9 @@ mod common;
 
 use common::{collect, frames, load, load_at};
 use flip_editor::frames::FrameData;
-use flip_editor::resim::Start;
-use flip_editor::snapshots::Snapshots;
-use flip_editor::worker::{Command, Event, Worker};
+use flip_editor::run::resim::Start;
+use flip_editor::run::snapshots::Snapshots;
+use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::{GraphDoc, NodeRegistry, ParamValue, Simulation};
 use flip_plugin::host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;

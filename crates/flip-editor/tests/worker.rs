@@ -5,7 +5,7 @@
 mod common;
 
 use common::{collect, graph, load, registry};
-use flip_editor::worker::{Command, Event, Worker};
+use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::GraphDoc;
 use flip_plugin::host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;

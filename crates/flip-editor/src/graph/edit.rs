@@ -2,7 +2,7 @@
 //! cycle rejection, and rebuilding a node's parameter inputs when its parameter list depends on
 //! a value (the pressure node's `solver`).
 
-use crate::convert::EditorDoc;
+use crate::graph::convert::EditorDoc;
 use crate::types::{add_param_input, EditorGraph, ValueType};
 use egui::vec2;
 use egui_node_graph2::{InputId, NodeId, OutputId};
@@ -187,7 +187,7 @@ impl EditorDoc {
             .filter_map(|n| g.nodes.get(*n).map(|n| n.user_data.doc_id.clone()))
             .collect();
         selected.extend(select.iter().cloned());
-        let mut fresh = crate::convert::from_doc(doc, registry);
+        let mut fresh = crate::graph::convert::from_doc(doc, registry);
         fresh.state.pan_zoom = self.state.pan_zoom.clone();
         fresh.origin = self.origin;
         let zoom = fresh.state.pan_zoom.zoom;
@@ -229,7 +229,9 @@ impl EditorDoc {
         for (n, p) in &self.state.node_positions {
             let size = drawn
                 .get(&n)
-                .map_or(crate::layout::DEFAULT_SIZE * drawn_zoom, |r| r.size())
+                .map_or(crate::graph::layout::DEFAULT_SIZE * drawn_zoom, |r| {
+                    r.size()
+                })
                 * (zoom / drawn_zoom);
             let r = egui::Rect::from_min_size(*p, size);
             rect = Some(rect.map_or(r, |a| a.union(r)));

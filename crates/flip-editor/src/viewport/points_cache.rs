@@ -6,8 +6,8 @@
 //! quads (or none) stay on screen, so a large frame arriving does not stall the UI; a change of
 //! view (orbit, zoom, colouring) is built at once, so the picture follows the mouse.
 
-use crate::attributes::ColorBy;
 use crate::frames::FrameData;
+use crate::viewport::attributes::ColorBy;
 use crate::viewport::Camera;
 use egui::{Mesh, Rect, Ui, Vec2};
 use std::sync::mpsc::{self, Receiver, TryRecvError};

@@ -14,7 +14,7 @@ pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc) {
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
 /// node, of the smoke density carried to the next step, then those of
-/// [`crate::attributes::attribute_probes`].
+/// [`crate::viewport::attributes::attribute_probes`].
 pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     let first = |kind: &str| {
         doc.nodes
@@ -53,6 +53,6 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
             probes.push((node.to_string(), port.to_string()));
         }
     }
-    probes.extend(crate::attributes::attribute_probes(doc));
+    probes.extend(crate::viewport::attributes::attribute_probes(doc));
     probes
 }

@@ -92,7 +92,7 @@ impl App {
                     if self.compare.active {
                         self.compare.step();
                     } else {
-                        self.worker.send(crate::worker::Command::Step);
+                        self.worker.send(crate::run::worker::Command::Step);
                     }
                 }
             }

@@ -1,9 +1,9 @@
 //! The run mode's Play/Step and timeline: cached frames play back at the graph's fps, the
-//! simulation only runs past the cache (see [`crate::timeline`]).
+//! simulation only runs past the cache (see [`crate::run::timeline`]).
 
 use crate::app::App;
-use crate::timeline::{play_action, timeline_bar, PlayAction, Playback};
-use crate::worker::Command;
+use crate::run::timeline::{play_action, timeline_bar, PlayAction, Playback};
+use crate::run::worker::Command;
 use egui::{Context, RichText, Ui};
 
 impl App {

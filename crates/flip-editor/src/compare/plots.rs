@@ -1,7 +1,7 @@
 //! The compare mode's curves: one egui_plot per metric, one line per variant (in the
 //! variant's colour), a vertical line at the shown frame; clicking a plot scrubs there.
 
-use crate::compare_mode::VariantView;
+use crate::compare::mode::VariantView;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 use flip_graph::compare::FrameMetrics;

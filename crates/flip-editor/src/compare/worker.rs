@@ -3,8 +3,8 @@
 //! the curves. A variant that fails is reported once with its error; the others go on.
 
 use crate::frames::{FrameData, SolidsCache};
-use crate::sim_thread::{Emitter, SimLoop, SimThread};
-use crate::worker::{set_overlay_probes, without_exports};
+use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
+use crate::run::worker::{set_overlay_probes, without_exports};
 use flip_core::GridSpec;
 use flip_graph::compare::{default_jobs, FrameMetrics, Lockstep, VariantSpec};
 use flip_graph::{GraphDoc, NodeRegistry, Simulation};
@@ -247,7 +247,7 @@ impl CompareThread {
                 let wall_ms = r.last_wall.as_secs_f64() * 1e3;
                 let ids = &self.ids[i];
                 // the compare views show particles only
-                let no_mesh = &mut crate::liquid_mesh::Mesher::default();
+                let no_mesh = &mut crate::viewport::liquid_mesh::Mesher::default();
                 let solids = &mut self.solids[i];
                 let data = FrameData::capture(sim, &r.last_steps, ids, wall_ms, solids, no_mesh);
                 Some(VariantFrame {

@@ -2,7 +2,7 @@
 //! serialised state): ports are addressed by name, node ids and order, parameters that were
 //! written explicitly, unknown parameters and unresolvable edges all survive a round trip.
 
-use crate::groups::{endpoint_kind, group_parts, GroupBody, GROUP_KIND};
+use crate::graph::groups::{endpoint_kind, group_parts, GroupBody, GROUP_KIND};
 use crate::types::{
     build_ports, port_types, DataType, EditorState, NodeData, Ports, UserState, ValueType,
 };

@@ -1,12 +1,12 @@
 //! The window's panels: top bar (file menu, run controls, frame counter, timeline), the node
 //! canvas with its toolbar, and the right side (viewport over the stats panel).
 
+use crate::app::files::Pending;
 use crate::app::App;
-use crate::controls::{run_buttons, view_options, RunButton};
-use crate::files::Pending;
 use crate::hints::Hint;
+use crate::run::controls::{run_buttons, view_options, RunButton};
+use crate::run::worker::Command;
 use crate::viewport;
-use crate::worker::Command;
 use egui::{Context, Key, Modifiers, RichText, Ui};
 use egui_node_graph2::NodeFinder;
 use std::time::Duration;
@@ -208,7 +208,7 @@ impl App {
         let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
         if std::mem::take(&mut self.fit_view) {
             let nodes = self.doc.state.graph.iter_nodes();
-            let drawn = crate::layout::drawn_rects(ui.ctx(), nodes);
+            let drawn = crate::graph::layout::drawn_rects(ui.ctx(), nodes);
             self.doc.fit(&child, &drawn);
         }
         self.canvas(&mut child);

@@ -4,7 +4,7 @@
 //! in the next one), the limit that makes the whole layout fit the canvas at the largest zoom.
 
 use crate::app::App;
-use crate::convert::EditorDoc;
+use crate::graph::convert::EditorDoc;
 use egui::{vec2, Context, Id, Rect, Vec2};
 use egui_node_graph2::NodeId;
 use std::collections::HashMap;

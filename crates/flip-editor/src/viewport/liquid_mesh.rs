@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Meshes frames for the viewport (nothing when the graph has no `surface` node or is 2D),
-/// and holds the graph's imported solids ([`crate::solid_meshes`]).
+/// and holds the graph's imported solids ([`crate::viewport::solid_meshes`]).
 #[derive(Default)]
 pub struct Mesher {
     settings: Option<SurfaceSettings>,
@@ -30,7 +30,7 @@ impl Mesher {
         Self {
             settings,
             scratch: SurfaceScratch::default(),
-            solids: Arc::new(crate::solid_meshes::load(doc, base_dir)),
+            solids: Arc::new(crate::viewport::solid_meshes::load(doc, base_dir)),
         }
     }
 

@@ -2,9 +2,9 @@
 //! (the same Play/Step/Reset buttons and timeline as the run mode, driving every variant).
 
 use crate::app::App;
-use crate::controls::{run_buttons, RunButton};
 use crate::hints::Hint;
-use crate::timeline::timeline_bar;
+use crate::run::controls::{run_buttons, RunButton};
+use crate::run::timeline::timeline_bar;
 use egui::{RichText, Ui};
 
 impl App {

@@ -1,9 +1,9 @@
 //! New / Open / Save / Save As in the `GraphDoc` RON format, and the unsaved-changes modal
 //! (Save / Discard / Cancel) in front of New, Open and closing the window.
 
+use crate::app::path_dialog::{Outcome, PathDialog, Purpose};
 use crate::app::App;
-use crate::convert::EditorDoc;
-use crate::path_dialog::{Outcome, PathDialog, Purpose};
+use crate::graph::convert::EditorDoc;
 use egui::{Align2, Context, RichText};
 use flip_graph::{GraphDoc, NodeDoc, FORMAT_VERSION};
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ impl App {
             Pending::Quit => {
                 self.allow_close = true;
                 self.worker.interrupt();
-                self.worker.send(crate::worker::Command::Pause);
+                self.worker.send(crate::run::worker::Command::Pause);
             }
         }
     }
@@ -87,7 +87,7 @@ impl App {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         self.doc = EditorDoc::new(doc, &self.user);
         self.file_text = None;
-        self.history = crate::history::History::new(self.doc.to_doc());
+        self.history = crate::graph::history::History::new(self.doc.to_doc());
         self.unrecorded = false;
         self.loaded = None;
         self.compare.forget(doc);

@@ -3,9 +3,9 @@
 //! metric curves under them.
 
 use crate::app::App;
-use crate::compare_mode::CompareMode;
-use crate::compare_plots::{metric_plots, swatch, variant_color};
-use crate::controls::view_options;
+use crate::compare::mode::CompareMode;
+use crate::compare::plots::{metric_plots, swatch, variant_color};
+use crate::run::controls::view_options;
 use crate::viewport;
 use egui::{Color32, Context, FontId, RichText, Ui};
 

@@ -1,9 +1,9 @@
 //! Controls shared by the run and compare modes: Play/Step/Reset and the viewport options (the
-//! timeline is [`crate::timeline`]).
+//! timeline is [`crate::run::timeline`]).
 
-use crate::attributes::{normalized, ColorBy};
 use crate::frames::FrameData;
 use crate::hints::Hint;
+use crate::viewport::attributes::{normalized, ColorBy};
 use crate::viewport::{self, Camera, Overlay};
 use egui::Ui;
 

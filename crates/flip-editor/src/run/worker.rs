@@ -3,10 +3,10 @@
 //! new generation; events carry it so the UI can drop frames of a graph it no longer shows.
 
 use crate::frames::{FrameData, SolidsCache};
-pub use crate::probes::{probe_list, set_overlay_probes};
-use crate::resim::{fresh_nodes, Start};
-use crate::sim_thread::{Emitter, SimLoop, SimThread};
-use crate::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
+pub use crate::run::probes::{probe_list, set_overlay_probes};
+use crate::run::resim::{fresh_nodes, Start};
+use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
+use crate::run::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
 use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,7 +147,7 @@ struct Thread {
     want_play: bool,
     broken: bool,
     last_solids: SolidsCache,
-    mesher: crate::liquid_mesh::Mesher,
+    mesher: crate::viewport::liquid_mesh::Mesher,
     /// States after simulated frames, for "simulate from here".
     snapshots: Snapshots,
     /// The graph the current simulation runs.
@@ -230,7 +230,7 @@ impl Thread {
         self.sim = None;
         self.broken = false;
         self.last_solids = None;
-        self.mesher = crate::liquid_mesh::Mesher::for_doc(doc, &self.registry, &base_dir);
+        self.mesher = crate::viewport::liquid_mesh::Mesher::for_doc(doc, &self.registry, &base_dir);
         let (doc, out) = match out_dir {
             Some(out) => (doc.clone(), out),
             None => (

@@ -3,9 +3,20 @@
 //! perspective or orthographic projection). Large sets arrive subsampled (see
 //! [`crate::frames::MAX_POINTS`]) and are drawn as one mesh of small quads.
 
+/// What the particles are coloured by (speed, vorticity, pressure, id).
+pub mod attributes;
+/// The liquid mesh in the viewport.
+pub mod liquid_mesh;
+/// Colours of the grid overlays.
+pub mod overlay_colors;
+/// The viewport's particle quads, kept between UI frames.
+pub mod points_cache;
+/// Imported solids as meshes for the viewport.
+pub mod solid_meshes;
+
 use crate::frames::{FrameData, Slice};
-use crate::liquid_mesh::{shaded_mesh, SOLID, WATER};
-use crate::overlay_colors::{cell_color, density_color, level_set_color};
+use crate::viewport::liquid_mesh::{shaded_mesh, SOLID, WATER};
+use crate::viewport::overlay_colors::{cell_color, density_color, level_set_color};
 use egui::{pos2, vec2, Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Ui};
 use flip_core::GridSpec;
 use glam::Vec3;
@@ -40,7 +51,7 @@ pub struct Camera {
     /// Overlay.
     pub overlay: Overlay,
     /// What the particles are coloured by.
-    pub color_by: crate::attributes::ColorBy,
+    pub color_by: crate::viewport::attributes::ColorBy,
     /// Draw the liquid mesh (when the frame has one) instead of the particles.
     pub mesh: bool,
 }
@@ -261,12 +272,12 @@ pub fn show(
         let shaded = shaded_mesh(&parts, |p| pr.project(p), |n| pr.rot * n);
         painter.add(Shape::mesh(shaded));
     }
-    let key = crate::points_cache::PointsKey::new(f, rect, cam, vmax);
+    let key = crate::viewport::points_cache::PointsKey::new(f, rect, cam, vmax);
     let (f, color_by, size, coloured) =
         (f.clone(), cam.color_by, cam.point_size, surface.is_none());
-    let points = crate::points_cache::cached(ui, key, move || {
-        let colors = crate::attributes::normalized(&f, color_by, vmax)
-            .or_else(|| crate::attributes::normalized(&f, Default::default(), vmax))
+    let points = crate::viewport::points_cache::cached(ui, key, move || {
+        let colors = crate::viewport::attributes::normalized(&f, color_by, vmax)
+            .or_else(|| crate::viewport::attributes::normalized(&f, Default::default(), vmax))
             .filter(|_| coloured)
             .map_or(vec![], |(t, _, _)| t);
         points_mesh(&pr, &f, &colors, size)
@@ -348,7 +359,7 @@ fn legend_number(x: f32) -> String {
     match x.abs() {
         a if (100.0..1e6).contains(&a) => format!("{x:.0}"),
         a if (1.0..100.0).contains(&a) => format!("{x:.2}"),
-        _ => crate::params_ui::format_number(f64::from(x)),
+        _ => crate::graph::params_ui::format_number(f64::from(x)),
     }
 }
 

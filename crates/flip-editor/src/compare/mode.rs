@@ -1,9 +1,9 @@
-//! The compare mode's state: the variant list the user edits ([`crate::compare_drafts`]), and
+//! The compare mode's state: the variant list the user edits ([`crate::compare::drafts`]), and
 //! the frames and metrics of the last run, one cache per variant, scrubbed together by one
 //! timeline.
 
-use crate::compare_drafts::{initial_drafts, list_problem, VariantDraft};
-use crate::compare_worker::{CompareCommand, CompareEvent, CompareWorker, VariantStart};
+use crate::compare::drafts::{initial_drafts, list_problem, VariantDraft};
+use crate::compare::worker::{CompareCommand, CompareEvent, CompareWorker, VariantStart};
 use crate::frames::{enforce_budget, FrameData, CACHE_BUDGET_BYTES};
 use crate::viewport::Camera;
 use flip_graph::compare::FrameMetrics;

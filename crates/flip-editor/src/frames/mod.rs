@@ -1,13 +1,16 @@
 //! What the UI keeps of each simulated frame: a (sub)sample of particle positions and speeds,
-//! overlay slices (level set, cell kinds, see [`crate::overlays`]), the solids to draw, and
+//! overlay slices (level set, cell kinds, see [`crate::frames::overlays`]), the solids to draw, and
 //! per-node timings and stats.
+
+/// Level-set / cell-kind slices and solids to draw.
+pub mod overlays;
 
 use crate::types::NodeStatus;
 use flip_graph::{Simulation, StepReport};
 use rayon::prelude::*;
 use std::sync::Arc;
 
-pub use crate::overlays::{overlays, Overlays, Slice, SolidsCache, SolidsDraw};
+pub use crate::frames::overlays::{overlays, Overlays, Slice, SolidsCache, SolidsDraw};
 
 /// Most particles stored (and drawn) per frame; larger sets are subsampled evenly.
 pub const MAX_POINTS: usize = 300_000;
@@ -37,7 +40,7 @@ pub struct FrameData {
     /// The particles, subsampled to [`MAX_POINTS`].
     pub sample: ParticleSample,
     /// Vorticity and pressure at the same particles (liquid graphs).
-    pub grid: crate::attributes::GridAttributes,
+    pub grid: crate::viewport::attributes::GridAttributes,
     /// Liquid level set slice, if the graph has a level-set node.
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice (0 fluid, 1 air, 2 solid), if the graph has a marker node.
@@ -67,7 +70,7 @@ impl FrameData {
         ids: &[String],
         wall_ms: f64,
         last_solids: &mut SolidsCache,
-        mesher: &mut crate::liquid_mesh::Mesher,
+        mesher: &mut crate::viewport::liquid_mesh::Mesher,
     ) -> Self {
         let (sample, particles, max_speed) = match sim.particles() {
             Some(p) => (sample_particles(&p), p.len(), p.max_speed()),
@@ -75,7 +78,7 @@ impl FrameData {
         };
         let o = overlays(sim.probed(), last_solids);
         let spec = sim.settings().grid_spec();
-        let grid = crate::attributes::GridAttributes::new(&spec, sim.probed());
+        let grid = crate::viewport::attributes::GridAttributes::new(&spec, sim.probed());
         let (solve_iterations, solve_residual) = solve_summary(steps);
         Self {
             frame: sim.frame(),

@@ -3,8 +3,8 @@
 //! the frame count.
 
 use crate::app::App;
-use crate::compare_drafts::{list_problem, saved_drafts, to_variant_docs, VariantDraft};
-use crate::compare_plots::{swatch, variant_color};
+use crate::compare::drafts::{list_problem, saved_drafts, to_variant_docs, VariantDraft};
+use crate::compare::plots::{swatch, variant_color};
 use crate::hints::Hint;
 use egui::{Color32, ComboBox, RichText, TextEdit, Ui};
 use flip_graph::ParamKind;

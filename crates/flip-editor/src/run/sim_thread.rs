@@ -1,7 +1,7 @@
 //! A simulation thread behind two channels: the UI sends commands, the thread reports events
 //! and wakes the UI after each. While playing, the thread simulates a frame whenever no command
-//! is waiting. Used by the run mode ([`crate::worker`]) and the compare mode
-//! ([`crate::compare_worker`]).
+//! is waiting. Used by the run mode ([`crate::run::worker`]) and the compare mode
+//! ([`crate::compare::worker`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
@@ -62,8 +62,8 @@ impl<C: Send + 'static, E: Send + 'static> SimThread<C, E> {
         let handle = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
-                crate::priority::lower_this_thread();
-                crate::priority::lower_global_pool();
+                crate::run::priority::lower_this_thread();
+                crate::run::priority::lower_global_pool();
                 run(&mut make(etx, flag), &crx)
             })
             .expect("the simulation thread starts");

@@ -1,14 +1,23 @@
 //! The eframe application: owns the document, the simulation worker and the frame cache, and
 //! lays out the window (top bar, node canvas on the left, viewport and stats on the right).
 
-use crate::autorun::AutoRun;
-use crate::compare_mode::CompareMode;
-use crate::convert::EditorDoc;
-use crate::files::Pending;
+/// Undo/redo, copy/paste and swap-kind in the app, with their shortcuts.
+pub mod editing;
+/// Open / Save and the unsaved-changes modal.
+pub mod files;
+/// Top bar, canvas and side panels.
+pub mod panels;
+/// The in-app Open / Save As dialog.
+pub mod path_dialog;
+
+use crate::app::files::Pending;
+use crate::compare::mode::CompareMode;
 use crate::frames::FrameData;
+use crate::graph::convert::EditorDoc;
+use crate::run::autorun::AutoRun;
+use crate::run::worker::{Command, Event, Worker};
 use crate::types::{NodeStatus, Response, UserState};
 use crate::viewport::Camera;
-use crate::worker::{Command, Event, Worker};
 use egui::Context;
 use egui_node_graph2::{InputId, NodeResponse, OutputId};
 use flip_graph::{GraphDoc, NodeRegistry};
@@ -19,7 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The scene opened when no graph is given.
-pub const DEFAULT_SCENE: &str = include_str!("../../../graphs/dam_break_2d.ron");
+pub const DEFAULT_SCENE: &str = include_str!("../../../../graphs/dam_break_2d.ron");
 /// Edits are applied to the simulation after this much quiet (dragging a value sends many).
 const RELOAD_DELAY: Duration = Duration::from_millis(300);
 
@@ -69,21 +78,21 @@ pub struct App {
     /// Frames until the freshly loaded layout is checked for overlapping nodes.
     pub(crate) overlap_check: u8,
     /// The Open / Save As dialog, while open.
-    pub(crate) path_dialog: Option<crate::path_dialog::PathDialog>,
+    pub(crate) path_dialog: Option<crate::app::path_dialog::PathDialog>,
     /// The compare mode (variants side by side).
     pub(crate) compare: CompareMode,
     /// Cached frames being played back.
-    pub(crate) playback: Option<crate::timeline::Playback>,
+    pub(crate) playback: Option<crate::run::timeline::Playback>,
     /// Undo/redo snapshots.
-    pub(crate) history: crate::history::History,
+    pub(crate) history: crate::graph::history::History,
     /// An edit (or move) not yet recorded in the history.
     pub(crate) unrecorded: bool,
-    /// What the simulation runs (see [`crate::worker::sim_view`]) and its output folder: a
+    /// What the simulation runs (see [`crate::run::worker::sim_view`]) and its output folder: a
     /// reload that would run the same leaves the cache alone.
     pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
     /// What an edit does to the run (from here or from frame 0; live edits).
-    pub(crate) edit_policy: crate::resim::EditPolicy,
-    /// The open file as read or last saved, and its text (see [`crate::files::text_to_save`]).
+    pub(crate) edit_policy: crate::run::resim::EditPolicy,
+    /// The open file as read or last saved, and its text (see [`crate::app::files::text_to_save`]).
     pub(crate) file_text: Option<(GraphDoc, String)>,
 }
 
@@ -110,7 +119,7 @@ impl App {
         let default = GraphDoc::from_ron(DEFAULT_SCENE, "built-in dam_break_2d.ron")
             .expect("the built-in scene parses");
         let doc = EditorDoc::new(&default, &user);
-        let history = crate::history::History::new(doc.to_doc());
+        let history = crate::graph::history::History::new(doc.to_doc());
         let mut app = Self {
             doc,
             user,
@@ -184,11 +193,11 @@ impl App {
     /// Sends the current graph, less its unwired nodes, to the worker (keeps playing if it
     /// was), unless what it simulates did not change (a node moved, an unwired node added,
     /// edited or deleted): then the cache and the running simulation stay. The run continues
-    /// from the shown frame or restarts at frame 0 as [`crate::resim::start_after_edit`] says.
+    /// from the shown frame or restarts at frame 0 as [`crate::run::resim::start_after_edit`] says.
     pub(crate) fn reload(&mut self) {
         self.pending_reload = None;
         let out_dir = self.write_exports.then(|| self.user.base_dir.join("out"));
-        let doc = crate::worker::sim_view(&self.doc.to_doc());
+        let doc = crate::run::worker::sim_view(&self.doc.to_doc());
         let view = (doc.clone(), out_dir.clone());
         if self.loaded.as_ref() == Some(&view) {
             return;
@@ -200,10 +209,10 @@ impl App {
             number(self.frames.get(self.shown)),
             number(self.frames.last()),
         );
-        let start = crate::resim::start_after_edit(old, &doc, shown, newest, self.edit_policy);
+        let start = crate::run::resim::start_after_edit(old, &doc, shown, newest, self.edit_policy);
         let kept = match &start {
-            crate::resim::Start::After { frame, .. } => *frame as usize,
-            crate::resim::Start::Zero => 0,
+            crate::run::resim::Start::After { frame, .. } => *frame as usize,
+            crate::run::resim::Start::Zero => 0,
         };
         self.loaded = Some(view);
         self.playback = None;
@@ -318,7 +327,7 @@ impl App {
             self.tidy_layout(ui);
         }
         self.user.wire_choices = self.wire_choices();
-        let resp = crate::canvas::draw(&mut self.doc.state, ui, &mut self.user);
+        let resp = crate::graph::canvas::draw(&mut self.doc.state, ui, &mut self.user);
         self.check_overlap(ui.ctx());
         self.doc.track_zoom(zoom);
         for r in resp.node_responses {

@@ -130,7 +130,7 @@ mod tests {
     use flip_graph::ParamValue;
 
     fn scene() -> GraphDoc {
-        let text = include_str!("../../../graphs/dam_break_2d.ron");
+        let text = include_str!("../../../../graphs/dam_break_2d.ron");
         GraphDoc::from_ron(text, "dam_break_2d.ron").unwrap()
     }
 

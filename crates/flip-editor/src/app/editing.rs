@@ -1,10 +1,10 @@
-//! The app's document-level edits: undo/redo ([`crate::history`]), copy/paste as RON text
-//! ([`crate::clipboard`]), swapping a node's kind ([`crate::doc_edits`]), new connections
+//! The app's document-level edits: undo/redo ([`crate::graph::history`]), copy/paste as RON text
+//! ([`crate::graph::clipboard`]), swapping a node's kind ([`crate::graph::doc_edits`]), new connections
 //! (cycles refused), duplicates, and the shortcuts.
 
 use crate::app::App;
-use crate::clipboard;
-use crate::edit::reaches;
+use crate::graph::clipboard;
+use crate::graph::edit::reaches;
 use egui::{Context, Key, Modifiers};
 use egui_node_graph2::{InputId, NodeId, OutputId};
 use flip_graph::GraphDoc;
@@ -137,7 +137,7 @@ impl App {
             return;
         };
         let mut doc = self.doc.to_doc();
-        match crate::doc_edits::swap_kind(&mut doc, &id, kind, &self.user.registry) {
+        match crate::graph::doc_edits::swap_kind(&mut doc, &id, kind, &self.user.registry) {
             Ok(dropped) => {
                 self.show_doc(&doc, &[]);
                 self.unrecorded = true;
@@ -171,8 +171,11 @@ impl App {
             return None;
         }
         let doc = self.doc.to_doc();
-        let wires =
-            crate::doc_edits::wires_to_insert_on(&doc, &self.user.registry, &n.user_data.doc_id);
+        let wires = crate::graph::doc_edits::wires_to_insert_on(
+            &doc,
+            &self.user.registry,
+            &n.user_data.doc_id,
+        );
         Some((node, wires))
     }
 
@@ -183,7 +186,7 @@ impl App {
         };
         let id = id.user_data.doc_id.clone();
         let mut doc = self.doc.to_doc();
-        match crate::doc_edits::insert_on_wire(&mut doc, &self.user.registry, &id, wire) {
+        match crate::graph::doc_edits::insert_on_wire(&mut doc, &self.user.registry, &id, wire) {
             Ok(()) => {
                 self.show_doc(&doc, &[id]);
                 self.unrecorded = true;

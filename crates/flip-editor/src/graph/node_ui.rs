@@ -107,7 +107,7 @@ impl NodeDataTrait for NodeData {
             if r.clicked() {
                 out.push(NodeResponse::User(Response::Duplicate(node_id)));
             }
-            let kinds = crate::doc_edits::swap_candidates(&user_state.registry, &self.kind);
+            let kinds = crate::graph::doc_edits::swap_candidates(&user_state.registry, &self.kind);
             if !kinds.is_empty() {
                 ui.menu_button("Swap", |ui| {
                     for (kind, label) in kinds {
@@ -186,7 +186,7 @@ impl NodeData {
 fn group_ui(
     ui: &mut Ui,
     node_id: NodeId,
-    body: &crate::groups::GroupBody,
+    body: &crate::graph::groups::GroupBody,
     user_state: &UserState,
 ) -> Vec<NodeResponse<Response, NodeData>> {
     let ids: Vec<&str> = body.members.iter().map(|(_, m)| m.id.as_str()).collect();
