@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use flip_editor::run::autorun::AutoRun;
-use flip_editor::viewport::Overlay;
+use flip_editor::viewport::camera::Overlay;
 use flip_editor::{App, Options};
 use flip_plugin::host::probe::{default_cache_dir, ProbeCommand};
 use flip_plugin::host::{ChildCommand, LoadOptions, PluginSet};

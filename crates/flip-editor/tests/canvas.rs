@@ -20,7 +20,8 @@ struct Canvas {
 impl Canvas {
     fn new() -> Self {
         let registry = Arc::new(flip_nodes::builtin_registry(Arc::new(PluginSet::default())));
-        let doc = GraphDoc::from_ron(flip_editor::app::DEFAULT_SCENE, "built-in").unwrap();
+        let doc =
+            GraphDoc::from_ron(flip_editor::graph::document::DEFAULT_SCENE, "built-in").unwrap();
         let mut c = Self {
             ctx: egui::Context::default(),
             time: 0.0,

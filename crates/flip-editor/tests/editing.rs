@@ -2,8 +2,8 @@
 //! keep whole numbers as integers, and which edits keep the frame cache (those that cannot
 //! change the simulation).
 
-use flip_editor::app::files::text_to_save;
 use flip_editor::graph::convert::from_doc;
+use flip_editor::graph::document::text_to_save;
 use flip_editor::run::worker::sim_view;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, ParamValue};
 use flip_plugin::host::{default_plugin_dirs, PluginSet};

@@ -90,7 +90,7 @@ struct Text {
 #[test]
 fn node_text_is_readable_at_zoom_1_and_never_clipped() {
     let registry = Arc::new(flip_nodes::builtin_registry(Arc::new(PluginSet::default())));
-    let doc = GraphDoc::from_ron(flip_editor::app::DEFAULT_SCENE, "built-in").unwrap();
+    let doc = GraphDoc::from_ron(flip_editor::graph::document::DEFAULT_SCENE, "built-in").unwrap();
     let mut user = UserState::new(registry.clone());
     user.status = status(&doc);
     for zoom in [1.0, 0.7, 0.5] {

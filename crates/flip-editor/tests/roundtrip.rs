@@ -3,7 +3,8 @@
 
 use flip_editor::graph::convert::{from_doc, port_input};
 use flip_editor::graph::edit::reaches;
-use flip_editor::run::worker::{probe_list, without_exports};
+use flip_editor::run::probes::probe_list;
+use flip_editor::run::worker::without_exports;
 use flip_graph::{
     DataKind, EdgeDoc, GraphDoc, NodeDoc, NodeKind, NodeRegistry, NodeSpec, ParamSpec, ParamValue,
     PortSpec,

@@ -1,6 +1,6 @@
-//! The app's document-level edits: undo/redo ([`crate::graph::history`]), copy/paste as RON text
-//! ([`crate::graph::clipboard`]), swapping a node's kind ([`crate::graph::doc_edits`]), new connections
-//! (cycles refused), duplicates, and the shortcuts.
+//! The app's document-level edits: undo/redo ([`crate::graph::history`]), copy/paste as RON
+//! text ([`crate::graph::clipboard`]), swapping a node's kind ([`crate::graph::doc_edits`]), new
+//! connections (cycles refused), duplicates, and the shortcuts.
 
 use crate::app::App;
 use crate::graph::clipboard;
@@ -17,8 +17,8 @@ impl App {
     /// Records the document in the history once an edit is over (no button held: a drag is
     /// one step).
     pub(crate) fn record_history(&mut self, ctx: &Context) {
-        if self.unrecorded && !ctx.input(|i| i.pointer.any_down()) {
-            self.unrecorded = false;
+        if self.history.unrecorded && !ctx.input(|i| i.pointer.any_down()) {
+            self.history.unrecorded = false;
             self.history.record(self.doc.to_doc());
         }
     }
@@ -27,15 +27,15 @@ impl App {
     pub(crate) fn show_doc(&mut self, doc: &GraphDoc, select: &[String]) {
         self.doc
             .replace_keeping_view(doc, &self.user.registry, select);
-        self.dirty = true;
+        self.file.dirty = true;
         self.compare.stale = true;
-        self.pending_reload = Some(std::time::Instant::now());
+        self.run.pending_reload = Some(std::time::Instant::now());
     }
 
     /// Ctrl+Z.
     pub(crate) fn undo(&mut self) {
         self.history.record(self.doc.to_doc());
-        self.unrecorded = false;
+        self.history.unrecorded = false;
         match self.history.undo().cloned() {
             Some(doc) => self.show_doc(&doc, &[]),
             None => self.notify("nothing to undo"),
@@ -45,7 +45,7 @@ impl App {
     /// Ctrl+Shift+Z / Ctrl+Y.
     pub(crate) fn redo(&mut self) {
         self.history.record(self.doc.to_doc());
-        self.unrecorded = false;
+        self.history.unrecorded = false;
         match self.history.redo().cloned() {
             Some(doc) => self.show_doc(&doc, &[]),
             None => self.notify("nothing to redo"),
@@ -73,7 +73,7 @@ impl App {
                 let ids = clipboard::paste(&mut doc, &fragment, PASTE_OFFSET);
                 self.doc.state.selected_nodes.clear();
                 self.show_doc(&doc, &ids);
-                self.unrecorded = true;
+                self.history.unrecorded = true;
                 self.notify(format!("pasted {} node(s)", ids.len()));
             }
             Err(e) => self.notify(e.to_string()),
@@ -140,7 +140,7 @@ impl App {
         match crate::graph::doc_edits::swap_kind(&mut doc, &id, kind, &self.user.registry) {
             Ok(dropped) => {
                 self.show_doc(&doc, &[]);
-                self.unrecorded = true;
+                self.history.unrecorded = true;
                 let lost: Vec<String> = dropped
                     .iter()
                     .map(|e| format!("{} → {}", e.from, e.to))
@@ -189,7 +189,7 @@ impl App {
         match crate::graph::doc_edits::insert_on_wire(&mut doc, &self.user.registry, &id, wire) {
             Ok(()) => {
                 self.show_doc(&doc, &[id]);
-                self.unrecorded = true;
+                self.history.unrecorded = true;
             }
             Err(e) => self.notify(e.to_string()),
         }
@@ -210,7 +210,7 @@ impl App {
             i.consume_key(Modifiers::NONE, Key::F) | i.consume_key(Modifiers::NONE, Key::Home)
         };
         if ctx.input_mut(fit) {
-            self.fit_view = true;
+            self.chrome.fit_view = true;
         }
         let events = ctx.input(|i| i.events.clone());
         for e in events {

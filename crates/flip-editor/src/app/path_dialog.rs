@@ -3,7 +3,7 @@
 //! no desktop portal or zenity is available (bare X servers, Xvfb), where rfd cannot show
 //! anything and cancel cannot be told from failure.
 
-use crate::app::files::Pending;
+use crate::graph::document::Pending;
 use crate::hints::Hint;
 use egui::{Context, RichText};
 use std::path::{Path, PathBuf};

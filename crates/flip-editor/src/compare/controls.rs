@@ -1,83 +1,46 @@
-//! Switching between the run and compare modes, and the compare mode's top-bar controls
-//! (the same Play/Step/Reset buttons and timeline as the run mode, driving every variant).
+//! The compare mode's top-bar controls: the same Play/Step/Reset buttons and timeline as the
+//! run mode, driving every variant of the graph being edited.
 
-use crate::app::App;
-use crate::hints::Hint;
-use crate::run::controls::{run_buttons, RunButton};
-use crate::run::timeline::timeline_bar;
-use egui::{RichText, Ui};
+use crate::compare::mode::CompareMode;
+use crate::graph::convert::EditorDoc;
+use crate::run::playback::{run_buttons, RunButton};
+use egui::Ui;
+use std::path::Path;
 
-impl App {
-    /// "Edit | Compare" in the top bar.
-    pub(crate) fn mode_switch(&mut self, ui: &mut Ui) {
-        let active = self.compare.active;
-        if ui
-            .selectable_label(!active, "Edit")
-            .hint("the node graph and one run")
-            .clicked()
-            && active
-        {
-            self.compare.pause();
-            self.compare.active = false;
-        }
-        let r = ui.selectable_label(active, "Compare").hint(
-            "run variants of this graph (solvers, any parameter) side by side with the same seed",
-        );
-        if r.clicked() && !active {
-            self.enter_compare();
-        }
-    }
-
-    /// Shows the compare mode (pausing the run mode's simulation).
-    pub(crate) fn enter_compare(&mut self) {
-        if self.playing {
-            self.toggle_play();
-        }
-        if self.compare.drafts.is_empty() {
-            self.compare.forget(&self.doc.to_doc());
-        }
-        self.compare.active = true;
-    }
-
-    /// (Re)builds every variant of the current graph, paused at frame 0.
-    pub(crate) fn start_compare(&mut self) {
-        let doc = self.doc.to_doc();
-        self.compare.load(&doc, self.user.base_dir.clone());
+impl CompareMode {
+    /// (Re)builds every variant of `doc`, paused at frame 0.
+    pub fn start(&mut self, doc: &EditorDoc, base_dir: &Path) {
+        let doc = doc.to_doc();
+        self.load(&doc, base_dir.to_path_buf());
     }
 
     /// Play or pause the variants; a finished or outdated run starts over first.
-    pub(crate) fn compare_play(&mut self) {
-        let c = &self.compare;
-        if !c.playing && (!c.loaded() || c.finished) {
-            self.start_compare();
+    pub fn play(&mut self, doc: &EditorDoc, base_dir: &Path) {
+        let p = &self.playback;
+        if !p.playing && (!self.loaded() || p.finished) {
+            self.start(doc, base_dir);
         }
-        self.compare.toggle_play();
+        self.toggle_play();
     }
 
-    pub(crate) fn compare_controls(&mut self, ui: &mut Ui) {
-        match run_buttons(ui, self.compare.playing) {
-            Some(RunButton::PlayPause) => self.compare_play(),
+    /// Play/Step/Reset.
+    pub(crate) fn controls(&mut self, ui: &mut Ui, doc: &EditorDoc, base_dir: &Path) {
+        match run_buttons(ui, self.playback.playing) {
+            Some(RunButton::PlayPause) => self.play(doc, base_dir),
             Some(RunButton::Step) => {
-                if !self.compare.loaded() {
-                    self.start_compare();
+                if !self.loaded() {
+                    self.start(doc, base_dir);
                 }
-                self.compare.step();
+                self.step();
             }
-            Some(RunButton::Reset) => self.start_compare(),
+            Some(RunButton::Reset) => self.start(doc, base_dir),
             None => {}
         }
     }
 
-    pub(crate) fn compare_timeline(&mut self, ui: &mut Ui) {
-        let c = &mut self.compare;
-        if let Some(k) = timeline_bar(ui, c.shown, c.done, c.frames) {
-            c.shown = k;
-            c.follow = k + 1 == c.done;
-        }
-        if c.playing {
-            ui.label(RichText::new("running…").weak());
-        } else if c.finished {
-            ui.label(RichText::new("finished").weak());
-        }
+    /// The frame counter and the bar over the frames to simulate.
+    pub(crate) fn timeline(&mut self, ui: &mut Ui) {
+        let (done, frames) = (self.done, self.frames);
+        self.playback.timeline(ui, done, frames, "running…");
     }
 }

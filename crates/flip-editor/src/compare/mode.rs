@@ -1,11 +1,13 @@
 //! The compare mode's state: the variant list the user edits ([`crate::compare::drafts`]), and
 //! the frames and metrics of the last run, one cache per variant, scrubbed together by one
-//! timeline.
+//! playback.
 
 use crate::compare::drafts::{initial_drafts, list_problem, VariantDraft};
 use crate::compare::worker::{CompareCommand, CompareEvent, CompareWorker, VariantStart};
 use crate::frames::{enforce_budget, FrameData, CACHE_BUDGET_BYTES};
-use crate::viewport::Camera;
+use crate::run::autorun::Progress;
+use crate::run::playback::Playback;
+use crate::viewport::camera::Camera;
 use flip_graph::compare::FrameMetrics;
 use flip_graph::{GraphDoc, NodeRegistry};
 use std::path::PathBuf;
@@ -23,8 +25,6 @@ pub struct VariantView {
 
 /// The compare mode.
 pub struct CompareMode {
-    /// Whether the window shows the compare mode.
-    pub active: bool,
     /// The variant list being edited (the first is the baseline).
     pub drafts: Vec<VariantDraft>,
     /// Frames to simulate.
@@ -39,14 +39,8 @@ pub struct CompareMode {
     pub problem: Option<String>,
     /// Frames completed by the run.
     pub done: usize,
-    /// Index of the shown frame.
-    pub shown: usize,
-    /// Show the newest frame as it arrives.
-    pub follow: bool,
-    /// Frames are being simulated.
-    pub playing: bool,
-    /// The run is over (last frame reached, or nothing left running).
-    pub finished: bool,
+    /// The shown frame (of every variant), following, simulating.
+    pub playback: Playback,
     /// The drafts changed since the run was started.
     pub stale: bool,
     /// One camera for every viewport, so they stay aligned.
@@ -57,7 +51,6 @@ impl CompareMode {
     /// An idle compare mode; its thread starts with the first run.
     pub fn new(registry: Arc<NodeRegistry>, wake: impl Fn() + Send + Sync + 'static) -> Self {
         Self {
-            active: false,
             drafts: vec![],
             frames: 0,
             registry,
@@ -67,10 +60,7 @@ impl CompareMode {
             variants: vec![],
             problem: None,
             done: 0,
-            shown: 0,
-            follow: true,
-            playing: false,
-            finished: false,
+            playback: Playback::default(),
             stale: false,
             cam: Camera::default(),
         }
@@ -89,8 +79,9 @@ impl CompareMode {
         self.gen += 1;
         self.variants.clear();
         self.problem = list_problem(&self.drafts);
-        (self.done, self.shown, self.follow) = (0, 0, true);
-        (self.playing, self.finished, self.stale) = (false, false, false);
+        self.done = 0;
+        self.playback = Playback::default();
+        self.stale = false;
         if self.problem.is_some() {
             return;
         }
@@ -114,8 +105,8 @@ impl CompareMode {
         self.variants.clear();
         self.drafts = initial_drafts(doc);
         self.frames = doc.settings.frames;
-        (self.problem, self.done, self.shown) = (None, 0, 0);
-        (self.finished, self.stale) = (false, false);
+        (self.problem, self.done, self.playback.shown) = (None, 0, 0);
+        (self.playback.finished, self.stale) = (false, false);
     }
 
     /// Whether a run is loaded (and not stale).
@@ -125,14 +116,15 @@ impl CompareMode {
 
     /// Play or pause.
     pub fn toggle_play(&mut self) {
+        let p = &mut self.playback;
         if self.problem.is_some() {
             // Nothing was loaded (bad list): nothing to play.
-            self.playing = false;
+            p.playing = false;
             return;
         }
-        self.follow = true;
-        self.playing = !self.playing;
-        let cmd = if self.playing {
+        p.follow = true;
+        p.playing = !p.playing;
+        let cmd = if p.playing {
             CompareCommand::Play
         } else {
             CompareCommand::Pause
@@ -142,7 +134,7 @@ impl CompareMode {
 
     /// Pauses (leaving the mode).
     pub fn pause(&mut self) {
-        if self.playing {
+        if self.playback.playing {
             self.toggle_play();
         }
     }
@@ -152,7 +144,7 @@ impl CompareMode {
         if self.problem.is_some() {
             return;
         }
-        self.follow = true;
+        self.playback.follow = true;
         self.send(CompareCommand::Step);
     }
 
@@ -161,6 +153,26 @@ impl CompareMode {
         self.problem.is_some()
             || (!self.variants.is_empty()
                 && self.variants.iter().all(|v| v.start.failure.is_some()))
+    }
+
+    /// Frames done, whether the run is over, whether every variant failed: what a scripted
+    /// run waits for.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            frames: self.done,
+            finished: self.playback.finished,
+            broken: self.all_failed(),
+        }
+    }
+
+    /// One line naming what went wrong (empty: nothing).
+    pub fn problem_summary(&self) -> String {
+        let failed = self.variants.iter().filter_map(|v| {
+            let msg = v.start.failure.as_ref()?;
+            Some(format!("variant `{}` failed: {msg}", v.start.name))
+        });
+        let all: Vec<String> = self.problem.iter().cloned().chain(failed).collect();
+        all.join("; ")
     }
 
     /// Applies the thread's events; returns whether anything changed.
@@ -218,17 +230,15 @@ impl CompareMode {
                     }
                 }
                 self.done = frame as usize;
-                if self.follow {
-                    self.shown = self.done - 1;
-                }
+                self.playback.arrived(self.done);
             }
             CompareEvent::Playing {
                 gen,
                 playing,
                 finished,
             } if gen == self.gen => {
-                self.playing = playing;
-                self.finished = finished;
+                self.playback.playing = playing;
+                self.playback.finished = finished;
             }
             _ => {}
         }
@@ -236,7 +246,11 @@ impl CompareMode {
 
     /// Variant `i`'s frame on screen (`None` before its first frame or after its failure).
     pub fn shown_frame(&self, i: usize) -> Option<&Arc<FrameData>> {
-        self.variants.get(i)?.frames.get(self.shown)?.as_ref()
+        self.variants
+            .get(i)?
+            .frames
+            .get(self.playback.shown)?
+            .as_ref()
     }
 }
 

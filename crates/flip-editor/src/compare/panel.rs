@@ -2,12 +2,15 @@
 //! loaded plugins, free `node.param=value` lines, the graph's saved variants as a start, and
 //! the frame count.
 
-use crate::app::App;
 use crate::compare::drafts::{list_problem, saved_drafts, to_variant_docs, VariantDraft};
+use crate::compare::mode::CompareMode;
 use crate::compare::plots::{swatch, variant_color};
+use crate::graph::convert::EditorDoc;
 use crate::hints::Hint;
 use egui::{Color32, ComboBox, RichText, TextEdit, Ui};
 use flip_graph::ParamKind;
+use flip_plugin::host::PluginSet;
+use std::path::Path;
 
 /// The pressure node of the graph: its id, current solver and walls, and their choices (from
 /// the node's parameter specs, i.e. the loaded plugins' algorithms the node's own Solver combo
@@ -22,14 +25,15 @@ struct PressureNode {
     walls: Vec<(String, String)>,
 }
 
-impl App {
-    fn pressure_node(&self) -> Option<PressureNode> {
-        let g = &self.doc.state.graph;
+impl PressureNode {
+    /// The first `pressure` node of `doc`, its solver choices marked from `plugins`.
+    fn of(doc: &EditorDoc, plugins: &PluginSet) -> Option<Self> {
+        let g = &doc.state.graph;
         let node = g
             .iter_nodes()
             .find(|n| g[*n].user_data.kind == "pressure")?;
         let data = &g[node].user_data;
-        let values = self.doc.param_values(node);
+        let values = doc.param_values(node);
         let text = |name: &str| {
             values
                 .get(name)
@@ -44,7 +48,7 @@ impl App {
         let solvers = choices("solver")
             .into_iter()
             .map(|n| {
-                let lcp = self.plugins.find(&n).is_ok_and(|(_, a)| a.supports_lcp());
+                let lcp = plugins.find(&n).is_ok_and(|(_, a)| a.supports_lcp());
                 let label = if lcp { format!("{n} (LCP)") } else { n.clone() };
                 (n, label)
             })
@@ -61,9 +65,18 @@ impl App {
             walls,
         })
     }
+}
 
-    /// The left panel of the compare mode.
-    pub(crate) fn variant_list_ui(&mut self, ui: &mut Ui) {
+impl CompareMode {
+    /// The left panel of the compare mode: the variants of `doc` (solver choices from
+    /// `plugins`). Returns whether the list was stored in `doc`'s variants.
+    pub(crate) fn variant_list_ui(
+        &mut self,
+        ui: &mut Ui,
+        doc: &mut EditorDoc,
+        plugins: &PluginSet,
+        base_dir: &Path,
+    ) -> bool {
         ui.heading("Variants");
         ui.label(
             RichText::new(
@@ -73,14 +86,14 @@ impl App {
             .weak()
             .small(),
         );
-        let pressure = self.pressure_node();
-        let mut changed = self.list_buttons(ui, pressure.as_ref());
+        let pressure = PressureNode::of(doc, plugins);
+        let (mut changed, stored) = self.list_buttons(ui, doc, pressure.as_ref());
         ui.separator();
         let mut remove = None;
         egui::ScrollArea::vertical()
             .max_height(ui.available_height() - 110.0)
             .show(ui, |ui| {
-                for (i, d) in self.compare.drafts.iter_mut().enumerate() {
+                for (i, d) in self.drafts.iter_mut().enumerate() {
                     let r = draft_ui(ui, i, d, pressure.as_ref());
                     changed |= r.changed;
                     if r.remove {
@@ -89,27 +102,34 @@ impl App {
                 }
             });
         if let Some(i) = remove {
-            self.compare.drafts.remove(i);
+            self.drafts.remove(i);
             changed = true;
         }
         ui.separator();
-        self.run_row(ui);
+        self.run_row(ui, doc, base_dir);
         if changed {
-            self.compare.stale = true;
+            self.stale = true;
         }
+        stored
     }
 
-    /// Saved variants, add, save-to-graph. Returns whether the list changed.
-    fn list_buttons(&mut self, ui: &mut Ui, pressure: Option<&PressureNode>) -> bool {
-        let mut changed = false;
+    /// Saved variants, add, save-to-graph. Returns whether the list changed and whether it
+    /// was stored in `doc`.
+    fn list_buttons(
+        &mut self,
+        ui: &mut Ui,
+        doc: &mut EditorDoc,
+        pressure: Option<&PressureNode>,
+    ) -> (bool, bool) {
+        let (mut changed, mut stored) = (false, false);
         ui.horizontal_wrapped(|ui| {
-            let saved = self.doc.variants.len();
+            let saved = doc.variants.len();
             let b = egui::Button::new(format!("Saved variants ({saved})"));
             let r = ui.add_enabled(saved > 0, b).hint(
                 "replace the list with the graph's saved `variants` (what `flipgraph compare` runs)",
             );
             if r.clicked() {
-                self.compare.drafts = saved_drafts(&self.doc.to_doc());
+                self.drafts = saved_drafts(&doc.to_doc());
                 changed = true;
             }
             ui.menu_button("➕ Add", |ui| {
@@ -136,16 +156,15 @@ impl App {
                 .button("Save to graph")
                 .hint("keep this list as the graph's `variants` (File ▸ Save writes it)");
             if r.clicked() {
-                self.doc.variants = to_variant_docs(&self.compare.drafts);
-                self.dirty = true;
-                self.notify("variants stored in the graph (unsaved)");
+                doc.variants = to_variant_docs(&self.drafts);
+                stored = true;
             }
         });
-        changed
+        (changed, stored)
     }
 
     fn add_draft(&mut self, base: &str, set: Option<(String, String)>) {
-        let drafts = &mut self.compare.drafts;
+        let drafts = &mut self.drafts;
         let taken = |n: &str| drafts.iter().any(|d| d.name.trim() == n);
         let name = if taken(base) {
             (2..)
@@ -166,26 +185,26 @@ impl App {
     }
 
     /// Frames and the run button, with what stops the run.
-    fn run_row(&mut self, ui: &mut Ui) {
+    fn run_row(&mut self, ui: &mut Ui, doc: &EditorDoc, base_dir: &Path) {
         ui.horizontal(|ui| {
             ui.label("frames");
-            let frames = egui::DragValue::new(&mut self.compare.frames).range(1..=100_000);
+            let frames = egui::DragValue::new(&mut self.frames).range(1..=100_000);
             if ui.add(frames).changed() {
-                self.compare.stale = true;
+                self.stale = true;
             }
-            let problem = list_problem(&self.compare.drafts);
+            let problem = list_problem(&self.drafts);
             let r = ui.add_enabled(problem.is_none(), egui::Button::new("▶ Run variants"));
             if r.hint("build every variant and play them in lockstep")
                 .clicked()
             {
-                self.start_compare();
-                self.compare.toggle_play();
+                self.start(doc, base_dir);
+                self.toggle_play();
             }
         });
         let red = Color32::from_rgb(255, 110, 100);
-        if let Some(p) = list_problem(&self.compare.drafts).or(self.compare.problem.clone()) {
+        if let Some(p) = list_problem(&self.drafts).or(self.problem.clone()) {
             ui.colored_label(red, format!("⚠ {p}"));
-        } else if self.compare.stale && !self.compare.variants.is_empty() {
+        } else if self.stale && !self.variants.is_empty() {
             ui.label(
                 RichText::new(
                     "the list or the graph changed since this run: ⟲ Reset or ▶ to rerun",

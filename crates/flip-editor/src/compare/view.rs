@@ -2,21 +2,34 @@
 //! side (the run mode's viewport, one shared camera, all at the timeline's frame) with the
 //! metric curves under them.
 
-use crate::app::App;
 use crate::compare::mode::CompareMode;
 use crate::compare::plots::{metric_plots, swatch, variant_color};
-use crate::run::controls::view_options;
+use crate::graph::convert::EditorDoc;
 use crate::viewport;
+use crate::viewport::options::view_options;
 use egui::{Color32, Context, FontId, RichText, Ui};
+use flip_plugin::host::PluginSet;
+use std::path::Path;
 
-impl App {
-    /// Variant list and view.
-    pub(crate) fn compare_ui(&mut self, ctx: &Context) {
+impl CompareMode {
+    /// Variant list and view of the variants of `doc`. Returns whether the list was stored
+    /// in `doc`'s variants.
+    pub(crate) fn ui(
+        &mut self,
+        ctx: &Context,
+        doc: &mut EditorDoc,
+        plugins: &PluginSet,
+        base_dir: &Path,
+    ) -> bool {
+        let mut stored = false;
         egui::SidePanel::left("compare_variants")
             .exact_width(330.0)
             .resizable(false)
-            .show(ctx, |ui| self.variant_list_ui(ui));
-        egui::CentralPanel::default().show(ctx, |ui| compare_view(ui, &mut self.compare));
+            .show(ctx, |ui| {
+                stored = self.variant_list_ui(ui, doc, plugins, base_dir);
+            });
+        egui::CentralPanel::default().show(ctx, |ui| compare_view(ui, self));
+        stored
     }
 }
 
@@ -53,11 +66,14 @@ fn compare_view(ui: &mut Ui, c: &mut CompareMode) {
     let is_2d = c.variants[0].start.grid.is_2d();
     view_options(ui, &mut c.cam, is_2d, vmax, None);
     ui.separator();
-    let shown = if c.done == 0 { 0 } else { c.shown as u32 + 1 };
+    let shown = if c.done == 0 {
+        0
+    } else {
+        c.playback.shown as u32 + 1
+    };
     if let Some(frame) = metric_plots(ui, &c.variants, shown, c.frames) {
         if (frame as usize) <= c.done {
-            c.shown = frame as usize - 1;
-            c.follow = frame as usize == c.done;
+            c.playback.scrub(frame as usize - 1, c.done);
         }
     }
 }
@@ -74,7 +90,7 @@ fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
             ui.label(RichText::new("baseline").weak().small());
         }
         if let Some(f) = &frame {
-            let m = v.metrics.get(c.shown);
+            let m = v.metrics.get(c.playback.shown);
             let rms = m.map_or(String::new(), |m| match m.rms_vs_baseline {
                 Some(d) => format!(" · rms {d:.3} m"),
                 None => " · rms n/a".into(),

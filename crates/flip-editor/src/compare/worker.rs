@@ -2,9 +2,11 @@
 //! frame by frame with the same seed, each frame captured for its viewport and measured for
 //! the curves. A variant that fails is reported once with its error; the others go on.
 
-use crate::frames::{FrameData, SolidsCache};
+use crate::frames::overlays::SolidsCache;
+use crate::frames::FrameData;
+use crate::run::probes::set_overlay_probes;
 use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
-use crate::run::worker::{set_overlay_probes, without_exports};
+use crate::run::worker::without_exports;
 use flip_core::GridSpec;
 use flip_graph::compare::{default_jobs, FrameMetrics, Lockstep, VariantSpec};
 use flip_graph::{GraphDoc, NodeRegistry, Simulation};

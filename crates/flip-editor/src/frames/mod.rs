@@ -1,16 +1,18 @@
 //! What the UI keeps of each simulated frame: a (sub)sample of particle positions and speeds,
-//! overlay slices (level set, cell kinds, see [`crate::frames::overlays`]), the solids to draw, and
-//! per-node timings and stats.
+//! overlay slices (level set, cell kinds, see [`overlays`]), the solids to draw, and per-node
+//! timings and stats.
 
+/// The grid values behind colouring by vorticity or pressure.
+pub mod grid_samples;
 /// Level-set / cell-kind slices and solids to draw.
 pub mod overlays;
 
+use crate::frames::grid_samples::GridAttributes;
+use crate::frames::overlays::{Slice, SolidsDraw};
 use crate::types::NodeStatus;
-use flip_graph::{Simulation, StepReport};
+use flip_graph::StepReport;
 use rayon::prelude::*;
 use std::sync::Arc;
-
-pub use crate::frames::overlays::{overlays, Overlays, Slice, SolidsCache, SolidsDraw};
 
 /// Most particles stored (and drawn) per frame; larger sets are subsampled evenly.
 pub const MAX_POINTS: usize = 300_000;
@@ -40,7 +42,7 @@ pub struct FrameData {
     /// The particles, subsampled to [`MAX_POINTS`].
     pub sample: ParticleSample,
     /// Vorticity and pressure at the same particles (liquid graphs).
-    pub grid: crate::viewport::attributes::GridAttributes,
+    pub grid: GridAttributes,
     /// Liquid level set slice, if the graph has a level-set node.
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice (0 fluid, 1 air, 2 solid), if the graph has a marker node.
@@ -62,47 +64,6 @@ pub struct FrameData {
 }
 
 impl FrameData {
-    /// What the UI keeps of the frame `sim` just simulated: `steps` are its step reports,
-    /// `ids` the plan's node ids, `wall_ms` how long it took.
-    pub fn capture(
-        sim: &Simulation,
-        steps: &[StepReport],
-        ids: &[String],
-        wall_ms: f64,
-        last_solids: &mut SolidsCache,
-        mesher: &mut crate::viewport::liquid_mesh::Mesher,
-    ) -> Self {
-        let (sample, particles, max_speed) = match sim.particles() {
-            Some(p) => (sample_particles(&p), p.len(), p.max_speed()),
-            None => (ParticleSample::default(), 0, 0.0),
-        };
-        let o = overlays(sim.probed(), last_solids);
-        let spec = sim.settings().grid_spec();
-        let grid = crate::viewport::attributes::GridAttributes::new(&spec, sim.probed());
-        let (solve_iterations, solve_residual) = solve_summary(steps);
-        Self {
-            frame: sim.frame(),
-            time: sim.time(),
-            substeps: steps.len(),
-            wall_ms,
-            snapshot_ms: 0.0,
-            capture_ms: 0.0,
-            particles,
-            max_speed,
-            sample,
-            grid,
-            level_set: o.level_set,
-            cells: o.cells,
-            density: o.density,
-            solids: o.solids,
-            surface: mesher.mesh(sim),
-            solid_meshes: mesher.solids(),
-            nodes: node_statuses(ids, steps),
-            solve_iterations,
-            solve_residual,
-        }
-    }
-
     /// Bytes held by the particle sample and its grid attributes.
     pub fn cached_bytes(&self) -> usize {
         let s = &self.sample;

@@ -141,7 +141,7 @@ mod tests {
     use super::*;
 
     fn scene() -> GraphDoc {
-        GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "dam break").unwrap()
+        GraphDoc::from_ron(crate::graph::document::DEFAULT_SCENE, "dam break").unwrap()
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! serialised state): ports are addressed by name, node ids and order, parameters that were
 //! written explicitly, unknown parameters and unresolvable edges all survive a round trip.
 
-use crate::graph::groups::{endpoint_kind, group_parts, GroupBody, GROUP_KIND};
+use crate::graph::groups::{endpoint_kind, group_parts, GROUP_KIND};
 use crate::types::{
-    build_ports, port_types, DataType, EditorState, NodeData, Ports, UserState, ValueType,
+    build_ports, port_types, DataType, EditorState, GroupBody, NodeData, Ports, UserState,
+    ValueType,
 };
 use egui::{pos2, Pos2, Vec2};
 use egui_node_graph2::{InputId, InputParamKind, NodeId, OutputId};

@@ -166,7 +166,7 @@ mod tests {
     use std::sync::Arc;
 
     fn scene() -> (GraphDoc, NodeRegistry) {
-        let doc = GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "dam break").unwrap();
+        let doc = GraphDoc::from_ron(crate::graph::document::DEFAULT_SCENE, "dam break").unwrap();
         (
             doc,
             flip_nodes::builtin_registry(Arc::new(PluginSet::default())),

@@ -14,6 +14,8 @@ pub struct History {
     undo: Vec<GraphDoc>,
     redo: Vec<GraphDoc>,
     current: GraphDoc,
+    /// An edit (or move) not yet recorded.
+    pub unrecorded: bool,
 }
 
 impl History {
@@ -23,6 +25,7 @@ impl History {
             undo: Vec::new(),
             redo: Vec::new(),
             current: doc,
+            unrecorded: false,
         }
     }
 
@@ -70,7 +73,7 @@ mod tests {
     use super::*;
 
     fn doc(description: &str) -> GraphDoc {
-        let mut d = GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "dam break").unwrap();
+        let mut d = GraphDoc::from_ron(crate::graph::document::DEFAULT_SCENE, "dam break").unwrap();
         d.description = description.into();
         d
     }

@@ -3,9 +3,8 @@
 //! compact, the nodes in that order flow into columns of a height limit (a long column goes on
 //! in the next one), the limit that makes the whole layout fit the canvas at the largest zoom.
 
-use crate::app::App;
 use crate::graph::convert::EditorDoc;
-use egui::{vec2, Context, Id, Rect, Vec2};
+use egui::{vec2, Id, Rect, Vec2};
 use egui_node_graph2::NodeId;
 use std::collections::HashMap;
 
@@ -128,38 +127,4 @@ pub fn flow(sizes: &[Vec2], limit: f32) -> (Vec<Vec2>, Vec2) {
 pub fn fit_zoom(extent: Vec2, view: Vec2) -> f32 {
     let e = extent.max(vec2(1.0, 1.0));
     (view.x / e.x).min(view.y / e.y)
-}
-
-impl App {
-    /// Rearranges the nodes with the sizes they were drawn with.
-    pub(crate) fn tidy_layout(&mut self, ui: &egui::Ui) {
-        let ctx = ui.ctx();
-        let zoom = self.doc.state.pan_zoom.zoom;
-        let rects = drawn_rects(ctx, self.doc.state.graph.iter_nodes());
-        let sizes = rects
-            .into_iter()
-            .map(|(n, r)| (n, r.size() / zoom))
-            .collect();
-        self.doc
-            .tidy(&sizes, ui.max_rect().size() - vec2(48.0, 48.0));
-        self.dirty = true;
-        self.fit_view = true;
-    }
-
-    /// A few frames after loading: suggests Tidy when nodes overlap.
-    pub(crate) fn check_overlap(&mut self, ctx: &Context) {
-        if self.overlap_check == 0 {
-            return;
-        }
-        self.overlap_check -= 1;
-        ctx.request_repaint();
-        if self.overlap_check == 0 {
-            // the nodes have been drawn now: fit with their real sizes
-            self.fit_view = true;
-            let rects = drawn_rects(ctx, self.doc.state.graph.iter_nodes());
-            if any_overlap(&rects) {
-                self.notify("some nodes overlap: press Tidy to rearrange them");
-            }
-        }
-    }
 }

@@ -9,6 +9,8 @@ pub mod clipboard;
 pub mod convert;
 /// Swapping a node's kind on a graph document.
 pub mod doc_edits;
+/// The graph as a file: the built-in scene, a new graph, the open file, what Save writes.
+pub mod document;
 /// Graph edits: duplicate, delete, cycle check, dynamic parameters, fit view.
 pub mod edit;
 /// Node groups on the canvas.
@@ -21,3 +23,5 @@ pub mod layout;
 pub mod node_ui;
 /// Parameter widgets.
 pub mod params_ui;
+/// The graph's settings as widgets.
+pub mod settings_ui;

@@ -186,7 +186,7 @@ impl NodeData {
 fn group_ui(
     ui: &mut Ui,
     node_id: NodeId,
-    body: &crate::graph::groups::GroupBody,
+    body: &crate::types::GroupBody,
     user_state: &UserState,
 ) -> Vec<NodeResponse<Response, NodeData>> {
     let ids: Vec<&str> = body.members.iter().map(|(_, m)| m.id.as_str()).collect();

@@ -2,8 +2,7 @@
 //! `--compare`): play, wait for N frames, capture the window with `ViewportCommand::Screenshot`,
 //! save it as PNG and quit. Used by `tests/editor_smoke.sh` under Xvfb.
 
-use crate::app::App;
-use crate::viewport::Overlay;
+use crate::viewport::camera::Overlay;
 use egui::{Context, ViewportCommand};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -44,10 +43,111 @@ pub struct AutoRun {
     stepped: usize,
 }
 
+/// What a scripted run waits for in the shown mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Frames done.
+    pub frames: usize,
+    /// Whether the run is over.
+    pub finished: bool,
+    /// Whether it is broken (run mode: invalid graph or failed run; compare mode: every
+    /// variant failed).
+    pub broken: bool,
+}
+
+/// What a scripted run asks of the app after a UI update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoAction {
+    /// Nothing.
+    Wait,
+    /// Simulate one more frame.
+    Step,
+    /// Let the window close (it was asked to).
+    Close,
+}
+
 impl AutoRun {
     /// Whether the app will quit by itself.
     pub fn active(&self) -> bool {
         self.screenshot.is_some() || self.quit_after.is_some()
+    }
+
+    /// Advances the script by one UI update of a mode at `progress`; `problems` names what
+    /// went wrong (printed when the run stops).
+    pub fn advance(
+        &mut self,
+        ctx: &Context,
+        progress: Progress,
+        problems: impl FnOnce() -> String,
+    ) -> AutoAction {
+        let target = self.quit_after.unwrap_or(1) as usize;
+        let Progress {
+            frames: n,
+            finished,
+            broken,
+        } = progress;
+        let mut action = AutoAction::Wait;
+        match self.stage {
+            Stage::Running => {
+                if n >= target || finished || broken {
+                    if broken {
+                        self.exit_code.store(2, Ordering::Relaxed);
+                    }
+                    let problems = problems();
+                    if !problems.is_empty() {
+                        eprintln!("flipgraph-editor: {problems}");
+                    }
+                    self.stage = Stage::Settle(3);
+                } else if self.stepped <= n {
+                    // One frame at a time, so the run stops at exactly `target` frames.
+                    self.stepped = n + 1;
+                    action = AutoAction::Step;
+                }
+            }
+            Stage::Settle(0) => {
+                if self.screenshot.is_some() {
+                    ctx.send_viewport_cmd(ViewportCommand::Screenshot);
+                    self.stage = Stage::Requested;
+                } else {
+                    self.stage = Stage::Done;
+                }
+            }
+            Stage::Settle(n) => self.stage = Stage::Settle(n - 1),
+            Stage::Requested => self.take_screenshot(ctx, n),
+            Stage::Done => {
+                action = AutoAction::Close;
+                ctx.send_viewport_cmd(ViewportCommand::Close);
+            }
+        }
+        ctx.request_repaint();
+        action
+    }
+
+    /// Saves the screenshot once it arrived (`frames`: how many were simulated).
+    fn take_screenshot(&mut self, ctx: &Context, frames: usize) {
+        let image = ctx.input(|i| {
+            i.raw.events.iter().find_map(|e| match e {
+                egui::Event::Screenshot { image, .. } => Some(image.clone()),
+                _ => None,
+            })
+        });
+        let (Some(image), Some(path)) = (image, self.screenshot.clone()) else {
+            return;
+        };
+        match save_png(&image, &path) {
+            Ok(()) => println!(
+                "flipgraph-editor: screenshot {} ({}x{}) after {} frame(s)",
+                path.display(),
+                image.size[0],
+                image.size[1],
+                frames
+            ),
+            Err(e) => {
+                eprintln!("flipgraph-editor: cannot write {}: {e}", path.display());
+                self.exit_code.store(1, Ordering::Relaxed);
+            }
+        }
+        self.stage = Stage::Done;
     }
 }
 
@@ -65,114 +165,4 @@ pub fn save_png(image: &egui::ColorImage, path: &Path) -> Result<(), image::Imag
         h as u32,
         image::ExtendedColorType::Rgba8,
     )
-}
-
-impl App {
-    /// Advances a scripted run; called once per UI update.
-    pub(crate) fn auto_step(&mut self, ctx: &Context) {
-        if !self.auto.active() {
-            return;
-        }
-        let target = self.auto.quit_after.unwrap_or(1) as usize;
-        let (n, finished, broken) = self.auto_progress();
-        match self.auto.stage {
-            Stage::Running => {
-                if n >= target || finished || broken {
-                    if broken {
-                        self.auto.exit_code.store(2, Ordering::Relaxed);
-                    }
-                    let problems = self.problem_summary();
-                    if !problems.is_empty() {
-                        eprintln!("flipgraph-editor: {problems}");
-                    }
-                    self.auto.stage = Stage::Settle(3);
-                } else if self.auto.stepped <= n {
-                    // One frame at a time, so the run stops at exactly `target` frames.
-                    self.auto.stepped = n + 1;
-                    if self.compare.active {
-                        self.compare.step();
-                    } else {
-                        self.worker.send(crate::run::worker::Command::Step);
-                    }
-                }
-            }
-            Stage::Settle(0) => {
-                if self.auto.screenshot.is_some() {
-                    ctx.send_viewport_cmd(ViewportCommand::Screenshot);
-                    self.auto.stage = Stage::Requested;
-                } else {
-                    self.auto.stage = Stage::Done;
-                }
-            }
-            Stage::Settle(n) => self.auto.stage = Stage::Settle(n - 1),
-            Stage::Requested => self.take_screenshot(ctx),
-            Stage::Done => {
-                self.allow_close = true;
-                ctx.send_viewport_cmd(ViewportCommand::Close);
-            }
-        }
-        ctx.request_repaint();
-    }
-
-    fn take_screenshot(&mut self, ctx: &Context) {
-        let image = ctx.input(|i| {
-            i.raw.events.iter().find_map(|e| match e {
-                egui::Event::Screenshot { image, .. } => Some(image.clone()),
-                _ => None,
-            })
-        });
-        let (Some(image), Some(path)) = (image, self.auto.screenshot.clone()) else {
-            return;
-        };
-        match save_png(&image, &path) {
-            Ok(()) => println!(
-                "flipgraph-editor: screenshot {} ({}x{}) after {} frame(s)",
-                path.display(),
-                image.size[0],
-                image.size[1],
-                self.auto_progress().0
-            ),
-            Err(e) => {
-                eprintln!("flipgraph-editor: cannot write {}: {e}", path.display());
-                self.auto.exit_code.store(1, Ordering::Relaxed);
-            }
-        }
-        self.auto.stage = Stage::Done;
-    }
-
-    /// Frames done, whether the run is over, whether it is broken (run mode: invalid graph or
-    /// failed run; compare mode: every variant failed).
-    fn auto_progress(&self) -> (usize, bool, bool) {
-        let c = &self.compare;
-        if c.active {
-            return (c.done, c.finished, c.all_failed());
-        }
-        let broken = self.failure.is_some() || !self.invalid.is_empty();
-        (self.frames.len(), self.finished, broken)
-    }
-
-    /// One line naming what went wrong (empty: nothing).
-    pub(crate) fn problem_summary(&self) -> String {
-        if self.compare.active {
-            let failed = self.compare.variants.iter().filter_map(|v| {
-                let msg = v.start.failure.as_ref()?;
-                Some(format!("variant `{}` failed: {msg}", v.start.name))
-            });
-            let all: Vec<String> = self.compare.problem.iter().cloned().chain(failed).collect();
-            return all.join("; ");
-        }
-        if let Some((node, msg)) = &self.failure {
-            return match node {
-                Some(n) => format!("node `{n}` failed: {msg}"),
-                None => msg.clone(),
-            };
-        }
-        let mut all: Vec<String> = self
-            .invalid
-            .iter()
-            .flat_map(|(n, errs)| errs.iter().map(move |e| format!("node `{n}`: {e}")))
-            .collect();
-        all.sort();
-        all.join("; ")
-    }
 }

@@ -3,10 +3,14 @@
 
 /// Scripted runs: autoplay, screenshot, quit.
 pub mod autorun;
-/// Play/Step/Reset, timeline and viewport options (both modes).
-pub mod controls;
-/// Play/Step and the run mode's timeline.
+/// Capturing a simulated frame for the UI.
+pub mod capture;
+/// The run mode's state: thread, frame cache, playback, problems.
+pub mod mode;
+/// The run mode's Play/Step/Reset, options and timeline.
 pub mod play;
+/// Where a mode's timeline stands, one implementation for both modes.
+pub mod playback;
 /// Simulation threads below the UI's CPU priority.
 pub mod priority;
 /// The values a run keeps for the overlays (probes).
@@ -19,7 +23,7 @@ pub mod sim_thread;
 pub mod snapshots;
 /// Stats panel.
 pub mod stats;
-/// Timeline rules: playback of cached frames, the cache bar.
+/// Timeline rules: replay of cached frames, the cache bar.
 pub mod timeline;
 /// The simulation thread.
 pub mod worker;

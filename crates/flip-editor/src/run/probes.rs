@@ -14,7 +14,7 @@ pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc) {
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
 /// node, of the smoke density carried to the next step, then those of
-/// [`crate::viewport::attributes::attribute_probes`].
+/// [`attribute_probes`].
 pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
     let first = |kind: &str| {
         doc.nodes
@@ -53,6 +53,25 @@ pub fn probe_list(doc: &GraphDoc) -> Vec<(String, String)> {
             probes.push((node.to_string(), port.to_string()));
         }
     }
-    probes.extend(crate::viewport::attributes::attribute_probes(doc));
+    probes.extend(attribute_probes(doc));
+    probes
+}
+
+/// Probes for the attributes of a liquid graph: the first pressure node's `pressure` and the
+/// velocity the first `g2p` reads (none for graphs without `g2p`, e.g. smoke).
+pub fn attribute_probes(doc: &GraphDoc) -> Vec<(String, String)> {
+    let first = |kind: &str| doc.nodes.iter().find(|n| n.kind == kind && !n.bypass);
+    let Some(g2p) = first("g2p") else {
+        return vec![];
+    };
+    let to = format!("{}.velocity", g2p.id);
+    let mut probes = vec![];
+    if let Some(p) = first("pressure") {
+        probes.push((p.id.clone(), "pressure".to_string()));
+    }
+    let from = doc.edges.iter().find(|e| e.to == to);
+    if let Some((node, port)) = from.and_then(|e| e.from.split_once('.')) {
+        probes.push((node.to_string(), port.to_string()));
+    }
     probes
 }

@@ -1,7 +1,6 @@
 //! A simulation thread behind two channels: the UI sends commands, the thread reports events
 //! and wakes the UI after each. While playing, the thread simulates a frame whenever no command
-//! is waiting. Used by the run mode ([`crate::run::worker`]) and the compare mode
-//! ([`crate::compare::worker`]).
+//! is waiting. The run mode's and the compare mode's threads are such loops.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};

@@ -32,13 +32,13 @@ pub fn play_action(shown: usize, cached: usize, total: u32, can_simulate: bool) 
 
 /// Cached frames being played back at the graph's rate.
 #[derive(Clone, Copy, Debug)]
-pub struct Playback {
+pub struct Replay {
     from: usize,
     started: Instant,
     fps: f32,
 }
 
-impl Playback {
+impl Replay {
     /// Starts at frame index `from`, `fps` frames per second.
     pub fn new(from: usize, fps: f32) -> Self {
         Self {
@@ -128,11 +128,11 @@ mod tests {
 
     #[test]
     fn playback_follows_the_graph_fps_and_the_bar_spans_the_frame_range() {
-        let p = Playback::new(4, 24.0);
+        let p = Replay::new(4, 24.0);
         assert_eq!(p.frame_after(Duration::ZERO), 4);
         assert_eq!(p.frame_after(Duration::from_millis(1000)), 28);
         assert_eq!(
-            Playback::new(0, f32::NAN).period(),
+            Replay::new(0, f32::NAN).period(),
             Duration::from_secs_f32(1.0 / 24.0)
         );
         let rect = Rect::from_min_size(egui::pos2(100.0, 0.0), egui::vec2(480.0, 18.0));

@@ -2,8 +2,10 @@
 //! channels, so the window stays responsive however long a frame takes. Every load starts a
 //! new generation; events carry it so the UI can drop frames of a graph it no longer shows.
 
-use crate::frames::{FrameData, SolidsCache};
-pub use crate::run::probes::{probe_list, set_overlay_probes};
+use crate::frames::overlays::SolidsCache;
+use crate::frames::FrameData;
+use crate::graph::document::DEFAULT_SCENE;
+use crate::run::probes::set_overlay_probes;
 use crate::run::resim::{fresh_nodes, Start};
 use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
 use crate::run::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
@@ -171,7 +173,7 @@ impl Thread {
             last_solids: None,
             mesher: Default::default(),
             snapshots: Snapshots::new(SNAPSHOT_BUDGET_BYTES),
-            doc: Arc::new(GraphDoc::from_ron(crate::app::DEFAULT_SCENE, "").expect("parses")),
+            doc: Arc::new(GraphDoc::from_ron(DEFAULT_SCENE, "").expect("parses")),
         }
     }
 

@@ -5,8 +5,12 @@
 
 /// What the particles are coloured by (speed, vorticity, pressure, id).
 pub mod attributes;
+/// The view: orbit, zoom, pan, overlay, colouring.
+pub mod camera;
 /// The liquid mesh in the viewport.
 pub mod liquid_mesh;
+/// Overlay, colouring and point size under a viewport.
+pub mod options;
 /// Colours of the grid overlays.
 pub mod overlay_colors;
 /// The viewport's particle quads, kept between UI frames.
@@ -14,63 +18,15 @@ pub mod points_cache;
 /// Imported solids as meshes for the viewport.
 pub mod solid_meshes;
 
-use crate::frames::{FrameData, Slice};
+use crate::frames::overlays::Slice;
+use crate::frames::FrameData;
+use crate::viewport::camera::{Camera, Overlay};
 use crate::viewport::liquid_mesh::{shaded_mesh, SOLID, WATER};
 use crate::viewport::overlay_colors::{cell_color, density_color, level_set_color};
 use egui::{pos2, vec2, Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Ui};
 use flip_core::GridSpec;
 use glam::Vec3;
 use std::sync::Arc;
-
-/// Which grid overlay is drawn under the particles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Overlay {
-    /// None.
-    None,
-    /// Liquid signed distance (blue inside, orange outside, white at the surface).
-    LevelSet,
-    /// Cell kinds (blue fluid, grey solid).
-    Cells,
-}
-
-/// View state: 2D zoom/pan, 3D orbit.
-#[derive(Clone, Debug)]
-pub struct Camera {
-    /// Rotation about the vertical axis (rad, 3D).
-    pub yaw: f32,
-    /// Elevation (rad, 3D).
-    pub pitch: f32,
-    /// Zoom factor (scroll).
-    pub zoom: f32,
-    /// Screen offset (2D drag).
-    pub pan: egui::Vec2,
-    /// Perspective (else orthographic) in 3D.
-    pub perspective: bool,
-    /// Particle size in pixels.
-    pub point_size: f32,
-    /// Overlay.
-    pub overlay: Overlay,
-    /// What the particles are coloured by.
-    pub color_by: crate::viewport::attributes::ColorBy,
-    /// Draw the liquid mesh (when the frame has one) instead of the particles.
-    pub mesh: bool,
-}
-
-impl Default for Camera {
-    fn default() -> Self {
-        Self {
-            yaw: -0.6,
-            pitch: 0.45,
-            zoom: 1.0,
-            pan: egui::Vec2::ZERO,
-            perspective: true,
-            point_size: 2.0,
-            overlay: Overlay::None,
-            color_by: Default::default(),
-            mesh: true,
-        }
-    }
-}
 
 /// Maps simulation space to the screen. `depth` grows away from the viewer.
 #[derive(Clone)]

@@ -8,7 +8,7 @@
 
 use crate::frames::FrameData;
 use crate::viewport::attributes::ColorBy;
-use crate::viewport::Camera;
+use crate::viewport::camera::Camera;
 use egui::{Mesh, Rect, Ui, Vec2};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};

@@ -1,37 +1,12 @@
-//! Controls shared by the run and compare modes: Play/Step/Reset and the viewport options (the
-//! timeline is [`crate::run::timeline`]).
+//! The view options under a viewport (run and compare modes): overlay, colouring, perspective,
+//! the liquid mesh, point size and the colour legend.
 
 use crate::frames::FrameData;
 use crate::hints::Hint;
 use crate::viewport::attributes::{normalized, ColorBy};
-use crate::viewport::{self, Camera, Overlay};
+use crate::viewport::camera::{Camera, Overlay};
+use crate::viewport::legend;
 use egui::Ui;
-
-/// A run-control button that was pressed.
-pub(crate) enum RunButton {
-    /// ▶ Play / ⏸ Pause.
-    PlayPause,
-    /// ⏭ Step.
-    Step,
-    /// ⟲ Reset.
-    Reset,
-}
-
-/// Play/Pause, Step and Reset buttons (run and compare modes).
-pub(crate) fn run_buttons(ui: &mut Ui, playing: bool) -> Option<RunButton> {
-    let label = if playing { "⏸ Pause" } else { "▶ Play" };
-    let mut pressed = None;
-    if ui.button(label).hint("Space").clicked() {
-        pressed = Some(RunButton::PlayPause);
-    }
-    if ui.button("⏭ Step").hint("simulate one frame").clicked() {
-        pressed = Some(RunButton::Step);
-    }
-    if ui.button("⟲ Reset").hint("back to frame 0").clicked() {
-        pressed = Some(RunButton::Reset);
-    }
-    pressed
-}
 
 /// Overlay, colouring, perspective, point size and the colour legend under a viewport
 /// (`frame`: the shown frame, for the legend's range).
@@ -77,8 +52,8 @@ pub(crate) fn view_options(
             .hint("what the particles are coloured by");
         let range = frame.and_then(|f| normalized(f, cam.color_by, vmax));
         match range {
-            Some((_, lo, hi)) => viewport::legend(ui, lo, hi, cam.color_by.unit()),
-            None => viewport::legend(ui, 0.0, vmax, ColorBy::Speed.unit()),
+            Some((_, lo, hi)) => legend(ui, lo, hi, cam.color_by.unit()),
+            None => legend(ui, 0.0, vmax, ColorBy::Speed.unit()),
         }
     })
     .response
