@@ -9,7 +9,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn workspace_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
 }
 
 /// `cargo metadata` of the workspace (with the resolved graph unless `no_deps`).
@@ -23,7 +25,11 @@ fn metadata(no_deps: bool) -> Value {
         cmd.arg("--no-deps");
     }
     let out = cmd.output().expect("cargo metadata runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON")
 }
 
@@ -78,8 +84,14 @@ fn documented_graph() -> BTreeMap<String, BTreeSet<String>> {
 fn the_crate_table_matches_cargo_metadata() {
     let actual = workspace_graph(&metadata(true));
     let documented = documented_graph();
-    let missing: Vec<_> = actual.keys().filter(|k| !documented.contains_key(*k)).collect();
-    let extra: Vec<_> = documented.keys().filter(|k| !actual.contains_key(*k)).collect();
+    let missing: Vec<_> = actual
+        .keys()
+        .filter(|k| !documented.contains_key(*k))
+        .collect();
+    let extra: Vec<_> = documented
+        .keys()
+        .filter(|k| !actual.contains_key(*k))
+        .collect();
     assert!(missing.is_empty(), "packages without a row: {missing:?}");
     assert!(extra.is_empty(), "rows naming no package: {extra:?}");
     for (name, deps) in &actual {
@@ -138,7 +150,10 @@ fn closure(meta: &Value, root: &str) -> BTreeSet<String> {
 #[test]
 fn the_contract_has_no_dependencies_and_the_numerics_and_scheduler_never_link_the_host() {
     let meta = metadata(false);
-    assert!(closure(&meta, "flip-abi").is_empty(), "flip-abi depends on nothing");
+    assert!(
+        closure(&meta, "flip-abi").is_empty(),
+        "flip-abi depends on nothing"
+    );
     for root in ["flip-core", "flip-graph"] {
         let linked = closure(&meta, root);
         for host_only in ["flip-host", "libloading", "memmap2"] {

@@ -11,10 +11,10 @@
 //! A test binary of its own (`harness = false`): the plugins' rayon pool must hold a worker
 //! for every rank's blocking solve, so `RAYON_NUM_THREADS` is set before any pool starts.
 
+use flip_comm::threads::ThreadComm;
 use flip_core::Particles;
 use flip_graph::window::gather_owned;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, NodeRegistry, ParamValue};
-use flip_comm::threads::ThreadComm;
 use flipgraph_tests::{graph, on_window, registry, set, simulation};
 use std::collections::{HashMap, HashSet};
 

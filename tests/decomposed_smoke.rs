@@ -8,9 +8,9 @@
 //! A test binary of its own (`harness = false`): the plugins' rayon pool must hold a worker
 //! for every rank's blocking solve, so `RAYON_NUM_THREADS` is set before any pool starts.
 
+use flip_comm::threads::ThreadComm;
 use flip_graph::window::{gather_cells, gather_mac, Window};
 use flip_graph::{GraphDoc, NodeRegistry, Value};
-use flip_comm::threads::ThreadComm;
 use flipgraph_tests::{graph, on_window, registry, simulation};
 
 /// Frames simulated (3 s: the plume rises past layer 40 of 72).

@@ -4,8 +4,8 @@
 //! writes, on rank 0, `OUT` (the global pressure, little-endian f64) and one line
 //! `iterations=N residual=R ranks=P` on stdout. With one rank the solve is the ordinary one.
 
-use flip_comm::Distribution;
 use flip_comm::mpi as mpi_comm;
+use flip_comm::Distribution;
 use flip_host::{default_plugin_dirs, PluginSet, SolveLimits, SolverInstance};
 use flip_solvers::fixtures::{self, Scene};
 use std::sync::Arc;

@@ -3,9 +3,7 @@
 //! frames written before a failure stay on disk, whole.
 
 use flip_graph::{ParamValue::*, RunError, Simulation};
-use flip_host::{
-    default_plugin_dirs, LoadedPlugin, PluginError, PluginSet, SolverInstance,
-};
+use flip_host::{default_plugin_dirs, LoadedPlugin, PluginError, PluginSet, SolverInstance};
 use flip_sdk::OwnedProblem;
 use flipgraph_tests::{fixture_lib, graph, graphs_dir, plugins, registry, set};
 use std::sync::Arc;

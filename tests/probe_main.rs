@@ -5,7 +5,5 @@ fn main() {
         eprintln!("usage: flipgraph-probe FILE");
         std::process::exit(2);
     };
-    std::process::exit(flip_host::probe::child_main(std::path::Path::new(
-        &path,
-    )));
+    std::process::exit(flip_host::probe::child_main(std::path::Path::new(&path)));
 }

@@ -39,7 +39,12 @@ fn the_guides_sor_plugin_builds_out_of_tree_loads_and_solves_the_dam_break() {
     let registry = flip_nodes::builtin_registry(Arc::new(plugins));
     let mut doc = graph("dam_break_2d.ron");
     doc.settings.frames = 1;
-    set(&mut doc, "pressure", "solver", ParamValue::Text("sor/rb-sor".into()));
+    set(
+        &mut doc,
+        "pressure",
+        "solver",
+        ParamValue::Text("sor/rb-sor".into()),
+    );
     let (mut sim, _out) = simulation(&doc, &registry);
     let reports = sim.advance_frame().unwrap_or_else(|e| panic!("{e}"));
     assert!(!reports.is_empty());

@@ -9,8 +9,8 @@
 //! the neighbours' owned layers at the same time (`refresh_state`). Nodes that need the whole domain (the pressure solve, the emitter's ids, the
 //! export) reach the other ranks through [`Window::comm`].
 
-use flip_core::{Grid3, GridSpec, Particles};
 use flip_comm::{Communicator, Distribution, DistributionError};
+use flip_core::{Grid3, GridSpec, Particles};
 use glam::Vec3;
 use std::ops::Range;
 use std::sync::Arc;

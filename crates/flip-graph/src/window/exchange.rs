@@ -4,8 +4,8 @@
 //! (even ranks with their upper neighbour, then with their lower), so no rank waits on a chain.
 
 use super::{is_ghost, Window, GHOST_ID_BIT};
-use flip_core::Particles;
 use flip_comm::exchange_any;
+use flip_core::Particles;
 use glam::Vec3;
 
 /// What one exchange moved (this rank's share).

@@ -3,8 +3,8 @@
 
 use super::exchange::{decode, Codec};
 use super::{is_ghost, Window};
-use flip_core::{Grid3, MacGrid, Particles};
 use flip_comm::exchange_any;
+use flip_core::{Grid3, MacGrid, Particles};
 use std::ops::Range;
 
 /// Rank 0 receives every rank's owned particles (positions in domain coordinates, sorted by

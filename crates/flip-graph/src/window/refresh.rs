@@ -109,8 +109,8 @@ fn exchange_layers<T: HaloValue>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flip_core::GridSpec;
     use flip_comm::threads::ThreadComm;
+    use flip_core::GridSpec;
 
     /// Each rank fills its window with `rank + 1` and its owned cells with their global layer;
     /// after the refresh every cell and face layer holds its global layer except the window's
