@@ -3,8 +3,8 @@
 use crate::cmd_run::{build_with, default_out};
 use crate::session::Session;
 use anyhow::{anyhow, Result};
-use flip_graph::{ParamKind, ParamSpec};
 use flip_abi::sanitize;
+use flip_graph::{ParamKind, ParamSpec};
 use std::path::PathBuf;
 
 /// Arguments of `validate`.

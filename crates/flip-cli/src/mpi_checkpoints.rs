@@ -7,8 +7,8 @@
 
 use crate::bake::{read_checkpoint, CHECKPOINT_DIR};
 use anyhow::{anyhow, Context, Result};
-use flip_graph::Simulation;
 use flip_comm::Communicator;
+use flip_graph::Simulation;
 use std::path::{Path, PathBuf};
 
 /// Path of rank `rank`'s checkpoint after `frame` frames of a run on `ranks` ranks.

@@ -94,11 +94,7 @@ fn a_solver_ignoring_its_time_limit_ends_the_process_with_a_clear_message() {
         .output()
         .unwrap();
     let t = text(&o);
-    assert_eq!(
-        o.status.code(),
-        Some(flip_host::HANG_EXIT_CODE),
-        "{t}"
-    );
+    assert_eq!(o.status.code(), Some(flip_host::HANG_EXIT_CODE), "{t}");
     assert!(
         t.contains("solver `hostile/ignore-cancel` ignored its time limit of 0.200 s"),
         "{t}"

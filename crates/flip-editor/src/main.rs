@@ -3,8 +3,8 @@
 #![forbid(unsafe_code)]
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use flip_editor::autorun::AutoRun;
-use flip_editor::viewport::Overlay;
+use flip_editor::run::autorun::AutoRun;
+use flip_editor::viewport::camera::Overlay;
 use flip_editor::{App, Options};
 use flip_host::probe::{default_cache_dir, ProbeCommand};
 use flip_host::{ChildCommand, LoadOptions, PluginSet};

@@ -8,9 +8,12 @@ use egui_node_graph2::{
     NodeTemplateTrait, UserResponseTrait,
 };
 use flip_graph::step::{STEP_INPUT, STEP_OUTPUT};
-use flip_graph::{DataKind, NodeRegistry, ParamMap, ParamSpec, ParamValue, PortSpec};
+use flip_graph::{
+    DataKind, EdgeDoc, GraphDoc, GroupDoc, NodeDoc, NodeRegistry, ParamMap, ParamSpec, ParamValue,
+    PortSpec,
+};
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -62,7 +65,7 @@ pub struct NodeData {
     /// Left out of the run, inputs passed to outputs of the same name (drawn greyed).
     pub bypass: bool,
     /// A node group's members (the node is the group's canvas node).
-    pub group: Option<Box<crate::groups::GroupBody>>,
+    pub group: Option<Box<GroupBody>>,
 }
 
 impl NodeData {
@@ -73,6 +76,57 @@ impl NodeData {
     /// The spec of parameter `name`.
     pub fn param(&self, name: &str) -> Option<&ParamSpec> {
         self.params.iter().find(|p| p.name == name)
+    }
+}
+
+/// What a group's canvas node carries besides its ports: its members, their positions and the
+/// wires between them ride along until the group is expanded or the document saved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupBody {
+    /// The group as stored (id, label, exposed ports).
+    pub doc: GroupDoc,
+    /// Member nodes with their positions in the document's node list.
+    pub members: Vec<(u64, NodeDoc)>,
+    /// Wires between members.
+    pub edges: Vec<EdgeDoc>,
+    /// Member positions (file units).
+    pub positions: BTreeMap<String, (f32, f32)>,
+}
+
+impl GroupBody {
+    /// The group's members and internal wires taken from `doc`.
+    pub fn from_doc(doc: &GraphDoc, group: &GroupDoc) -> Self {
+        let is_member = |n: &NodeDoc| n.group.as_deref() == Some(group.id.as_str());
+        let members: Vec<(u64, NodeDoc)> = doc
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| is_member(n))
+            .map(|(i, n)| (i as u64, n.clone()))
+            .collect();
+        let ids: BTreeSet<&str> = members.iter().map(|(_, n)| n.id.as_str()).collect();
+        let inside = |end: &flip_graph::Endpoint| ids.contains(end.node.as_str());
+        let edges = doc
+            .edges
+            .iter()
+            .filter(|e| inside(&e.from) && inside(&e.to))
+            .cloned()
+            .collect();
+        let positions = ids
+            .iter()
+            .filter_map(|id| Some((id.to_string(), *doc.layout.positions.get(*id)?)))
+            .collect();
+        Self {
+            doc: group.clone(),
+            members,
+            edges,
+            positions,
+        }
+    }
+
+    /// Whether `id` is one of the members.
+    pub fn has_member(&self, id: &str) -> bool {
+        self.members.iter().any(|(_, n)| n.id == id)
     }
 }
 
@@ -109,7 +163,7 @@ pub enum Response {
     /// A group node's "Expand" button.
     Expand(NodeId),
     /// The node's "Insert on wire" menu: put the (unwired) node on this wire.
-    InsertOnWire(NodeId, flip_graph::EdgeDoc),
+    InsertOnWire(NodeId, EdgeDoc),
 }
 
 impl UserResponseTrait for Response {}
@@ -144,9 +198,9 @@ pub struct UserState {
     pub status: HashMap<String, NodeStatus>,
     /// Folder relative paths in parameters are resolved against (the graph file's folder).
     pub base_dir: PathBuf,
-    /// The wires the selected unwired node can be inserted on (see
-    /// [`crate::doc_edits::wires_to_insert_on`]).
-    pub wire_choices: Option<(NodeId, Vec<flip_graph::EdgeDoc>)>,
+    /// The wires the selected unwired node can be inserted on (the graph edits'
+    /// `wires_to_insert_on`).
+    pub wire_choices: Option<(NodeId, Vec<EdgeDoc>)>,
     /// Solver algorithms (`plugin/algorithm`) that solve LCPs (separating walls), marked in
     /// the solver combo.
     pub lcp_solvers: std::collections::HashSet<String>,

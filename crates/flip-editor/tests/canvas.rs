@@ -3,8 +3,8 @@
 //! on the empty canvas.
 
 use egui::{Event, PointerButton, Pos2, RawInput, Rect, Shape};
-use flip_editor::convert::{from_doc, EditorDoc};
-use flip_editor::layout::drawn_rects;
+use flip_editor::graph::convert::{from_doc, EditorDoc};
+use flip_editor::graph::layout::drawn_rects;
 use flip_editor::types::UserState;
 use flip_graph::GraphDoc;
 use flip_host::PluginSet;
@@ -20,7 +20,8 @@ struct Canvas {
 impl Canvas {
     fn new() -> Self {
         let registry = Arc::new(flip_nodes::builtin_registry(Arc::new(PluginSet::default())));
-        let doc = GraphDoc::from_ron(flip_editor::app::DEFAULT_SCENE, "built-in").unwrap();
+        let doc =
+            GraphDoc::from_ron(flip_editor::graph::document::DEFAULT_SCENE, "built-in").unwrap();
         let mut c = Self {
             ctx: egui::Context::default(),
             time: 0.0,
@@ -44,7 +45,7 @@ impl Canvas {
         let (ed, user) = (&mut self.ed, &mut self.user);
         let out = self.ctx.run(input, |ctx| {
             egui::CentralPanel::default().show(ctx, |ui| {
-                let _ = flip_editor::canvas::draw(&mut ed.state, ui, user);
+                let _ = flip_editor::graph::canvas::draw(&mut ed.state, ui, user);
             });
         });
         out.shapes.into_iter().map(|s| s.shape).collect()

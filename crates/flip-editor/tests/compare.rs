@@ -3,9 +3,9 @@
 //! a variant with a missing solver or a faulty plugin is reported as failed while the others
 //! complete every frame.
 
-use flip_editor::compare_drafts::{initial_drafts, list_problem, VariantDraft};
-use flip_editor::compare_mode::CompareMode;
-use flip_editor::compare_worker::{CompareCommand, CompareEvent, CompareWorker};
+use flip_editor::compare::drafts::{initial_drafts, list_problem, VariantDraft};
+use flip_editor::compare::mode::CompareMode;
+use flip_editor::compare::worker::{CompareCommand, CompareEvent, CompareWorker};
 use flip_graph::compare::VariantSpec;
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, NodeRegistry};
@@ -118,12 +118,12 @@ fn a_variant_identical_to_the_baseline_shows_no_difference() {
 
 fn wait_finished(c: &mut CompareMode) {
     let start = Instant::now();
-    while !c.finished && start.elapsed() < Duration::from_secs(120) {
+    while !c.playback.finished && start.elapsed() < Duration::from_secs(120) {
         if !c.poll() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    assert!(c.finished, "the run did not finish");
+    assert!(c.playback.finished, "the run did not finish");
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn failing_variants_are_reported_and_the_others_complete() {
     assert!(c.variants[2].metrics.len() < FRAMES as usize);
     assert_eq!(c.done, FRAMES as usize);
     // Scrubbing shows every variant at the same frame; failed ones show none.
-    c.shown = 0;
+    c.playback.shown = 0;
     assert_eq!(c.shown_frame(0).unwrap().frame, 1);
     assert_eq!(c.shown_frame(4).unwrap().frame, 1);
     assert!(c.shown_frame(1).is_none());
@@ -209,7 +209,7 @@ fn the_saved_variants_start_the_list() {
     c.load(&none, graphs_dir());
     assert!(c.problem.as_deref().unwrap().contains("name must be"));
     c.toggle_play();
-    assert!(!c.playing && !c.poll());
+    assert!(!c.playback.playing && !c.poll());
 }
 
 fn wait_loaded(c: &mut CompareMode) {

@@ -2,9 +2,9 @@
 //! keep whole numbers as integers, and which edits keep the frame cache (those that cannot
 //! change the simulation).
 
-use flip_editor::convert::from_doc;
-use flip_editor::files::text_to_save;
-use flip_editor::worker::sim_view;
+use flip_editor::graph::convert::from_doc;
+use flip_editor::graph::document::text_to_save;
+use flip_editor::run::worker::sim_view;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, ParamValue};
 use flip_host::{default_plugin_dirs, PluginSet};
 use std::path::PathBuf;

@@ -3,8 +3,8 @@
 //! group port is saved on the inner port; collapse then expand gives the original graph, and
 //! grouping leaves what the run depends on unchanged.
 
-use flip_editor::convert::{from_doc, port_input};
-use flip_editor::worker::sim_view;
+use flip_editor::graph::convert::{from_doc, port_input};
+use flip_editor::run::worker::sim_view;
 use flip_graph::groups::{collapse, expand};
 use flip_graph::GraphDoc;
 use flip_host::PluginSet;

@@ -5,8 +5,8 @@
 
 use egui::{Rect, Vec2};
 use egui_node_graph2::NodeId;
-use flip_editor::convert::{from_doc, EditorDoc};
-use flip_editor::layout::{any_overlap, drawn_rects, fit_zoom, DEFAULT_VIEW};
+use flip_editor::graph::convert::{from_doc, EditorDoc};
+use flip_editor::graph::layout::{any_overlap, drawn_rects, fit_zoom, DEFAULT_VIEW};
 use flip_editor::types::{AllKinds, NodeStatus, UserState};
 use flip_graph::{GraphDoc, NodeRegistry};
 use flip_host::{default_plugin_dirs, PluginSet};

@@ -4,8 +4,8 @@
 //! graphs fit at 0.5 or more) each text lies inside its node's frame and is not clipped.
 
 use egui::{FontId, Pos2, RawInput, Rect, Shape};
-use flip_editor::convert::{from_doc, EditorDoc};
-use flip_editor::layout::drawn_rects;
+use flip_editor::graph::convert::{from_doc, EditorDoc};
+use flip_editor::graph::layout::drawn_rects;
 use flip_editor::types::{NodeStatus, UserState};
 use flip_graph::GraphDoc;
 use flip_host::PluginSet;
@@ -50,7 +50,7 @@ fn texts_at(ed: &mut EditorDoc, user: &mut UserState, zoom: f32) -> (egui::Conte
                     ed.state.zoom(ui, zoom / before);
                     ed.track_zoom(before);
                 }
-                let _ = flip_editor::canvas::draw(&mut ed.state, ui, user);
+                let _ = flip_editor::graph::canvas::draw(&mut ed.state, ui, user);
             });
         });
         shapes = out.shapes;
@@ -90,7 +90,7 @@ struct Text {
 #[test]
 fn node_text_is_readable_at_zoom_1_and_never_clipped() {
     let registry = Arc::new(flip_nodes::builtin_registry(Arc::new(PluginSet::default())));
-    let doc = GraphDoc::from_ron(flip_editor::app::DEFAULT_SCENE, "built-in").unwrap();
+    let doc = GraphDoc::from_ron(flip_editor::graph::document::DEFAULT_SCENE, "built-in").unwrap();
     let mut user = UserState::new(registry.clone());
     user.status = status(&doc);
     for zoom in [1.0, 0.7, 0.5] {

@@ -7,9 +7,9 @@ mod common;
 
 use common::{collect, frames, load, load_at};
 use flip_editor::frames::FrameData;
-use flip_editor::resim::Start;
-use flip_editor::snapshots::Snapshots;
-use flip_editor::worker::{Command, Event, Worker};
+use flip_editor::run::resim::Start;
+use flip_editor::run::snapshots::Snapshots;
+use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::{GraphDoc, NodeRegistry, ParamValue, Simulation};
 use flip_host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;
@@ -31,7 +31,8 @@ fn set(doc: &mut GraphDoc, node: &str, param: &str, v: ParamValue) {
 
 /// The built-in dam break at 32².
 fn dam_break() -> GraphDoc {
-    let mut doc = GraphDoc::from_ron(flip_editor::app::DEFAULT_SCENE, "built-in").unwrap();
+    let mut doc =
+        GraphDoc::from_ron(flip_editor::graph::document::DEFAULT_SCENE, "built-in").unwrap();
     doc.settings.grid = [32, 32, 1];
     doc.settings.cell_size = 1.0 / 32.0;
     doc.settings.frames = 6;

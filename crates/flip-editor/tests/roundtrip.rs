@@ -1,9 +1,10 @@
 //! `GraphDoc` → editor state → `GraphDoc` is the identity for every example graph, and the
 //! editor's own edits keep the document valid. No display needed.
 
-use flip_editor::convert::{from_doc, port_input};
-use flip_editor::edit::reaches;
-use flip_editor::worker::{probe_list, without_exports};
+use flip_editor::graph::convert::{from_doc, port_input};
+use flip_editor::graph::edit::reaches;
+use flip_editor::run::probes::probe_list;
+use flip_editor::run::worker::without_exports;
 use flip_graph::{
     DataKind, EdgeDoc, GraphDoc, NodeDoc, NodeKind, NodeRegistry, NodeSpec, ParamSpec, ParamValue,
     PortSpec,
@@ -257,7 +258,7 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
 
 #[test]
 fn tidy_puts_sources_first_and_nothing_overlaps() {
-    use flip_editor::layout::{DEFAULT_SIZE, DEFAULT_VIEW};
+    use flip_editor::graph::layout::{DEFAULT_SIZE, DEFAULT_VIEW};
     let registry = flip_nodes::builtin_registry(Arc::new(PluginSet::default()));
     let path = graphs()
         .into_iter()

@@ -4,7 +4,7 @@
 mod common;
 
 use egui::{Pos2, RawInput, Rect};
-use flip_editor::autorun::AutoRun;
+use flip_editor::run::autorun::AutoRun;
 use flip_editor::{App, Options};
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRegistry, NodeSpec, PortSpec,

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{collect, graph, load, registry};
-use flip_editor::worker::{Command, Event, Worker};
+use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::GraphDoc;
 use flip_host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;
@@ -93,7 +93,7 @@ fn the_built_in_scene_plays_when_plugins_are_built() {
     }
     let registry = Arc::new(flip_nodes::builtin_registry(plugins));
     let w = Worker::spawn(registry, || {});
-    let doc = GraphDoc::from_ron(flip_editor::app::DEFAULT_SCENE, "built-in").unwrap();
+    let doc = GraphDoc::from_ron(flip_editor::graph::document::DEFAULT_SCENE, "built-in").unwrap();
     load(&w, 1, doc);
     w.send(Command::Step);
     let events = collect(&w, |e| {

@@ -5,11 +5,11 @@ mod remote;
 mod state;
 mod watchdog;
 
-use flip_comm::Distribution;
 use super::isolation::ChildSolver;
 use super::services::{CancelToken, LogLine, ServiceListener};
 use super::{LoadedPlugin, PluginError};
 use flip_abi::{self as abi, SolveStats};
+use flip_comm::Distribution;
 use flip_sdk::{check, CsrProblem, Problem, TallCellProblem};
 use std::ffi::c_void;
 use std::sync::Arc;

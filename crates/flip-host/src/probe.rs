@@ -138,7 +138,10 @@ fn run_child(cmd: &ProbeCommand, path: &Path) -> Result<(), (String, bool)> {
         .spawn()
         .map_err(|e| {
             (
-                format!("could not start {}: {e}", flip_abi::text::path(&cmd.program)),
+                format!(
+                    "could not start {}: {e}",
+                    flip_abi::text::path(&cmd.program)
+                ),
                 false,
             )
         })?;

@@ -1,9 +1,9 @@
 //! The host's side of [`abi::HostServices`]: one [`CallContext`] per plugin call, holding the
 //! cancel token, the deadline of the node's time limit, and what the plugin logged.
 
-use flip_comm::Distribution;
 use super::validate::read_text;
 use flip_abi::{self as abi, HostServices};
+use flip_comm::Distribution;
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -3,9 +3,9 @@
 //! names the entry or field; the caller adds the file.
 
 use super::loaded::{AlgorithmInfo, ParamInfo};
+use flip_abi::text::{is_valid_id, is_valid_param_name, sanitize};
 use flip_abi::{self as abi, AlgorithmDesc, ParamDesc, PluginTable, RESERVED_PARAM_NAMES};
 use flip_sdk::ParamKind;
-use flip_abi::text::{is_valid_id, is_valid_param_name, sanitize};
 use std::collections::HashSet;
 use std::ffi::c_char;
 

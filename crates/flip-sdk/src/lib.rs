@@ -41,13 +41,13 @@ pub mod stencil;
 /// The tall-cell problem kind.
 mod tallcell;
 
-/// The `#[repr(C)]` contract the SDK implements (so a plugin depends on this crate alone).
-pub use flip_abi as abi;
-pub use flip_abi::SolveStats;
 pub use array::Array;
 pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
 pub use distributed::{distributed, Distributed, HaloValue};
 pub use dump::DUMP_MAGIC;
+/// The `#[repr(C)]` contract the SDK implements (so a plugin depends on this crate alone).
+pub use flip_abi as abi;
+pub use flip_abi::SolveStats;
 pub use owned::OwnedProblem;
 pub use params::{Algorithm, ParamKind, ParamSchema, Params};
 pub use problem::{Problem, ProblemError};

@@ -15,10 +15,7 @@ fn algorithms_expose_their_parameters() {
     let names: Vec<_> = MultigridPlugin::ALGORITHMS.iter().map(|a| a.name).collect();
     assert_eq!(names, ["mg-vcycle", "mg-fullcycle", "mgpcg", "tall-mg"]);
     let tall = &MultigridPlugin::ALGORITHMS[3];
-    assert_eq!(
-        tall.capabilities,
-        CAP_LINEAR | flip_sdk::abi::CAP_TALLCELL
-    );
+    assert_eq!(tall.capabilities, CAP_LINEAR | flip_sdk::abi::CAP_TALLCELL);
     for a in &MultigridPlugin::ALGORITHMS[..3] {
         // Only MGPCG solves a rank's slab (CG over the slabs, slab V-cycle).
         let distributed = if a.name == "mgpcg" {

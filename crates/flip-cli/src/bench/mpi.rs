@@ -8,8 +8,8 @@
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use flip_comm::{Communicator, Distribution};
 use flip_comm::mpi as mpi_comm;
+use flip_comm::{Communicator, Distribution};
 use flip_host::{SolveLimits, SolverInstance};
 use flip_solvers::fixtures::{self, Scene};
 use std::sync::atomic::Ordering;

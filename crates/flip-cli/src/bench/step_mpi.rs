@@ -10,10 +10,10 @@ use super::step::{graph_of, stats, warm_up, StepArgs};
 use crate::cmd_run::build;
 use crate::session::Session;
 use anyhow::{anyhow, Result};
+use flip_comm::mpi as mpi_comm;
+use flip_comm::{CommStats, Communicator};
 use flip_graph::window::{ghost_layers_for, Window};
 use flip_graph::{GraphDoc, ParamValue};
-use flip_comm::{CommStats, Communicator};
-use flip_comm::mpi as mpi_comm;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 

@@ -26,8 +26,7 @@ fn time_solve(
         ("abs_tolerance".to_string(), 0.0),
         ("max_iterations".to_string(), 20_000.0),
     ];
-    let mut solver =
-        flip_host::SolverInstance::create(plugin.clone(), &info.name, &params)?;
+    let mut solver = flip_host::SolverInstance::create(plugin.clone(), &info.name, &params)?;
     let mut best = (0, f64::INFINITY);
     for _ in 0..3 {
         let mut p = problem.clone();
@@ -62,8 +61,7 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     );
     for &n in &args.solver_sizes() {
         let mut liquid = scene(args.dim, Scene::Tank, n, Some(args.regular_layers))?;
-        let mut solver =
-            flip_host::SolverInstance::create(plugin.clone(), &info.name, &[])?;
+        let mut solver = flip_host::SolverInstance::create(plugin.clone(), &info.name, &[])?;
         run_one(
             &mut liquid,
             (&mut solver, info.accepts_tallcell()),

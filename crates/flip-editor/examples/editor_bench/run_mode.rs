@@ -2,7 +2,7 @@
 
 use crate::Registry;
 use anyhow::{anyhow, bail};
-use flip_editor::worker::{without_exports, Command, Event, Worker};
+use flip_editor::run::worker::{without_exports, Command, Event, Worker};
 use flip_graph::{GraphDoc, Simulation};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -54,7 +54,7 @@ pub fn editor(doc: &GraphDoc, registry: Registry) -> anyhow::Result<Row> {
         doc: Box::new(doc.clone()),
         base_dir: "graphs".into(),
         out_dir: None,
-        start: flip_editor::resim::Start::Zero,
+        start: flip_editor::run::resim::Start::Zero,
     });
     worker.send(Command::Play);
     let mut row = Row {

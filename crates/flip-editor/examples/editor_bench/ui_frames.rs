@@ -1,7 +1,7 @@
 //! UI frame times of the real app, headless, while its worker simulates a 3D graph.
 
 use egui::{Pos2, RawInput, Rect};
-use flip_editor::autorun::AutoRun;
+use flip_editor::run::autorun::AutoRun;
 use flip_editor::{App, Options};
 use flip_graph::NodeRegistry;
 use flip_host::PluginSet;

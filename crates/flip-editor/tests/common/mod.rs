@@ -1,8 +1,8 @@
 //! Helpers shared by the worker tests: a one-node "drip" graph and event collection.
 #![allow(dead_code)]
 
-use flip_editor::resim::Start;
-use flip_editor::worker::{Command, Event, Worker};
+use flip_editor::run::resim::Start;
+use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::{
     DataKind, EdgeDoc, EvalCtx, GraphDoc, Node, NodeDoc, NodeError, NodeIo, NodeKind, NodeRegistry,
     NodeSpec, PortSpec, Value,

@@ -9,19 +9,19 @@ use std::sync::atomic::Ordering;
 /// The C table over `dist` (valid while `dist` is alive and unmoved).
 pub(crate) fn suite_of(dist: &Distribution) -> DistributedSuite {
     DistributedSuite {
-            size: std::mem::size_of::<DistributedSuite>() as u32,
-            version: abi::DISTRIBUTED_SUITE_VERSION,
-            context: std::ptr::from_ref(dist).cast_mut().cast(),
-            rank: rank_of,
-            ranks: ranks_of,
-            layout: layout_of,
-            all_reduce_sum_f64: sum_of,
-            all_reduce_max_f64: max_of,
-            halo_exchange_f64: halo_of,
-            all_gather_owned_f64: gather_of,
-            all_gather_blocks_f64: all_gather_blocks_of,
-            gather_blocks_f64: gather_blocks_of,
-            scatter_blocks_f64: scatter_blocks_of,
+        size: std::mem::size_of::<DistributedSuite>() as u32,
+        version: abi::DISTRIBUTED_SUITE_VERSION,
+        context: std::ptr::from_ref(dist).cast_mut().cast(),
+        rank: rank_of,
+        ranks: ranks_of,
+        layout: layout_of,
+        all_reduce_sum_f64: sum_of,
+        all_reduce_max_f64: max_of,
+        halo_exchange_f64: halo_of,
+        all_gather_owned_f64: gather_of,
+        all_gather_blocks_f64: all_gather_blocks_of,
+        gather_blocks_f64: gather_blocks_of,
+        scatter_blocks_f64: scatter_blocks_of,
     }
 }
 
@@ -170,7 +170,10 @@ unsafe extern "C" fn gather_blocks_of(
     let d = unsafe { dist(ctx) };
     let is_root = d.comm().rank() == root;
     let bad_global = is_root && global.is_null() && capacity > 0;
-    if root >= d.comm().ranks() || (local.is_null() && local_len > 0) || bad_global || total.is_null()
+    if root >= d.comm().ranks()
+        || (local.is_null() && local_len > 0)
+        || bad_global
+        || total.is_null()
     {
         return abi::STATUS_BAD_VALUE;
     }

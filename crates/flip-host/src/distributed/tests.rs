@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::services::CallContext;
-use flip_comm::threads::ThreadComm;
 use flip_abi::SlabLayout;
+use flip_comm::threads::ThreadComm;
 use flip_comm::*;
 use flip_sdk as sdk;
 

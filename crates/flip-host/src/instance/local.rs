@@ -3,9 +3,9 @@
 
 use super::watchdog;
 use super::{Backend, SolverInstance};
-use flip_abi::{self as abi, ErrorBuf, ParamValue, SolveStats};
 use crate::services::{CallContext, LogLine};
 use crate::{LoadedPlugin, PluginError};
+use flip_abi::{self as abi, ErrorBuf, ParamValue, SolveStats};
 use std::ffi::{c_char, c_void, CString};
 use std::time::Instant;
 

@@ -3,11 +3,11 @@
 //! [`PluginError::Isolated`].
 
 use super::{Backend, SolverInstance};
-use flip_abi::{self as abi, SolveStats};
 use crate::isolation::wire::{clean, Answer, Reply, Request, WireError, MAX_LOG_LINES};
 use crate::isolation::{ChildCommand, ChildFailure, ChildSolver};
 use crate::services::LogLine;
 use crate::{LoadedPlugin, PluginError, ProblemRef};
+use flip_abi::{self as abi, SolveStats};
 use flip_sdk::OwnedProblem;
 use std::sync::Arc;
 

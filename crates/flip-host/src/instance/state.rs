@@ -2,9 +2,9 @@
 
 use super::local::{message, Buf};
 use super::{Backend, SolverInstance};
-use flip_abi as abi;
 use crate::isolation::wire::{Answer, Request};
 use crate::PluginError;
+use flip_abi as abi;
 
 impl SolverInstance {
     /// A status-only call (`reset`, `load_state`): maps a failure to an error.

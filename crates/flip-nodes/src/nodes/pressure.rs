@@ -11,6 +11,7 @@ pub(crate) mod window;
 
 use super::common::{failed, spec};
 use crate::params::Params;
+use flip_abi::CELL_FLUID;
 use flip_core::pressure::PressureSystem;
 use flip_core::project::{
     apply_pressure, assemble, divergence_field, violation, AssembleParams, Geometry,
@@ -20,7 +21,6 @@ use flip_graph::{
     decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
     NodeState, ParamSpec, PortSpec, Value, WindowRefusal,
 };
-use flip_abi::CELL_FLUID;
 use flip_host::{PluginSet, SolveLimits};
 use flip_sdk::Problem;
 use std::sync::Arc;

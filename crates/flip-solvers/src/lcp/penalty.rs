@@ -77,8 +77,7 @@ impl PressureSolver for PenaltyMethod {
             .collect();
         let base = linear_copy(problem);
         let (mut iterations, mut outer) = (0usize, 0usize);
-        while res > bound && outer < c.outer.max_outer_iterations && !flip_sdk::cancelled()
-        {
+        while res > bound && outer < c.outer.max_outer_iterations && !flip_sdk::cancelled() {
             // Line 3: solve (A + ρ Π(p^k)) p^{k+1} = rhs (eq. 4.5).
             let mut sys = base.clone();
             sys.pressure.copy_from_slice(&x);

@@ -5,9 +5,7 @@
 use super::hierarchy::Hierarchy;
 use crate::stencil::max_nan;
 use crate::tolerance::Tolerance;
-use flip_sdk::{
-    cancelled, PressureSolver, Problem, SolveError, SolveStats, TallCellProblem,
-};
+use flip_sdk::{cancelled, PressureSolver, Problem, SolveError, SolveStats, TallCellProblem};
 
 /// Which cycle each iteration runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

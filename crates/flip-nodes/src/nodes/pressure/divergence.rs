@@ -3,8 +3,8 @@
 //! unknown (`project::fill_rhs`) and the divergence its outflow over `dx`, so a residual bound
 //! `max(abs, rel·‖b‖∞)` allows a divergence of that bound over `dx`.
 
-use flip_core::MacGrid;
 use flip_abi::SolveStats;
+use flip_core::MacGrid;
 use flip_host::{PluginError, SolverInstance};
 
 /// How far past the tolerance's divergence a converged result may lie (the residual is

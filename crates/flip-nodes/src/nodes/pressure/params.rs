@@ -13,10 +13,7 @@ pub(crate) fn time_limit(p: &crate::params::Params<'_>) -> Result<Option<Duratio
 /// A plugin error followed by the warnings and errors the plugin logged during the call.
 pub(crate) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
     let mut msg = e.to_string();
-    for l in logs
-        .iter()
-        .filter(|l| l.level <= flip_abi::LOG_WARNING)
-    {
+    for l in logs.iter().filter(|l| l.level <= flip_abi::LOG_WARNING) {
         msg.push_str(&format!("; plugin log: {}", l.text));
     }
     msg

@@ -4,8 +4,8 @@
 
 use super::params;
 use crate::nodes::common::failed;
-use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
 use flip_abi::SolveStats;
+use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
 use flip_host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
 use flip_sdk::Problem;
 

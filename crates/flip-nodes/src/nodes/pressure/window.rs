@@ -3,11 +3,11 @@
 //! distributed algorithm, and the solution's ghost layers are refreshed across the whole
 //! window, so the gradient is the single-domain one on every face an owned particle reads.
 
+use flip_abi::SolveStats;
 use flip_core::pressure::{OwnedProblem, PressureSystem};
 use flip_core::project::violation;
 use flip_core::Grid3;
 use flip_graph::{NodeError, Window};
-use flip_abi::SolveStats;
 use flip_host::SolveLimits;
 use flip_sdk::Problem;
 

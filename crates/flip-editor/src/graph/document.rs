@@ -1,0 +1,62 @@
+//! The graph as a file: the built-in scene, a new graph, the open file's path and unsaved
+//! state, and the text Save writes.
+
+use flip_graph::{GraphDoc, NodeDoc, FORMAT_VERSION};
+use std::path::PathBuf;
+
+/// The scene opened when no graph is given.
+pub const DEFAULT_SCENE: &str = include_str!("../../../../graphs/dam_break_2d.ron");
+
+/// The file the document came from and what is unsaved.
+#[derive(Debug, Default)]
+pub struct OpenFile {
+    /// The open file (`None`: untitled).
+    pub path: Option<PathBuf>,
+    /// Changes not saved yet.
+    pub dirty: bool,
+    /// The file as read or last saved, and its text (see [`text_to_save`]).
+    pub text: Option<(GraphDoc, String)>,
+}
+
+/// An action that would discard the document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// Start an empty graph.
+    New,
+    /// Open a file (asks which).
+    Open,
+    /// Close the window.
+    Quit,
+}
+
+/// The text Save writes for `doc`: the file's own text when `doc` is what was read from (or
+/// last written to) it, so saving an unchanged graph changes nothing on disk (comments and the
+/// file's order of parameters and positions stay); else the document as RON.
+pub fn text_to_save(doc: &GraphDoc, file: Option<&(GraphDoc, String)>) -> String {
+    match file {
+        Some((read, text)) if read == doc => text.clone(),
+        _ => doc.to_ron(),
+    }
+}
+
+/// A new graph: the step-state pair and the settings of the built-in scene.
+pub fn empty_graph() -> GraphDoc {
+    let base = GraphDoc::from_ron(DEFAULT_SCENE, "built-in").expect("built-in parses");
+    let node = |id: &str, kind: &str| NodeDoc::new(id, kind);
+    let mut layout = flip_graph::doc::Layout::default();
+    layout.positions.insert("step_in".into(), (40.0, 40.0));
+    layout.positions.insert("step_out".into(), (700.0, 40.0));
+    GraphDoc {
+        format_version: FORMAT_VERSION,
+        description: "New graph".into(),
+        settings: base.settings,
+        nodes: vec![
+            node("step_in", "step_input"),
+            node("step_out", "step_output"),
+        ],
+        edges: vec![],
+        groups: vec![],
+        variants: vec![],
+        layout,
+    }
+}
