@@ -117,7 +117,7 @@ fn an_obj_cup_with_walls_one_cell_thick_holds_water_at_rest_for_1000_steps() {
 #[test]
 fn walls_one_cell_thick_off_the_cell_centres_still_hold_the_water() {
     // inner faces 0.3 cells past a grid line: nothing leaks, but the half-open faces inside
-    // the walls let particles within half a cell of them slide down (README, known limits)
+    // the walls let particles within half a cell of them slide down (docs/guide/obstacles.md, "Known limits")
     let run = cup_for_1000_steps(0.3);
     assert_eq!(
         (run.leaked, run.in_walls),

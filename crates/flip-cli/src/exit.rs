@@ -1,4 +1,4 @@
-//! Exit statuses of `flipgraph`, for scripts and render farms (README, "Exit codes").
+//! Exit statuses of `flipgraph`, for scripts and render farms (docs/guide/running.md, "Exit codes").
 
 use flip_graph::RunError;
 

@@ -1,5 +1,5 @@
 //! What `run` tells while it works: a progress bar for people, or with `--progress json` one
-//! JSON object per line on stdout for scripts and farms (README, "Machine-readable progress").
+//! JSON object per line on stdout for scripts and farms (docs/guide/running.md, "Machine-readable progress").
 
 use crate::summary::RunSummary;
 use clap::ValueEnum;

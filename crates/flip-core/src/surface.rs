@@ -80,7 +80,7 @@ pub struct SurfaceSettings {
     /// Fast-sweeping passes of the level set.
     pub sweeps: usize,
     /// Anisotropic kernel only: the kernel-centre smoothing weight `λ` (Yu & Turk use 0.9;
-    /// it pulls a flat surface in by about `λ/3` of a cell, see the README).
+    /// it pulls a flat surface in by about `λ/3` of a cell, see docs/guide/exporting.md).
     pub centre_smoothing: f32,
 }
 

@@ -24,7 +24,7 @@ pub enum VarScene {
     ThinPlate,
     /// The same plate one cell to the right: a face closed between two fluid cells lies inside
     /// a coarse block (the case a cell-centred hierarchy cannot represent; see
-    /// `docs/ARCHITECTURE.md`, "Solvers on variational problems").
+    /// `docs/guide/solvers.md`).
     StraddlingPlate,
 }
 

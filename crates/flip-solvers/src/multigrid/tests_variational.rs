@@ -125,7 +125,7 @@ fn variational_iteration_counts_stay_near_the_voxelized_ones() {
 
 /// The full table of issue 11 (2D 32–256, 3D 32–128; voxelized/variational per size), bounds
 /// marked rather than asserted (the thin plate's V-cycles grow like its voxelized twin's, see
-/// `docs/ARCHITECTURE.md`):
+/// `docs/guide/solvers.md`):
 /// `cargo test --release -p flip-solvers variational_iteration_table -- --ignored --nocapture`.
 #[test]
 #[ignore]

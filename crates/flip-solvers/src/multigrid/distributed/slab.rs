@@ -202,7 +202,7 @@ impl SlabRows {
     /// restriction reads (three on each side: coarse layer `c` reads `2c - 1 ..= 2c + 2`): a
     /// restriction then sums only this rank's cells, and the ranks' sums add up to the global
     /// restriction. Nothing writes the residual outside the owned rows, and the layers further
-    /// away are left untouched (their memory is never mapped, see `docs/ARCHITECTURE.md`).
+    /// away are left untouched (their memory is never mapped, see `docs/guide/mpi.md`).
     pub fn clear_foreign_residual(&self, h: &mut Hierarchy) {
         for (part, level) in self.levels.iter().zip(&mut h.levels) {
             let n = level.dims[self.layout.axis as usize];
