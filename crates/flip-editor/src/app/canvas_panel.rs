@@ -118,15 +118,7 @@ impl App {
 
     /// Ctrl+G: collapses the selected nodes into a group (undoable).
     pub(crate) fn group_selection(&mut self) {
-        let g = &self.doc.state.graph;
-        let ids: Vec<String> = self
-            .doc
-            .state
-            .selected_nodes
-            .iter()
-            .filter_map(|n| g.nodes.get(*n))
-            .map(|n| n.user_data.doc_id.clone())
-            .collect();
+        let ids = self.selected_ids();
         match flip_graph::groups::collapse(&self.doc.to_doc(), &ids, "") {
             Ok((doc, id)) => {
                 self.show_doc(&doc, &[id]);

@@ -52,16 +52,20 @@ impl App {
         }
     }
 
-    /// The selected nodes as clipboard text (`None`: nothing selected).
-    pub(crate) fn copy_selection(&self) -> Option<String> {
+    /// The graph-file ids of the selected canvas nodes.
+    pub(crate) fn selected_ids(&self) -> Vec<String> {
         let g = &self.doc.state.graph;
-        let ids: Vec<String> = self
-            .doc
+        self.doc
             .state
             .selected_nodes
             .iter()
             .filter_map(|n| g.nodes.get(*n).map(|n| n.user_data.doc_id.clone()))
-            .collect();
+            .collect()
+    }
+
+    /// The selected nodes as clipboard text (`None`: nothing selected).
+    pub(crate) fn copy_selection(&self) -> Option<String> {
+        let ids = self.selected_ids();
         (!ids.is_empty()).then(|| clipboard::copy(&self.doc.to_doc(), &ids))
     }
 
