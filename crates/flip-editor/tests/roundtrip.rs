@@ -110,6 +110,7 @@ fn dynamic_registry() -> NodeRegistry {
         inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
         outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
         params: vec![ParamSpec::choice("mode", "Mode", "", &["a", "b"], "a")],
+        ..Default::default()
     };
     let kind = NodeKind::new(spec, Box::new(|_| Err("not runnable".into()))).with_dynamic_params(
         Box::new(|v| {
