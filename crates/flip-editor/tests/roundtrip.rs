@@ -246,10 +246,11 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
             .unwrap(),
     )
     .unwrap();
-    let d = without_exports(&doc);
+    let registry = flip_nodes::builtin_registry(Arc::new(PluginSet::default()));
+    let d = without_exports(&doc, &registry);
     assert!(d.nodes.iter().all(|n| n.kind != "export"));
     assert!(d.edges.iter().all(|e| e.to.node != "export"));
-    let probes = probe_list(&doc);
+    let probes = probe_list(&doc, &registry);
     let ports: Vec<&str> = probes.iter().map(|(_, p)| p.as_str()).collect();
     assert_eq!(
         ports,
