@@ -162,6 +162,7 @@ pub fn kind() -> NodeKind {
         ],
     )
     .with_role(NodeRole::LevelSet)
+    // the spare level-set and density grids it keeps, and the splat's scratch
     .with_memory(MemoryModel::per_cell(12.0));
     NodeKind::new(
         s,

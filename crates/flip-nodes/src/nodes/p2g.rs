@@ -61,6 +61,7 @@ pub fn kind() -> NodeKind {
         vec![],
     )
     .with_role(NodeRole::ParticleToGrid)
+    // transfer weights and a spare velocity field
     .with_memory(MemoryModel::per_cell(27.0));
     NodeKind::new(s, Box::new(|_| Ok(Box::<P2g>::default())))
 }

@@ -325,6 +325,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
     )
     .with_role(NodeRole::Pressure)
     .with_live_params(&["tolerance", "rel_tolerance", "abs_tolerance"])
+    // assembled system (7 f64 coefficients + rhs, pressure, kinds) and a solver's vectors
     .with_memory(MemoryModel::per_cell(160.0));
     let for_params = plugins.clone();
     NodeKind::new(

@@ -353,6 +353,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         params(&choices, &default),
     )
     .with_role(NodeRole::VolumeCorrection)
+    // its own system and a solver's vectors, like the pressure solve's (estimate's figure)
     .with_memory(MemoryModel::per_cell(180.0));
     NodeKind::new(
         s,
