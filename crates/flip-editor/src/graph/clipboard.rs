@@ -158,9 +158,7 @@ mod tests {
         let new = paste(&mut into, &fragment, (40.0, 20.0));
         assert_eq!(into.nodes.len(), doc.nodes.len() + 2);
         assert!(new.iter().all(|id| doc.node(id).is_none()), "{new:?}");
-        let among_new = |e: &&EdgeDoc| {
-            new.iter().any(|n| *n == e.from.node) && new.iter().any(|n| *n == e.to.node)
-        };
+        let among_new = |e: &&EdgeDoc| new.contains(&e.from.node) && new.contains(&e.to.node);
         assert_eq!(into.edges.iter().filter(among_new).count(), internal);
         let (x0, y0) = doc.layout.positions[&ids[0]];
         assert_eq!(into.layout.positions[&new[0]], (x0 + 40.0, y0 + 20.0));
