@@ -200,7 +200,7 @@ impl Bake {
             }
         } else {
             self.manifest.status = RunStatus::Failed;
-            let status = run_status(&e, &flip_nodes::PLUGIN_KINDS);
+            let status = run_status(&e, self.sim.plan());
             fail(status, format!("{e} ({kept})"))
         };
         self.manifest.ended_unix = Some(now_unix());

@@ -154,7 +154,7 @@ pub fn nodes(session: &Session) -> Result<()> {
         for p in &s.params {
             println!("  param {}", flip_abi::sanitize(&describe(p)));
         }
-        if s.kind == "pressure" {
+        if s.role == flip_graph::NodeRole::Pressure {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");
         }
     }

@@ -152,10 +152,10 @@ fn variant_sim(
         .nodes
         .iter()
         .rev()
-        .find(|n| n.kind == "solids")
+        .find(|n| n.spec.role == flip_graph::NodeRole::Solids)
         .map(|n| n.id.clone());
     if let Some(id) = solids {
-        sim.set_probes(&[(id.as_str(), "solids")]);
+        sim.set_probes(&[(id.as_str(), flip_nodes::nodes::solids::SOLIDS_OUT)]);
     }
     Ok(sim)
 }

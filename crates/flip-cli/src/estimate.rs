@@ -10,7 +10,7 @@
 use crate::exit::{fail, ExitStatus};
 use crate::limits::{available_memory, current_rss};
 use anyhow::{anyhow, Result};
-use flip_graph::{compile, DataKind, ExecPlan, GraphDoc, NodeRegistry};
+use flip_graph::{compile, DataKind, ExecPlan, FrameWrites, GraphDoc, NodeRegistry, NodeRole};
 use flip_nodes::params::Params;
 use serde::Serialize;
 
@@ -32,19 +32,6 @@ fn output_bytes(kind: DataKind, faces: f64) -> f64 {
 
 /// What running adds before the first cell: the worker threads' stacks and allocator arenas.
 const RUNTIME_BYTES: f64 = 2.5 * 1024.0 * 1024.0;
-
-/// Bytes per cell a node keeps inside (systems, solver hierarchies, scratch).
-fn internal_bytes(kind: &str) -> f64 {
-    match kind {
-        // assembled system (7 f64 coefficients + rhs, pressure, kinds) and a solver's vectors
-        "pressure" => 160.0,
-        "volume_correction" => 180.0,
-        // transfer weights and a spare velocity field
-        "p2g" => 27.0,
-        "level_set" => 12.0,
-        _ => 0.0,
-    }
-}
 
 /// Live copies of the particles during a step (the carried state and a node's copy).
 const PARTICLE_COPIES: f64 = 2.0;
@@ -74,10 +61,9 @@ pub fn estimate(doc: &GraphDoc, registry: &NodeRegistry) -> Result<Estimate> {
     })?;
     let cells = plan.settings.grid.iter().product::<usize>();
     let particles = particle_count(&plan);
-    let apic = plan
-        .nodes
-        .iter()
-        .any(|n| n.kind == "g2p" && Params(&n.params).bool("apic").unwrap_or(false));
+    let apic = plan.nodes.iter().any(|n| {
+        n.spec.role == NodeRole::GridToParticle && Params(&n.params).bool("apic").unwrap_or(false)
+    });
     let per_particle = if apic { 60.0 } else { 24.0 };
     let faces = if plan.settings.grid[2] == 1 { 4.0 } else { 3.0 };
     let per_cell: f64 = plan
@@ -90,7 +76,8 @@ pub fn estimate(doc: &GraphDoc, registry: &NodeRegistry) -> Result<Estimate> {
                 .iter()
                 .map(|o| output_bytes(o.kind, faces))
                 .sum();
-            outs + internal_bytes(&n.kind)
+            // what the kind keeps inside (systems, solver hierarchies, scratch)
+            outs + n.spec.memory.cell_bytes
         })
         .sum();
     let baseline_bytes = current_rss();
@@ -114,7 +101,7 @@ fn particle_count(plan: &ExecPlan) -> usize {
     let dx = f64::from(s.cell_size);
     let two_d = s.grid[2] == 1;
     let mut total = 0.0;
-    for n in plan.nodes.iter().filter(|n| n.kind == "emitter") {
+    for n in (plan.nodes.iter()).filter(|n| n.spec.role == NodeRole::Emitter) {
         let p = Params(&n.params);
         let (Ok(shape), Ok(c), Ok(size), Ok(r)) = (
             p.text("shape"),
@@ -157,8 +144,8 @@ fn disk_per_frame(plan: &ExecPlan, cells: usize, particles: usize) -> u64 {
     let mut bytes = 0usize;
     for n in &plan.nodes {
         let p = Params(&n.params);
-        match n.kind.as_str() {
-            "export" => {
+        match n.spec.memory.frame_writes {
+            FrameWrites::ParticlesAndPreview => {
                 if p.bool("ply").unwrap_or(false) {
                     bytes += 512 + 24 * particles;
                 }
@@ -167,8 +154,10 @@ fn disk_per_frame(plan: &ExecPlan, cells: usize, particles: usize) -> u64 {
                     bytes += 4 * w * w * nj / ni.max(1);
                 }
             }
-            "export_fields" => bytes += cells * 4 * 8 / 3 * 6 + 4096,
-            _ => {}
+            FrameWrites::CellFields { fields, header } => {
+                bytes += cells * 4 * 8 / 3 * fields + header
+            }
+            FrameWrites::None => {}
         }
     }
     bytes as u64

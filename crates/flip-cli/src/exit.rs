@@ -1,6 +1,6 @@
 //! Exit statuses of `flipgraph`, for scripts and render farms (docs/guide/running.md, "Exit codes").
 
-use flip_graph::RunError;
+use flip_graph::{ExecPlan, RunError};
 
 /// Why `flipgraph` stopped; the numeric value is the process exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,14 +51,15 @@ pub fn status_of(e: &anyhow::Error) -> i32 {
         .map_or(ExitStatus::GraphInvalid as i32, |x| x.status as i32)
 }
 
-/// The status for a failed run: blow-ups, plugin-backed nodes (their failures are the plugin's),
-/// anything else is the graph's.
-pub fn run_status(e: &RunError, plugin_kinds: &[&str]) -> ExitStatus {
+/// The status for a failed run of `plan`: blow-ups, nodes whose kind solves with a plugin
+/// (their failures are the plugin's), anything else is the graph's.
+pub fn run_status(e: &RunError, plan: &ExecPlan) -> ExitStatus {
+    let solves_with_plugin = |kind: &str| {
+        (plan.nodes.iter()).any(|n| n.kind == kind && n.spec.role.solves_with_plugin())
+    };
     match e {
         RunError::BlowUp { .. } => ExitStatus::BlewUp,
-        RunError::NodeFailed { kind, .. } if plugin_kinds.contains(&kind.as_str()) => {
-            ExitStatus::Plugin
-        }
+        RunError::NodeFailed { kind, .. } if solves_with_plugin(kind) => ExitStatus::Plugin,
         RunError::Cancelled { .. } => ExitStatus::Interrupted,
         RunError::NodeFailed { .. } => ExitStatus::GraphInvalid,
     }

@@ -1,6 +1,6 @@
 //! Accumulates step reports into per-node timings and per-solve records, and prints them.
 
-use flip_graph::{Simulation, StepReport};
+use flip_graph::{NodeRole, Simulation, StepReport};
 use std::time::Duration;
 
 /// One pressure solve, as reported by a pressure node.
@@ -33,6 +33,8 @@ pub struct RunSummary {
     pub ids: Vec<String>,
     /// Node kinds.
     pub kinds: Vec<String>,
+    /// Their roles.
+    pub roles: Vec<NodeRole>,
     /// Time per node.
     pub node_time: Vec<Duration>,
     /// Substeps run.
@@ -60,6 +62,7 @@ impl RunSummary {
         Self {
             ids: nodes.iter().map(|n| n.id.clone()).collect(),
             kinds: nodes.iter().map(|n| n.kind.clone()).collect(),
+            roles: nodes.iter().map(|n| n.spec.role).collect(),
             node_time: vec![Duration::ZERO; nodes.len()],
             ..Default::default()
         }
@@ -126,7 +129,7 @@ impl RunSummary {
         order.sort_by(|&a, &b| self.node_time[b].cmp(&self.node_time[a]));
         for i in order {
             let t = self.node_time[i].as_secs_f64();
-            if t == 0.0 && self.kinds[i].starts_with("step_") {
+            if t == 0.0 && self.roles[i].is_step_boundary() {
                 continue;
             }
             println!(

@@ -9,8 +9,8 @@ use egui_node_graph2::{
 };
 use flip_graph::step::{STEP_INPUT, STEP_OUTPUT};
 use flip_graph::{
-    DataKind, EdgeDoc, GraphDoc, GroupDoc, NodeDoc, NodeRegistry, ParamMap, ParamSpec, ParamValue,
-    PortSpec,
+    DataKind, EdgeDoc, GraphDoc, GroupDoc, NodeDoc, NodeRegistry, NodeRole, ParamMap, ParamSpec,
+    ParamValue, PortSpec,
 };
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -43,10 +43,12 @@ pub enum ValueType {
 /// and what must survive a load/save round trip unchanged.
 #[derive(Clone, Debug)]
 pub struct NodeData {
-    /// Id in the graph file (`"pressure"`); unique in the graph.
+    /// Id in the graph file (e.g. `pressure`); unique in the graph.
     pub doc_id: String,
     /// Kind id in the registry.
     pub kind: String,
+    /// What the kind does in a step ([`NodeRole::Other`] for unknown kinds and groups).
+    pub role: NodeRole,
     /// Position in the document's node list (the scheduler breaks ties by it).
     pub order: u64,
     /// Input port specs (help texts for tooltips); empty for unknown kinds.
@@ -358,6 +360,7 @@ impl NodeTemplateTrait for KindRef {
             // Made unique (and ordered last) when the editor sees `CreatedNode`.
             doc_id: kind.spec.kind.clone(),
             kind: kind.spec.kind.clone(),
+            role: kind.spec.role,
             order: u64::MAX,
             inputs: kind.spec.inputs.clone(),
             params,

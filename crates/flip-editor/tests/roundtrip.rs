@@ -110,6 +110,7 @@ fn dynamic_registry() -> NodeRegistry {
         inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
         outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
         params: vec![ParamSpec::choice("mode", "Mode", "", &["a", "b"], "a")],
+        ..Default::default()
     };
     let kind = NodeKind::new(spec, Box::new(|_| Err("not runnable".into()))).with_dynamic_params(
         Box::new(|v| {
@@ -245,10 +246,11 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
             .unwrap(),
     )
     .unwrap();
-    let d = without_exports(&doc);
+    let registry = flip_nodes::builtin_registry(Arc::new(PluginSet::default()));
+    let d = without_exports(&doc, &registry);
     assert!(d.nodes.iter().all(|n| n.kind != "export"));
     assert!(d.edges.iter().all(|e| e.to.node != "export"));
-    let probes = probe_list(&doc);
+    let probes = probe_list(&doc, &registry);
     let ports: Vec<&str> = probes.iter().map(|(_, p)| p.as_str()).collect();
     assert_eq!(
         ports,

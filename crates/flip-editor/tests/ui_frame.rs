@@ -47,6 +47,7 @@ fn registry() -> NodeRegistry {
         inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
         outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
         params: vec![],
+        ..Default::default()
     };
     let mut r = NodeRegistry::new();
     r.register(NodeKind::new(spec, Box::new(|_| Ok(Box::new(Slow)))))

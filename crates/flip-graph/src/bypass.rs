@@ -137,6 +137,7 @@ mod tests {
                 inputs,
                 outputs,
                 params: vec![],
+                ..Default::default()
             };
             NodeKind::new(spec, Box::new(|_| Ok(Box::new(Drip) as Box<dyn Node>)))
         };

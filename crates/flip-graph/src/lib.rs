@@ -56,6 +56,6 @@ pub use runner::checkpoint::{
     decode_state, encode_state, Checkpoint, CheckpointError, Snapshot, CHECKPOINT_VERSION,
 };
 pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
-pub use spec::{NodeSpec, ParamKind, ParamSpec, PortSpec};
+pub use spec::{FrameWrites, MemoryModel, NodeRole, NodeSpec, ParamKind, ParamSpec, PortSpec};
 pub use value::{DataKind, ParamMap, ParamValue, Value, VelocityField};
 pub use window::Window;

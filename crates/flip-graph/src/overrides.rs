@@ -276,6 +276,7 @@ mod tests {
                 &["lcp/pi-mg", "multigrid/mgpcg"],
                 "multigrid/mgpcg",
             )],
+            ..Default::default()
         };
         let kind = NodeKind::new(spec, Box::new(|_| Err("not built in tests".into())))
             .with_dynamic_params(Box::new(|values| {

@@ -7,7 +7,7 @@
 use crate::node::WindowRefusal;
 use crate::node::{EvalCtx, Node, NodeError, NodeIo};
 use crate::registry::NodeKind;
-use crate::spec::{NodeSpec, PortSpec};
+use crate::spec::{NodeRole, NodeSpec, PortSpec};
 use crate::value::DataKind;
 
 /// Kind id of the node that yields the previous step's state.
@@ -45,24 +45,26 @@ pub(crate) fn kinds() -> Vec<NodeKind> {
             PortSpec::optional(name, kind, &help)
         }
     };
-    let input = NodeSpec {
-        kind: STEP_INPUT.into(),
-        label: "Step Input".into(),
-        category: "Step".into(),
-        help: "State from the end of the previous time step (empty at the first step).".into(),
-        inputs: vec![],
-        outputs: STATE_SLOTS.into_iter().map(port).collect(),
-        params: vec![],
-    };
-    let output = NodeSpec {
-        kind: STEP_OUTPUT.into(),
-        label: "Step Output".into(),
-        category: "Step".into(),
-        help: "State handed to the next time step.".into(),
-        inputs: STATE_SLOTS.into_iter().map(port).collect(),
-        outputs: vec![],
-        params: vec![],
-    };
+    let input = NodeSpec::new(
+        STEP_INPUT,
+        "Step Input",
+        "Step",
+        "State from the end of the previous time step (empty at the first step).",
+        vec![],
+        STATE_SLOTS.into_iter().map(port).collect(),
+        vec![],
+    )
+    .with_role(NodeRole::StepInput);
+    let output = NodeSpec::new(
+        STEP_OUTPUT,
+        "Step Output",
+        "Step",
+        "State handed to the next time step.",
+        STATE_SLOTS.into_iter().map(port).collect(),
+        vec![],
+        vec![],
+    )
+    .with_role(NodeRole::StepOutput);
     vec![
         NodeKind::new(input, Box::new(|_| Ok(Box::new(Passive)))),
         NodeKind::new(output, Box::new(|_| Ok(Box::new(Passive)))),

@@ -11,4 +11,4 @@ pub mod params;
 /// The registry of built-in kinds.
 pub mod registry;
 
-pub use registry::{builtin_registry, BuiltinNodes, PLUGIN_KINDS};
+pub use registry::{builtin_registry, BuiltinNodes};

@@ -52,5 +52,101 @@ pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
     r
 }
 
-/// Kinds whose work is done by a solver plugin: their failures are the plugin's.
-pub const PLUGIN_KINDS: [&str; 3] = ["pressure", "volume_correction", "tallcell_pressure"];
+#[cfg(test)]
+mod tests {
+    use super::builtin_registry;
+    use flip_graph::{FrameWrites, NodeRegistry, NodeRole, NodeSpec};
+
+    fn registry() -> NodeRegistry {
+        builtin_registry(Default::default())
+    }
+
+    /// The kinds whose spec satisfies `f`, in registration order.
+    fn kinds_where(r: &NodeRegistry, f: impl Fn(&NodeSpec) -> bool) -> Vec<&str> {
+        r.kinds()
+            .map(|k| &k.spec)
+            .filter(|s| f(s))
+            .map(|s| s.kind.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn every_built_in_kind_declares_a_role() {
+        let r = registry();
+        assert!(r.kinds().count() > 20);
+        let undeclared = kinds_where(&r, |s| s.role == NodeRole::Other);
+        assert!(undeclared.is_empty(), "no role declared: {undeclared:?}");
+    }
+
+    #[test]
+    fn the_roles_callers_ask_for_pick_the_kinds_they_matched_by_name() {
+        let r = registry();
+        let role = |role: NodeRole| kinds_where(&r, |s| s.role == role);
+        assert_eq!(role(NodeRole::Emitter), ["emitter"]);
+        assert_eq!(role(NodeRole::Pressure), ["pressure"]);
+        assert_eq!(role(NodeRole::VolumeCorrection), ["volume_correction"]);
+        assert_eq!(role(NodeRole::LevelSet), ["level_set"]);
+        assert_eq!(role(NodeRole::CellMarker), ["marker"]);
+        assert_eq!(role(NodeRole::Solids), ["solids"]);
+        assert_eq!(role(NodeRole::Surface), ["surface"]);
+        assert_eq!(role(NodeRole::GridToParticle), ["g2p"]);
+        assert_eq!(role(NodeRole::ParticleExport), ["export"]);
+        assert_eq!(
+            role(NodeRole::FieldExport),
+            ["export_fields", "export_vdb", "tallcell_export"]
+        );
+        let boundary = kinds_where(&r, |s| s.role.is_step_boundary());
+        assert_eq!(boundary, ["step_input", "step_output"]);
+        let transfers = kinds_where(&r, |s| s.role.is_transfer());
+        assert_eq!(transfers, ["p2g", "g2p"]);
+        let particle_stages = kinds_where(&r, |s| s.role.is_particle_stage());
+        assert_eq!(particle_stages, ["p2g", "g2p", "advect"]);
+        let upkeep = kinds_where(&r, |s| s.role.is_particle_upkeep());
+        assert_eq!(upkeep, ["volume_correction", "reseed"]);
+        let plugin = kinds_where(&r, |s| s.role.solves_with_plugin());
+        assert_eq!(
+            plugin,
+            ["pressure", "volume_correction", "tallcell_pressure"]
+        );
+    }
+
+    #[test]
+    fn the_memory_models_keep_the_estimates_figures() {
+        let r = registry();
+        let bytes = |kind: &str| r.get(kind).unwrap().spec.memory.cell_bytes;
+        assert_eq!(bytes("pressure"), 160.0);
+        assert_eq!(bytes("volume_correction"), 180.0);
+        assert_eq!(bytes("p2g"), 27.0);
+        assert_eq!(bytes("level_set"), 12.0);
+        let keeping = kinds_where(&r, |s| s.memory.cell_bytes != 0.0);
+        assert_eq!(
+            keeping,
+            ["p2g", "level_set", "pressure", "volume_correction"]
+        );
+        let writes = |kind: &str| r.get(kind).unwrap().spec.memory.frame_writes;
+        assert_eq!(writes("export"), FrameWrites::ParticlesAndPreview);
+        assert_eq!(
+            writes("export_fields"),
+            FrameWrites::CellFields {
+                fields: 6,
+                header: 4096
+            }
+        );
+        let writing = kinds_where(&r, |s| s.memory.frame_writes != FrameWrites::None);
+        assert_eq!(writing, ["export", "export_fields"]);
+    }
+
+    #[test]
+    fn live_parameters_are_the_editors_former_list() {
+        let r = registry();
+        let live = |kind: &str| r.get(kind).unwrap().spec.live_params.clone();
+        assert_eq!(live("gravity"), ["gravity"]);
+        assert_eq!(live("g2p"), ["flip_ratio"]);
+        assert_eq!(
+            live("pressure"),
+            ["tolerance", "rel_tolerance", "abs_tolerance"]
+        );
+        let with_live = kinds_where(&r, |s| !s.live_params.is_empty());
+        assert_eq!(with_live, ["gravity", "pressure", "g2p"]);
+    }
+}

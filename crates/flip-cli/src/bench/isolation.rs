@@ -33,9 +33,11 @@ pub struct IsolationArgs {
     pub out: Option<PathBuf>,
 }
 
-/// A statistic of the pressure node in a step.
+/// A statistic of the (first) pressure node in a step.
 fn stat(sim: &Simulation, r: &StepReport, name: &str) -> Option<f64> {
-    let i = sim.plan().nodes.iter().position(|n| n.id == "pressure")?;
+    let is_pressure =
+        |n: &flip_graph::compile::PlanNode| n.spec.role == flip_graph::NodeRole::Pressure;
+    let i = sim.plan().nodes.iter().position(is_pressure)?;
     r.node_stats[i]
         .iter()
         .find(|(n, _)| n == name)

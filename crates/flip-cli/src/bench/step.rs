@@ -7,6 +7,7 @@ use crate::session::Session;
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::Args;
+use flip_graph::NodeRole;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -51,8 +52,10 @@ pub(super) fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
     )
 }
 
-/// The G2P transfer of each g2p node (`flip` or `apic`) and whether a volume correction is on.
-fn transfer_modes(doc: &flip_graph::GraphDoc) -> String {
+/// The G2P transfer of each grid-to-particle node (`flip` or `apic`) and whether a volume
+/// correction is on.
+fn transfer_modes(doc: &flip_graph::GraphDoc, registry: &flip_graph::NodeRegistry) -> String {
+    let role = |n: &flip_graph::doc::NodeDoc| registry.get(&n.kind).map(|k| k.spec.role);
     let text = |n: &flip_graph::doc::NodeDoc, p: &str, default: &str| match n.params.get(p) {
         Some(flip_graph::ParamValue::Text(t)) => t.clone(),
         Some(flip_graph::ParamValue::Bool(b)) => b.to_string(),
@@ -61,10 +64,10 @@ fn transfer_modes(doc: &flip_graph::GraphDoc) -> String {
     let mut modes: Vec<String> = doc
         .nodes
         .iter()
-        .filter(|n| n.kind == "g2p")
+        .filter(|n| role(n) == Some(NodeRole::GridToParticle))
         .map(|n| text(n, "transfer", "flip"))
         .collect();
-    let corrections = doc.nodes.iter().filter(|n| n.kind == "volume_correction");
+    let corrections = (doc.nodes.iter()).filter(|n| role(n) == Some(NodeRole::VolumeCorrection));
     modes.extend(corrections.map(|n| format!("correction {}", text(n, "enabled", "true"))));
     modes.join(", ")
 }
@@ -144,7 +147,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         let check = r.state_check.as_secs_f64();
         overheads.push(r.wall.as_secs_f64() - critical - check);
         checks.push(check);
-        stages.add(&summary.kinds, &r);
+        stages.add(&summary.roles, &r);
         summary.add_frame(std::slice::from_ref(&r));
     }
     let (med, min, max) = stats(walls);
@@ -161,17 +164,17 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut node_total = 0.0;
     for (i, times) in per_node.into_iter().enumerate() {
         let (m, lo, hi) = stats(times);
-        let kind = &summary.kinds[i];
-        if matches!(kind.as_str(), "p2g" | "g2p" | "advect") {
+        let (kind, role) = (&summary.kinds[i], summary.roles[i]);
+        if role.is_particle_stage() {
             particle_stage += m;
         }
-        if matches!(kind.as_str(), "p2g" | "g2p") {
+        if role.is_transfer() {
             transfers += m;
         }
-        if matches!(kind.as_str(), "volume_correction" | "reseed") {
+        if role.is_particle_upkeep() {
             correction += m;
         }
-        if kind.starts_with("step_") {
+        if role.is_step_boundary() {
             continue;
         }
         node_total += m;
@@ -199,7 +202,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     );
     println!(
         "transfers (p2g + g2p, {}): {:.4} s/step ({:.1}% of the node time)",
-        transfer_modes(&doc),
+        transfer_modes(&doc, &session.registry),
         transfers,
         100.0 * transfers / node_total.max(1e-12)
     );
@@ -252,9 +255,9 @@ impl StageTimes {
         "correction_assemble_ms",
     ];
 
-    fn add(&mut self, kinds: &[String], r: &flip_graph::StepReport) {
-        let corrections = kinds.iter().zip(&r.node_stats);
-        for (_, stats) in corrections.filter(|(k, _)| *k == "volume_correction") {
+    fn add(&mut self, roles: &[NodeRole], r: &flip_graph::StepReport) {
+        let corrections = roles.iter().zip(&r.node_stats);
+        for (_, stats) in corrections.filter(|(role, _)| **role == NodeRole::VolumeCorrection) {
             for (name, v) in stats
                 .iter()
                 .filter(|(n, _)| Self::NAMES.contains(&n.as_str()))

@@ -13,7 +13,7 @@ use anyhow::{anyhow, Result};
 use flip_comm::mpi as mpi_comm;
 use flip_comm::{CommStats, Communicator};
 use flip_graph::window::{ghost_layers_for, Window};
-use flip_graph::{GraphDoc, ParamValue};
+use flip_graph::{GraphDoc, NodeRegistry, NodeRole, ParamValue};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -34,7 +34,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     ];
     sets.extend(a.sets.iter().cloned());
     let mut doc = session.graph(&graph, &sets)?;
-    stretch_emitters(&mut doc, axis, ranks as f64);
+    stretch_emitters(&mut doc, &session.registry, axis, ranks as f64);
     let out = super::bench_dir(&a.out);
     std::fs::create_dir_all(&out)?;
     let mut sim = build(session, &doc, &graph, &out)?;
@@ -52,7 +52,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let before = Traffic::of(&[&w.solve.stats, &w.dist.stats]);
     let (mut walls, mut exchange, mut sent, mut particles) = (Vec::new(), 0.0, 0usize, 0);
     let solve_nodes: Vec<usize> = (sim.plan().nodes.iter().enumerate())
-        .filter(|(_, p)| matches!(p.kind.as_str(), "pressure" | "volume_correction"))
+        .filter(|(_, p)| p.spec.role.solves_with_plugin())
         .map(|(i, _)| i)
         .collect();
     let mut solves = 0.0;
@@ -108,8 +108,13 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
 
 /// Stretches every emitter's centre and size along `axis` by `factor`, so the liquid fills
 /// the grown domain as it filled the unit one.
-fn stretch_emitters(doc: &mut GraphDoc, axis: usize, factor: f64) {
-    for node in doc.nodes.iter_mut().filter(|n| n.kind == "emitter") {
+fn stretch_emitters(doc: &mut GraphDoc, registry: &NodeRegistry, axis: usize, factor: f64) {
+    let is_emitter = |kind: &str| {
+        registry
+            .get(kind)
+            .is_some_and(|k| k.spec.role == NodeRole::Emitter)
+    };
+    for node in doc.nodes.iter_mut().filter(|n| is_emitter(&n.kind)) {
         for key in ["center", "size"] {
             if let Some(ParamValue::Vector(v)) = node.params.get_mut(key) {
                 if let Some(x) = v.get_mut(axis) {

@@ -22,7 +22,7 @@ pub struct Row {
 
 /// `Simulation::advance_frame` in a loop: what `flipgraph bench step` times.
 pub fn bare(doc: &GraphDoc, registry: &Registry) -> anyhow::Result<Row> {
-    let doc = without_exports(doc);
+    let doc = without_exports(doc, registry);
     let out = std::env::temp_dir().join("flipgraph-editor-bench");
     let start = Instant::now();
     let mut sim = Simulation::new(&doc, registry, &out, Path::new("graphs"))

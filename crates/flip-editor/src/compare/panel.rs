@@ -8,7 +8,7 @@ use crate::compare::plots::{swatch, variant_color};
 use crate::graph::convert::EditorDoc;
 use crate::hints::Hint;
 use egui::{Color32, ComboBox, RichText, TextEdit, Ui};
-use flip_graph::ParamKind;
+use flip_graph::{NodeRole, ParamKind};
 use flip_host::PluginSet;
 use std::path::Path;
 
@@ -26,12 +26,12 @@ struct PressureNode {
 }
 
 impl PressureNode {
-    /// The first `pressure` node of `doc`, its solver choices marked from `plugins`.
+    /// The first pressure-solve node of `doc`, its solver choices marked from `plugins`.
     fn of(doc: &EditorDoc, plugins: &PluginSet) -> Option<Self> {
         let g = &doc.state.graph;
         let node = g
             .iter_nodes()
-            .find(|n| g[*n].user_data.kind == "pressure")?;
+            .find(|n| g[*n].user_data.role == NodeRole::Pressure)?;
         let data = &g[node].user_data;
         let values = doc.param_values(node);
         let text = |name: &str| {

@@ -144,12 +144,12 @@ fn build_variant(
     out: PathBuf,
     base_dir: &std::path::Path,
 ) -> Result<Simulation, String> {
-    let doc = without_exports(doc);
+    let doc = without_exports(doc, registry);
     let mut sim = Simulation::new(&doc, registry, &out, base_dir).map_err(|errors| {
         let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
         all.join("; ")
     })?;
-    set_overlay_probes(&mut sim, &doc);
+    set_overlay_probes(&mut sim, &doc, registry);
     Ok(sim)
 }
 

@@ -9,7 +9,7 @@ use crate::types::{
 };
 use egui::{pos2, Pos2, Vec2};
 use egui_node_graph2::{InputId, InputParamKind, NodeId, OutputId};
-use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, ParamMap, Settings};
+use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, NodeRole, ParamMap, Settings};
 use std::collections::{BTreeMap, HashMap};
 
 /// The document being edited: the library's editor state plus what the file holds besides the
@@ -64,6 +64,7 @@ fn node_parts(
     let mut data = NodeData {
         doc_id: n.id.clone(),
         kind: n.kind.clone(),
+        role: NodeRole::Other,
         order: order as u64,
         inputs: vec![],
         params: vec![],
@@ -90,6 +91,7 @@ fn node_parts(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     data.inputs = kind.spec.inputs.clone();
+    data.role = kind.spec.role;
     data.known = true;
     data.help = kind.spec.help.clone();
     let ins = port_types(&kind.spec.inputs);

@@ -1,6 +1,7 @@
 //! The graph as a file: the built-in scene, a new graph, the open file's path and unsaved
 //! state, and the text Save writes.
 
+use flip_graph::step::{STEP_INPUT, STEP_OUTPUT};
 use flip_graph::{GraphDoc, NodeDoc, FORMAT_VERSION};
 use std::path::PathBuf;
 
@@ -50,10 +51,7 @@ pub fn empty_graph() -> GraphDoc {
         format_version: FORMAT_VERSION,
         description: "New graph".into(),
         settings: base.settings,
-        nodes: vec![
-            node("step_in", "step_input"),
-            node("step_out", "step_output"),
-        ],
+        nodes: vec![node("step_in", STEP_INPUT), node("step_out", STEP_OUTPUT)],
         edges: vec![],
         groups: vec![],
         variants: vec![],

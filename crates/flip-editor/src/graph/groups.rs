@@ -4,7 +4,7 @@
 //! group is expanded or the document saved.
 
 use crate::types::{DataType, GroupBody, NodeData, Ports};
-use flip_graph::{DataKind, GraphDoc, NodeRegistry, ParamMap};
+use flip_graph::{DataKind, GraphDoc, NodeRegistry, NodeRole, ParamMap};
 use std::collections::BTreeSet;
 
 /// The `kind` of a group's canvas node (never a registry kind).
@@ -30,6 +30,7 @@ pub fn group_parts(
     let data = NodeData {
         doc_id: body.doc.id.clone(),
         kind: GROUP_KIND.into(),
+        role: NodeRole::Other,
         order: body.members.iter().map(|m| m.0).min().unwrap_or(0),
         inputs: vec![],
         params: vec![],

@@ -43,6 +43,8 @@ pub struct RunMode {
     pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
     /// What an edit does to the run (from here or from frame 0; live edits).
     pub(crate) edit_policy: EditPolicy,
+    /// Node kinds (which parameters are live).
+    registry: Arc<NodeRegistry>,
 }
 
 /// What one poll of the simulation thread brought.
@@ -57,7 +59,7 @@ impl RunMode {
     /// Starts the simulation thread (nothing loaded); `wake` repaints the UI.
     pub fn new(registry: Arc<NodeRegistry>, wake: impl Fn() + Send + 'static) -> Self {
         Self {
-            worker: Worker::spawn(registry, wake),
+            worker: Worker::spawn(registry.clone(), wake),
             gen: 0,
             frames: vec![],
             playback: Playback::default(),
@@ -68,6 +70,7 @@ impl RunMode {
             pending_reload: None,
             loaded: None,
             edit_policy: Default::default(),
+            registry,
         }
     }
 
@@ -89,7 +92,8 @@ impl RunMode {
         let number = |f: Option<&Arc<FrameData>>| f.map_or(0, |f| f.frame);
         let p = &mut self.playback;
         let (shown, newest) = (number(self.frames.get(p.shown)), number(self.frames.last()));
-        let start = start_after_edit(old, &doc, shown, newest, self.edit_policy);
+        let policy = self.edit_policy;
+        let start = start_after_edit(old, &doc, shown, newest, policy, &self.registry);
         let kept = match &start {
             Start::After { frame, .. } => *frame as usize,
             Start::Zero => 0,

@@ -4,24 +4,16 @@
 //! safe to change mid-run applies from the newest frame on; nothing cached is dropped). Plain
 //! functions over `GraphDoc`, tested without a window.
 
-use flip_graph::{GraphDoc, Settings};
-
-/// Parameters safe to change in a running simulation: `(node kind, parameter)`. They change
-/// no state's shape and no node's saved state.
-pub const LIVE_PARAMS: &[(&str, &str)] = &[
-    ("gravity", "gravity"),
-    ("g2p", "flip_ratio"),
-    ("pressure", "tolerance"),
-    ("pressure", "rel_tolerance"),
-    ("pressure", "abs_tolerance"),
-];
+use flip_graph::{GraphDoc, NodeRegistry, Settings};
 
 /// The user's choice of what an edit does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EditPolicy {
     /// Continue from the shown frame (`false`: rerun from frame 0).
     pub from_here: bool,
-    /// Apply [`LIVE_PARAMS`] edits to the running simulation without dropping frames.
+    /// Apply edits of live parameters (those the node kinds' specs name in `live_params`:
+    /// they change no state's shape and no node's saved state) to the running simulation
+    /// without dropping frames.
     pub live: bool,
 }
 
@@ -44,24 +36,26 @@ pub enum Start {
     After {
         /// Frames kept (1-based frame number of the last kept frame).
         frame: u32,
-        /// A live edit ([`LIVE_PARAMS`] only).
+        /// A live edit (live parameters only).
         live: bool,
     },
 }
 
 /// Where a run of `new` starts when `old` ran before, frames up to `shown` (a frame number,
-/// 0 = none) are on screen and `newest` is the newest simulated frame.
+/// 0 = none) are on screen and `newest` is the newest simulated frame; `registry` says which
+/// parameters are live.
 pub fn start_after_edit(
     old: Option<&GraphDoc>,
     new: &GraphDoc,
     shown: u32,
     newest: u32,
     policy: EditPolicy,
+    registry: &NodeRegistry,
 ) -> Start {
     let Some(old) = old.filter(|o| same_run_settings(&o.settings, &new.settings)) else {
         return Start::Zero;
     };
-    if policy.live && only_live_changes(old, new) && newest > 0 {
+    if policy.live && only_live_changes(old, new, registry) && newest > 0 {
         return Start::After {
             frame: newest.min(new.settings.frames),
             live: true,
@@ -107,8 +101,11 @@ pub fn changed_nodes(old: &GraphDoc, new: &GraphDoc) -> Vec<String> {
         .collect()
 }
 
-/// Whether `new` differs from `old` only in [`LIVE_PARAMS`] values (and the frame count).
-pub fn only_live_changes(old: &GraphDoc, new: &GraphDoc) -> bool {
+/// Whether `new` differs from `old` only in the values of live parameters (those the kinds'
+/// specs in `registry` name in `live_params`) and the frame count.
+pub fn only_live_changes(old: &GraphDoc, new: &GraphDoc, registry: &NodeRegistry) -> bool {
+    let live =
+        |kind: &str, param: &str| (registry.get(kind)).is_some_and(|k| k.spec.is_live_param(param));
     let same_shape = old.edges == new.edges
         && old.nodes.len() == new.nodes.len()
         && old
@@ -120,7 +117,7 @@ pub fn only_live_changes(old: &GraphDoc, new: &GraphDoc) -> bool {
         && old.nodes.iter().zip(&new.nodes).all(|(a, b)| {
             let keys = a.params.keys().chain(b.params.keys());
             keys.filter(|k| a.params.get(*k) != b.params.get(*k))
-                .all(|k| LIVE_PARAMS.contains(&(a.kind.as_str(), k.as_str())))
+                .all(|k| live(&a.kind, k))
         })
 }
 
@@ -132,6 +129,10 @@ mod tests {
     fn scene() -> GraphDoc {
         let text = include_str!("../../../../graphs/dam_break_2d.ron");
         GraphDoc::from_ron(text, "dam_break_2d.ron").unwrap()
+    }
+
+    fn registry() -> NodeRegistry {
+        flip_nodes::builtin_registry(Default::default())
     }
 
     fn set(doc: &mut GraphDoc, node: &str, param: &str, v: ParamValue) {
@@ -146,10 +147,10 @@ mod tests {
 
     #[test]
     fn an_edit_continues_from_the_shown_frame_with_the_edited_node_fresh() {
-        let old = scene();
+        let (old, reg) = (scene(), registry());
         let mut new = old.clone();
         set(&mut new, "g2p", "flip_ratio", ParamValue::Number(0.5));
-        let start = start_after_edit(Some(&old), &new, 12, 30, HERE);
+        let start = start_after_edit(Some(&old), &new, 12, 30, HERE, &reg);
         assert_eq!(
             start,
             Start::After {
@@ -162,29 +163,32 @@ mod tests {
             Some(vec!["g2p".to_string()])
         );
         // nothing shown yet, or the user chose "from frame 0"
-        assert_eq!(start_after_edit(Some(&old), &new, 0, 30, HERE), Start::Zero);
+        assert_eq!(
+            start_after_edit(Some(&old), &new, 0, 30, HERE, &reg),
+            Start::Zero
+        );
         let restart = EditPolicy {
             from_here: false,
             live: false,
         };
         assert_eq!(
-            start_after_edit(Some(&old), &new, 12, 30, restart),
+            start_after_edit(Some(&old), &new, 12, 30, restart, &reg),
             Start::Zero
         );
     }
 
     #[test]
     fn settings_other_than_the_frame_count_rerun_from_zero() {
-        let old = scene();
+        let (old, reg) = (scene(), registry());
         let mut new = old.clone();
         new.settings.grid[0] += 8;
         assert_eq!(
-            start_after_edit(Some(&old), &new, 12, 30, HERE),
+            start_after_edit(Some(&old), &new, 12, 30, HERE, &reg),
             Start::Zero
         );
         let mut longer = old.clone();
         longer.settings.frames += 50;
-        let start = start_after_edit(Some(&old), &longer, 12, 30, HERE);
+        let start = start_after_edit(Some(&old), &longer, 12, 30, HERE, &reg);
         assert_eq!(
             start,
             Start::After {
@@ -198,7 +202,7 @@ mod tests {
 
     #[test]
     fn live_edits_keep_every_frame_and_every_node_state() {
-        let old = scene();
+        let (old, reg) = (scene(), registry());
         let live = EditPolicy {
             from_here: true,
             live: true,
@@ -210,7 +214,7 @@ mod tests {
             "gravity",
             ParamValue::Vector(vec![0.0, -3.0, 0.0]),
         );
-        let start = start_after_edit(Some(&old), &new, 5, 30, live);
+        let start = start_after_edit(Some(&old), &new, 5, 30, live, &reg);
         assert_eq!(
             start,
             Start::After {
@@ -227,8 +231,8 @@ mod tests {
             "transfer",
             ParamValue::Text("apic".into()),
         );
-        assert!(!only_live_changes(&old, &unsafe_edit));
-        let start = start_after_edit(Some(&old), &unsafe_edit, 5, 30, live);
+        assert!(!only_live_changes(&old, &unsafe_edit, &reg));
+        let start = start_after_edit(Some(&old), &unsafe_edit, 5, 30, live, &reg);
         assert_eq!(
             start,
             Start::After {

@@ -9,14 +9,11 @@ use crate::run::probes::set_overlay_probes;
 use crate::run::resim::{fresh_nodes, Start};
 use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
 use crate::run::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
-use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
+use flip_graph::{GraphDoc, GraphError, NodeRegistry, NodeRole, RunError, Simulation};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Kind of the export node, left out of editor runs unless exports are switched on.
-pub const EXPORT_KIND: &str = "export";
 
 /// A request to the simulation thread.
 pub enum Command {
@@ -116,16 +113,20 @@ pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
     d
 }
 
-/// The graph without its export nodes (and their edges).
-pub fn without_exports(doc: &GraphDoc) -> GraphDoc {
+/// The graph without its particle-export nodes (and their edges): left out of editor runs
+/// unless exports are switched on.
+pub fn without_exports(doc: &GraphDoc, registry: &NodeRegistry) -> GraphDoc {
+    let exports = |n: &flip_graph::NodeDoc| {
+        (registry.get(&n.kind)).is_some_and(|k| k.spec.role == NodeRole::ParticleExport)
+    };
     let mut d = doc.clone();
     let gone: Vec<String> = d
         .nodes
         .iter()
-        .filter(|n| n.kind == EXPORT_KIND)
+        .filter(|n| exports(n))
         .map(|n| n.id.clone())
         .collect();
-    d.nodes.retain(|n| n.kind != EXPORT_KIND);
+    d.nodes.retain(|n| !exports(n));
     let touches = |end: &flip_graph::Endpoint| gone.contains(&end.node);
     d.edges.retain(|e| !touches(&e.from) && !touches(&e.to));
     d
@@ -230,14 +231,14 @@ impl Thread {
         let (doc, out) = match out_dir {
             Some(out) => (doc.clone(), out),
             None => (
-                without_exports(doc),
+                without_exports(doc, &self.registry),
                 std::env::temp_dir().join("flipgraph-editor"),
             ),
         };
         match Simulation::new(&doc, &self.registry, &out, &base_dir) {
             Ok(mut sim) => {
                 sim.set_cancel_flag(self.stop.clone());
-                set_overlay_probes(&mut sim, &doc);
+                set_overlay_probes(&mut sim, &doc, &self.registry);
                 self.ids = sim.plan().nodes.iter().map(|n| n.id.clone()).collect();
                 let (kept, note) = self.start_at(&mut sim, &doc, &start);
                 self.doc = Arc::new(doc);

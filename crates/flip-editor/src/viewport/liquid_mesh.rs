@@ -6,7 +6,7 @@
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2};
 use flip_core::surface::{liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings, TriMesh};
-use flip_graph::{GraphDoc, NodeRegistry, ParamValue, Simulation, Value};
+use flip_graph::{GraphDoc, NodeRegistry, NodeRole, ParamValue, Simulation, Value};
 use glam::Vec3;
 use std::path::Path;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ pub struct Mesher {
 }
 
 impl Mesher {
-    /// A mesher with the settings of `doc`'s first `surface` node (defaults from the
+    /// A mesher with the settings of `doc`'s first surface-mesh node (defaults from the
     /// registry's spec); `None` settings for 2D graphs and graphs without one. Imported
     /// solids are read relative to `base_dir`.
     pub fn for_doc(doc: &GraphDoc, registry: &NodeRegistry, base_dir: &Path) -> Self {
@@ -30,7 +30,7 @@ impl Mesher {
         Self {
             settings,
             scratch: SurfaceScratch::default(),
-            solids: Arc::new(crate::viewport::solid_meshes::load(doc, base_dir)),
+            solids: Arc::new(crate::viewport::solid_meshes::load(doc, registry, base_dir)),
         }
     }
 
@@ -60,10 +60,12 @@ impl Mesher {
     }
 }
 
-/// The first `surface` node's settings, its parameters over the spec's defaults.
+/// The first surface-mesh node's settings, its parameters over the spec's defaults.
 fn surface_settings(doc: &GraphDoc, registry: &NodeRegistry) -> Option<SurfaceSettings> {
-    let node = doc.nodes.iter().find(|n| n.kind == "surface")?;
-    let spec = &registry.get("surface")?.spec;
+    let spec_of = |kind: &str| registry.get(kind).map(|k| &k.spec);
+    let (node, spec) = (doc.nodes.iter())
+        .filter_map(|n| Some((n, spec_of(&n.kind)?)))
+        .find(|(_, spec)| spec.role == NodeRole::Surface)?;
     let value = |name: &str| {
         let default = spec
             .params

@@ -1,24 +1,29 @@
-//! Imported OBJ/STL solids as meshes for the 3D viewport: each still `solids` node of shape
+//! Imported OBJ/STL solids as meshes for the 3D viewport: each still solids node of shape
 //! `mesh` is loaded as the node loads it (`flip_core::solids::load_triangles`, scaled and
 //! translated, then turned by `rotate` about `translate`). Moving (keyframed) ones are left to
 //! the solid cells, which follow them.
 
 use flip_core::solids::load_triangles;
 use flip_core::surface::TriMesh;
-use flip_graph::{GraphDoc, NodeDoc, ParamValue};
+use flip_graph::{GraphDoc, NodeDoc, NodeRegistry, NodeRole, ParamValue};
+use flip_nodes::nodes::solids::KEYFRAMES_PARAM;
 use glam::{EulerRot, Quat, Vec3};
 use std::path::Path;
 
-/// The still imported solids of a 3D `doc` (paths relative to `base_dir`); files that do not
-/// load are skipped (the solids node reports them).
-pub fn load(doc: &GraphDoc, base_dir: &Path) -> Vec<TriMesh> {
+/// The still imported solids of a 3D `doc` (paths relative to `base_dir`; solids nodes by
+/// their role in `registry`); files that do not load are skipped (the solids node reports
+/// them).
+pub fn load(doc: &GraphDoc, registry: &NodeRegistry, base_dir: &Path) -> Vec<TriMesh> {
     if doc.settings.grid_spec().is_2d() {
         return vec![];
     }
+    let is_solids =
+        |n: &NodeDoc| (registry.get(&n.kind)).is_some_and(|k| k.spec.role == NodeRole::Solids);
+    let still = |n: &NodeDoc| text(n, KEYFRAMES_PARAM).trim().is_empty();
     doc.nodes
         .iter()
-        .filter(|n| n.kind == "solids" && !n.bypass)
-        .filter(|n| text(n, "shape") == "mesh" && text(n, "keyframes").trim().is_empty())
+        .filter(|n| is_solids(n) && !n.bypass)
+        .filter(|n| text(n, "shape") == "mesh" && still(n))
         .filter_map(|n| {
             let file = text(n, "mesh");
             let (scale, translate) = (
@@ -66,7 +71,8 @@ mod tests {
     fn the_imported_cup_is_loaded_where_the_solids_node_puts_it() {
         let graphs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../graphs");
         let doc = GraphDoc::load(&graphs.join("cup_pour_3d.ron")).unwrap();
-        let meshes = super::load(&doc, &graphs);
+        let registry = flip_nodes::builtin_registry(Default::default());
+        let meshes = super::load(&doc, &registry, &graphs);
         assert_eq!(meshes.len(), 1);
         let m = &meshes[0];
         assert!(m.triangles.len() > 10);
@@ -86,6 +92,6 @@ mod tests {
         );
         // a 2D graph has none
         let flat = GraphDoc::load(&graphs.join("cup_2d.ron")).unwrap();
-        assert!(super::load(&flat, &graphs).is_empty());
+        assert!(super::load(&flat, &registry, &graphs).is_empty());
     }
 }

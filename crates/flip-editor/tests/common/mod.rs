@@ -36,6 +36,7 @@ pub fn registry() -> Arc<NodeRegistry> {
         inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
         outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
         params: vec![],
+        ..Default::default()
     };
     let mut r = NodeRegistry::new();
     r.register(NodeKind::new(

@@ -3,7 +3,7 @@
 use super::common::spec;
 use flip_core::advect::advect_shifted;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -62,6 +62,7 @@ pub fn kind() -> NodeKind {
             "moved particles",
         )],
         vec![],
-    );
+    )
+    .with_role(NodeRole::ParticleAdvect);
     NodeKind::new(s, Box::new(|_| Ok(Box::new(Advect))))
 }

@@ -4,7 +4,7 @@
 use super::common::{check_grid, spec};
 use flip_core::smoke::{advect_scalar, advect_velocity};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -64,6 +64,7 @@ pub fn kind() -> NodeKind {
             ),
         ],
         vec![],
-    );
+    )
+    .with_role(NodeRole::Grid);
     NodeKind::new(s, Box::new(|_| Ok(Box::new(AdvectGrid))))
 }

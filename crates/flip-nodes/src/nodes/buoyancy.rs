@@ -4,7 +4,8 @@ use super::common::{check_grid, spec};
 use crate::params::Params;
 use flip_core::smoke::add_buoyancy;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -91,7 +92,8 @@ pub fn kind() -> NodeKind {
                 1e4,
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::Force);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -3,7 +3,7 @@ use flip_graph::window::Window;
 use flip_graph::{NodeSpec, ParamSpec, PortSpec};
 use std::sync::Arc;
 
-/// Builds a spec with less noise in the node files.
+/// Builds a spec with less noise in the node files (each kind adds its role and memory model).
 pub(crate) fn spec(
     kind: &str,
     label: &str,
@@ -13,15 +13,7 @@ pub(crate) fn spec(
     outputs: Vec<PortSpec>,
     params: Vec<ParamSpec>,
 ) -> NodeSpec {
-    NodeSpec {
-        kind: kind.into(),
-        label: label.into(),
-        category: category.into(),
-        help: help.into(),
-        inputs,
-        outputs,
-        params,
-    }
+    NodeSpec::new(kind, label, category, help, inputs, outputs, params)
 }
 
 /// Turns a kernel-level string error into a node error.

@@ -6,8 +6,8 @@ use flip_core::emit::{emit, emit_in, EmitParams, EmitShape, WindowCells};
 use flip_core::Particles;
 use flip_graph::window::{Window, GHOST_ID_BIT};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
+    Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -251,6 +251,7 @@ pub fn kind() -> NodeKind {
         .into_iter()
         .chain(super::mesh_file::params())
         .collect(),
-    );
+    )
+    .with_role(NodeRole::Emitter);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Emitter::new(init)?))))
 }

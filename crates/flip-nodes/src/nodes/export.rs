@@ -8,8 +8,8 @@ use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write
 use flip_core::{Grid3, Solids};
 use flip_graph::window::{gather_cells, gather_owned};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
-    Window, WindowRefusal,
+    DataKind, EvalCtx, FrameWrites, MemoryModel, Node, NodeError, NodeInit, NodeIo, NodeKind,
+    NodeRole, ParamSpec, PortSpec, Value, Window, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -155,6 +155,8 @@ pub fn kind() -> NodeKind {
                 ),
             ])
             .collect(),
-    );
+    )
+    .with_role(NodeRole::ParticleExport)
+    .with_memory(MemoryModel::writes(FrameWrites::ParticlesAndPreview));
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Export::new(init)?))))
 }

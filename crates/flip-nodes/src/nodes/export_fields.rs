@@ -5,7 +5,8 @@ use super::frame_files::FrameFiles;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
 use flip_graph::window::gather_cells;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec, WindowRefusal,
+    DataKind, EvalCtx, FrameWrites, MemoryModel, Node, NodeError, NodeInit, NodeIo, NodeKind,
+    NodeRole, PortSpec, WindowRefusal,
 };
 use std::borrow::Cow;
 
@@ -137,6 +138,11 @@ pub fn kind() -> NodeKind {
         inputs,
         vec![],
         FrameFiles::params("fields", "fields_", "vti", "write").to_vec(),
-    );
+    )
+    .with_role(NodeRole::FieldExport)
+    .with_memory(MemoryModel::writes(FrameWrites::CellFields {
+        fields: 6,
+        header: 4096,
+    }));
     NodeKind::new(s, Box::new(|init| Ok(Box::new(ExportFields::new(init)?))))
 }

@@ -7,7 +7,7 @@ use crate::params::Params;
 use flip_core::export::{cell_velocity, write_vdb, VdbClass, VdbCompression, VdbGrid, VdbValues};
 use flip_graph::window::gather_cells;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
     WindowRefusal,
 };
 use std::borrow::Cow;
@@ -172,6 +172,7 @@ pub fn kind() -> NodeKind {
                 ),
             ])
             .collect(),
-    );
+    )
+    .with_role(NodeRole::FieldExport);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(ExportVdb::new(init)?))))
 }

@@ -4,7 +4,8 @@ use super::common::spec;
 use crate::params::Params;
 use flip_core::extrapolate::extrapolate;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -57,7 +58,8 @@ pub fn kind() -> NodeKind {
             1,
             64,
         )],
-    );
+    )
+    .with_role(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

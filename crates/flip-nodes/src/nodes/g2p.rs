@@ -3,9 +3,13 @@ use super::common::spec;
 use crate::params::Params;
 use flip_core::transfer::{g2p, g2p_apic};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use std::sync::Arc;
+
+/// Input port: the projected grid velocity.
+pub const VELOCITY_IN: &str = "velocity";
 
 struct G2p {
     flip_ratio: f32,
@@ -19,7 +23,7 @@ impl Node for G2p {
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut particles = io.particles("particles")?;
-        let new = io.velocity("velocity")?;
+        let new = io.velocity(VELOCITY_IN)?;
         let old = io.velocity("velocity_old")?;
         let transfer = if self.apic { g2p_apic } else { g2p };
         transfer(
@@ -46,7 +50,7 @@ pub fn kind() -> NodeKind {
          P2G hands back, so rotation survives without FLIP noise; r > 0 blends in FLIP.",
         vec![
             PortSpec::new("particles", DataKind::Particles, "marker particles"),
-            PortSpec::new("velocity", DataKind::Velocity, "projected grid velocity"),
+            PortSpec::new(VELOCITY_IN, DataKind::Velocity, "projected grid velocity"),
             PortSpec::new(
                 "velocity_old",
                 DataKind::Velocity,
@@ -75,7 +79,9 @@ pub fn kind() -> NodeKind {
                 1.0,
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::GridToParticle)
+    .with_live_params(&["flip_ratio"]);
     NodeKind::new(
         s,
         Box::new(|init| {

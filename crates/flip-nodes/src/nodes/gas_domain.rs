@@ -5,8 +5,8 @@ use crate::params::Params;
 use flip_core::smoke::domain_cells;
 use flip_core::{CellKind, Grid3};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, Window,
-    WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    Window, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -111,7 +111,8 @@ pub fn kind() -> NodeKind {
             "the top row is an open (pressure 0) boundary",
             false,
         )],
-    );
+    )
+    .with_role(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -2,7 +2,8 @@
 use super::common::spec;
 use crate::params::Params;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use glam::Vec3;
 use std::sync::Arc;
@@ -58,7 +59,9 @@ pub fn kind() -> NodeKind {
             "acceleration in m/s²",
             [0.0, -9.81, 0.0],
         )],
-    );
+    )
+    .with_role(NodeRole::Force)
+    .with_live_params(&["gravity"]);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -7,9 +7,13 @@ use flip_core::levelset::{
 };
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec,
+    PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
+
+/// Output port: the liquid signed distance.
+pub const LEVEL_SET_OUT: &str = "level_set";
 
 /// Where the surface comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -84,7 +88,7 @@ impl Node for LevelSet {
         let volume = flip_core::measure::level_set_volume(g, &phi, solids.as_deref());
         io.stat("liquid_volume", volume);
         self.spare = Some(phi.clone());
-        io.set("level_set", Value::LevelSet(phi));
+        io.set(LEVEL_SET_OUT, Value::LevelSet(phi));
         if let Some(d) = density {
             self.spare_density = Some(d.clone());
             io.set("density", Value::Scalar(d));
@@ -119,7 +123,7 @@ pub fn kind() -> NodeKind {
         ],
         vec![
             PortSpec::new(
-                "level_set",
+                LEVEL_SET_OUT,
                 DataKind::LevelSet,
                 "liquid signed distance (m)",
             ),
@@ -156,7 +160,10 @@ pub fn kind() -> NodeKind {
                 1000,
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::LevelSet)
+    // the spare level-set and density grids it keeps, and the splat's scratch
+    .with_memory(MemoryModel::per_cell(12.0));
     NodeKind::new(
         s,
         Box::new(|init| {

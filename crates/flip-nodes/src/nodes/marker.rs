@@ -4,9 +4,12 @@ use super::common::spec;
 use flip_core::marker::mark_cells;
 use flip_core::{CellGrid, CellKind};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
+
+/// Output port: the cell kinds.
+pub const CELLS_OUT: &str = "cells";
 
 #[derive(Default)]
 struct Marker {
@@ -28,7 +31,7 @@ impl Node for Marker {
         };
         mark_cells(g, &particles, &solids, Arc::make_mut(&mut cells));
         self.spare = Some(cells.clone());
-        io.set("cells", Value::Cells(cells));
+        io.set(CELLS_OUT, Value::Cells(cells));
         Ok(())
     }
 }
@@ -45,8 +48,9 @@ pub fn kind() -> NodeKind {
             PortSpec::new("particles", DataKind::Particles, "marker particles"),
             PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
         ],
-        vec![PortSpec::new("cells", DataKind::Cells, "cell kinds")],
+        vec![PortSpec::new(CELLS_OUT, DataKind::Cells, "cell kinds")],
         vec![],
-    );
+    )
+    .with_role(NodeRole::CellMarker);
     NodeKind::new(s, Box::new(|_| Ok(Box::<Marker>::default())))
 }

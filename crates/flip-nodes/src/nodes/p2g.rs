@@ -3,8 +3,8 @@
 use super::common::spec;
 use flip_core::transfer::{p2g, TransferScratch};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, VelocityField,
-    WindowRefusal,
+    DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value,
+    VelocityField, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -59,6 +59,9 @@ pub fn kind() -> NodeKind {
             "grid velocity; also wire it to G2P's velocity_old for the FLIP update",
         )],
         vec![],
-    );
+    )
+    .with_role(NodeRole::ParticleToGrid)
+    // transfer weights and a spare velocity field
+    .with_memory(MemoryModel::per_cell(27.0));
     NodeKind::new(s, Box::new(|_| Ok(Box::<P2g>::default())))
 }

@@ -18,13 +18,16 @@ use flip_core::project::{
 };
 use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
-    decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeState, ParamSpec, PortSpec, Value, WindowRefusal,
+    decode_state, encode_state, DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeInit, NodeIo,
+    NodeKind, NodeRole, NodeState, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use flip_host::{PluginSet, SolveLimits};
 use flip_sdk::Problem;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// Output port: the pressure (Pa).
+pub const PRESSURE_OUT: &str = "pressure";
 
 struct PressureSolve {
     solvers: solvers::Solvers,
@@ -157,7 +160,10 @@ impl Node for PressureSolve {
         io.stat("max_divergence", f64::from(max_div));
         let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
         io.stat("fluid_cells", unknowns as f64);
-        io.set("pressure", Value::Scalar(Arc::new(sys.physical_pressure())));
+        io.set(
+            PRESSURE_OUT,
+            Value::Scalar(Arc::new(sys.physical_pressure())),
+        );
         io.set("divergence", Value::Scalar(Arc::new(div)));
         io.set("cells", Value::Cells(Arc::new(problem_cells(g, sys))));
         io.set("velocity", Value::Velocity(field));
@@ -246,7 +252,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         ],
         vec![
             PortSpec::new("velocity", DataKind::Velocity, "divergence-free velocity"),
-            PortSpec::new("pressure", DataKind::Scalar, "pressure (Pa)"),
+            PortSpec::new(PRESSURE_OUT, DataKind::Scalar, "pressure (Pa)"),
             PortSpec::new(
                 "divergence",
                 DataKind::Scalar,
@@ -316,7 +322,11 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 false,
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::Pressure)
+    .with_live_params(&["tolerance", "rel_tolerance", "abs_tolerance"])
+    // assembled system (7 f64 coefficients + rhs, pressure, kinds) and a solver's vectors
+    .with_memory(MemoryModel::per_cell(160.0));
     let for_params = plugins.clone();
     NodeKind::new(
         s,

@@ -4,7 +4,8 @@ use crate::params::Params;
 use flip_core::reseed::{reseed_in, ReseedFields, ReseedRule, ReseedScope};
 use flip_graph::window::GHOST_ID_BIT;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -95,7 +96,8 @@ pub fn kind() -> NodeKind {
             ),
             ParamSpec::int("seed", "Seed", "mixed with the graph's seed", 0, 0, 1 << 30),
         ],
-    );
+    )
+    .with_role(NodeRole::Reseed);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -6,7 +6,7 @@ use crate::params::Params;
 use flip_core::smoke::{fill_box, set_velocity_box};
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
     VelocityField, WindowRefusal,
 };
 use glam::Vec3;
@@ -128,7 +128,8 @@ pub fn kind() -> NodeKind {
                 [0.0, 0.0, 0.0],
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::GridSource);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -7,12 +7,17 @@ use crate::params::Params;
 use flip_core::solids::{Motion, Placement};
 use flip_core::{Shape, ShapeKind, Solids};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
+    Value, WindowRefusal,
 };
 use glam::{Quat, Vec3};
 use std::path::Path;
 use std::sync::Arc;
+
+/// Output port: the walls and shapes.
+pub const SOLIDS_OUT: &str = "solids";
+/// Parameter: the keyframes of a moving solid (empty for a still one).
+pub const KEYFRAMES_PARAM: &str = "keyframes";
 
 struct SolidsNode {
     shape: Option<Shape>,
@@ -87,7 +92,7 @@ impl SolidsNode {
             ));
         }
         let fps = init.settings.fps;
-        let motion = keyframes::parse(p.text("keyframes")?, fps, grid.is_2d())?;
+        let motion = keyframes::parse(p.text(KEYFRAMES_PARAM)?, fps, grid.is_2d())?;
         let reach = shape.as_ref().map_or(0.0, |s| reach(&s.kind, pivot, &grid));
         Ok(Self {
             shape,
@@ -172,7 +177,7 @@ impl Node for SolidsNode {
             self.last_in = upstream;
         }
         io.set(
-            "solids",
+            SOLIDS_OUT,
             Value::Solids(self.out.clone().expect("computed above")),
         );
         Ok(())
@@ -206,7 +211,7 @@ pub fn kind() -> NodeKind {
             "solids to add this shape to",
         )],
         vec![PortSpec::new(
-            "solids",
+            SOLIDS_OUT,
             DataKind::Solids,
             "walls and shapes",
         )],
@@ -255,7 +260,7 @@ pub fn kind() -> NodeKind {
                 [0.0, 0.0, 0.0],
             ),
             ParamSpec::text(
-                "keyframes",
+                KEYFRAMES_PARAM,
                 "Keyframes",
                 "moving solid: `FRAME: x y z [/ rx ry rz]; …` places the centre (mesh: origin) \
                  at x y z rotated by rx ry rz degrees; linear/slerp between keys (empty = still)",
@@ -265,6 +270,7 @@ pub fn kind() -> NodeKind {
         .into_iter()
         .chain(mesh_file::params())
         .collect(),
-    );
+    )
+    .with_role(NodeRole::Solids);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(SolidsNode::new(init)?))))
 }

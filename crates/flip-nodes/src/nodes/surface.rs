@@ -13,7 +13,7 @@ use flip_core::transfer::sample_velocity;
 use flip_core::{GridSpec, MacGrid, Particles, Solids};
 use flip_graph::window::{gather_mac, gather_owned};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec,
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
     WindowRefusal,
 };
 use glam::Vec3;
@@ -221,6 +221,7 @@ pub fn kind() -> NodeKind {
                 ParamSpec::bool("ply", "PLY", "write the mesh as binary PLY", true),
             ])
             .collect(),
-    );
+    )
+    .with_role(NodeRole::Surface);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Surface::new(init)?))))
 }

@@ -22,8 +22,9 @@ use flip_core::volume::{
 };
 use flip_core::{Grid3, Particles, Solids};
 use flip_graph::{
-    decode_state, encode_state, DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField, WindowRefusal,
+    decode_state, encode_state, DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeInit, NodeIo,
+    NodeKind, NodeRole, NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField,
+    WindowRefusal,
 };
 use flip_host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -350,7 +351,10 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
             ),
         ],
         params(&choices, &default),
-    );
+    )
+    .with_role(NodeRole::VolumeCorrection)
+    // its own system and a solver's vectors, like the pressure solve's (estimate's figure)
+    .with_memory(MemoryModel::per_cell(180.0));
     NodeKind::new(
         s,
         Box::new(move |init| Ok(Box::new(VolumeCorrection::new(init, &plugins)?))),

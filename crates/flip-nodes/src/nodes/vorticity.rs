@@ -4,7 +4,8 @@ use super::common::spec;
 use crate::params::Params;
 use flip_core::smoke::vorticity_confinement;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
+    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -53,7 +54,8 @@ pub fn kind() -> NodeKind {
             0.0,
             100.0,
         )],
-    );
+    )
+    .with_role(NodeRole::Force);
     NodeKind::new(
         s,
         Box::new(|init| {

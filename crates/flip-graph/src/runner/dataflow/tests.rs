@@ -67,6 +67,7 @@ fn registry(acts: &[(&str, Act)]) -> NodeRegistry {
             inputs,
             outputs: vec![PortSpec::new("particles", DataKind::Particles, "")],
             params: vec![],
+            ..Default::default()
         };
         let act = act.clone();
         let factory =

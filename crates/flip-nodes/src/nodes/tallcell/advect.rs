@@ -2,7 +2,7 @@
 //! itself (VA), every sample (tall-cell bottoms and tops included) traced back with RK2.
 use crate::nodes::common::spec;
 use flip_core::tallcell::advect::{advect_level_set, advect_velocity};
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole};
 
 struct Advect;
 
@@ -27,6 +27,7 @@ pub fn kind() -> NodeKind {
         vec![super::port("the liquid")],
         vec![super::port("the advected liquid")],
         vec![],
-    );
+    )
+    .with_role(NodeRole::Grid);
     NodeKind::new(s, Box::new(|_| Ok(Box::new(Advect))))
 }

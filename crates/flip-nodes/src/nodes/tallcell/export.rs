@@ -5,7 +5,7 @@ use crate::nodes::common::{failed, spec};
 use crate::nodes::frame_files::FrameFiles;
 use crate::params::Params;
 use flip_core::export::write_tallcell_png;
-use flip_graph::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec};
+use flip_graph::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec};
 
 struct Export {
     files: FrameFiles,
@@ -60,6 +60,7 @@ pub fn kind() -> NodeKind {
                 64,
             )])
             .collect(),
-    );
+    )
+    .with_role(NodeRole::FieldExport);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Export::new(init)?))))
 }

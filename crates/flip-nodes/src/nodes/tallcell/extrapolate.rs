@@ -2,7 +2,7 @@
 use crate::nodes::common::spec;
 use crate::params::Params;
 use flip_core::tallcell::extrapolate::extrapolate_velocity;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec};
 
 struct Extrapolate {
     layers: usize,
@@ -36,7 +36,8 @@ pub fn kind() -> NodeKind {
             0,
             64,
         )],
-    );
+    )
+    .with_role(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

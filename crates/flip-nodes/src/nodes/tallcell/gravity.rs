@@ -2,7 +2,7 @@
 use crate::nodes::common::spec;
 use crate::params::Params;
 use flip_core::tallcell::advect::add_gravity;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec};
 
 struct Gravity {
     g: f32,
@@ -38,7 +38,8 @@ pub fn kind() -> NodeKind {
             -1e3,
             1e3,
         )],
-    );
+    )
+    .with_role(NodeRole::Force);
     NodeKind::new(
         s,
         Box::new(|init| {

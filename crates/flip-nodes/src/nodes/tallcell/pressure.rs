@@ -7,7 +7,7 @@ use crate::nodes::common::{failed, spec};
 use crate::nodes::pressure::params;
 use flip_core::tallcell::pressure::{apply, assemble};
 use flip_graph::{
-    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, Value,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, ParamValue, Value,
 };
 use flip_host::{PluginSet, ProblemRef, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -117,7 +117,8 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 1e6,
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::TallCellPressure);
     let for_params = plugins.clone();
     NodeKind::new(
         s,

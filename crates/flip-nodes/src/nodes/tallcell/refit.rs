@@ -3,7 +3,7 @@
 use crate::nodes::common::spec;
 use crate::params::Params;
 use flip_core::tallcell::reinit::reinitialise;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, Value};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, Value};
 use std::sync::Arc;
 
 struct Refit {
@@ -48,7 +48,8 @@ pub fn kind() -> NodeKind {
             "redistance the level set before the re-fit",
             true,
         )],
-    );
+    )
+    .with_role(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

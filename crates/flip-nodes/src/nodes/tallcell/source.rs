@@ -7,7 +7,8 @@ use crate::nodes::common::spec;
 use crate::params::Params;
 use flip_core::tallcell::{terrain, TallGrid, TallLiquid, Terrain};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
+    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
+    Value,
 };
 use std::sync::Arc;
 
@@ -187,6 +188,7 @@ pub fn kind() -> NodeKind {
                 512,
             ),
         ],
-    );
+    )
+    .with_role(NodeRole::GridSource);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(create(init)?))))
 }
