@@ -15,8 +15,8 @@ use crate::cmd_run::build;
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use flip_graph::compare::{default_jobs, Lockstep, VariantReport, VariantSpec};
 use flip_graph::{GraphDoc, Simulation};
+use flip_nodes::compare::{default_jobs, Lockstep, VariantReport, VariantSpec};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `compare`.

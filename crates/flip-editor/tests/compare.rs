@@ -6,10 +6,10 @@
 use flip_editor::compare::drafts::{initial_drafts, list_problem, VariantDraft};
 use flip_editor::compare::mode::CompareMode;
 use flip_editor::compare::worker::{CompareCommand, CompareEvent, CompareWorker};
-use flip_graph::compare::VariantSpec;
 use flip_graph::overrides::apply_overrides;
 use flip_graph::{GraphDoc, NodeRegistry};
 use flip_host::{default_plugin_dirs, PluginSet};
+use flip_nodes::compare::VariantSpec;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

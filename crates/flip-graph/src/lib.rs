@@ -13,8 +13,6 @@
 
 /// Bypassed nodes: left out of the run, inputs passed on to outputs.
 pub mod bypass;
-/// Variants of a graph advanced in lockstep, with per-frame metrics.
-pub mod compare;
 /// Validation and the execution plan.
 pub mod compile;
 /// The RON document: nodes, edges, settings, editor layout.

@@ -4,6 +4,8 @@
 //! [`flip_host::PluginSet`].
 #![forbid(unsafe_code)]
 
+/// Variants of a graph advanced in lockstep, with per-frame metrics.
+pub mod compare;
 /// The node implementations.
 pub mod nodes;
 /// Reading typed parameters from a validated [`flip_graph::ParamMap`].

@@ -6,7 +6,7 @@ use super::sweep::{task_dir, SweepPlan};
 use super::task::{panel_path, positions_path, read_positions, TaskResult, RESULT_FILE};
 use super::{preview, write_report};
 use anyhow::{Context, Result};
-use flip_graph::compare::{rms_distance, VariantReport, VariantSpec};
+use flip_nodes::compare::{rms_distance, VariantReport, VariantSpec};
 use std::path::Path;
 
 /// Merges the sweep in `dir` into its report (written to `dir`).

@@ -1,7 +1,7 @@
 //! The terminal summary of a comparison, and its CSV/JSON files (the metrics themselves are
-//! `flip_graph::compare`'s).
+//! `flip_nodes::compare`'s).
 
-use flip_graph::compare::{FrameMetrics, VariantReport};
+use flip_nodes::compare::{FrameMetrics, VariantReport};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! PNG line plots of the per-frame metrics, one file per metric, one line per variant.
 
 use anyhow::{anyhow, Result};
-use flip_graph::compare::{FrameMetrics, VariantReport};
+use flip_nodes::compare::{FrameMetrics, VariantReport};
 use plotters::prelude::*;
 use std::path::Path;
 

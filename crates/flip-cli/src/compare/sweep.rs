@@ -6,7 +6,7 @@
 use crate::manifest::sha256_hex;
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
-use flip_graph::compare::VariantSpec;
+use flip_nodes::compare::VariantSpec;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@ use super::sweep::{graph_hash, task_dir, SweepPlan};
 use super::{preview, show_frame, variant_sim, warn_events};
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
-use flip_graph::compare::{Lockstep, VariantReport};
+use flip_nodes::compare::{Lockstep, VariantReport};
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;

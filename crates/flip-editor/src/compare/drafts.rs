@@ -1,8 +1,8 @@
 //! The variant list as the user edits it: names and override lines, the graph's saved
 //! variants as a start, and the checks before a run.
 
-use flip_graph::compare::{valid_name, VariantSpec};
 use flip_graph::{GraphDoc, VariantDoc};
+use flip_nodes::compare::{valid_name, VariantSpec};
 
 /// A variant as edited: a name and `node.param=value` lines.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use crate::frames::{enforce_budget, FrameData, CACHE_BUDGET_BYTES};
 use crate::run::autorun::Progress;
 use crate::run::playback::Playback;
 use crate::viewport::camera::Camera;
-use flip_graph::compare::FrameMetrics;
 use flip_graph::{GraphDoc, NodeRegistry};
+use flip_nodes::compare::FrameMetrics;
 use std::path::PathBuf;
 use std::sync::Arc;
 

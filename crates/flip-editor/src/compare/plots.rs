@@ -4,7 +4,7 @@
 use crate::compare::mode::VariantView;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
-use flip_graph::compare::FrameMetrics;
+use flip_nodes::compare::FrameMetrics;
 
 type Getter = fn(&FrameMetrics) -> f64;
 

@@ -8,8 +8,8 @@ use crate::run::probes::set_overlay_probes;
 use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
 use crate::run::worker::without_exports;
 use flip_core::GridSpec;
-use flip_graph::compare::{default_jobs, FrameMetrics, Lockstep, VariantSpec};
 use flip_graph::{GraphDoc, NodeRegistry, Simulation};
+use flip_nodes::compare::{default_jobs, FrameMetrics, Lockstep, VariantSpec};
 use std::path::PathBuf;
 use std::sync::Arc;
 

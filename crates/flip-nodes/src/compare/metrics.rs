@@ -1,8 +1,8 @@
 //! Per-frame metrics of a variant: solver numbers from the frame's step reports, particle
 //! numbers (volume, kinetic energy, RMS distance to the baseline) from its state.
 
-use crate::runner::StepReport;
 use flip_core::{GridSpec, Particles};
+use flip_graph::StepReport;
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 

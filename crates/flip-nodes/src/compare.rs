@@ -9,7 +9,7 @@ mod metrics;
 pub use lockstep::{default_jobs, Lockstep, VariantRun};
 pub use metrics::{rms_distance, FrameMetrics, VariantReport};
 
-use crate::doc::GraphDoc;
+use flip_graph::GraphDoc;
 
 /// Why a comparison could not start.
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +30,7 @@ pub enum CompareError {
 pub struct VariantSpec {
     /// Name (letters, digits, `-`, `_`).
     pub name: String,
-    /// Overrides, applied in order ([`crate::overrides::apply_override`]).
+    /// Overrides, applied in order ([`flip_graph::overrides::apply_override`]).
     pub overrides: Vec<String>,
 }
 

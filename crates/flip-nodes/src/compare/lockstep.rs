@@ -3,11 +3,8 @@
 //! the same instant.
 
 use super::{CompareError, FrameMetrics, VariantReport, VariantSpec};
-use crate::doc::GraphDoc;
-use crate::error::RunError;
-use crate::overrides::apply_overrides_scoped;
-use crate::registry::NodeRegistry;
-use crate::runner::{Simulation, StepReport};
+use flip_graph::overrides::apply_overrides_scoped;
+use flip_graph::{GraphDoc, NodeRegistry, RunError, Simulation, StepReport};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
