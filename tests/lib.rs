@@ -1,8 +1,9 @@
 //! Shared helpers of the end-to-end tests: locating the built plugins, loading example
 //! graphs, and running them.
 
-use flip_graph::{GraphDoc, NodeRegistry, Simulation, StepReport};
+use flip_graph::{GraphDoc, NodeRegistry, NodeStats, Simulation, StepReport};
 use flip_host::{default_plugin_dirs, PluginSet};
+use flip_nodes::stats::SolveReport;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -77,13 +78,19 @@ pub fn simulation(doc: &GraphDoc, registry: &NodeRegistry) -> (Simulation, tempf
     (sim, out)
 }
 
-/// Reads a statistic reported by node `id` in a step.
-pub fn stat(sim: &Simulation, report: &StepReport, id: &str, name: &str) -> Option<f64> {
+/// The statistics node `id` reported in a step, if they are a `T`.
+pub fn stats<'r, T: NodeStats>(
+    sim: &Simulation,
+    report: &'r StepReport,
+    id: &str,
+) -> Option<&'r T> {
     let i = sim.plan().nodes.iter().position(|n| n.id == id)?;
-    report.node_stats[i]
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| *v)
+    report.stats(i)
+}
+
+/// The solve node `id` reported in a step (panics if it reported none).
+pub fn solve<'r>(sim: &Simulation, report: &'r StepReport, id: &str) -> &'r SolveReport {
+    stats(sim, report, id).unwrap_or_else(|| panic!("node `{id}` reported no solve"))
 }
 
 /// Sets a node parameter.

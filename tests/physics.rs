@@ -4,7 +4,7 @@
 use flip_core::measure::{particles_in_solid, particles_outside_domain};
 use flip_core::Solids;
 use flip_graph::{GraphDoc, ParamValue::*, Value};
-use flipgraph_tests::{graph, registry, set, simulation, stat};
+use flipgraph_tests::{graph, registry, set, simulation, solve};
 
 /// The dam-break graph at `n`² with one substep per frame of `dt`, no file output.
 fn small_dam_break(n: usize, dt: f32) -> GraphDoc {
@@ -72,8 +72,8 @@ fn projection_leaves_divergence_under_tolerance_every_step() {
     for _ in 0..40 {
         let reports = sim.advance_frame().expect("step");
         for r in &reports {
-            assert_eq!(stat(&sim, r, "pressure", "converged"), Some(1.0));
-            let div = stat(&sim, r, "pressure", "max_divergence").unwrap();
+            assert!(solve(&sim, r, "pressure").converged);
+            let div = f64::from(solve(&sim, r, "pressure").max_divergence);
             // residual ≤ 1e-6 in solver units (m/s) → |div| ≤ 1e-6 / dx, plus f32 rounding
             assert!(
                 div < 1.5e-6 * n as f64 + 5e-5,
@@ -94,12 +94,12 @@ fn dam_break_conserves_particles_and_volume() {
     let (mut sim, _out) = simulation(&doc, &registry);
     let first = sim.advance_frame().expect("step");
     let count = sim.particles().unwrap().len();
-    let volume0 = stat(&sim, &first[0], "pressure", "fluid_cells").unwrap();
+    let volume0 = fluid_cells(&sim, &first[0]);
     let (mut volume, mut steps) = (volume0, first.len());
     while steps < 100 {
         let r = sim.advance_frame().expect("step");
         steps += r.len();
-        volume = stat(&sim, r.last().unwrap(), "pressure", "fluid_cells").unwrap();
+        volume = fluid_cells(&sim, r.last().unwrap());
     }
     let p = sim.particles().unwrap();
     assert_eq!(p.len(), count, "particle count changed");
@@ -178,4 +178,10 @@ fn separating_walls_let_liquid_fall_from_the_top_of_the_circle() {
     );
     assert!((separating as f64) < 0.5 * standard as f64,
         "separating walls: {separating} particle-frames at the top vs {standard} with standard walls");
+}
+
+/// Fluid cells of the pressure node's solve in a step.
+fn fluid_cells(sim: &flip_graph::Simulation, r: &flip_graph::StepReport) -> f64 {
+    let cells = solve(sim, r, "pressure").fluid_cells();
+    cells.expect("a regular-grid solve") as f64
 }

@@ -3,7 +3,8 @@
 
 use flip_core::surface::{check_closed_manifold, enclosed_volume, TriMesh};
 use flip_graph::ParamValue::Text;
-use flipgraph_tests::{graph, registry, set, simulation, stat};
+use flip_nodes::stats::SurfaceStats;
+use flipgraph_tests::{graph, registry, set, simulation, stats};
 use glam::Vec3;
 use std::path::Path;
 
@@ -43,8 +44,8 @@ fn meshed_drop_writes_closed_meshes_with_velocity_and_a_vdb_per_frame() {
     let last = reports.last().unwrap();
     let frames = out.path().join("frames");
     let mesh = read_obj(&frames.join("surface_0001.obj"));
-    let triangles = stat(&sim, last, "surface", "mesh_triangles").unwrap();
-    assert_eq!(mesh.triangles.len() as f64, triangles);
+    let surface = stats::<SurfaceStats>(&sim, last, "surface").unwrap();
+    assert_eq!(mesh.triangles.len(), surface.triangles);
     assert_eq!(mesh.normals.len(), mesh.positions.len());
     check_closed_manifold(&mesh).expect("a closed, manifold mesh");
     // the pool inside the one-cell walls plus the ball; on 24³ the ball's radius is 3.6 cells
@@ -58,7 +59,7 @@ fn meshed_drop_writes_closed_meshes_with_velocity_and_a_vdb_per_frame() {
         (volume / (pool + ball) - 1.0).abs() < 0.05,
         "volume {volume}"
     );
-    assert_eq!(stat(&sim, last, "surface", "mesh_volume"), Some(volume));
+    assert_eq!(surface.volume, volume);
 
     // the PLY: the same vertices with normals and the falling ball's velocity
     let ply = std::fs::read(frames.join("surface_0001.ply")).unwrap();
@@ -112,5 +113,6 @@ fn the_anisotropic_kernel_meshes_the_drop_closed_with_its_volume() {
     println!("anisotropic: mesh volume {volume:.5}, liquid {liquid:.5}");
     assert!((volume / liquid - 1.0).abs() < 0.03, "volume {volume}");
     let last = reports.last().unwrap();
-    assert_eq!(stat(&sim, last, "surface", "mesh_volume"), Some(volume));
+    let surface = stats::<SurfaceStats>(&sim, last, "surface");
+    assert_eq!(surface.map(|s| s.volume), Some(volume));
 }

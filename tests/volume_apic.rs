@@ -2,6 +2,7 @@
 //! free-flying disc or blob keeps, the particles per cell reseeding keeps, and a still tank.
 
 use super::*;
+use flip_nodes::stats::ReseedStats;
 
 /// A zero-gravity run of `particles` on the 2D dam-break graph at `N`², `steps` steps of
 /// 1/240 s, with the given G2P transfer; returns the particles at the end.
@@ -133,7 +134,8 @@ fn reseeding_keeps_every_cell_between_its_bounds() {
         let reports = sim.advance_frame().expect("frame");
         if std::env::var_os("FLIP_TRACE").is_some() {
             let last = reports.last().unwrap();
-            let added = flipgraph_tests::stat(&sim, last, "reseed", "added");
+            let reseeded = flipgraph_tests::stats::<ReseedStats>(&sim, last, "reseed");
+            let added = reseeded.map(|r| r.added);
             let n = sim.particles().unwrap().len();
             eprintln!(
                 "frame {}: {n} particles, last step added {added:?}",

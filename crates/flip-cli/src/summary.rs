@@ -1,6 +1,7 @@
 //! Accumulates step reports into per-node timings and per-solve records, and prints them.
 
 use flip_graph::{NodeRole, Simulation, StepReport};
+use flip_nodes::stats::SolveReport;
 use std::time::Duration;
 
 /// One pressure solve, as reported by a pressure node.
@@ -51,10 +52,6 @@ pub struct RunSummary {
     pub particles: usize,
 }
 
-fn stat(stats: &[(String, f64)], name: &str) -> Option<f64> {
-    stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
-}
-
 impl RunSummary {
     /// An empty summary for `sim`'s nodes.
     pub fn new(sim: &Simulation) -> Self {
@@ -79,20 +76,17 @@ impl RunSummary {
             for (i, t) in r.node_times.iter().enumerate() {
                 self.node_time[i] += *t;
             }
-            for (i, stats) in r.node_stats.iter().enumerate() {
-                let Some(iterations) = stat(stats, "iterations") else {
-                    continue;
-                };
+            for (i, s) in r.all_stats::<SolveReport>() {
                 self.solves.push(SolveRecord {
                     node: self.ids[i].clone(),
                     frame: r.frame,
-                    iterations,
-                    outer_iterations: stat(stats, "outer_iterations").unwrap_or(0.0),
-                    residual: stat(stats, "residual").unwrap_or(f64::NAN),
-                    converged: stat(stats, "converged").unwrap_or(0.0) != 0.0,
-                    solve_ms: stat(stats, "solve_ms").unwrap_or(0.0),
-                    max_divergence: stat(stats, "max_divergence").unwrap_or(f64::NAN),
-                    fluid_cells: stat(stats, "fluid_cells").unwrap_or(0.0),
+                    iterations: f64::from(s.iterations),
+                    outer_iterations: f64::from(s.outer_iterations()),
+                    residual: s.residual,
+                    converged: s.converged,
+                    solve_ms: s.solve_ms,
+                    max_divergence: f64::from(s.max_divergence),
+                    fluid_cells: s.fluid_cells().map_or(0.0, |n| n as f64),
                 });
             }
         }

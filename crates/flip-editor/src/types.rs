@@ -8,10 +8,12 @@ use egui_node_graph2::{
     NodeTemplateTrait, UserResponseTrait,
 };
 use flip_graph::step::{STEP_INPUT, STEP_OUTPUT};
+use flip_graph::NodeStats;
 use flip_graph::{
     DataKind, EdgeDoc, GraphDoc, GroupDoc, NodeDoc, NodeRegistry, NodeRole, ParamMap, ParamSpec,
     ParamValue, PortSpec,
 };
+use flip_nodes::stats::SolveReport;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -175,8 +177,8 @@ impl UserResponseTrait for Response {}
 pub struct NodeStatus {
     /// Time spent in the node during the frame (all substeps), ms.
     pub time_ms: Option<f64>,
-    /// Statistics of the frame's last substep.
-    pub stats: Vec<(String, f64)>,
+    /// Statistics of the frame's last substep that reported any.
+    pub stats: Option<Arc<dyn NodeStats>>,
     /// Whether every substep's solve converged (solver nodes only).
     pub converged: Option<bool>,
     /// Validation or run errors naming this node.
@@ -186,9 +188,9 @@ pub struct NodeStatus {
 }
 
 impl NodeStatus {
-    /// A statistic by name.
-    pub fn stat(&self, name: &str) -> Option<f64> {
-        self.stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    /// The solve a pressure node reported.
+    pub fn solve(&self) -> Option<&SolveReport> {
+        self.stats.as_deref()?.downcast_ref()
     }
 }
 

@@ -24,7 +24,11 @@ fn running_status(doc: &GraphDoc) -> HashMap<String, NodeStatus> {
                 ..Default::default()
             };
             if n.kind == "pressure" || n.kind == "volume_correction" {
-                s.stats = vec![("iterations".into(), 12.0), ("residual".into(), 1e-7)];
+                s.stats = Some(Arc::new(flip_nodes::stats::SolveReport {
+                    iterations: 12,
+                    residual: 1e-7,
+                    ..Default::default()
+                }));
                 s.converged = Some(false);
             }
             (n.id.clone(), s)

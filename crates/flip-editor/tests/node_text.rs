@@ -22,7 +22,11 @@ fn status(doc: &GraphDoc) -> HashMap<String, NodeStatus> {
                 ..Default::default()
             };
             if n.kind == "pressure" {
-                s.stats = vec![("iterations".into(), 12345.0), ("residual".into(), 1.5e-12)];
+                s.stats = Some(std::sync::Arc::new(flip_nodes::stats::SolveReport {
+                    iterations: 12345,
+                    residual: 1.5e-12,
+                    ..Default::default()
+                }));
                 s.converged = Some(false);
                 s.errors = vec!["pressure: the solver `pcg` did not converge after 12345 \
                                  iterations (residual 1.5e-12 above the tolerance 1e-14)"

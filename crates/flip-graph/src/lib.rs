@@ -37,6 +37,8 @@ pub mod runner;
 pub mod settings_check;
 /// Static description of node kinds: ports and parameters.
 pub mod spec;
+/// Typed statistics that nodes report.
+pub mod stats;
 /// The step-state node pair.
 pub mod step;
 /// Data kinds on ports and the runtime values that flow along edges.
@@ -55,5 +57,6 @@ pub use runner::checkpoint::{
 };
 pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
 pub use spec::{FrameWrites, MemoryModel, NodeRole, NodeSpec, ParamKind, ParamSpec, PortSpec};
+pub use stats::NodeStats;
 pub use value::{DataKind, ParamMap, ParamValue, Value, VelocityField};
 pub use window::Window;

@@ -1,4 +1,5 @@
 use crate::doc::Settings;
+use crate::stats::NodeStats;
 use crate::value::{ParamMap, Value};
 use flip_core::GridSpec;
 use std::path::PathBuf;
@@ -130,8 +131,8 @@ pub struct NodeIo {
     pub(crate) inputs: Vec<Option<Value>>,
     pub(crate) output_names: Vec<String>,
     pub(crate) outputs: Vec<Option<Value>>,
-    /// Statistics to report for this evaluation (`("iterations", 12.0)`).
-    pub stats: Vec<(String, f64)>,
+    /// Statistics to report for this evaluation (a node family's [`NodeStats`]).
+    pub stats: Option<Arc<dyn NodeStats>>,
     /// Files this evaluation wrote (output nodes), for the run manifest.
     pub files: Vec<PathBuf>,
     /// What the node told the user in this evaluation.
@@ -147,7 +148,7 @@ impl NodeIo {
             inputs,
             output_names: outputs.to_vec(),
             outputs: vec![None; outputs.len()],
-            stats: Vec::new(),
+            stats: None,
             files: Vec::new(),
             events: Vec::new(),
         }
@@ -193,9 +194,9 @@ impl NodeIo {
         self.events.push(event);
     }
 
-    /// Records a statistic.
-    pub fn stat(&mut self, name: &str, value: f64) {
-        self.stats.push((name.into(), value));
+    /// Reports this evaluation's statistics.
+    pub fn report(&mut self, stats: impl NodeStats) {
+        self.stats = Some(Arc::new(stats));
     }
 
     /// Records a file this evaluation wrote (a frame), so the run manifest can hash it.

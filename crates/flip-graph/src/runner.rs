@@ -8,6 +8,7 @@ use crate::doc::{GraphDoc, Settings};
 use crate::error::{GraphError, RunError};
 use crate::node::{EvalCtx, Node};
 use crate::registry::NodeRegistry;
+use crate::stats::NodeStats;
 use crate::value::Value;
 use flip_core::Particles;
 use std::path::{Path, PathBuf};
@@ -55,7 +56,7 @@ pub struct StepReport {
     /// Per node (plan order): time spent.
     pub node_times: Vec<Duration>,
     /// Per node (plan order): statistics it reported.
-    pub node_stats: Vec<Vec<(String, f64)>>,
+    pub node_stats: Vec<Option<Arc<dyn NodeStats>>>,
     /// Particles in the state after the step.
     pub particles: usize,
     /// Largest speed carried to the next step (m/s): of the particles, and of the grid
@@ -76,6 +77,19 @@ pub struct StepReport {
     /// In a decomposed run: what the particle exchange before the substep moved, and its time
     /// (part of `wall`).
     pub exchange: Option<(crate::window::ExchangeCounts, Duration)>,
+}
+
+impl StepReport {
+    /// The statistics node `node` (plan index) reported in this substep, if they are a `T`.
+    #[must_use]
+    pub fn stats<T: NodeStats>(&self, node: usize) -> Option<&T> {
+        self.node_stats.get(node)?.as_deref()?.downcast_ref()
+    }
+
+    /// Every node's statistics that are a `T`, with the node's plan index.
+    pub fn all_stats<T: NodeStats>(&self) -> impl Iterator<Item = (usize, &T)> {
+        (0..self.node_stats.len()).filter_map(|i| Some((i, self.stats(i)?)))
+    }
 }
 
 /// A running simulation of one graph.
@@ -368,7 +382,7 @@ impl Simulation {
             dt,
             frame_end,
             node_times: vec![Duration::ZERO; n],
-            node_stats: vec![Vec::new(); n],
+            node_stats: vec![None; n],
             exchange,
             ..Default::default()
         };

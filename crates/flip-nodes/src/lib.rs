@@ -12,5 +12,7 @@ pub mod nodes;
 pub mod params;
 /// The registry of built-in kinds.
 pub mod registry;
+/// The statistics each node family reports.
+pub mod stats;
 
 pub use registry::{builtin_registry, BuiltinNodes};

@@ -8,6 +8,7 @@ use crate::session::Session;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use flip_graph::{Simulation, StepReport};
+use flip_nodes::stats::{SolveReport, SolvedGrid};
 use std::path::PathBuf;
 
 /// Arguments of `bench isolation`.
@@ -33,15 +34,12 @@ pub struct IsolationArgs {
     pub out: Option<PathBuf>,
 }
 
-/// A statistic of the (first) pressure node in a step.
-fn stat(sim: &Simulation, r: &StepReport, name: &str) -> Option<f64> {
+/// The solve of the (first) pressure node in a step.
+fn solve<'r>(sim: &Simulation, r: &'r StepReport) -> Option<&'r SolveReport> {
     let is_pressure =
         |n: &flip_graph::compile::PlanNode| n.spec.role == flip_graph::NodeRole::Pressure;
     let i = sim.plan().nodes.iter().position(is_pressure)?;
-    r.node_stats[i]
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| *v)
+    r.stats(i)
 }
 
 /// Median and minimum (the least disturbed solve, on a busy machine).
@@ -83,12 +81,14 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
             let r = sim
                 .substep(1.0 / 240.0, s, false)
                 .map_err(|e| anyhow!("{e}"))?;
-            let ms = stat(sim, &r, "solve_ms").ok_or_else(|| anyhow!("no pressure solve"))?;
+            let solved = solve(sim, &r).ok_or_else(|| anyhow!("no pressure solve"))?;
             if s >= a.warmup {
-                times[m].push(ms);
-                transfer.extend(stat(sim, &r, "transfer_ms"));
+                times[m].push(solved.solve_ms);
+                if let SolvedGrid::Regular(regular) = &solved.grid {
+                    transfer.extend(regular.transfer_ms);
+                }
             }
-            seen.push((stat(sim, &r, "iterations"), stat(sim, &r, "residual")));
+            seen.push((solved.iterations, solved.residual));
         }
         same &= seen[0] == seen[1];
     }

@@ -8,6 +8,7 @@ use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use flip_graph::NodeRole;
+use flip_nodes::stats::VolumeCorrectionStats;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -147,7 +148,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         let check = r.state_check.as_secs_f64();
         overheads.push(r.wall.as_secs_f64() - critical - check);
         checks.push(check);
-        stages.add(&summary.roles, &r);
+        stages.add(&r);
         summary.add_frame(std::slice::from_ref(&r));
     }
     let (med, min, max) = stats(walls);
@@ -239,64 +240,52 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     Ok(())
 }
 
-/// Sums of the correction's stage timings that its nodes report as statistics.
+/// Sums of the volume correction's stage timings over the timed steps.
 #[derive(Default)]
 struct StageTimes {
-    /// (statistic, total ms) in first-seen order.
-    totals: Vec<(String, f64)>,
+    /// Measuring (ms); `None` when no correction measured (the level set's measurement).
+    measure_ms: Option<f64>,
+    /// Whether any correction solved.
+    solved: bool,
+    assemble_ms: f64,
+    solve_ms: f64,
+    iterations: f64,
+    displace_ms: f64,
 }
 
 impl StageTimes {
-    const NAMES: [&'static str; 5] = [
-        "correction_measure_ms",
-        "correction_solve_ms",
-        "correction_displace_ms",
-        "correction_iterations",
-        "correction_assemble_ms",
-    ];
-
-    fn add(&mut self, roles: &[NodeRole], r: &flip_graph::StepReport) {
-        let corrections = roles.iter().zip(&r.node_stats);
-        for (_, stats) in corrections.filter(|(role, _)| **role == NodeRole::VolumeCorrection) {
-            for (name, v) in stats
-                .iter()
-                .filter(|(n, _)| Self::NAMES.contains(&n.as_str()))
-            {
-                match self.totals.iter_mut().find(|(n, _)| n == name) {
-                    Some((_, t)) => *t += v,
-                    None => self.totals.push((name.clone(), *v)),
-                }
+    fn add(&mut self, r: &flip_graph::StepReport) {
+        for (_, c) in r.all_stats::<VolumeCorrectionStats>() {
+            if let Some(t) = c.measure_ms {
+                *self.measure_ms.get_or_insert(0.0) += t;
+            }
+            if let Some(s) = &c.solve {
+                self.solved = true;
+                self.assemble_ms += s.assemble_ms;
+                self.solve_ms += s.solve_ms;
+                self.iterations += f64::from(s.iterations);
+                self.displace_ms += s.displace_ms;
             }
         }
     }
 
     fn print(&self, steps: u32) {
-        if self.totals.is_empty() {
+        if self.measure_ms.is_none() && !self.solved {
             return;
         }
-        let mean = |name: &str| {
-            let t = self.totals.iter().find(|(n, _)| n == name);
-            t.map_or(0.0, |(_, t)| t / f64::from(steps.max(1)))
-        };
+        let mean = |total: f64| total / f64::from(steps.max(1));
         // wired before advection, the correction measures nothing (the level-set node's
         // splat) and its displacement is a grid, applied by advect
-        let measured = self.totals.iter().any(|(n, _)| n == Self::NAMES[0]);
-        let measure = if measured {
-            format!("measure {:.1}", mean(Self::NAMES[0]))
-        } else {
-            "measure: the level set's".into()
-        };
-        let displace = if measured {
-            "displace"
-        } else {
-            "displacement grid"
+        let (measure, displace) = match self.measure_ms {
+            Some(t) => (format!("measure {:.1}", mean(t)), "displace"),
+            None => ("measure: the level set's".into(), "displacement grid"),
         };
         println!(
             "volume correction stages (mean ms/step): {measure}, assemble {:.1}, solve {:.1} ({:.1} iterations), {displace} {:.1}",
-            mean(Self::NAMES[4]),
-            mean(Self::NAMES[1]),
-            mean(Self::NAMES[3]),
-            mean(Self::NAMES[2])
+            mean(self.assemble_ms),
+            mean(self.solve_ms),
+            mean(self.iterations),
+            mean(self.displace_ms)
         );
     }
 }

@@ -11,6 +11,7 @@ use crate::frames::grid_samples::GridAttributes;
 use crate::frames::overlays::{Slice, SolidsDraw};
 use crate::types::NodeStatus;
 use flip_graph::StepReport;
+use flip_nodes::stats::SolveReport;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -106,12 +107,11 @@ pub fn node_statuses(ids: &[String], reports: &[StepReport]) -> Vec<(String, Nod
                 ms += r.node_times.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e3);
                 let events = r.events.iter().filter(|(node, _)| node == id);
                 s.warnings.extend(events.map(|(_, e)| e.to_string()));
-                let stats = r.node_stats.get(i).filter(|s| !s.is_empty());
-                if let Some(stats) = stats {
-                    s.stats.clone_from(stats);
-                    if let Some(c) = stats.iter().find(|(n, _)| n == "converged") {
-                        s.converged = Some(s.converged.unwrap_or(true) && c.1 != 0.0);
-                    }
+                if let Some(stats) = r.node_stats.get(i).and_then(Option::as_ref) {
+                    s.stats = Some(stats.clone());
+                }
+                if let Some(solve) = r.stats::<SolveReport>(i) {
+                    s.converged = Some(s.converged.unwrap_or(true) && solve.converged);
                 }
             }
             s.time_ms = Some(ms);
@@ -123,14 +123,12 @@ pub fn node_statuses(ids: &[String], reports: &[StepReport]) -> Vec<(String, Nod
 /// Iterations summed and the largest residual over all solves of a frame.
 pub fn solve_summary(reports: &[StepReport]) -> (f64, f64) {
     let (mut iters, mut res) = (0.0, 0.0f64);
-    for stats in reports.iter().flat_map(|r| &r.node_stats) {
-        for (n, v) in stats {
-            match n.as_str() {
-                "iterations" => iters += v,
-                "residual" => res = res.max(*v),
-                _ => {}
-            }
-        }
+    for (_, solve) in reports
+        .iter()
+        .flat_map(StepReport::all_stats::<SolveReport>)
+    {
+        iters += f64::from(solve.iterations);
+        res = res.max(solve.residual);
     }
     (iters, res)
 }
@@ -240,7 +238,7 @@ mod tests {
         };
         let quiet = StepReport {
             node_times: vec![Default::default(); 2],
-            node_stats: vec![vec![]; 2],
+            node_stats: vec![None; 2],
             ..Default::default()
         };
         let warned = StepReport {

@@ -222,7 +222,8 @@ fn status_ui(ui: &mut Ui, s: &NodeStatus) {
         ui.label(RichText::new(format!("⏱ {ms:.2} ms")))
             .hint("time in this node during the shown frame (all substeps)");
     }
-    if let (Some(it), Some(res)) = (s.stat("iterations"), s.stat("residual")) {
+    if let Some(solve) = s.solve() {
+        let (it, res) = (f64::from(solve.iterations), solve.residual);
         ui.horizontal(|ui| {
             ui.label(RichText::new(format!("it {it:.0} · res {res:.1e}")))
                 .hint("iterations and residual of the frame's last substep");

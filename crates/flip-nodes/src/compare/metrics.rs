@@ -1,6 +1,7 @@
 //! Per-frame metrics of a variant: solver numbers from the frame's step reports, particle
 //! numbers (volume, kinetic energy, RMS distance to the baseline) from its state.
 
+use crate::stats::{LiquidVolume, SolveReport};
 use flip_core::{GridSpec, Particles};
 use flip_graph::StepReport;
 use glam::Vec3;
@@ -78,10 +79,6 @@ pub fn rms_distance(a: &[Vec3], b: &[Vec3]) -> f64 {
     }
 }
 
-fn stat(stats: &[(String, f64)], name: &str) -> Option<f64> {
-    stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
-}
-
 impl FrameMetrics {
     /// Solver metrics from a frame's step reports (summed over every pressure node).
     pub fn from_steps(frame: u32, steps: &[StepReport]) -> Self {
@@ -91,21 +88,19 @@ impl FrameMetrics {
             ..Default::default()
         };
         for r in steps {
-            for stats in &r.node_stats {
-                if let Some(v) = stat(stats, "liquid_volume") {
-                    m.volume = v;
+            for i in 0..r.node_stats.len() {
+                if let Some(v) = r.stats::<LiquidVolume>(i) {
+                    m.volume = v.0;
                     m.volume_from_level_set = true;
                 }
-                let Some(it) = stat(stats, "iterations") else {
+                let Some(s) = r.stats::<SolveReport>(i) else {
                     continue;
                 };
-                m.iterations += it;
-                m.solve_ms += stat(stats, "solve_ms").unwrap_or(0.0);
-                m.residual = m.residual.max(stat(stats, "residual").unwrap_or(0.0));
-                m.max_divergence = m
-                    .max_divergence
-                    .max(stat(stats, "max_divergence").unwrap_or(0.0));
-                m.fluid_cells = stat(stats, "fluid_cells").unwrap_or(0.0);
+                m.iterations += f64::from(s.iterations);
+                m.solve_ms += s.solve_ms;
+                m.residual = m.residual.max(s.residual);
+                m.max_divergence = m.max_divergence.max(f64::from(s.max_divergence));
+                m.fluid_cells = s.fluid_cells().map_or(0.0, |n| n as f64);
             }
         }
         m

@@ -2,6 +2,7 @@
 //! or as a continuous source that tops up under-filled cells.
 use super::common::spec;
 use crate::params::Params;
+use crate::stats::EmitStats;
 use flip_core::emit::{emit, emit_in, EmitParams, EmitShape, WindowCells};
 use flip_core::Particles;
 use flip_graph::window::{Window, GHOST_ID_BIT};
@@ -117,7 +118,7 @@ impl Node for Emitter {
                 Some(w) => emit_windowed(w, &ctx.grid, &solids, &self.params, seed, ps),
                 None => emit(&ctx.grid, &solids, &self.params, seed, ps),
             };
-            io.stat("emitted", added as f64);
+            io.report(EmitStats { emitted: added });
         }
         io.set("particles", Value::Particles(particles));
         Ok(())

@@ -4,6 +4,7 @@
 use super::common::{check_grid, failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
+use crate::stats::ExportStats;
 use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write_png};
 use flip_core::{Grid3, Solids};
 use flip_graph::window::{gather_cells, gather_owned};
@@ -100,7 +101,7 @@ impl Node for Export {
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
             io.wrote(path);
         }
-        io.stat("frames_written", 1.0);
+        io.report(ExportStats::Frame);
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! file (`.vti`, opens in ParaView), written atomically.
 use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
+use crate::stats::ExportStats;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
 use flip_graph::window::gather_cells;
 use flip_graph::{
@@ -100,7 +101,7 @@ impl Node for ExportFields {
         let path = file("vti");
         write_fields_vti(&path, &grid, &fields)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
-        io.stat("fields_written", fields.len() as f64);
+        io.report(ExportStats::Fields(fields.len()));
         io.wrote(path);
         Ok(())
     }

@@ -4,6 +4,7 @@
 use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
+use crate::stats::ExportStats;
 use flip_core::export::{cell_velocity, write_vdb, VdbClass, VdbCompression, VdbGrid, VdbValues};
 use flip_graph::window::gather_cells;
 use flip_graph::{
@@ -119,7 +120,7 @@ impl Node for ExportVdb {
         write_vdb(&path, &grid, &grids, self.compression)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         io.wrote(path);
-        io.stat("grids_written", grids.len() as f64);
+        io.report(ExportStats::VdbGrids(grids.len()));
         Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! (Karlsson Alg. 5), reinitialised by fast sweeping (§4.2, Zhao's method).
 use super::common::spec;
 use crate::params::Params;
+use crate::stats::LiquidVolume;
 use flip_core::levelset::{
     close_interior, liquid_phi, particle_phi_and_density, ParticlePhiScratch, Redistance,
 };
@@ -86,7 +87,7 @@ impl Node for LevelSet {
             }
         }
         let volume = flip_core::measure::level_set_volume(g, &phi, solids.as_deref());
-        io.stat("liquid_volume", volume);
+        io.report(LiquidVolume(volume));
         self.spare = Some(phi.clone());
         io.set(LEVEL_SET_OUT, Value::LevelSet(phi));
         if let Some(d) = density {

@@ -11,6 +11,7 @@ pub(crate) mod window;
 
 use super::common::{failed, spec};
 use crate::params::Params;
+use crate::stats::{RegularSolve, SolveReport, SolvedGrid};
 use flip_abi::CELL_FLUID;
 use flip_core::pressure::PressureSystem;
 use flip_core::project::{
@@ -133,16 +134,8 @@ impl Node for PressureSolve {
         }
         let f = Arc::make_mut(&mut field);
         apply_pressure(g, sys, &solids, &mut f.vel, &mut f.valid);
-        io.stat("iterations", f64::from(stats.iterations));
-        io.stat("outer_iterations", f64::from(stats.outer_iterations));
-        io.stat("residual", stats.residual);
-        io.stat("initial_residual", stats.initial_residual);
-        io.stat("converged", f64::from(stats.converged));
-        io.stat("solve_ms", solve_ms);
-        if let Some(t) = self.solvers.active().last_transfer() {
-            // isolated: shared-memory copies, part of solve_ms
-            io.stat("transfer_ms", t.as_secs_f64() * 1e3);
-        }
+        // isolated: shared-memory copies, part of solve_ms
+        let transfer = self.solvers.active().last_transfer();
         let mut div = Grid3::new(0, 0, 0, 0.0f32);
         divergence_field(g, &f.vel, &solids, sys, &mut div);
         // On separating walls (set S) positive divergence is liquid leaving the wall.
@@ -150,16 +143,23 @@ impl Node for PressureSolve {
             Some(w) => window::owned_divergence(w, &mut div, sys),
             None => (violation(&div, sys), max_abs(&sys.problem.rhs)),
         };
-        io.stat(
-            "on_fallback",
-            f64::from(u8::from(self.solvers.on_fallback())),
-        );
         let solver = self.solvers.active();
         divergence::check_projection(solver, &stats, rhs_norm, g.dx, &f.vel, max_div)
             .map_err(|e| failed(params::with_logs(e, solver.take_logs())))?;
-        io.stat("max_divergence", f64::from(max_div));
-        let unknowns = sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
-        io.stat("fluid_cells", unknowns as f64);
+        io.report(SolveReport {
+            iterations: stats.iterations,
+            residual: stats.residual,
+            converged: stats.converged != 0,
+            solve_ms,
+            max_divergence: max_div,
+            unknowns: sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count(),
+            grid: SolvedGrid::Regular(RegularSolve {
+                outer_iterations: stats.outer_iterations,
+                initial_residual: stats.initial_residual,
+                transfer_ms: transfer.map(|t| t.as_secs_f64() * 1e3),
+                on_fallback: self.solvers.on_fallback(),
+            }),
+        });
         io.set(
             PRESSURE_OUT,
             Value::Scalar(Arc::new(sys.physical_pressure())),

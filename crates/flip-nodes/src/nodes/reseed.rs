@@ -1,6 +1,7 @@
 //! Reseeding: a min/max particles-per-cell rule (see `flip_core::reseed`).
 use super::common::{check_grid, spec};
 use crate::params::Params;
+use crate::stats::ReseedStats;
 use flip_core::reseed::{reseed_in, ReseedFields, ReseedRule, ReseedScope};
 use flip_graph::window::GHOST_ID_BIT;
 use flip_graph::{
@@ -46,8 +47,10 @@ impl Node for Reseed {
         if let Some(w) = &ctx.window {
             w.number_new_particles(ps, r.added);
         }
-        io.stat("added", r.added as f64);
-        io.stat("removed", r.removed as f64);
+        io.report(ReseedStats {
+            added: r.added,
+            removed: r.removed,
+        });
         io.set("particles", Value::Particles(particles));
         Ok(())
     }

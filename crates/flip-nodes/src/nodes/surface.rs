@@ -5,6 +5,7 @@
 use super::common::{failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
 use crate::params::Params;
+use crate::stats::SurfaceStats;
 use flip_core::export::{write_mesh_obj, write_mesh_ply};
 use flip_core::surface::{
     enclosed_volume, liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings,
@@ -128,9 +129,11 @@ impl Surface {
             &mut self.scratch,
         )
         .map_err(failed)?;
-        io.stat("mesh_vertices", mesh.positions.len() as f64);
-        io.stat("mesh_triangles", mesh.triangles.len() as f64);
-        io.stat("mesh_volume", enclosed_volume(&mesh));
+        io.report(SurfaceStats {
+            vertices: mesh.positions.len(),
+            triangles: mesh.triangles.len(),
+            volume: enclosed_volume(&mesh),
+        });
         let file = self.files.frame(ctx)?;
         if self.obj {
             let path = file("obj");

@@ -11,6 +11,7 @@ use super::pressure::params::{
 };
 use super::pressure::state::{load_solver, save_solver};
 use super::pressure::window::solve as solve_windowed;
+use crate::stats::{CorrectionSolve, VolumeCorrectionStats};
 use flip_sdk::Problem;
 
 mod window;
@@ -109,7 +110,7 @@ impl VolumeCorrection {
     fn correct(
         &mut self,
         ctx: &EvalCtx,
-        io: &mut NodeIo,
+        reported: &mut VolumeCorrectionStats,
         wiring: &Wiring,
         particles: &mut Arc<Particles>,
         solids: &Solids,
@@ -126,7 +127,7 @@ impl VolumeCorrection {
             Wiring::BeforeAdvection(None) | Wiring::AfterAdvection => {
                 let t0 = Instant::now();
                 measure(g, &particles.pos, solids, &mut self.scratch);
-                io.stat("correction_measure_ms", t0.elapsed().as_secs_f64() * 1e3);
+                reported.measure_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
                 Measurement {
                     phi: &self.scratch.phi,
                     density: &self.scratch.density,
@@ -160,7 +161,7 @@ impl VolumeCorrection {
         let sys = &mut self.system;
         let t0 = Instant::now();
         let report = assemble_correction(g, solids, m, target, &mut self.scratch.cells, sys);
-        io.stat("correction_assemble_ms", t0.elapsed().as_secs_f64() * 1e3);
+        let assemble_ms = t0.elapsed().as_secs_f64() * 1e3;
         sys.step = ctx.step;
         let limits = SolveLimits {
             time_limit: None,
@@ -178,7 +179,7 @@ impl VolumeCorrection {
             Some(w) => solve_windowed(w, &mut sys.problem, limits, solve)?,
             None => solve(&mut sys.problem.view(), limits)?,
         };
-        io.stat("correction_solve_ms", start.elapsed().as_secs_f64() * 1e3);
+        let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
         let (shift, out) = match wiring {
             Wiring::AfterAdvection => {
@@ -196,14 +197,17 @@ impl VolumeCorrection {
                 (shift, Some(field))
             }
         };
-        io.stat("correction_displace_ms", t1.elapsed().as_secs_f64() * 1e3);
-        // named apart from the pressure solve's statistics, which summaries add up
-        io.stat("correction_iterations", f64::from(stats.iterations));
-        io.stat("correction_residual", stats.residual);
-        io.stat("rest_density", f64::from(rest));
-        io.stat("density_error", report.mean_error);
-        io.stat("volume_error", report.volume_error);
-        io.stat("max_shift_cells", f64::from(shift));
+        reported.solve = Some(CorrectionSolve {
+            assemble_ms,
+            solve_ms,
+            displace_ms: t1.elapsed().as_secs_f64() * 1e3,
+            iterations: stats.iterations,
+            residual: stats.residual,
+            rest_density: rest,
+            density_error: report.mean_error,
+            volume_error: report.volume_error,
+            max_shift_cells: shift,
+        });
         Ok(out)
     }
 }
@@ -241,7 +245,18 @@ impl Node for VolumeCorrection {
                 Wiring::BeforeAdvection(_) => &*solids,
                 Wiring::AfterAdvection => solids.at_end(),
             };
-            let done = self.correct(ctx, io, &wiring, &mut particles, solids, &mut solver);
+            let mut stats = VolumeCorrectionStats::default();
+            let done = self.correct(
+                ctx,
+                &mut stats,
+                &wiring,
+                &mut particles,
+                solids,
+                &mut solver,
+            );
+            if !stats.is_empty() {
+                io.report(stats);
+            }
             self.solver = Some(solver);
             shift = done?;
         }

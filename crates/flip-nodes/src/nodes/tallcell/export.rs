@@ -4,6 +4,7 @@
 use crate::nodes::common::{failed, spec};
 use crate::nodes::frame_files::FrameFiles;
 use crate::params::Params;
+use crate::stats::LiquidVolume;
 use flip_core::export::write_tallcell_png;
 use flip_graph::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec};
 
@@ -31,7 +32,7 @@ impl Node for Export {
         let path = self.files.frame(ctx)?("png");
         write_tallcell_png(&path, &liquid, self.scale)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
-        io.stat("liquid_volume", liquid.volume());
+        io.report(LiquidVolume(liquid.volume()));
         io.wrote(path);
         Ok(())
     }

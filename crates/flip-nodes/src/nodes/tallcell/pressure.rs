@@ -5,6 +5,7 @@
 //! creation).
 use crate::nodes::common::{failed, spec};
 use crate::nodes::pressure::params;
+use crate::stats::{SolveReport, SolvedGrid, TallCellSolve};
 use flip_core::tallcell::pressure::{apply, assemble};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, ParamValue, Value,
@@ -53,15 +54,20 @@ impl Node for TallPressureSolve {
             self.solver.solve_csr(&mut problem.csr.view())
         };
         let stats = solved.map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
-        io.stat("solve_ms", start.elapsed().as_secs_f64() * 1e3);
+        let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         let max_div = apply(l, &problem);
-        io.stat("iterations", f64::from(stats.iterations));
-        io.stat("residual", stats.residual);
-        io.stat("converged", f64::from(stats.converged));
-        io.stat("unknowns", problem.csr.rhs.len() as f64);
-        io.stat("regular_grid_cells", l.grid.regular_grid_cells() as f64);
-        io.stat("symmetric", f64::from(u8::from(problem.csr.symmetric)));
-        io.stat("max_divergence", f64::from(max_div));
+        io.report(SolveReport {
+            iterations: stats.iterations,
+            residual: stats.residual,
+            converged: stats.converged != 0,
+            solve_ms,
+            max_divergence: max_div,
+            unknowns: problem.csr.rhs.len(),
+            grid: SolvedGrid::TallCell(TallCellSolve {
+                regular_grid_cells: l.grid.regular_grid_cells(),
+                symmetric: problem.csr.symmetric,
+            }),
+        });
         io.set("tall_liquid", Value::TallLiquid(liquid));
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! paper's RM stage): every field is re-sampled onto the new layout.
 use crate::nodes::common::spec;
 use crate::params::Params;
+use crate::stats::RefitStats;
 use flip_core::tallcell::reinit::reinitialise;
 use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, Value};
 use std::sync::Arc;
@@ -24,7 +25,9 @@ impl Node for Refit {
             .zip(&l.grid.tall)
             .filter(|(a, b)| a != b)
             .count();
-        io.stat("refitted_columns", moved as f64);
+        io.report(RefitStats {
+            refitted_columns: moved,
+        });
         io.set("tall_liquid", Value::TallLiquid(liquid));
         Ok(())
     }

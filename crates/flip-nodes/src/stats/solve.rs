@@ -1,0 +1,116 @@
+//! What a pressure solve reports (the `pressure` and `tallcell_pressure` nodes).
+
+use flip_graph::NodeStats;
+
+/// One pressure solve.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SolveReport {
+    /// Iterations (inner iterations summed for LCP outer methods; V-cycles for multigrid).
+    pub iterations: u32,
+    /// Final residual.
+    pub residual: f64,
+    /// Whether the tolerance was met.
+    pub converged: bool,
+    /// Solve time (ms).
+    pub solve_ms: f64,
+    /// Largest |∇·u| left after the projection (1/s).
+    pub max_divergence: f32,
+    /// Unknowns of the solve (fluid cells on the regular grid).
+    pub unknowns: usize,
+    /// What the grid's kind adds.
+    pub grid: SolvedGrid,
+}
+
+/// What a solve reports beyond the common figures, by grid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SolvedGrid {
+    /// The regular MAC grid (`pressure`).
+    Regular(RegularSolve),
+    /// The tall-cell grid (`tallcell_pressure`).
+    TallCell(TallCellSolve),
+}
+
+impl Default for SolvedGrid {
+    fn default() -> Self {
+        Self::Regular(RegularSolve::default())
+    }
+}
+
+/// The regular grid's solve (`pressure`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegularSolve {
+    /// Outer iterations (LCP policy or penalty iterations; 0 for linear solves).
+    pub outer_iterations: u32,
+    /// Residual before the first iteration.
+    pub initial_residual: f64,
+    /// Shared-memory copies of an isolated solver, part of `solve_ms`.
+    pub transfer_ms: Option<f64>,
+    /// Whether the step was solved by the fallback solver.
+    pub on_fallback: bool,
+}
+
+/// The tall-cell grid's solve (`tallcell_pressure`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TallCellSolve {
+    /// Cells of the regular grid the tall cells stand for.
+    pub regular_grid_cells: usize,
+    /// Whether the operator was symmetric.
+    pub symmetric: bool,
+}
+
+impl SolveReport {
+    /// Outer iterations (0 where the solve has none).
+    #[must_use]
+    pub fn outer_iterations(&self) -> u32 {
+        match &self.grid {
+            SolvedGrid::Regular(r) => r.outer_iterations,
+            SolvedGrid::TallCell(_) => 0,
+        }
+    }
+
+    /// Fluid cells of a regular-grid solve (a tall cell's unknowns are not cells).
+    #[must_use]
+    pub fn fluid_cells(&self) -> Option<usize> {
+        matches!(self.grid, SolvedGrid::Regular(_)).then_some(self.unknowns)
+    }
+}
+
+impl NodeStats for SolveReport {
+    fn values(&self) -> Vec<(&'static str, f64)> {
+        let common = (
+            ("iterations", f64::from(self.iterations)),
+            ("residual", self.residual),
+            ("converged", f64::from(u8::from(self.converged))),
+            ("solve_ms", self.solve_ms),
+            ("max_divergence", f64::from(self.max_divergence)),
+        );
+        let (iterations, residual, converged, solve_ms, max_divergence) = common;
+        match &self.grid {
+            SolvedGrid::Regular(r) => {
+                let mut v = vec![
+                    iterations,
+                    ("outer_iterations", f64::from(r.outer_iterations)),
+                    residual,
+                    ("initial_residual", r.initial_residual),
+                    converged,
+                    solve_ms,
+                ];
+                v.extend(r.transfer_ms.map(|t| ("transfer_ms", t)));
+                v.push(("on_fallback", f64::from(u8::from(r.on_fallback))));
+                v.push(max_divergence);
+                v.push(("fluid_cells", self.unknowns as f64));
+                v
+            }
+            SolvedGrid::TallCell(t) => vec![
+                solve_ms,
+                iterations,
+                residual,
+                converged,
+                ("unknowns", self.unknowns as f64),
+                ("regular_grid_cells", t.regular_grid_cells as f64),
+                ("symmetric", f64::from(u8::from(t.symmetric))),
+                max_divergence,
+            ],
+        }
+    }
+}
