@@ -3,7 +3,10 @@
 //! frames written before a failure stay on disk, whole.
 
 use flip_graph::{ParamValue::*, RunError, Simulation};
-use flip_host::{default_plugin_dirs, LoadedPlugin, PluginError, PluginSet, SolverInstance};
+use flip_host::{
+    default_plugin_dirs, LoadOptions, LoadedPlugin, PluginError, PluginSet, SolverInstance,
+    StateSupport,
+};
 use flip_sdk::OwnedProblem;
 use flipgraph_tests::{fixture_lib, graph, graphs_dir, plugins, registry, set};
 use std::sync::Arc;
@@ -63,6 +66,65 @@ fn a_library_that_is_not_a_plugin_is_refused() {
         msg.starts_with("cannot open plugin") && msg.contains("libflipgraph_garbage.so"),
         "{msg}"
     );
+}
+
+#[test]
+fn a_misnamed_library_in_a_user_folder_is_named_in_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let misnamed = dir.path().join("libsor.so");
+    std::fs::copy(fixture_lib("fixture_faulty"), &misnamed).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"not a library").unwrap();
+    let set = PluginSet::load(&LoadOptions {
+        user_dirs: vec![dir.path().to_path_buf()],
+        ..LoadOptions::default()
+    });
+    assert!(set.plugins.is_empty() && set.refused.is_empty());
+    assert_eq!(set.warnings.len(), 1, "{:?}", set.warnings);
+    let w = &set.warnings[0];
+    assert!(
+        w.contains(&misnamed.display().to_string())
+            && w.contains("`libflipgraph_<id>.so`")
+            && w.contains("`flipgraph-<id>`")
+            && !w.contains('\n'),
+        "{w}"
+    );
+}
+
+#[test]
+fn a_missing_plugin_folder_is_named_in_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("plugnis");
+    let set = PluginSet::load(&LoadOptions {
+        user_dirs: vec![missing.clone()],
+        ..LoadOptions::default()
+    });
+    assert_eq!(
+        set.warnings,
+        [format!(
+            "plugin folder {} does not exist",
+            missing.display()
+        )]
+    );
+}
+
+#[test]
+fn only_solvers_that_keep_state_claim_to_save_it() {
+    let set = PluginSet::load_dirs(&default_plugin_dirs());
+    let plugin = |id: &str| set.plugins.iter().find(|p| p.id == id).expect(id).clone();
+    for id in ["pcg", "multigrid", "direct"] {
+        let p = plugin(id);
+        assert_eq!(p.state_support(), StateSupport::KeepsNone, "{id}");
+        assert!(p.algorithms.iter().all(|a| !a.saves_state()), "{id}");
+    }
+    let lcp = plugin("lcp");
+    assert_eq!(lcp.state_support(), StateSupport::Saves);
+    let saving: Vec<&str> = lcp
+        .algorithms
+        .iter()
+        .filter(|a| a.saves_state())
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(saving, ["pi-pcg", "pi-mg", "pe-pcg", "pe-mg"]);
 }
 
 #[test]

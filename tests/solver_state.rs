@@ -208,33 +208,3 @@ fn a_sleeping_solve_ends_at_its_time_limit_or_when_cancelled() {
     stopper.join().unwrap();
     assert!(matches!(err, PluginError::Cancelled { .. }), "{err}");
 }
-
-/// Cost of the host's result check (its one-pass form, which settles every honest solve) next
-/// to the solve it checks (MGPCG on the dam-break fixture): `cargo test --release -p flipgraph-tests --test solver_state -- --ignored
-/// --nocapture check_overhead`.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn check_overhead() {
-    let set = plugins();
-    for dims in [[128, 128, 1], [64, 64, 64]] {
-        let base = fixtures::build(Scene::DamBreak, dims, 1);
-        let mut s = instance(&set, "multigrid/mgpcg", &[]);
-        let (mut solve, mut check, reps) = (Duration::ZERO, Duration::ZERO, 10);
-        for _ in 0..reps {
-            let mut p = base.clone();
-            let t = Instant::now();
-            s.solve(&mut p.view()).unwrap();
-            solve += t.elapsed();
-            let t = Instant::now();
-            std::hint::black_box(flip_sdk::check::structured_raw(&p.view()));
-            check += t.elapsed();
-        }
-        let (solve, check) = (solve / reps, check / reps);
-        eprintln!(
-            "{dims:?}: solve incl. check {:.2} ms, check {:.2} ms ({:.1} % of the solve)",
-            solve.as_secs_f64() * 1e3,
-            check.as_secs_f64() * 1e3,
-            100.0 * check.as_secs_f64() / (solve - check).as_secs_f64()
-        );
-    }
-}

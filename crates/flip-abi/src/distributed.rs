@@ -18,6 +18,12 @@
 //! Every call is collective: all ranks make the same calls in the same order, like MPI's.
 //! Results are reproducible for a given rank count (reductions run in rank order).
 //!
+//! **Pre- and post-conditions shared by every entry.** Pre (plugin): `context` is the suite's;
+//! the call comes during the `solve` that fetched the suite, from the thread the host called
+//! into; every pointer is valid for the length the entry names during the call (the plugin
+//! keeps ownership). Post (host): on `STATUS_OK` the outputs are written; the host keeps no
+//! pointer. Which ranks see a failure status is said per entry.
+//!
 //! **Growth.** A version-1 table only grows: entries are appended and `size` says which are
 //! present (the SDK reads an entry only when it lies within `size`). `all_gather_blocks_f64` was
 //! appended for solvers that gather a coarse grid rather than the fine field, and

@@ -1,11 +1,35 @@
 //! The versioned C ABI between the flipgraph host and a pressure-solver plugin (version 2).
 //!
-//! A plugin is a `cdylib` exporting one symbol, [`ENTRY_SYMBOL`], of type [`EntryFn`]. It returns
-//! a pointer to a static [`PluginTable`] whose first field is a [`PluginHeader`]; the host reads
-//! `header.abi_version` and `header.table_size` before it touches anything else and refuses the
-//! library on a mismatch (the header's layout is the same in every version, so a plugin built for
-//! ABI 1 is refused with a "rebuild against ABI 2" message). Bump [`ABI_VERSION`] on *any*
-//! layout change of a type in this module or its submodules.
+//! This crate is the whole contract, read like a C header set (cf. OpenFX's `ofxCore.h`): every
+//! `#[repr(C)]` type, every function-pointer type with its **pre-conditions** (what the caller
+//! guarantees: pointer validity, lengths, threads, lifetimes) and **post-conditions** (what the
+//! callee guarantees on return), every constant. It has no dependencies. Plugin authors use it
+//! through the safe wrappers of `flip-sdk`; the host's side is `flip-host`.
+//!
+//! # Loading
+//! A plugin is a `cdylib` exporting one symbol, [`ENTRY_SYMBOL`], of type [`EntryFn`], in a
+//! file named `{DLL_PREFIX}flipgraph_<id>{DLL_SUFFIX}` (`libflipgraph_pcg.so`: the library of a
+//! Cargo package `flipgraph-<id>`); the host skips other names, with a warning in the user's
+//! folders. The entry returns a pointer to a static [`PluginTable`] whose first field is a
+//! [`PluginHeader`].
+//!
+//! # Versioning (checked first)
+//! - The host reads `header.abi_version` and `header.table_size` before it touches anything
+//!   else and refuses the library on a mismatch. The header's layout is the same in every
+//!   version, so a plugin built for ABI 1 is refused with a "rebuild against ABI 2" message.
+//! - Bump [`ABI_VERSION`] on *any* layout change of a type in this crate (a field added,
+//!   removed, reordered or retyped). Tables are append-only within a version only where a
+//!   `size` field says which entries are present ([`HostServices`], [`DistributedSuite`]).
+//! - Bits and tags are append-only: a new `CAP_*` bit, `PROBLEM_*` kind or `ROW_*` flag keeps
+//!   its number forever, every unused bit is reserved and must be zero (the host refuses others,
+//!   [`CAP_ALL`], [`ROW_FLAGS_ALL`]), and the host never hands an algorithm a problem kind it
+//!   does not list, so older plugins keep working.
+//! - Fields named `reserved` are zero and may gain a meaning in a later version.
+//!
+//! # Reserved parameter names
+//! [`RESERVED_PARAM_NAMES`] is the one list of parameter names that belong to the solving node
+//! (which solver, boundary and geometry options, warm start, time limit, problem dumps,
+//! isolation, fallback). No algorithm may declare one; the host refuses a library that does.
 //!
 //! # Conventions shared by every call
 //! - Strings are NUL-terminated UTF-8 owned by the side that created them. Strings in the table
@@ -40,7 +64,15 @@
 //! 5/7-point stencil on a grid), [`PROBLEM_CSR`] ([`CsrProblem`], a general sparse matrix) or
 //! [`PROBLEM_TALLCELL`] ([`TallCellProblem`], a CSR problem with its tall-cell geometry).
 //! An algorithm lists the kinds it accepts in its capability bits ([`CAP_STRUCTURED`],
-//! [`CAP_CSR`], [`CAP_TALLCELL`]); the host never hands it another kind.
+//! [`CAP_CSR`], [`CAP_TALLCELL`]); the host never hands it another kind. Each problem type
+//! documents its layout: index order, which cells or rows are unknowns, the signs of the
+//! matrix entries and of the right-hand side, and the array lengths.
+//!
+//! # Call sequence of an instance
+//! `create` → (`solve` | `reset` | `state_size` → `save_state` | `load_state`)* → `destroy`.
+//! `reset` and `load_state` may come at any point between solves (a rerun from frame 0, a
+//! resumed run). After [`STATUS_PANIC`] from any call the host calls nothing on the instance
+//! again, not even `destroy` (its memory may be leaked).
 #![allow(non_camel_case_types)]
 
 mod distributed;
@@ -93,6 +125,11 @@ pub const STATUS_UNSUPPORTED: i32 = 5;
 pub const STATUS_BAD_VALUE: i32 = 11;
 
 /// Signature of [`ENTRY_SYMBOL`].
+///
+/// Pre: called once per load, on the host's loading thread (or in a probe child process),
+/// before anything else of the library.
+/// Post: returns a non-null pointer to a [`PluginTable`] that stays valid and unchanged while
+/// the library is loaded; no other side effects (no threads started, no files written).
 pub type EntryFn = unsafe extern "C" fn() -> *const PluginTable;
 
 /// First field of every plugin table, in every ABI version. Never reorder or remove fields.
@@ -182,8 +219,14 @@ pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL;
 /// refuses an algorithm without it in a distributed run (appended in ABI 2, like
 /// [`CAP_TALLCELL`]).
 pub const CAP_DISTRIBUTED: u32 = 32;
+/// Capability bit: instances keep learned state that changes later results (a policy, a
+/// penalty set) and save it through `save_state`, so a resumed run continues bit for bit.
+/// Requires the state entries of [`PluginTable`]. An algorithm without it keeps nothing that
+/// `reset` would not rebuild identically; the host reports it as keeping no state (appended in
+/// ABI 2, like [`CAP_TALLCELL`]).
+pub const CAP_SAVES_STATE: u32 = 64;
 /// Every capability bit of this version; the others are reserved and must be zero.
-pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_KINDS | CAP_DISTRIBUTED;
+pub const CAP_ALL: u32 = CAP_LINEAR | CAP_LCP | CAP_KINDS | CAP_DISTRIBUTED | CAP_SAVES_STATE;
 
 /// Description of one algorithm a plugin offers.
 #[repr(C)]
@@ -241,16 +284,28 @@ pub struct SolveStats {
     pub converged: u32,
 }
 
-/// `describe`: fills `out` with algorithm `index`'s description (pointers stay valid while the
-/// library is loaded). Returns [`STATUS_OK`], or [`STATUS_BAD_VALUE`] for an index out of range.
-/// The host zeroes `out` first and refuses a description whose name is still null.
+/// `describe`: fills `out` with algorithm `index`'s description.
+///
+/// Pre: `index < algorithm_count`; `out` is valid for one write of an [`AlgorithmDesc`] and
+/// zeroed by the host. Any thread, possibly concurrently.
+/// Post: on [`STATUS_OK`], `*out` is filled: its strings and arrays stay valid and unchanged
+/// while the library is loaded, and it satisfies the limits of [`AlgorithmDesc`] and
+/// [`ParamDesc`] (the host refuses the library otherwise, and a description whose name is still
+/// null). Returns [`STATUS_OK`], or [`STATUS_BAD_VALUE`] for an index out of range.
 pub type DescribeFn = unsafe extern "C" fn(index: u32, out: *mut AlgorithmDesc) -> i32;
 
 /// `create`: a solver instance for algorithm `index` with resolved parameters.
 ///
-/// Pre: `params` points to `param_count` values (null when 0); names not in the schema are an
-/// error. `services` is valid during the call (may be used for logging).
-/// Post: on [`STATUS_OK`], `*instance` is a non-null handle for the instance calls.
+/// Pre: `index < algorithm_count`; `params` points to `param_count` values (null when 0) whose
+/// names are NUL-terminated and valid during the call; missing parameters mean their defaults.
+/// The values come from the user's graph: the plugin checks names and ranges itself (the SDK
+/// does).
+/// `services` is valid during the call (may be used for logging); `instance` and `error` are
+/// valid for writes. Any thread, possibly concurrently.
+/// Post: on [`STATUS_OK`], `*instance` is a non-null handle for the instance calls, owned by
+/// the host until it passes it to `destroy`; the plugin keeps no pointer into `params` or
+/// `services`. Otherwise `*instance` is untouched and `error` holds the reason (a name not in
+/// the schema is [`STATUS_BAD_VALUE`]).
 /// Returns [`STATUS_OK`], [`STATUS_BAD_VALUE`], [`STATUS_FAILED`] or [`STATUS_PANIC`].
 pub type CreateFn = unsafe extern "C" fn(
     index: u32,
@@ -263,12 +318,21 @@ pub type CreateFn = unsafe extern "C" fn(
 
 /// `solve`: solves `problem` (of kind `kind`, a `PROBLEM_*` tag) in place, filling `stats`.
 ///
-/// Pre: `instance` came from `create` and was not destroyed; the problem's arrays have the
-/// lengths its kind documents; `kind` is one the algorithm's capabilities list. The instance
-/// may keep state between calls (hierarchies, policies). Long solves poll
-/// `services.cancelled` and return [`STATUS_CANCELLED`] when it says so.
-/// Returns [`STATUS_OK`] (also when not converged), [`STATUS_CANCELLED`],
-/// [`STATUS_UNSUPPORTED`], [`STATUS_BAD_VALUE`], [`STATUS_FAILED`] or [`STATUS_PANIC`].
+/// Pre: `instance` came from `create`, was not destroyed and is not in use on another thread;
+/// `kind` is one the algorithm's capabilities list and `problem` points to that kind's struct;
+/// every array of the problem is non-null (except those documented as nullable), has the
+/// length its kind documents and satisfies its layout rules; input arrays are read-only and
+/// only `pressure` is written. `problem`, its arrays and `services` are valid during the call
+/// only; `stats` and `error` are valid for writes.
+/// Post: on [`STATUS_OK`], `pressure` holds the solution (finite, zero-mean on pure-Neumann
+/// regions) and `stats` reports it truthfully: the host recomputes the residual and refuses a
+/// result that claims more than it achieved. Non-convergence is [`STATUS_OK`] with
+/// `converged = 0`. On [`STATUS_CANCELLED`] (returned after `services.cancelled` said so,
+/// polled about once per iteration) `pressure` holds an unfinished iterate the host discards.
+/// The plugin keeps no pointer into the problem or `services`. The instance may keep learned
+/// state for the next call (hierarchies, policies).
+/// Returns [`STATUS_OK`], [`STATUS_CANCELLED`], [`STATUS_UNSUPPORTED`], [`STATUS_BAD_VALUE`],
+/// [`STATUS_FAILED`] or [`STATUS_PANIC`].
 pub type SolveFn = unsafe extern "C" fn(
     instance: *mut c_void,
     kind: u32,
@@ -278,21 +342,39 @@ pub type SolveFn = unsafe extern "C" fn(
     error: *mut ErrorBuf,
 ) -> i32;
 
-/// `destroy`: destroys an instance. Pre: it is not used afterwards.
+/// `destroy`: destroys an instance.
+///
+/// Pre: `instance` came from `create`, was not destroyed and is not in use; the host calls
+/// nothing on it afterwards.
+/// Post: every resource of the instance (memory, threads) is released. Cannot fail.
 pub type DestroyFn = unsafe extern "C" fn(instance: *mut c_void);
 
 /// `reset`: forgets everything learned from earlier solves (warm policies, hierarchies,
-/// factorisations), so the next solve equals that of a freshly created instance, bit for bit.
+/// factorisations).
+///
+/// Pre: as for `solve` (a live instance, one thread at a time); `error` is valid for writes.
+/// Post: on [`STATUS_OK`], the next solve equals that of a freshly created instance with the
+/// same parameters, bit for bit (a stateless plugin just returns [`STATUS_OK`]).
 /// Returns [`STATUS_OK`], [`STATUS_FAILED`] or [`STATUS_PANIC`].
 pub type ResetFn = unsafe extern "C" fn(instance: *mut c_void, error: *mut ErrorBuf) -> i32;
 
 /// `state_size` (optional): bytes `save_state` needs now.
+///
+/// Pre: as for `reset`; `size` is valid for one write. Called right before `save_state`.
+/// Post: on [`STATUS_OK`], `*size` is the length the following `save_state` writes (at most
+/// 4 GiB; the host refuses more).
 pub type StateSizeFn =
     unsafe extern "C" fn(instance: *mut c_void, size: *mut u64, error: *mut ErrorBuf) -> i32;
 
 /// `save_state` (optional): writes the opaque state (what a resumed run needs to continue bit
-/// for bit) into `data[..capacity]` and its length into `written`. [`STATUS_BAD_VALUE`] when
-/// `capacity` is too small.
+/// for bit).
+///
+/// Pre: as for `reset`; `data` is valid for writes of `capacity` bytes (the size the
+/// preceding `state_size` reported), `written` for one write.
+/// Post: on [`STATUS_OK`], `data[..*written]` holds the state, `*written <= capacity`, and the
+/// instance is unchanged. [`STATUS_BAD_VALUE`] when `capacity` is too small. The bytes are
+/// opaque to the host, which stores them in checkpoints and hands them back to `load_state` of
+/// the same plugin and algorithm, possibly in another process.
 pub type SaveStateFn = unsafe extern "C" fn(
     instance: *mut c_void,
     data: *mut u8,
@@ -302,7 +384,12 @@ pub type SaveStateFn = unsafe extern "C" fn(
 ) -> i32;
 
 /// `load_state` (optional): replaces everything learned by a state saved by the same plugin
-/// and algorithm. [`STATUS_BAD_VALUE`] for a state it does not recognise.
+/// and algorithm.
+///
+/// Pre: as for `reset`; `data` is readable for `len` bytes during the call (may be null when
+/// `len` is 0).
+/// Post: on [`STATUS_OK`], the following solves equal those of the instance that saved the
+/// state, bit for bit. [`STATUS_BAD_VALUE`] for a state it does not recognise.
 pub type LoadStateFn = unsafe extern "C" fn(
     instance: *mut c_void,
     data: *const u8,

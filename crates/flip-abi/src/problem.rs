@@ -20,7 +20,10 @@ pub const CELL_SOLID: u8 = 2;
 
 /// The pressure problem on a structured grid ([`PROBLEM_STRUCTURED`]).
 ///
-/// Unknowns are the [`CELL_FLUID`] cells. The matrix `A` is symmetric positive (semi-)definite
+/// Every array is non-null with one entry per cell, `ni·nj·nk`, x fastest: cell `(i, j, k)` is
+/// index `i + ni·(j + nj·k)`. Unknowns are the [`CELL_FLUID`] cells; on [`CELL_AIR`] and
+/// [`CELL_SOLID`] cells `diag`, `rhs` and the couplings are 0 and `pressure` must be left 0.
+/// The matrix `A` is symmetric positive (semi-)definite
 /// with a 7-point (3D) or 5-point (2D) stencil: `diag[c]` is `A[c][c]`, and `off_x[c]` is
 /// `A[c][c+x̂]` (the coupling to the +x neighbour, ≤ 0, zero unless both cells are fluid);
 /// likewise `off_y`, `off_z`. The host scales the system so that `A` has O(1) entries

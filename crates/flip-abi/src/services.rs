@@ -37,21 +37,39 @@ pub const SUITE_DISTRIBUTED: &[u8] = b"flipgraph.distributed\0";
 /// device buffers of the problem's arrays and a stream to enqueue work on. Not offered yet.
 pub const SUITE_DEVICE: &[u8] = b"flipgraph.device\0";
 
-/// `log(context, level, message)`: a NUL-terminated UTF-8 message at a `LOG_*` level. The host
-/// escapes control characters, caps the length (1 KiB) and the number of messages per call.
+/// `log(context, level, message)`: a NUL-terminated UTF-8 message at a `LOG_*` level.
+///
+/// Pre (plugin): `context` is the table's; `message` is readable up to its NUL during the call.
+/// Called during `create`/`solve`, from the calling thread or a thread the plugin spawned for
+/// that call. Post (host): the message is copied; the host escapes control characters, caps the
+/// length (1 KiB) and the number of messages per call.
 pub type LogFn = unsafe extern "C" fn(context: *mut c_void, level: u32, message: *const c_char);
 /// `cancelled(context)`: non-zero when the solve should stop as soon as possible (user stop,
-/// SIGINT, or the node's time limit passed). Cheap: poll it once per iteration.
+/// SIGINT, or the node's time limit passed).
+///
+/// Pre (plugin): as for `log`. Post (host): returns at once (an atomic load), so the plugin
+/// may poll it once per iteration.
 pub type CancelledFn = unsafe extern "C" fn(context: *mut c_void) -> u32;
 /// `progress(context, fraction, message)`: estimated fraction done in `[0, 1]` and an optional
 /// (nullable) short message.
+///
+/// Pre (plugin): as for `log`; `message` is null or readable up to its NUL. Post (host): the
+/// fraction is clamped to `[0, 1]` (a non-finite one reads as 0); the message may be ignored.
 pub type ProgressFn =
     unsafe extern "C" fn(context: *mut c_void, fraction: f64, message: *const c_char);
 /// `fetch_suite(context, name, version)`: a suite table of that name and version, or null.
+///
+/// Pre (plugin): as for `log`; `name` is readable up to its NUL. Post (host): null when the
+/// suite is not offered in this call, else a table valid until the call into the plugin
+/// returns (never keep it); its `size` says which of its entries are present.
 pub type FetchSuiteFn =
     unsafe extern "C" fn(context: *mut c_void, name: *const c_char, version: u32) -> *const c_void;
 
 /// Services the host passes to `create` and `solve`, valid for the duration of that call.
+///
+/// Pre (host): `size` and `version` are set; every non-null entry may be called with `context`
+/// until the call into the plugin returns. The plugin reads an entry only when it lies within
+/// `size`, and keeps no pointer to the table afterwards.
 #[repr(C)]
 pub struct HostServices {
     /// `size_of::<HostServices>()` in the host: entries beyond it are absent.

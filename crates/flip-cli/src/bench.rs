@@ -1,14 +1,18 @@
 //! `flipgraph bench …`: whole-step timings on the reference scene, solver sweeps in the style
-//! of Lai et al.'s tables, surface meshing, tall-cell water, and the cost of process isolation.
+//! of Lai et al.'s tables, cold solves of reference problems and dumps, surface meshing,
+//! tall-cell water, and the cost of process isolation. Every table is printed and written as
+//! CSV and Markdown into `--out` ([`table::Table`]); `docs/bench/README.md` indexes them.
 
 mod isolation;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod problems;
 mod step;
 #[cfg(feature = "mpi")]
 mod step_mpi;
 mod surface;
 mod sweep;
+mod table;
 mod tallcell;
 mod tallcell_scenes;
 mod tallcell_solvers;
@@ -31,6 +35,10 @@ pub enum BenchCommand {
     /// LCP solvers for separating walls vs grid size (Lai Tables 1-6), voxelized and
     /// variational side by side.
     Lcp(SweepArgs),
+    /// Cold pressure solves of reference problems (the solver fixtures, variational scenes) or
+    /// of `.fgprob` dumps through the loaded plugins: iterations, ms per solve, ms of the
+    /// host's result check (Lai et al. Tables 1, 3, 5, 12 with `--scene lcp-container`).
+    Problems(problems::ProblemsArgs),
     /// Seconds per pressure solve in-process vs isolated in a child process
     /// (`pressure.isolation = "process"`) at 128² and 64³, and the overhead.
     Isolation(isolation::IsolationArgs),
@@ -53,6 +61,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Step(a) => step::run(session, &a),
         BenchCommand::Solvers(a) => sweep::run(session, &a, SweepKind::Linear),
         BenchCommand::Lcp(a) => sweep::run(session, &a, SweepKind::Lcp),
+        BenchCommand::Problems(a) => problems::run(session, &a),
         BenchCommand::Surface(a) => surface::run(session, &a),
         BenchCommand::Isolation(a) => isolation::run(session, &a),
         BenchCommand::Tallcell(a) => tallcell::run(session, &a),
@@ -69,7 +78,7 @@ pub fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// Folder for benchmark CSVs.
+/// Folder for benchmark tables (CSV and Markdown).
 pub fn bench_dir(out: &Option<PathBuf>) -> PathBuf {
     out.clone().unwrap_or_else(|| PathBuf::from("out/bench"))
 }

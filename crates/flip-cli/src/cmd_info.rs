@@ -5,6 +5,7 @@ use crate::session::Session;
 use anyhow::{anyhow, Result};
 use flip_abi::sanitize;
 use flip_graph::{ParamKind, ParamSpec};
+use flip_host::StateSupport;
 use std::path::PathBuf;
 
 /// Arguments of `validate`.
@@ -79,10 +80,10 @@ pub fn plugins(session: &Session) -> Result<()> {
             if p.bundled { "bundled: " } else { "" },
             flip_abi::text::path(&p.path),
             &p.sha256[..p.sha256.len().min(16)],
-            if p.has_state {
-                "saves state"
-            } else {
-                "no saved state: resumed runs re-create its solvers"
+            match p.state_support() {
+                StateSupport::Saves => "saves state",
+                StateSupport::KeepsNone => "keeps no state",
+                StateSupport::NotSaved => "no saved state: resumed runs re-create its solvers",
             }
         );
         for a in &p.algorithms {
@@ -106,8 +107,9 @@ pub fn plugins(session: &Session) -> Result<()> {
             } else {
                 ""
             };
+            let state = if a.saves_state() { ", saves state" } else { "" };
             println!(
-                "  {}/{:<14} [{problem}, {kinds}{mpi}] {}",
+                "  {}/{:<14} [{problem}, {kinds}{mpi}{state}] {}",
                 p.id, a.name, a.label
             );
             for q in &a.params {

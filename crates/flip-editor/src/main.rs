@@ -2,6 +2,8 @@
 //! headless `flipgraph` CLI free of GUI dependencies.
 #![forbid(unsafe_code)]
 
+mod bench;
+
 use anyhow::{anyhow, bail, Context as _, Result};
 use flip_editor::run::autorun::AutoRun;
 use flip_editor::viewport::camera::Overlay;
@@ -27,6 +29,9 @@ options:
   --screenshot PNG         with --quit-after-frames: save a screenshot of the window first
   --overlay KIND           show an overlay: none | level-set | cells
   --size WxH               window size in pixels (default 1600x900)
+  --bench [SIZE] [FRAMES] [UI_SECONDS] [SET…]
+                           time the run mode and the UI frames without a window, then quit
+                           (defaults 256 48 20; run from the repository root)
   -h, --help               this text";
 
 struct Args {
@@ -60,6 +65,10 @@ fn parse_args() -> Result<Args> {
                 std::process::exit(flip_host::probe::child_main(&file));
             }
             "--solver-child" => std::process::exit(flip_host::isolation::child_main()),
+            "--bench" => {
+                bench::run(it.by_ref())?;
+                std::process::exit(0);
+            }
             "--autoplay" => args.auto.autoplay = true,
             "--compare" => args.auto.compare = true,
             "--screenshot" => args.auto.screenshot = Some(value()?.into()),

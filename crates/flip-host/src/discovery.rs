@@ -1,7 +1,9 @@
 //! Finding plugins: bundled folders (next to the executable) first, then the user's folders
 //! (`--plugin-dir`, [`PLUGIN_DIR_ENV`]). Rules:
 //! - only files named `{DLL_PREFIX}flipgraph_<id>{DLL_SUFFIX}` are considered, and only regular
-//!   files whose ELF headers fit their size are opened;
+//!   files whose ELF headers fit their size are opened. In a user folder, another shared library
+//!   gets a warning naming the file and the name expected, and a missing folder one naming it
+//!   (bundled folders are build folders full of other libraries, and may be absent);
 //! - a plugin's identity is its content hash (SHA-256): another copy of an already loaded file
 //!   is skipped quietly;
 //! - each new library is probed in a child process first when [`LoadOptions::probe`] is set;
@@ -25,6 +27,23 @@ pub fn is_plugin_file(path: &Path) -> bool {
     };
     let prefix = format!("{}flipgraph_", std::env::consts::DLL_PREFIX);
     name.starts_with(&prefix) && name.ends_with(std::env::consts::DLL_SUFFIX)
+}
+
+/// Whether `path` is named like a shared library (`.so`, `.dylib`, `.dll`).
+fn is_shared_library(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(std::env::consts::DLL_SUFFIX))
+}
+
+/// The warning for a shared library in a user folder that is not named like a plugin.
+fn misnamed_warning(path: &Path) -> String {
+    let (prefix, suffix) = (std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+    format!(
+        "{} is not loaded: plugin libraries are named `{prefix}flipgraph_<id>{suffix}` \
+         (package `flipgraph-<id>`)",
+        flip_abi::text::path(path)
+    )
 }
 
 /// The bundled plugin folders: the executable's `plugins/` subfolder and its folder (where
@@ -102,29 +121,45 @@ impl LoadOptions {
 }
 
 /// The plugins loaded for a session, the libraries that were refused (with reasons) and
-/// warnings (overrides).
+/// warnings (overrides, missing user folders, misnamed libraries).
 #[derive(Debug, Default)]
 pub struct PluginSet {
     /// Plugins that passed every check.
     pub plugins: Vec<Arc<LoadedPlugin>>,
     /// Libraries that were refused, with why.
     pub refused: Vec<PluginError>,
-    /// Things the user must hear about that are not refusals (a bundled plugin overridden).
+    /// Things the user must hear about that are not refusals (a bundled plugin overridden, a
+    /// user folder that does not exist, a library in it not named like a plugin).
     pub warnings: Vec<String>,
     /// How to start the child of an isolated solver (from [`LoadOptions::solver_child`]).
     pub solver_child: Option<ChildCommand>,
 }
 
-fn plugin_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+/// The plugin files of `dir`, sorted. For a user folder, a missing folder and other shared
+/// libraries are reported in `warnings`.
+fn plugin_files(dir: &Path, user: bool, warnings: &mut Vec<String>) -> Vec<PathBuf> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            if user {
+                let dir = flip_abi::text::path(dir);
+                warnings.push(match e.kind() {
+                    std::io::ErrorKind::NotFound => format!("plugin folder {dir} does not exist"),
+                    _ => format!("plugin folder {dir} cannot be read: {e}"),
+                });
+            }
+            return Vec::new();
+        }
     };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| is_plugin_file(p))
-        .collect();
+    let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     files.sort();
+    files.retain(|p| {
+        let plugin = is_plugin_file(p);
+        if user && !plugin && is_shared_library(p) {
+            warnings.push(misnamed_warning(p));
+        }
+        plugin
+    });
     files
 }
 
@@ -144,9 +179,11 @@ impl PluginSet {
             ..Self::default()
         };
         for (dirs, bundled) in [(&opts.bundled_dirs, true), (&opts.user_dirs, false)] {
-            for file in dirs.iter().flat_map(|d| plugin_files(d)) {
-                if let Err(e) = set.consider(&file, bundled, opts) {
-                    set.refused.push(e);
+            for dir in dirs {
+                for file in plugin_files(dir, !bundled, &mut set.warnings) {
+                    if let Err(e) = set.consider(&file, bundled, opts) {
+                        set.refused.push(e);
+                    }
                 }
             }
         }
@@ -178,12 +215,12 @@ impl PluginSet {
         bundled: bool,
         opts: &LoadOptions,
     ) -> Result<(), PluginError> {
-        let not_lib = |reason| PluginError::NotALibrary {
+        let not_lib = |source: elf::LibraryFileError| PluginError::NotALibrary {
             path: path.into(),
-            reason,
+            source,
         };
         elf::check_file(path).map_err(not_lib)?;
-        let sha = probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?;
+        let sha = probe::sha256_file(path).map_err(|e| not_lib(e.into()))?;
         if self.plugins.iter().any(|p| p.sha256 == sha) {
             return Ok(()); // another copy of a loaded library
         }

@@ -6,6 +6,37 @@
 use std::io::Read;
 use std::path::Path;
 
+/// Why a file is not a complete shared library.
+#[derive(Debug, thiserror::Error)]
+pub enum LibraryFileError {
+    /// Reading it failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A FIFO, device or folder.
+    #[error("not a regular file (a FIFO, device or folder is never opened)")]
+    NotRegular,
+    /// Shorter than an ELF header.
+    #[error("not an ELF shared library ({size} bytes)")]
+    TooShort {
+        /// The file's size.
+        size: u64,
+    },
+    /// No ELF magic.
+    #[error("not an ELF shared library")]
+    NotElf,
+    /// An ELF class other than 32 or 64 bits.
+    #[error("unknown ELF class {0}")]
+    UnknownClass(u8),
+    /// Its headers point past its end.
+    #[error("truncated: its {what} end beyond the file's {size} bytes")]
+    Truncated {
+        /// The tables that do not fit.
+        what: &'static str,
+        /// The file's size.
+        size: u64,
+    },
+}
+
 /// The fields of an ELF header the size check needs.
 struct Header {
     wide: bool,
@@ -27,14 +58,14 @@ fn uint(bytes: &[u8], little: bool) -> u64 {
     v
 }
 
-fn header(h: &[u8; 64]) -> Result<Header, String> {
+fn header(h: &[u8; 64]) -> Result<Header, LibraryFileError> {
     if &h[..4] != b"\x7fELF" {
-        return Err("not an ELF shared library".into());
+        return Err(LibraryFileError::NotElf);
     }
     let wide = match h[4] {
         1 => false,
         2 => true,
-        c => return Err(format!("unknown ELF class {c}")),
+        c => return Err(LibraryFileError::UnknownClass(c)),
     };
     let little = h[5] == 1;
     let f = |at: usize, n: usize| uint(&h[at..at + n], little);
@@ -74,23 +105,22 @@ fn fits(offset: u64, count: u64, size: u64, file: u64) -> bool {
 /// Checks that `path` is a regular file whose ELF tables and loadable segments lie within it.
 ///
 /// # Errors
-/// A one-line reason.
-pub(super) fn check_file(path: &Path) -> Result<(), String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+/// [`LibraryFileError`], a one-line reason.
+pub(super) fn check_file(path: &Path) -> Result<(), LibraryFileError> {
+    let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
-        return Err("not a regular file (a FIFO, device or folder is never opened)".into());
+        return Err(LibraryFileError::NotRegular);
     }
     if cfg!(any(target_os = "macos", target_os = "ios", windows)) {
         return Ok(()); // Mach-O / PE: only the file-type check applies.
     }
     let size = meta.len();
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut file = std::fs::File::open(path)?;
     let mut h = [0u8; 64];
     file.read_exact(&mut h)
-        .map_err(|_| format!("not an ELF shared library ({size} bytes)"))?;
+        .map_err(|_| LibraryFileError::TooShort { size })?;
     let hd = header(&h)?;
-    let truncated =
-        |what: &str| format!("truncated: its {what} end beyond the file's {size} bytes");
+    let truncated = |what| LibraryFileError::Truncated { what, size };
     if !fits(hd.shoff, hd.shnum, hd.shentsize, size) {
         return Err(truncated("section headers"));
     }
@@ -98,9 +128,8 @@ pub(super) fn check_file(path: &Path) -> Result<(), String> {
         return Err(truncated("program headers"));
     }
     let mut ph = vec![0u8; (hd.phnum * hd.phentsize) as usize];
-    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(hd.phoff))
-        .map_err(|e| e.to_string())?;
-    file.read_exact(&mut ph).map_err(|e| e.to_string())?;
+    std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(hd.phoff))?;
+    file.read_exact(&mut ph)?;
     for entry in ph.chunks_exact(hd.phentsize.max(1) as usize) {
         let f = |at: usize, n: usize| {
             entry
@@ -131,17 +160,20 @@ mod tests {
         if made.is_ok_and(|s| s.success()) {
             assert!(check_file(&fifo)
                 .unwrap_err()
+                .to_string()
                 .contains("not a regular file"));
         }
         let garbage = dir.join("garbage.so");
         std::fs::write(&garbage, [7u8; 100]).unwrap();
-        assert!(check_file(&garbage).unwrap_err().contains("not an ELF"));
+        let err = check_file(&garbage).unwrap_err().to_string();
+        assert!(err.contains("not an ELF"), "{err}");
         let exe = std::env::current_exe().unwrap();
-        assert_eq!(check_file(&exe), Ok(()));
+        assert!(check_file(&exe).is_ok());
         let bytes = std::fs::read(&exe).unwrap();
         let cut = dir.join("cut.so");
         std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-        assert!(check_file(&cut).unwrap_err().contains("truncated"));
+        let err = check_file(&cut).unwrap_err().to_string();
+        assert!(err.contains("truncated"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -20,9 +20,10 @@ pub use discovery::{
     bundled_plugin_dirs, default_plugin_dirs, is_plugin_file, LoadOptions, PluginSet,
     PLUGIN_DIR_ENV,
 };
+pub use elf::LibraryFileError;
 pub use instance::{ProblemRef, SolveLimits, SolverInstance, HANG_EXIT_CODE};
 pub use isolation::{ChildCommand, ChildFailure};
-pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo};
+pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo, StateSupport};
 pub use services::{CancelToken, LogLine, ServiceEvent, ServiceListener};
 
 use flip_abi::text::path as shown;
@@ -42,12 +43,13 @@ pub enum PluginError {
         source: libloading::Error,
     },
     /// The file is not a regular, complete shared library (checked before it is opened).
-    #[error("cannot open plugin {}: {reason}", shown(.path))]
+    #[error("cannot open plugin {}: {source}", shown(.path))]
     NotALibrary {
         /// The file.
         path: PathBuf,
         /// What is wrong (not a regular file, truncated, not ELF...).
-        reason: String,
+        #[source]
+        source: LibraryFileError,
     },
     /// Loading and describing the library in a child process failed.
     #[error("{}: refused: loading it in a probe process {reason}", shown(.path))]

@@ -71,6 +71,22 @@ impl AlgorithmInfo {
     pub fn accepts_tallcell(&self) -> bool {
         self.capabilities & abi::CAP_TALLCELL != 0
     }
+
+    /// Whether its instances keep learned state and save it ([`abi::CAP_SAVES_STATE`]).
+    pub fn saves_state(&self) -> bool {
+        self.capabilities & abi::CAP_SAVES_STATE != 0
+    }
+}
+
+/// What a resumed run gets from a plugin's solvers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateSupport {
+    /// Some algorithm keeps learned state and saves it: resumed runs continue bit for bit.
+    Saves,
+    /// The state entries are there but no algorithm keeps state (an empty state is saved).
+    KeepsNone,
+    /// No state entries: a resumed run re-creates the plugin's solvers.
+    NotSaved,
 }
 
 /// A plugin library that passed every check.
@@ -90,8 +106,8 @@ pub struct LoadedPlugin {
     pub version: String,
     /// Algorithms offered.
     pub algorithms: Vec<AlgorithmInfo>,
-    /// Whether the plugin can save and load instance state.
-    pub has_state: bool,
+    /// Whether the table has the state entries (`state_size`, `save_state`, `load_state`).
+    pub state_entries: bool,
     pub(super) _library: Arc<Library>,
 }
 
@@ -120,9 +136,9 @@ impl LoadedPlugin {
     /// [`PluginError::NotALibrary`], [`PluginError::Open`], [`PluginError::MissingEntry`],
     /// [`PluginError::AbiMismatch`] or [`PluginError::Malformed`], each naming the file.
     pub fn load(path: &Path) -> Result<Self, PluginError> {
-        let not_lib = |reason| PluginError::NotALibrary {
+        let not_lib = |source: elf::LibraryFileError| PluginError::NotALibrary {
             path: path.into(),
-            reason,
+            source,
         };
         // A bare name (`libm.so.6`) is resolved by the system loader: nothing to check here.
         let bare = path.components().count() == 1 && !path.exists();
@@ -132,7 +148,7 @@ impl LoadedPlugin {
         let sha256 = if bare {
             String::new()
         } else {
-            super::probe::sha256_file(path).map_err(|e| not_lib(e.to_string()))?
+            super::probe::sha256_file(path).map_err(|e| not_lib(e.into()))?
         };
         Self::load_hashed(path, sha256)
     }
@@ -204,9 +220,20 @@ impl LoadedPlugin {
             name,
             version,
             algorithms,
-            has_state: t.state_size.is_some(),
+            state_entries: t.state_size.is_some(),
             _library: Arc::new(library),
         })
+    }
+
+    /// What a resumed run gets from this plugin's solvers.
+    pub fn state_support(&self) -> StateSupport {
+        if !self.state_entries {
+            StateSupport::NotSaved
+        } else if self.algorithms.iter().any(AlgorithmInfo::saves_state) {
+            StateSupport::Saves
+        } else {
+            StateSupport::KeepsNone
+        }
     }
 
     /// Finds an algorithm by name.

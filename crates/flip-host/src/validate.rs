@@ -107,6 +107,14 @@ pub(super) unsafe fn algorithms(
         }
         out.push(info);
     }
+    if let Some(a) = out.iter().find(|a| a.saves_state()) {
+        if t.state_size.is_none() {
+            return Err(format!(
+                "`{}` claims to save state, but `state_size`, `save_state` and `load_state` are null",
+                a.name
+            ));
+        }
+    }
     Ok(out)
 }
 

@@ -50,30 +50,41 @@ impl Problem<'_> {
     }
 }
 
+/// A byte string that is not a pressure-problem dump.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DumpError {
+    /// The magic is neither `FGPROB02` nor `FGPROB01`.
+    #[error("not a flipgraph pressure-problem dump")]
+    NotADump,
+    /// The bytes end before the arrays their header announces.
+    #[error("truncated pressure-problem dump")]
+    Truncated,
+}
+
 struct Reader<'a>(&'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+    fn take(&mut self, n: usize) -> Result<&[u8], DumpError> {
         if self.0.len() < n {
-            return Err("truncated pressure-problem dump".into());
+            return Err(DumpError::Truncated);
         }
         let (head, rest) = self.0.split_at(n);
         self.0 = rest;
         Ok(head)
     }
-    fn u32(&mut self) -> Result<u32, String> {
+    fn u32(&mut self) -> Result<u32, DumpError> {
         Ok(u32::from_le_bytes(
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
-    fn f32s(&mut self, n: usize) -> Result<Vec<f32>, String> {
+    fn f32s(&mut self, n: usize) -> Result<Vec<f32>, DumpError> {
         Ok(self
             .take(4 * n)?
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
             .collect())
     }
-    fn f64s(&mut self, n: usize) -> Result<Vec<f64>, String> {
+    fn f64s(&mut self, n: usize) -> Result<Vec<f64>, DumpError> {
         Ok(self
             .take(8 * n)?
             .chunks_exact(8)
@@ -86,13 +97,13 @@ impl OwnedProblem {
     /// Parses a dump.
     ///
     /// # Errors
-    /// A message for a wrong magic or a truncated file.
-    pub fn parse_dump(bytes: &[u8]) -> Result<Self, String> {
+    /// [`DumpError`] for a wrong magic or a truncated file.
+    pub fn parse_dump(bytes: &[u8]) -> Result<Self, DumpError> {
         let mut r = Reader(bytes);
         let v1 = match r.take(8)? {
             m if m == DUMP_MAGIC => false,
             m if m == DUMP_MAGIC_V1 => true,
-            _ => return Err("not a flipgraph pressure-problem dump".into()),
+            _ => return Err(DumpError::NotADump),
         };
         let dims = [r.u32()? as usize, r.u32()? as usize, r.u32()? as usize];
         let dimension = r.u32()? as usize;

@@ -44,7 +44,7 @@ mod tallcell;
 pub use array::Array;
 pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
 pub use distributed::{distributed, Distributed, HaloValue};
-pub use dump::DUMP_MAGIC;
+pub use dump::{DumpError, DUMP_MAGIC};
 /// The `#[repr(C)]` contract the SDK implements (so a plugin depends on this crate alone).
 pub use flip_abi as abi;
 pub use flip_abi::SolveStats;
@@ -115,7 +115,9 @@ pub trait PressureSolver: Send {
     fn reset(&mut self) {}
 
     /// The state a resumed run needs to continue bit for bit (opaque to the host). The default
-    /// is empty: nothing learned changes results.
+    /// is empty: nothing learned changes results. A solver that overrides it declares
+    /// [`abi::CAP_SAVES_STATE`] in its [`Algorithm::capabilities`] (so the host reports it as
+    /// saving state); saving a non-empty state without that bit is an error.
     fn save_state(&self, out: &mut StateWriter) {
         let _ = out;
     }
@@ -154,7 +156,8 @@ pub trait SolverPlugin {
 /// Exports a [`SolverPlugin`] as a flipgraph plugin library (the one entry symbol).
 ///
 /// `export_plugin!(Type, "id", "Human name");` in the root of a `cdylib` crate. The table
-/// offers every entry, state included.
+/// offers every entry, state included (an algorithm without [`abi::CAP_SAVES_STATE`] saves an
+/// empty state, and the host reports it as keeping none).
 #[macro_export]
 macro_rules! export_plugin {
     ($plugin:ty, $id:literal, $name:literal) => {

@@ -99,14 +99,14 @@ impl DirectSolver {
     /// grid vector `out` (0 off the fluid, zero mean on singular regions).
     ///
     /// # Errors
-    /// A message when the matrix is not positive definite after pinning or memory runs out.
+    /// [`DirectError`] when the matrix is not positive definite after pinning or memory runs out.
     pub fn solve_grid(
         &mut self,
         a: &Stencil<'_>,
         regions: &Regions,
         rhs: &[f64],
         out: &mut [f64],
-    ) -> Result<(), String> {
+    ) -> Result<(), DirectError> {
         self.project(a, regions, rhs);
         self.solve_projected(a, regions, out)
     }
@@ -124,7 +124,7 @@ impl DirectSolver {
         a: &Stencil<'_>,
         regions: &Regions,
         out: &mut [f64],
-    ) -> Result<(), String> {
+    ) -> Result<(), DirectError> {
         // Number the unknowns and assemble the pinned upper triangle.
         let pinned = pinned_cells(regions);
         assemble(a, &pinned, &mut self.system);
@@ -159,7 +159,7 @@ impl DirectSolver {
 
     /// Recomputes the symbolic factorisation if the pattern changed, the numeric one if the
     /// values changed.
-    fn refactor(&mut self) -> Result<(), String> {
+    fn refactor(&mut self) -> Result<(), DirectError> {
         let sys = &self.system;
         let n = sys.cells.len();
         let pattern = SymbolicSparseColMatRef::new_checked(n, n, &sys.col_ptr, None, &sys.row_idx);
@@ -175,7 +175,7 @@ impl DirectSolver {
                 Default::default(),
                 Default::default(),
             )
-            .map_err(|e| format!("symbolic Cholesky failed: {e:?}"))?;
+            .map_err(|e| DirectError::Symbolic(format!("{e:?}")))?;
             let len = symbolic.len_val();
             self.counts[0] += 1;
             self.factor = Some(Factor {
@@ -207,22 +207,39 @@ impl DirectSolver {
                 stack,
                 Default::default(),
             )
-            .map_err(|e| format!("matrix is not positive definite: {e:?}"))?;
+            .map_err(|e| DirectError::NotPositiveDefinite(format!("{e:?}")))?;
         factor.matrix = Some(sys.values.clone());
         self.counts[1] += 1;
         Ok(())
     }
 }
 
+/// Why a direct solve failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectError {
+    /// The problem's arrays do not fit its dimensions.
+    #[error(transparent)]
+    Problem(#[from] flip_sdk::ProblemError),
+    /// The symbolic analysis failed (faer's error, as debug text).
+    #[error("symbolic Cholesky failed: {0}")]
+    Symbolic(String),
+    /// The numeric factorisation found a non-positive pivot (faer's error, as debug text).
+    #[error("matrix is not positive definite: {0}")]
+    NotPositiveDefinite(String),
+    /// The factorisation's scratch memory could not be allocated.
+    #[error("out of memory")]
+    OutOfMemory,
+}
+
 /// Grows the reusable scratch buffer to cover `req` and returns a stack over it.
 fn scratch(
     buf: &mut Option<(MemBuffer, StackReq)>,
     req: StackReq,
-) -> Result<&mut MemStack, String> {
+) -> Result<&mut MemStack, DirectError> {
     let old = buf.as_ref().map_or(StackReq::empty(), |(_, r)| *r);
     let need = old.or(req);
     if buf.is_none() || need != old {
-        let mem = MemBuffer::try_new(need).map_err(|_| "out of memory".to_string())?;
+        let mem = MemBuffer::try_new(need).map_err(|_| DirectError::OutOfMemory)?;
         *buf = Some((mem, need));
     }
     Ok(MemStack::new(&mut buf.as_mut().expect("allocated above").0))
@@ -293,7 +310,7 @@ impl PressureSolver for DirectSolver {
         self.project(&a, &regions, problem.rhs);
         let initial_residual = a.residual(&self.b, problem.pressure, &mut self.r);
         self.solve_projected(&a, &regions, problem.pressure)
-            .map_err(SolveError::Failed)?;
+            .map_err(|e| SolveError::Failed(e.to_string()))?;
         let residual = a.residual(&self.b, problem.pressure, &mut self.r);
         let bound = self.config.tolerance.bound(norm_inf(&self.b));
         Ok(SolveStats {
@@ -315,9 +332,10 @@ impl PressureSolver for DirectSolver {
 /// `problem.lcp`.
 ///
 /// # Errors
-/// A message when the matrix is not positive definite or memory runs out.
-pub fn solve_reference(problem: &Problem<'_>) -> Result<Vec<f64>, String> {
-    problem.validate().map_err(|e| e.to_string())?;
+/// [`DirectError`] when the problem is malformed, the matrix is not positive definite or memory
+/// runs out.
+pub fn solve_reference(problem: &Problem<'_>) -> Result<Vec<f64>, DirectError> {
+    problem.validate()?;
     let a = stencil_of(problem);
     let regions = Regions::find(&a);
     let mut out = vec![0.0; a.len()];

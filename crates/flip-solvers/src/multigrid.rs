@@ -151,14 +151,31 @@ impl Default for MultigridConfig {
     }
 }
 
+/// A multigrid parameter combination that cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// No smoothing sweeps.
+    #[error("n_sweep and n_sweep_coarse must be at least 1")]
+    NoSweeps,
+    /// No cycles per round.
+    #[error("n_vcycle (+ n_full_cycle for the full cycle) must be at least 1")]
+    NoCycles,
+    /// The coarsest level is too small or too large.
+    #[error("coarsest_size must be in 2..=8")]
+    CoarsestSize,
+    /// Both tolerances zero, or one negative.
+    #[error("tolerances must be non-negative and not both zero")]
+    Tolerance,
+}
+
 impl MultigridConfig {
     /// Checks the parameter combination.
     ///
     /// # Errors
-    /// A message naming the offending parameter.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`ConfigError`] naming the offending parameter.
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.n_sweep == 0 || self.n_sweep_coarse == 0 {
-            return Err("n_sweep and n_sweep_coarse must be at least 1".into());
+            return Err(ConfigError::NoSweeps);
         }
         let per_round = self.n_vcycle
             + if self.cycle == Cycle::Full {
@@ -167,14 +184,14 @@ impl MultigridConfig {
                 0
             };
         if per_round == 0 {
-            return Err("n_vcycle (+ n_full_cycle for the full cycle) must be at least 1".into());
+            return Err(ConfigError::NoCycles);
         }
         if !(2..=8).contains(&self.coarsest_size) {
-            return Err("coarsest_size must be in 2..=8".into());
+            return Err(ConfigError::CoarsestSize);
         }
         let t = self.tolerance;
         if !(t.rel >= 0.0 && t.abs >= 0.0 && (t.rel > 0.0 || t.abs > 0.0)) {
-            return Err("tolerances must be non-negative and not both zero".into());
+            return Err(ConfigError::Tolerance);
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 //! Müller full-multigrid baselines. The numerics live in [`flip_solvers::lcp`]; this crate only
 //! describes the algorithms and their parameters.
 
-use flip_sdk::abi::{CAP_DISTRIBUTED, CAP_LCP, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::abi::{CAP_DISTRIBUTED, CAP_LCP, CAP_LINEAR, CAP_SAVES_STATE, CAP_STRUCTURED};
 use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::lcp::{
     Boundary, CoarseMatrix, FasConfig, FasMgSolver, FmgConfig, FmgSolver, InnerSolver,
@@ -194,28 +194,28 @@ impl SolverPlugin for LcpPlugin {
             name: "pi-pcg",
             label: "Policy iteration (PCG)",
             help: "Policy iteration (Lai et al. 2020, Alg. 1): fixes the control of eq. 4.1, solves the linear system 4.2 (cells with λ = 0 held at p = 0) with incomplete-Cholesky PCG, repeats. The previous step's policy starts the next solve.",
-            capabilities: CAPS,
+            capabilities: CAPS | CAP_SAVES_STATE,
             params: PCG_PARAMS,
         },
         Algorithm {
             name: "pi-mg",
             label: "Policy iteration (multigrid)",
             help: "Policy iteration (Lai et al. 2020, Alg. 1) with a linear geometric multigrid (one-sided barycentric transfers, Galerkin coarse matrices) for each linear system 4.2. Runs distributed (run --mpi): each rank decides the policy of its own cells and the linear systems are solved by distributed MGPCG.",
-            capabilities: CAPS | CAP_DISTRIBUTED,
+            capabilities: CAPS | CAP_SAVES_STATE | CAP_DISTRIBUTED,
             params: MG_PARAMS,
         },
         Algorithm {
             name: "pe-pcg",
             label: "Penalty method (PCG)",
             help: "Penalty method (Lai et al. 2020, Alg. 2): adds ρ to the diagonal where p < 0 on S (eq. 4.4-4.5) and re-solves with incomplete-Cholesky PCG until the LCP residual meets the tolerance.",
-            capabilities: CAPS,
+            capabilities: CAPS | CAP_SAVES_STATE,
             params: PE_PCG_PARAMS,
         },
         Algorithm {
             name: "pe-mg",
             label: "Penalty method (multigrid)",
             help: "Penalty method (Lai et al. 2020, Alg. 2) with a linear geometric multigrid for each penalised system 4.5.",
-            capabilities: CAPS,
+            capabilities: CAPS | CAP_SAVES_STATE,
             params: PE_MG_PARAMS,
         },
         Algorithm {

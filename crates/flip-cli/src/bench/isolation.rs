@@ -3,6 +3,7 @@
 //! break at 128² and 64³; both simulations step in turn on the same problems.
 
 use super::bench_dir;
+use super::table::Table;
 use crate::cmd_run::build;
 use crate::session::Session;
 use anyhow::{anyhow, bail, Result};
@@ -29,7 +30,7 @@ pub struct IsolationArgs {
     /// The algorithm.
     #[arg(long, default_value = "multigrid/mgpcg")]
     pub solver: String,
-    /// Folder for scratch output (default out/bench).
+    /// Folder for the table's CSV and Markdown, and scratch output (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -100,12 +101,25 @@ pub fn run(session: &Session, a: &IsolationArgs) -> Result<()> {
     if a.steps == 0 {
         bail!("--steps must be at least 1");
     }
-    println!(
-        "{} per pressure solve, median and minimum of {} solves after {} warm-up steps",
-        a.solver, a.steps, a.warmup
+    let mut table = Table::new(
+        "isolation",
+        format!(
+            "bench isolation: {} per pressure solve, median and minimum of {} solves after {} warm-up steps",
+            a.solver, a.steps, a.warmup
+        ),
+        &[
+            "grid",
+            "in-process ms",
+            "isolated ms",
+            "overhead ms",
+            "overhead",
+            "min in-process / isolated ms",
+            "overhead of min",
+            "transfer ms",
+            "transfer / min in-process",
+            "same results",
+        ],
     );
-    println!("| grid | in-process ms | isolated ms | overhead ms | overhead | min in-process / isolated ms | overhead of min | transfer ms | transfer / min in-process | same results |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
     let scenes = a.sizes_2d.iter().map(|&n| (2, n));
     for (dim, n) in scenes.chain(a.sizes_3d.iter().map(|&n| (3, n))) {
         let ([(local, local_min), (isolated, isolated_min)], same, transfer) =
@@ -115,14 +129,19 @@ pub fn run(session: &Session, a: &IsolationArgs) -> Result<()> {
         } else {
             format!("{n}³")
         };
-        println!(
-            "| {name} | {local:.3} | {isolated:.3} | {:.3} | {:+.1} % | {local_min:.3} / {isolated_min:.3} | {:+.1} % | {transfer:.3} | {:.1} % | {} |",
-            isolated - local,
-            100.0 * (isolated - local) / local,
-            100.0 * (isolated_min - local_min) / local_min,
-            100.0 * transfer / local_min,
-            if same { "yes" } else { "NO" }
-        );
+        table.row([
+            name,
+            format!("{local:.3}"),
+            format!("{isolated:.3}"),
+            format!("{:.3}", isolated - local),
+            format!("{:+.1} %", 100.0 * (isolated - local) / local),
+            format!("{local_min:.3} / {isolated_min:.3}"),
+            format!("{:+.1} %", 100.0 * (isolated_min - local_min) / local_min),
+            format!("{transfer:.3}"),
+            format!("{:.1} %", 100.0 * transfer / local_min),
+            (if same { "yes" } else { "NO" }).to_string(),
+        ]);
     }
+    table.emit(&bench_dir(&a.out))?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `flipgraph bench step`: N substeps after a warm-up on the reference dam break; median, min
 //! and max seconds per step by node, particle throughput, pressure iterations, peak memory.
 
+use super::table::Table;
 use super::{bench_dir, peak_rss_mb};
 use crate::cmd_run::build;
 use crate::session::Session;
@@ -9,7 +10,6 @@ use anyhow::{anyhow, Result};
 use clap::Args;
 use flip_graph::NodeRole;
 use flip_nodes::stats::VolumeCorrectionStats;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Arguments of `bench step`.
@@ -33,7 +33,7 @@ pub struct StepArgs {
     /// Overrides, e.g. pressure.solver=pcg/mic0-pcg (repeatable).
     #[arg(long = "set")]
     pub sets: Vec<String>,
-    /// Folder for the CSV (default out/bench).
+    /// Folder for the table's CSV and Markdown (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Weak scaling under `mpirun -np N`: every rank owns `size` layers along the slab axis
@@ -153,14 +153,17 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     }
     let (med, min, max) = stats(walls);
     let np = summary.particles as f64;
-    println!("bench step: {}D {} cells/axis, {} particles, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
-        a.dim, a.size, summary.particles, a.steps, a.warmup, rayon::current_num_threads());
-    println!("step seconds: median {med:.4}  min {min:.4}  max {max:.4}");
-    let mut csv = String::from("node,kind,median_s,min_s,max_s,us_per_particle\n");
-    println!(
-        "{:<18} {:<12} {:>10} {:>10} {:>10} {:>12}",
-        "node", "kind", "median s", "min s", "max s", "µs/particle"
+    let mut table = Table::new(
+        format!("step_{}d_{}", a.dim, a.size),
+        format!(
+            "bench step: {}D {} cells/axis, {} particles, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
+            a.dim, a.size, summary.particles, a.steps, a.warmup, rayon::current_num_threads()
+        ),
+        &["node", "kind", "median s", "min s", "max s", "µs/particle"],
     );
+    table.note(format!(
+        "step seconds: median {med:.4}  min {min:.4}  max {max:.4}"
+    ));
     let (mut particle_stage, mut transfers, mut correction) = (0.0, 0.0, 0.0);
     let mut node_total = 0.0;
     for (i, times) in per_node.into_iter().enumerate() {
@@ -179,64 +182,57 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             continue;
         }
         node_total += m;
-        println!(
-            "{:<18} {:<12} {m:>10.4} {lo:>10.4} {hi:>10.4} {:>12.4}",
-            summary.ids[i],
-            kind,
-            1e6 * m / np.max(1.0)
-        );
-        writeln!(
-            csv,
-            "{},{},{m},{lo},{hi},{}",
-            summary.ids[i],
-            kind,
-            1e6 * m / np.max(1.0)
-        )?;
+        table.row([
+            summary.ids[i].clone(),
+            kind.to_string(),
+            format!("{m:.4}"),
+            format!("{lo:.4}"),
+            format!("{hi:.4}"),
+            format!("{:.4}", 1e6 * m / np.max(1.0)),
+        ]);
     }
-    println!(
+    table.note(format!(
         "particle stages (p2g + g2p + advect): {:.4} µs/particle/step",
         1e6 * particle_stage / np.max(1.0)
-    );
+    ));
     let (critical, _, _) = stats(criticals);
-    println!(
+    table.note(format!(
         "node time (medians summed; nodes on independent branches overlap): {node_total:.4} s/step, critical path median {critical:.4} s"
-    );
-    println!(
+    ));
+    table.note(format!(
         "transfers (p2g + g2p, {}): {:.4} s/step ({:.1}% of the node time)",
         transfer_modes(&doc, &session.registry),
         transfers,
         100.0 * transfers / node_total.max(1e-12)
-    );
-    println!(
+    ));
+    table.note(format!(
         "volume correction and reseeding: {:.4} s/step ({:.1}% of the node time)",
         correction,
         100.0 * correction / node_total.max(1e-12)
-    );
-    stages.print(a.steps);
+    ));
+    table.notes.extend(stages.line(a.steps));
     let (check, _, _) = stats(checks);
-    println!(
+    table.note(format!(
         "state check (largest speed for CFL, blow-up test): {:.3} ms/step ({:.2}% of the step)",
         1e3 * check,
         100.0 * check / med.max(1e-12)
-    );
+    ));
     let (overhead, _, _) = stats(overheads);
-    println!(
+    table.note(format!(
         "scheduler overhead (wall minus critical path and state check): {:.3} ms/step ({:.2}% of the step)",
         1e3 * overhead,
         100.0 * overhead / med.max(1e-12)
-    );
-    println!(
+    ));
+    table.note(format!(
         "pressure: {:.1} iterations mean, {:.4} s mean, residual max {:.2e}",
         summary.mean(|s| s.iterations),
         summary.mean(|s| s.solve_ms) / 1e3,
         summary.max(|s| s.residual)
-    );
+    ));
     if let Some(mb) = peak_rss_mb() {
-        println!("peak resident memory: {mb:.0} MB");
+        table.note(format!("peak resident memory: {mb:.0} MB"));
     }
-    let path = out.join(format!("step_{}d_{}.csv", a.dim, a.size));
-    std::fs::write(&path, csv)?;
-    println!("csv: {}", path.display());
+    table.emit(&out)?;
     Ok(())
 }
 
@@ -269,9 +265,10 @@ impl StageTimes {
         }
     }
 
-    fn print(&self, steps: u32) {
+    /// The mean stage times as one line, when the correction reported any.
+    fn line(&self, steps: u32) -> Option<String> {
         if self.measure_ms.is_none() && !self.solved {
-            return;
+            return None;
         }
         let mean = |total: f64| total / f64::from(steps.max(1));
         // wired before advection, the correction measures nothing (the level-set node's
@@ -280,12 +277,12 @@ impl StageTimes {
             Some(t) => (format!("measure {:.1}", mean(t)), "displace"),
             None => ("measure: the level set's".into(), "displacement grid"),
         };
-        println!(
+        Some(format!(
             "volume correction stages (mean ms/step): {measure}, assemble {:.1}, solve {:.1} ({:.1} iterations), {displace} {:.1}",
             mean(self.assemble_ms),
             mean(self.solve_ms),
             mean(self.iterations),
             mean(self.displace_ms)
-        );
+        ))
     }
 }

@@ -2,6 +2,7 @@
 //! `graphs/bench_dam_break_3d.ron` as emitted: 8 jittered particles per cell, x < 0.5) at
 //! several grid sizes: seconds per mesh, throughput, mesh size and extra memory.
 
+use super::table::Table;
 use super::{bench_dir, peak_rss_mb};
 use crate::session::Session;
 use anyhow::{anyhow, Result};
@@ -10,7 +11,6 @@ use flip_core::emit::{emit, EmitParams, EmitShape};
 use flip_core::surface::{liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings};
 use flip_core::{GridSpec, Particles, Solids};
 use glam::Vec3;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ pub struct SurfaceArgs {
     /// Timed meshes per size (after one untimed warm-up).
     #[arg(long, default_value_t = 2)]
     pub repeats: usize,
-    /// Folder for the CSV (default out/bench).
+    /// Folder for the table's CSV and Markdown (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -101,26 +101,26 @@ fn time_meshing(n: usize, settings: &SurfaceSettings, repeats: usize) -> Result<
 
 /// Runs the benchmark.
 pub fn run(_session: &Session, a: &SurfaceArgs) -> Result<()> {
-    println!(
-        "bench surface: dam-break column, resolution {}, smoothing {}, {} threads",
-        a.resolution,
-        a.smoothing,
-        rayon::current_num_threads()
+    let mut table = Table::new(
+        format!("surface_r{}", a.resolution),
+        format!(
+            "bench surface: dam-break column, resolution {}, smoothing {}, {} threads",
+            a.resolution,
+            a.smoothing,
+            rayon::current_num_threads()
+        ),
+        &[
+            "kernel",
+            "cells",
+            "particles",
+            "median s",
+            "min s",
+            "Mpart/s",
+            "vertices",
+            "triangles",
+            "extra MB",
+        ],
     );
-    println!(
-        "{:>18} {:>6} {:>11} {:>10} {:>10} {:>10} {:>11} {:>11} {:>10}",
-        "kernel",
-        "cells",
-        "particles",
-        "median s",
-        "min s",
-        "Mpart/s",
-        "vertices",
-        "triangles",
-        "extra MB"
-    );
-    let mut csv =
-        String::from("kernel,cells,particles,median_s,min_s,vertices,triangles,extra_mb\n");
     for name in &a.kernels {
         let kernel = SurfaceKernel::from_name(name)
             .ok_or_else(|| anyhow!("unknown kernel `{name}`; one of {:?}", SurfaceKernel::NAMES))?;
@@ -132,23 +132,19 @@ pub fn run(_session: &Session, a: &SurfaceArgs) -> Result<()> {
         };
         for &n in &a.sizes {
             let (np, r) = time_meshing(n, &settings, a.repeats)?;
-            println!(
-                "{name:>18} {n:>6} {np:>11} {:>10.3} {:>10.3} {:>10.2} {:>11} {:>11} {:>10.0}",
-                r.median,
-                r.min,
-                np as f64 / r.median / 1e6,
-                r.vertices,
-                r.triangles,
-                r.extra_mb
-            );
-            let (med, min, nv, nt, mb) = (r.median, r.min, r.vertices, r.triangles, r.extra_mb);
-            writeln!(csv, "{name},{n},{np},{med},{min},{nv},{nt},{mb}")?;
+            table.row([
+                name.clone(),
+                n.to_string(),
+                np.to_string(),
+                format!("{:.3}", r.median),
+                format!("{:.3}", r.min),
+                format!("{:.2}", np as f64 / r.median / 1e6),
+                r.vertices.to_string(),
+                r.triangles.to_string(),
+                format!("{:.0}", r.extra_mb),
+            ]);
         }
     }
-    let out = bench_dir(&a.out);
-    std::fs::create_dir_all(&out)?;
-    let path = out.join(format!("surface_r{}.csv", a.resolution));
-    std::fs::write(&path, csv)?;
-    println!("csv: {}", path.display());
+    table.emit(&bench_dir(&a.out))?;
     Ok(())
 }

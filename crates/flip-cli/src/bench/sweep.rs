@@ -5,12 +5,12 @@
 //! dam break and the circle/sphere container, `bench lcp` the container.
 
 use super::bench_dir;
+use super::table::Table;
 use crate::cmd_run::build;
 use crate::session::Session;
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Which family of solvers to sweep.
@@ -44,7 +44,7 @@ pub struct SweepArgs {
     /// solve longer than this (s).
     #[arg(long, default_value_t = 5.0)]
     pub budget: f64,
-    /// Folder for the CSV (default out/bench).
+    /// Folder for the table's CSV and Markdown (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -220,31 +220,42 @@ pub fn run(session: &Session, a: &SweepArgs, kind: SweepKind) -> Result<()> {
         println!("\n=== {scene} (vox = voxelized, var = variational boundary)");
         print_tables(&of_scene);
     }
-    let dir = bench_dir(&a.out);
-    std::fs::create_dir_all(&dir)?;
-    let mut csv = String::from("scene,dim,size,solver,avg_iterations,avg_outer_iterations,avg_seconds,max_residual,not_converged,solves\n");
-    for r in &rows {
-        writeln!(
-            csv,
-            "{},{},{},{},{:.3},{:.3},{:.6},{:.3e},{},{}",
-            r.scene,
-            r.dim,
-            r.size,
-            r.solver,
-            r.iterations,
-            r.outer,
-            r.seconds,
-            r.residual,
-            r.unconverged,
-            r.solves
-        )?;
-    }
-    let path = dir.join(format!("{name}.csv"));
-    std::fs::write(&path, csv)?;
-    println!(
-        "\ncsv: {} ({steps} steps per run, dt = 1/240 s, first step not counted)",
-        path.display()
+    let mut table = Table::new(
+        name,
+        format!(
+            "bench {}: {steps} steps per run, dt = 1/240 s, first step not counted, {} threads",
+            name,
+            rayon::current_num_threads()
+        ),
+        &[
+            "scene",
+            "dim",
+            "size",
+            "solver",
+            "avg iterations",
+            "avg outer iterations",
+            "avg s",
+            "max residual",
+            "not converged",
+            "solves",
+        ],
     );
+    for r in &rows {
+        table.row([
+            r.scene.to_string(),
+            r.dim.to_string(),
+            r.size.to_string(),
+            r.solver.clone(),
+            format!("{:.3}", r.iterations),
+            format!("{:.3}", r.outer),
+            format!("{:.6}", r.seconds),
+            format!("{:.3e}", r.residual),
+            r.unconverged.to_string(),
+            r.solves.to_string(),
+        ]);
+    }
+    println!();
+    table.emit(&bench_dir(&a.out))?;
     Ok(())
 }
 

@@ -5,6 +5,8 @@
 //! are columns per side): a deep Tank (1.4 m of water over hills in a 4 m square basin) and the
 //! "Flood" of `graphs/tallcell_flood_3d.ron` (its height map as a formula).
 
+use super::bench_dir;
+use super::table::Table;
 use super::tallcell_scenes::{scene, Scene};
 use crate::session::Session;
 use anyhow::Result;
@@ -12,6 +14,7 @@ use clap::Args;
 use flip_core::tallcell::{advect, extrapolate, pressure, reinit, TallLiquid};
 use flip_host::{ProblemRef, SolverInstance};
 use flip_sdk::SolveStats;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Arguments of `bench tallcell`.
@@ -41,6 +44,9 @@ pub struct TallcellArgs {
     /// Regular layers per column.
     #[arg(long, default_value_t = 8)]
     pub regular_layers: usize,
+    /// Folder for the tables' CSV and Markdown (default out/bench).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// Milliseconds per stage (VE, LA, VA, RM, PP), unknowns and iterations, summed over steps.
@@ -150,23 +156,16 @@ pub(super) fn run_one(
 pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     let (plugin, info) = session.plugins.find(&args.solver)?;
     let steps = args.steps.max(1);
-    println!(
-        "tall-cell water ({}D), {steps} steps per run, solver {}",
-        args.dim, args.solver
-    );
-    println!(
-        "{:>6} {:>7} {:>8} {:>8} {:>7} {:>7} {:>7} {:>7} {:>8} {:>9} {:>6}",
-        "scene",
-        "columns",
-        "grid",
-        "unknowns",
-        "VE ms",
-        "LA ms",
-        "VA ms",
-        "RM ms",
-        "PP ms",
-        "total ms",
-        "iter"
+    let mut table = Table::new(
+        format!("tallcell_{}d", args.dim),
+        format!(
+            "bench tallcell: tall-cell water ({}D), {steps} steps per run, solver {}, mean ms per step",
+            args.dim, args.solver
+        ),
+        &[
+            "scene", "columns", "grid", "unknowns", "VE ms", "LA ms", "VA ms", "RM ms", "PP ms",
+            "total ms", "iter",
+        ],
     );
     let mut ratios = Vec::new();
     for &n in &args.sizes() {
@@ -183,28 +182,35 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
                 let mut liquid = scene(args.dim, kind, n, regular)?;
                 let mut solver = SolverInstance::create(plugin.clone(), &info.name, &[])?;
                 let t = run_one(&mut liquid, (&mut solver, info.accepts_tallcell()), steps)?;
-                let per = |x: f64| x / steps as f64;
-                per_step[g] = per(t.ms.iter().sum());
+                let per = |x: f64| format!("{:.2}", x / steps as f64);
+                per_step[g] = t.ms.iter().sum::<f64>() / steps as f64;
                 unknowns[g] = t.unknowns / steps;
-                println!(
-                    "{:>6} {:>7} {:>8} {:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>8.2} {:>9.2} {:>6.1}",
-                    kind.name(), n, name, unknowns[g], per(t.ms[0]), per(t.ms[1]), per(t.ms[2]),
-                    per(t.ms[3]), per(t.ms[4]), per_step[g],
-                    t.iterations as f64 / steps as f64
-                );
+                table.row([
+                    kind.name().to_string(),
+                    n.to_string(),
+                    name.to_string(),
+                    unknowns[g].to_string(),
+                    per(t.ms[0]),
+                    per(t.ms[1]),
+                    per(t.ms[2]),
+                    per(t.ms[3]),
+                    per(t.ms[4]),
+                    format!("{:.2}", per_step[g]),
+                    format!("{:.1}", t.iterations as f64 / steps as f64),
+                ]);
             }
             if kind == Scene::Tank {
                 ratios.push((n, unknowns, per_step));
             }
         }
     }
-    println!("\nTank, tall cells vs the regular grid:");
     for (n, u, t) in ratios {
-        println!(
-            "{n:>7} columns: {:.1}× fewer unknowns, {:.1}× faster per step",
+        table.note(format!(
+            "Tank, tall cells vs the regular grid at {n} columns: {:.1}× fewer unknowns, {:.1}× faster per step",
             u[1] as f64 / u[0].max(1) as f64,
             t[1] / t[0]
-        );
+        ));
     }
+    table.emit(&bench_dir(&args.out))?;
     super::tallcell_solvers::run(session, args)
 }

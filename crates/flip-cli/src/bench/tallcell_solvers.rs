@@ -3,6 +3,8 @@
 //! Krylov baseline (BiCGSTAB: the tall-cell operator is unsymmetric) and by the tall-cell
 //! multigrid's full cycles, at relative tolerances 1e-4 and 1e-8: iterations and milliseconds.
 
+use super::bench_dir;
+use super::table::Table;
 use super::tallcell::{prepare, run_one, solve, step_dt, TallcellArgs};
 use super::tallcell_scenes::{scene, Scene};
 use crate::session::Session;
@@ -50,14 +52,22 @@ fn time_solve(
 /// Prints the table: for each size, the problem after `args.steps` steps.
 pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
     let (plugin, info) = session.plugins.find(&args.solver)?;
-    println!(
-        "\n{} vs {}: one step's pressure problem of the {}D Tank after {} steps, zero initial \
-         guess (best of 3)",
-        args.multigrid, args.krylov, args.dim, args.steps
-    );
-    println!(
-        "{:>7} {:>8} | {:>14} {:>14} | {:>14} {:>14} | {:>8}",
-        "columns", "unknowns", "Krylov 1e-4", "Krylov 1e-8", "MG 1e-4", "MG 1e-8", "speed-up"
+    let mut table = Table::new(
+        format!("tallcell_solvers_{}d", args.dim),
+        format!(
+            "bench tallcell: {} vs {}, one step's pressure problem of the {}D Tank after {} steps, \
+             zero initial guess, best of 3 (iterations, ms)",
+            args.multigrid, args.krylov, args.dim, args.steps
+        ),
+        &[
+            "columns",
+            "unknowns",
+            "Krylov 1e-4",
+            "Krylov 1e-8",
+            "MG 1e-4",
+            "MG 1e-8",
+            "speed-up",
+        ],
     );
     for &n in &args.solver_sizes() {
         let mut liquid = scene(args.dim, Scene::Tank, n, Some(args.regular_layers))?;
@@ -69,26 +79,20 @@ pub fn run(session: &Session, args: &TallcellArgs) -> Result<()> {
         )?;
         let dt = step_dt(&liquid);
         let problem = prepare(&mut liquid, dt, |_, _| {});
-        let mut cells = Vec::new();
+        let mut cells = vec![n.to_string(), problem.csr.rhs.len().to_string()];
         let mut ms_at_tightest = [0.0; 2];
         for (k, name) in [&args.krylov, &args.multigrid].into_iter().enumerate() {
             for rel in TOLERANCES {
                 let (it, ms) = time_solve(session, name, &problem, rel)?;
-                cells.push(format!("{it:>5} {ms:>8.2}"));
+                cells.push(format!("{it} {ms:.2}"));
                 ms_at_tightest[k] = ms;
             }
         }
-        println!(
-            "{:>7} {:>8} | {:>14} {:>14} | {:>14} {:>14} | {:>7.1}×",
-            n,
-            problem.csr.rhs.len(),
-            cells[0],
-            cells[1],
-            cells[2],
-            cells[3],
-            ms_at_tightest[0] / ms_at_tightest[1]
-        );
+        cells.push(format!("{:.1}×", ms_at_tightest[0] / ms_at_tightest[1]));
+        table.row(cells);
     }
-    println!("(iterations ms; speed-up = Krylov / MG time at 1e-8)");
+    table.note("speed-up = Krylov / MG time at 1e-8");
+    println!();
+    table.emit(&bench_dir(&args.out))?;
     Ok(())
 }

@@ -103,7 +103,7 @@ impl TallGrid {
         max_step: usize,
     ) -> Result<Self, String> {
         let [nx, nz] = terrain.columns;
-        terrain.check()?;
+        terrain.check().map_err(|e| e.to_string())?;
         if nx < 2 || nz == 0 {
             return Err(format!("{nx}×{nz} columns: need at least 2 along x"));
         }

@@ -15,12 +15,26 @@ pub struct Terrain {
     pub face: [Vec<f32>; 2],
 }
 
+/// A terrain array whose length does not fit the column counts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("terrain: {len} {array} heights for {}×{} columns, expected {expected}", .columns[0], .columns[1])]
+pub struct TerrainLengthError {
+    /// The array: `columns`, `x faces` or `z faces`.
+    pub array: &'static str,
+    /// Its length.
+    pub len: usize,
+    /// Columns along x and z.
+    pub columns: [usize; 2],
+    /// The length the columns need.
+    pub expected: usize,
+}
+
 impl Terrain {
     /// Checks the array lengths against the column counts.
     ///
     /// # Errors
-    /// A message naming the array that does not fit.
-    pub fn check(&self) -> Result<(), String> {
+    /// [`TerrainLengthError`] naming the array that does not fit.
+    pub fn check(&self) -> Result<(), TerrainLengthError> {
         let [nx, nz] = self.columns;
         let faces_z = if nz > 1 { nx * (nz + 1) } else { 0 };
         let lens = [
@@ -29,9 +43,12 @@ impl Terrain {
             ("z faces", self.face[1].len(), faces_z),
         ];
         match lens.iter().find(|(_, len, want)| len != want) {
-            Some((name, len, want)) => Err(format!(
-                "terrain: {len} {name} heights for {nx}×{nz} columns, expected {want}"
-            )),
+            Some(&(array, len, expected)) => Err(TerrainLengthError {
+                array,
+                len,
+                columns: self.columns,
+                expected,
+            }),
             None => Ok(()),
         }
     }

@@ -178,10 +178,16 @@ pub unsafe extern "C" fn reset(instance_ptr: *mut c_void, error: *mut ErrorBuf) 
     })
 }
 
-fn sealed_state(inst: &Instance) -> Vec<u8> {
+fn sealed_state(inst: &Instance) -> Result<Vec<u8>, SolveError> {
     let mut w = StateWriter::default();
     inst.solver.save_state(&mut w);
-    state::seal(inst.algorithm.name, w.as_slice())
+    if !w.as_slice().is_empty() && inst.algorithm.capabilities & abi::CAP_SAVES_STATE == 0 {
+        return Err(SolveError::Failed(format!(
+            "algorithm `{}` saves state but its capabilities lack CAP_SAVES_STATE",
+            inst.algorithm.name
+        )));
+    }
+    Ok(state::seal(inst.algorithm.name, w.as_slice()))
 }
 
 /// Body of `state_size`.
@@ -199,7 +205,7 @@ pub unsafe extern "C" fn state_size(
         if size.is_null() {
             return Err(SolveError::BadValue("null size pointer".into()));
         }
-        let sealed = sealed_state(inst);
+        let sealed = sealed_state(inst)?;
         // SAFETY: non-null, writable.
         unsafe { size.write(sealed.len() as u64) };
         inst.pending_state = Some(sealed);
@@ -223,7 +229,7 @@ pub unsafe extern "C" fn save_state(
         let inst = unsafe { instance(instance_ptr)? };
         let sealed = match inst.pending_state.take() {
             Some(s) => s,
-            None => sealed_state(inst),
+            None => sealed_state(inst)?,
         };
         if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
             return Err(SolveError::BadValue(format!(

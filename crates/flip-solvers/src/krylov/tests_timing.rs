@@ -1,12 +1,10 @@
-//! Timing table of the CG variants on the dam-break system (rel. tolerance 1e-6). Run with
-//! `cargo test --release -p flip-solvers krylov_timing_table -- --ignored --nocapture`
-//! (`FLIP_TIMING_128=1` adds the 128³ grid). Wall time is the median of three solves; CPU time
-//! (all threads, from `/proc/self/task/*/schedstat`) is less sensitive to a busy machine.
-//! `krylov_kernel_costs` prints ns per cell of each kernel at 64³.
+//! `krylov_kernel_costs` prints ns per cell of each Krylov kernel at 64³ (ignored; run in
+//! release with `--ignored --nocapture`). CPU time (all threads, from
+//! `/proc/self/task/*/schedstat`) is less sensitive to a busy machine than wall time. Whole
+//! solves: `flipgraph bench problems --scene dam-break`.
 
 use super::kernels::{apply_dot, stencil_of, update, xpby};
-use super::tests::solvers;
-use super::{IncompleteCholesky, Mic0Config, PcgConfig, Preconditioner, RedBlackSsor};
+use super::{IncompleteCholesky, Mic0Config, Preconditioner, RedBlackSsor};
 use crate::fixtures::{self, Scene};
 use std::time::Instant;
 
@@ -33,40 +31,6 @@ fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
     }
     wall.sort_by(f64::total_cmp);
     (wall[runs / 2], (cpu_ms() - cpu0) / runs as f64)
-}
-
-#[test]
-#[ignore = "timing table: run in release with --ignored --nocapture"]
-fn krylov_timing_table() {
-    let mut grids: Vec<[usize; 3]> = vec![[64, 64, 1], [128, 128, 1], [256, 256, 1]];
-    grids.extend([[32, 32, 32], [64, 64, 64]]);
-    if std::env::var_os("FLIP_TIMING_128").is_some() {
-        grids.push([128, 128, 128]);
-    }
-    let threads = rayon::current_num_threads();
-    println!("{threads} threads; wall: median of 3 solves (1 at 128³) from p = 0, set-up reused");
-    println!("| grid | algorithm | iterations | wall ms | CPU ms |");
-    println!("|---|---|---|---|---|");
-    for dims in grids {
-        let template = fixtures::build(Scene::DamBreak, dims, 1);
-        for (name, mut solver) in solvers(PcgConfig::default()) {
-            // First solve: hash, regions and preconditioner set-up.
-            let stats = solver.solve(&mut template.clone().view()).expect("solves");
-            assert_eq!(stats.converged, 1, "{name} {dims:?}: {stats:?}");
-            let runs = if template.cell_count() < 1 << 20 {
-                3
-            } else {
-                1
-            };
-            let (wall, cpu) = time(runs, || {
-                let mut p = template.clone();
-                solver.solve(&mut p.view()).expect("solves");
-            });
-            let grid = format!("{}x{}x{}", dims[0], dims[1], dims[2]);
-            let its = stats.iterations;
-            println!("| {grid} | {name} | {its} | {wall:.1} | {cpu:.1} |");
-        }
-    }
 }
 
 #[test]

@@ -25,7 +25,9 @@ impl MgPcgSolver {
     /// # Errors
     /// [`SolveError::BadValue`] when [`MultigridConfig::validate`] refuses the configuration.
     pub fn new(config: MultigridConfig) -> Result<Self, SolveError> {
-        config.validate().map_err(SolveError::BadValue)?;
+        config
+            .validate()
+            .map_err(|e| SolveError::BadValue(e.to_string()))?;
         Ok(Self {
             hierarchy: Hierarchy::new(&config),
             config,

@@ -1,17 +1,13 @@
 //! Real simulation systems (dumped by the pressure node with `dump_problems`) replayed through
 //! the solvers: splashes, thin sheets, one-cell droplets and air pockets, which the fixtures
-//! lack. `tests/data` holds a few small ones (64² dam break, 20³ drop); the ignored tools replay
-//! a whole folder of dumps (`FGPROB_DIR`) and print iterations and timings.
+//! lack. `tests/data` holds a few small ones (64² dam break, 20³ drop). To time a whole folder
+//! of dumps: `flipgraph bench problems --dumps DIR [--sequence]`.
 
 use super::tests::{solver, Algo, ALGOS};
 use super::*;
 use crate::direct::solve_reference;
-use crate::krylov::{Mic0Config, Pcg, PcgConfig};
 use crate::stencil::norm_inf;
 use crate::OwnedProblem;
-use flip_abi::CELL_FLUID;
-use flip_sdk::PressureSolver;
-use std::time::Instant;
 
 /// Dumped systems of real runs: the 64² dam break (`graphs/dam_break_2d.ron` at 64², steps 27
 /// and 35 while the front splashes, 421 late) and the 20³ drop (`graphs/drop_3d.ron`, step 29
@@ -146,120 +142,5 @@ pub(super) fn env_config() -> MultigridConfig {
             d.coarsening
         },
         ..d
-    }
-}
-
-fn load_dir(dir: &str) -> Vec<(String, OwnedProblem)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("dump dir")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "fgprob"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| {
-            let d = OwnedProblem::parse_dump(&std::fs::read(f).unwrap()).unwrap();
-            let name = f.file_name().unwrap().to_string_lossy().into_owned();
-            (name, d)
-        })
-        .collect()
-}
-
-/// `FGPROB_DIR=/tmp/fgprob cargo test --release -p flip-solvers real_dump_report -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn real_dump_report() {
-    let dir = std::env::var("FGPROB_DIR").unwrap_or_else(|_| "/tmp/fgprob".into());
-    let mic = std::env::var("FGPROB_MIC").is_ok();
-    let cold = std::env::var("FGPROB_COLD").is_ok();
-    let problems = load_dir(&dir);
-    let mut tot = [(0u32, 0.0f64, 0u32); 4];
-    let mut max_it = [0u32; 3];
-    println!("| dump | dims | fluid | V it | V ms | Full it | Full ms | MGPCG it | MGPCG ms | MIC0 it | MIC0 ms |");
-    for (name, p) in &problems {
-        let fluid = p.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count();
-        let mut line = format!("| {name} | {:?} | {fluid} |", p.dims);
-        for (i, algo) in [Algo::V, Algo::Full, Algo::MgPcg].into_iter().enumerate() {
-            let mut s = solver(algo, env_config());
-            let mut q = p.clone();
-            if cold {
-                q.pressure.fill(0.0);
-            }
-            s.solve(&mut q.view()).unwrap(); // build hierarchy
-            let mut q = p.clone();
-            if cold {
-                q.pressure.fill(0.0);
-            }
-            let t = Instant::now();
-            let st = s.solve(&mut q.view()).unwrap();
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            tot[i].0 += st.iterations;
-            tot[i].1 += ms;
-            tot[i].2 += u32::from(st.converged == 0);
-            max_it[i] = max_it[i].max(st.iterations);
-            line += &format!(
-                " {}{} | {ms:.1} |",
-                st.iterations,
-                if st.converged == 1 { "" } else { "!" }
-            );
-        }
-        if mic {
-            let mut q = p.clone();
-            if cold {
-                q.pressure.fill(0.0);
-            }
-            let t = Instant::now();
-            let st = Pcg::mic0(PcgConfig::default(), Mic0Config::default())
-                .solve(&mut q.view())
-                .unwrap();
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            tot[3].0 += st.iterations;
-            tot[3].1 += ms;
-            line += &format!(" {} | {ms:.1} |", st.iterations);
-        }
-        if std::env::var("FGPROB_QUIET").is_err() {
-            println!("{line}");
-        }
-    }
-    let n = problems.len().max(1) as f64;
-    println!(
-        "mean: V {:.1} it {:.1} ms ({} stalls); Full {:.1} it {:.1} ms ({}); MGPCG {:.1} it {:.1} ms ({}); MIC0 {:.1} it {:.1} ms",
-        tot[0].0 as f64 / n, tot[0].1 / n, tot[0].2,
-        tot[1].0 as f64 / n, tot[1].1 / n, tot[1].2,
-        tot[2].0 as f64 / n, tot[2].1 / n, tot[2].2,
-        tot[3].0 as f64 / n, tot[3].1 / n,
-    );
-    println!(
-        "max iterations: V {} Full {} MGPCG {}",
-        max_it[0], max_it[1], max_it[2]
-    );
-}
-
-/// One solver instance across the dumps in order (as in the pipeline).
-#[test]
-#[ignore]
-fn real_dump_sequence() {
-    let dir = std::env::var("FGPROB_DIR").unwrap_or_else(|_| "/tmp/fgprob".into());
-    let problems = load_dir(&dir);
-    for algo in [Algo::V, Algo::MgPcg] {
-        let mut s = solver(algo, env_config());
-        let (mut it, mut bad) = (0, 0);
-        for (name, p) in &problems {
-            let mut q = p.clone();
-            let st = s.solve(&mut q.view()).unwrap();
-            it += st.iterations;
-            if st.converged == 0 || st.iterations > 12 {
-                bad += 1;
-                let mut fresh = solver(algo, env_config());
-                let mut q = p.clone();
-                let st2 = fresh.solve(&mut q.view()).unwrap();
-                println!("{algo:?} {name}: {st:?} ; fresh: {} it", st2.iterations);
-            }
-        }
-        println!(
-            "{algo:?}: mean {:.1} it, {bad} bad",
-            it as f64 / problems.len() as f64
-        );
     }
 }

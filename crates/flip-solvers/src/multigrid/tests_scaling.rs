@@ -1,14 +1,11 @@
-//! Scaling tests (iteration counts flat with grid size), the symmetry of the MGPCG
-//! preconditioner, and the timing table (ignored; run in release).
+//! Scaling tests (iteration counts flat with grid size) and the symmetry of the MGPCG
+//! preconditioner. Timings: `flipgraph bench problems`.
 
 use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
 use super::tests::{solver, Algo, ALGOS};
 use super::*;
 use crate::fixtures::{self, Scene};
-use crate::krylov::{Mic0Config, Pcg, PcgConfig};
-use flip_sdk::PressureSolver;
-use std::time::Instant;
 
 fn iterations(algo: Algo, coarsening: Coarsening, dims: [usize; 3]) -> u32 {
     let mut p = fixtures::build(Scene::DamBreak, dims, 1);
@@ -151,89 +148,5 @@ fn mgpcg_preconditioner_is_symmetric_positive_definite() {
                 assert!(dot(&u, &mu) > 0.0 && dot(&v, &mv) > 0.0, "{what}");
             }
         }
-    }
-}
-
-/// Median of `runs` timings of `f` (seconds) and the last value it returned.
-fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..runs {
-        let t = Instant::now();
-        last = Some(f());
-        times.push(t.elapsed().as_secs_f64());
-    }
-    times.sort_by(f64::total_cmp);
-    (times[runs / 2], last.unwrap())
-}
-
-/// Prints iterations and milliseconds per solve on the dam break (rel. tolerance 1e-6):
-/// `cargo test --release -p flip-solvers multigrid_timing_table -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn multigrid_timing_table() {
-    let sizes: [[usize; 3]; 7] = [
-        [32, 32, 1],
-        [64, 64, 1],
-        [128, 128, 1],
-        [256, 256, 1],
-        [32, 32, 32],
-        [64, 64, 64],
-        [128, 128, 128],
-    ];
-    println!("| grid | algorithm | coarsening | iterations | solve ms (hierarchy reused) | first solve ms (incl. setup) |");
-    println!("|---|---|---|---|---|---|");
-    for dims in sizes {
-        let label = if dims[2] == 1 {
-            format!("{}²", dims[0])
-        } else {
-            format!("{}³", dims[0])
-        };
-        let mut p = fixtures::build(Scene::DamBreak, dims, 1);
-        let runs = if dims[0] * dims[1] * dims[2] > 1 << 20 {
-            3
-        } else {
-            5
-        };
-        for coarsening in [Coarsening::Galerkin, Coarsening::Rediscretise] {
-            for algo in ALGOS {
-                let cfg = MultigridConfig {
-                    coarsening,
-                    ..Default::default()
-                };
-                let (first, _) = median(runs, || {
-                    p.pressure.fill(0.0);
-                    solver(algo, cfg).solve(&mut p.view()).unwrap()
-                });
-                let mut s = solver(algo, cfg);
-                s.solve(&mut p.view()).unwrap();
-                let (ms, stats) = median(runs, || {
-                    p.pressure.fill(0.0);
-                    s.solve(&mut p.view()).unwrap()
-                });
-                assert_eq!(stats.converged, 1);
-                println!(
-                    "| {label} | {algo:?} | {coarsening:?} | {} | {:.1} | {:.1} |",
-                    stats.iterations,
-                    ms * 1e3,
-                    first * 1e3
-                );
-            }
-        }
-        let mic_runs = if dims[0] >= 128 && dims[2] > 1 {
-            1
-        } else {
-            runs
-        };
-        let (ms, stats) = median(mic_runs, || {
-            p.pressure.fill(0.0);
-            let mut s = Pcg::mic0(PcgConfig::default(), Mic0Config::default());
-            s.solve(&mut p.view()).unwrap()
-        });
-        println!(
-            "| {label} | MIC(0)-PCG | – | {} | {:.1} | – |",
-            stats.iterations,
-            ms * 1e3
-        );
     }
 }

@@ -123,26 +123,6 @@ fn variational_iteration_counts_stay_near_the_voxelized_ones() {
     }
 }
 
-/// The full table of issue 11 (2D 32–256, 3D 32–128; voxelized/variational per size), bounds
-/// marked rather than asserted (the thin plate's V-cycles grow like its voxelized twin's, see
-/// `docs/guide/solvers.md`):
-/// `cargo test --release -p flip-solvers variational_iteration_table -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn variational_iteration_table() {
-    const STRICT: bool = false;
-    let two_d = [[32, 32, 1], [64, 64, 1], [128, 128, 1], [256, 256, 1]];
-    let three_d = [[32, 32, 32], [64, 64, 64], [128, 128, 128]];
-    for scene in ALL_VAR_SCENES {
-        for line in check_series(scene, &two_d, STRICT)
-            .iter()
-            .chain(&check_series(scene, &three_d, STRICT))
-        {
-            println!("{line}");
-        }
-    }
-}
-
 #[test]
 fn levels_take_the_problems_fractions_and_ghost_fluid_distances() {
     use super::hierarchy::Hierarchy;

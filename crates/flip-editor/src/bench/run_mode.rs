@@ -1,6 +1,6 @@
 //! Steps per second of the editor's run mode against the bare simulation.
 
-use crate::Registry;
+use super::Registry;
 use anyhow::{anyhow, bail};
 use flip_editor::run::worker::{without_exports, Command, Event, Worker};
 use flip_graph::{GraphDoc, Simulation};

@@ -8,10 +8,14 @@
 //!    the worker simulates `graphs/drop_3d.ron` (3D, 48³).
 //!
 //! ```sh
-//! cargo run --release -p flip-editor --example editor_bench -- [SIZE] [FRAMES] [UI_SECONDS] [SET…]
+//! flipgraph-editor --bench [SIZE] [FRAMES] [UI_SECONDS] [SET…]
 //! # defaults: 256 48 20; FRAMES 0 skips the run mode, UI_SECONDS 0 the UI frames;
 //! # SET: overrides of the dam break, e.g. pressure.solver=multigrid/mgpcg
 //! ```
+//!
+//! A flag of the editor binary rather than a `flipgraph bench` subcommand: it drives the real
+//! `App` and the editor's worker thread, so it needs the GUI crates that the headless CLI must
+//! not link. Run it from the repository root (it reads `graphs/`).
 
 mod run_mode;
 mod ui_frames;
@@ -20,13 +24,14 @@ use flip_graph::{GraphDoc, NodeRegistry};
 use flip_host::{default_plugin_dirs, PluginSet};
 use std::sync::Arc;
 
-fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args().skip(1);
+/// Runs the benchmark with the arguments after `--bench`.
+pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
+    let mut args = args.into_iter();
     let size: usize = args.next().map_or(Ok(256), |s| s.parse())?;
     let frames: u32 = args.next().map_or(Ok(48), |s| s.parse())?;
     let ui_seconds: f64 = args.next().map_or(Ok(20.0), |s| s.parse())?;
     let sets: Vec<String> = args.collect();
-    let plugins = Arc::new(PluginSet::load_dirs(&plugin_dirs()?));
+    let plugins = Arc::new(PluginSet::load_dirs(&default_plugin_dirs()));
     let registry = Arc::new(flip_nodes::builtin_registry(plugins.clone()));
 
     println!("load average before: {}", load_average());
@@ -50,17 +55,6 @@ fn main() -> anyhow::Result<()> {
         ui.print();
     }
     Ok(())
-}
-
-/// The bundled plugin folders, and the plugins built next to the binaries in
-/// `target/release/` or, as this crate's dev-dependencies, in `target/release/deps/` (this
-/// example runs from `target/release/examples/`).
-fn plugin_dirs() -> anyhow::Result<Vec<std::path::PathBuf>> {
-    let mut dirs = default_plugin_dirs();
-    if let Some(up) = std::env::current_exe()?.parent().and_then(|p| p.parent()) {
-        dirs.extend([up.to_path_buf(), up.join("deps")]);
-    }
-    Ok(dirs)
 }
 
 /// The reference 2D dam break at `size`² cells for `frames` frames (one step per frame).
