@@ -114,3 +114,55 @@ impl NodeStats for SolveReport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(report: &SolveReport) -> Vec<&'static str> {
+        report.values().into_iter().map(|(n, _)| n).collect()
+    }
+
+    #[test]
+    fn solves_name_their_figures_as_the_nodes_always_did() {
+        let regular = SolveReport {
+            converged: true,
+            unknowns: 7,
+            ..Default::default()
+        };
+        assert_eq!(
+            names(&regular),
+            [
+                "iterations",
+                "outer_iterations",
+                "residual",
+                "initial_residual",
+                "converged",
+                "solve_ms",
+                "on_fallback",
+                "max_divergence",
+                "fluid_cells"
+            ]
+        );
+        assert_eq!(regular.values()[4], ("converged", 1.0));
+        assert_eq!(regular.fluid_cells(), Some(7));
+        let tall = SolveReport {
+            grid: SolvedGrid::TallCell(TallCellSolve::default()),
+            ..regular
+        };
+        assert_eq!(
+            names(&tall),
+            [
+                "solve_ms",
+                "iterations",
+                "residual",
+                "converged",
+                "unknowns",
+                "regular_grid_cells",
+                "symmetric",
+                "max_divergence"
+            ]
+        );
+        assert_eq!((tall.fluid_cells(), tall.outer_iterations()), (None, 0));
+    }
+}
