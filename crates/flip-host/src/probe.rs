@@ -179,11 +179,12 @@ fn run_child(cmd: &ProbeCommand, path: &Path) -> Result<(), (String, bool)> {
     }
 }
 
-/// Probes `path` (content hash `sha256`), using and filling the cache in `cache`.
+/// Probes `path` (content hash `sha256`), using and filling the cache in `cache` (discovery's
+/// step; the reason becomes [`super::PluginError::ProbeFailed`]).
 ///
 /// # Errors
 /// Why the library must not be loaded in-process.
-pub fn probe(
+pub(crate) fn probe(
     cmd: &ProbeCommand,
     path: &Path,
     sha256: &str,
