@@ -5,6 +5,7 @@ use crate::session::Session;
 use anyhow::{anyhow, Result};
 use flip_abi::sanitize;
 use flip_graph::{ParamKind, ParamSpec};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::PathBuf;
 
 /// Arguments of `validate`.
@@ -154,7 +155,7 @@ pub fn nodes(session: &Session) -> Result<()> {
         for p in &s.params {
             println!("  param {}", flip_abi::sanitize(&describe(p)));
         }
-        if s.role == flip_graph::NodeRole::Pressure {
+        if s.role() == NodeRole::Pressure {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");
         }
     }

@@ -8,6 +8,7 @@ use crate::session::Session;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use flip_graph::{Simulation, StepReport};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::PathBuf;
 
 /// Arguments of `bench isolation`.
@@ -35,8 +36,7 @@ pub struct IsolationArgs {
 
 /// A statistic of the (first) pressure node in a step.
 fn stat(sim: &Simulation, r: &StepReport, name: &str) -> Option<f64> {
-    let is_pressure =
-        |n: &flip_graph::compile::PlanNode| n.spec.role == flip_graph::NodeRole::Pressure;
+    let is_pressure = |n: &flip_graph::compile::PlanNode| n.spec.role() == NodeRole::Pressure;
     let i = sim.plan().nodes.iter().position(is_pressure)?;
     r.node_stats[i]
         .iter()

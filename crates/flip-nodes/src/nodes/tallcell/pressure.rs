@@ -3,11 +3,13 @@
 //! its tall-cell geometry: an algorithm with the tall-cell capability gets both (the paper's
 //! multigrid), one with only the CSR capability the system (the node refuses others at
 //! creation).
+use crate::kinds::{TypedInputs, TALL_LIQUID};
 use crate::nodes::common::{failed, spec};
 use crate::nodes::pressure::params;
+use crate::roles::NodeRole;
 use flip_core::tallcell::pressure::{apply, assemble};
 use flip_graph::{
-    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, ParamValue, Value,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, Value,
 };
 use flip_host::{PluginSet, ProblemRef, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -62,7 +64,7 @@ impl Node for TallPressureSolve {
         io.stat("regular_grid_cells", l.grid.regular_grid_cells() as f64);
         io.stat("symmetric", f64::from(u8::from(problem.csr.symmetric)));
         io.stat("max_divergence", f64::from(max_div));
-        io.set("tall_liquid", Value::TallLiquid(liquid));
+        io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
         Ok(())
     }
 
@@ -118,7 +120,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::TallCellPressure);
+    .with(NodeRole::TallCellPressure);
     let for_params = plugins.clone();
     NodeKind::new(
         s,

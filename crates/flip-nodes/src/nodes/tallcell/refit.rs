@@ -1,9 +1,11 @@
 //! Level-set reinitialisation and the re-fit of the tall cells to the new surface (the
 //! paper's RM stage): every field is re-sampled onto the new layout.
+use crate::kinds::{TypedInputs, TALL_LIQUID};
 use crate::nodes::common::spec;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::tallcell::reinit::reinitialise;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, Value};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, Value};
 use std::sync::Arc;
 
 struct Refit {
@@ -25,7 +27,7 @@ impl Node for Refit {
             .filter(|(a, b)| a != b)
             .count();
         io.stat("refitted_columns", moved as f64);
-        io.set("tall_liquid", Value::TallLiquid(liquid));
+        io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
         Ok(())
     }
 }
@@ -49,7 +51,7 @@ pub fn kind() -> NodeKind {
             true,
         )],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {
