@@ -4,7 +4,8 @@
 
 use flip_core::measure::level_set_volume;
 use flip_core::{Grid3, GridSpec};
-use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
+use flip_graph::{GraphDoc, ParamValue::*, Simulation};
+use flip_nodes::kinds::{CarriedParticles, LEVEL_SET, SCALAR};
 use flipgraph_tests::{graph, registry, set, simulation};
 
 /// One substep per frame of `dt`, `n` cells per axis, no file output, MGPCG pressure.
@@ -47,10 +48,11 @@ fn tank(three_d: bool, n: usize, depth: f64, per_cell: f64) -> GraphDoc {
 }
 
 fn probed_grid(sim: &Simulation, i: usize) -> std::sync::Arc<Grid3<f32>> {
-    match &sim.probed()[i] {
-        Some(Value::Scalar(g) | Value::LevelSet(g)) => g.clone(),
-        other => panic!("probe {i}: {other:?}"),
-    }
+    let probe = &sim.probed()[i];
+    let grid = probe
+        .as_ref()
+        .and_then(|v| v.shared_as(SCALAR).or(v.shared_as(LEVEL_SET)));
+    grid.unwrap_or_else(|| panic!("probe {i}: {probe:?}"))
 }
 
 /// Mean height of the zero crossing of φ over the interior columns.
@@ -129,8 +131,11 @@ fn still_run(doc: &GraphDoc, steps: u32) -> (f32, f64, f64) {
     }
     let phi = probed_grid(&sim, 0);
     let drift = level_set_volume(&spec, &phi, None) / v0.unwrap() - 1.0;
-    let kinds = match &sim.probed()[2] {
-        Some(Value::Cells(c)) => Grid3 {
+    let cells = sim.probed()[2]
+        .as_ref()
+        .and_then(|v| v.get::<flip_core::CellGrid>());
+    let kinds = match cells {
+        Some(c) => Grid3 {
             ni: c.ni,
             nj: c.nj,
             nk: c.nk,

@@ -13,8 +13,9 @@
 
 use flip_comm::threads::ThreadComm;
 use flip_core::Particles;
-use flip_graph::window::gather_owned;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, NodeRegistry, ParamValue};
+use flip_nodes::decomposed::gather_owned;
+use flip_nodes::kinds::CarriedParticles;
 use flipgraph_tests::{graph, on_window, registry, set, simulation};
 use std::collections::{HashMap, HashSet};
 

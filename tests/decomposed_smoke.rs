@@ -11,6 +11,7 @@
 use flip_comm::threads::ThreadComm;
 use flip_graph::window::{gather_cells, gather_mac, Window};
 use flip_graph::{GraphDoc, NodeRegistry, Value};
+use flip_nodes::kinds::{VelocityField, SCALAR, VELOCITY};
 use flipgraph_tests::{graph, on_window, registry, simulation};
 
 /// Frames simulated (3 s: the plume rises past layer 40 of 72).
@@ -26,7 +27,11 @@ struct Fields {
 
 /// The fields of the probed values, gathered to rank 0 in a window (`None` elsewhere).
 fn fields(values: &[Option<Value>], window: Option<&Window>) -> Option<Fields> {
-    let (Some(Value::Scalar(d)), Some(Value::Velocity(v))) = (&values[0], &values[1]) else {
+    let probe = |i: usize, kind| values[i].as_ref().filter(|v: &&Value| v.kind() == kind);
+    let (Some(d), Some(v)) = (
+        probe(0, SCALAR).and_then(|v| v.get::<flip_core::Grid3<f32>>()),
+        probe(1, VELOCITY).and_then(|v| v.get::<VelocityField>()),
+    ) else {
         panic!("the probes hold the density and the velocity")
     };
     let Some(w) = window else {

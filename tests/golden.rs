@@ -3,6 +3,7 @@
 //! `FLIP_UPDATE_GOLDEN=1 cargo test --release -p flipgraph-tests --test golden`).
 
 use flip_graph::{GraphDoc, ParamValue::*};
+use flip_nodes::kinds::CarriedParticles;
 use flipgraph_tests::{graph, registry, set, simulation};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

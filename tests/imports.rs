@@ -4,7 +4,8 @@
 
 use flip_core::measure::particles_in_solid;
 use flip_core::{Particles, Solids};
-use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
+use flip_graph::{GraphDoc, ParamValue::*, Simulation};
+use flip_nodes::kinds::{PARTICLES, SOLIDS};
 use flipgraph_tests::{graph, registry, set, simulation};
 use glam::Vec3;
 use std::sync::Arc;
@@ -18,9 +19,13 @@ fn quiet(doc: &mut GraphDoc) {
 }
 
 fn probed(sim: &Simulation) -> (Arc<Solids>, Arc<Particles>) {
-    match (&sim.probed()[0], &sim.probed()[1]) {
-        (Some(Value::Solids(s)), Some(Value::Particles(p))) => (s.clone(), p.clone()),
-        other => panic!("probes: {other:?}"),
+    let probe = |i: usize| sim.probed()[i].as_ref();
+    match (
+        probe(0).and_then(|v| v.shared_as(SOLIDS)),
+        probe(1).and_then(|v| v.shared_as(PARTICLES)),
+    ) {
+        (Some(s), Some(p)) => (s, p),
+        _ => panic!("probes: {:?}", sim.probed()),
     }
 }
 

@@ -3,10 +3,11 @@
 //! hanging solve fails the step with a clear message; plugin messages and logs cross the
 //! boundary sanitised; the fallback solver takes over; the children are always reaped.
 
-use flip_graph::{GraphDoc, NodeEvent, ParamValue::*, Simulation, Value};
+use flip_graph::{GraphDoc, NodeEvent, ParamValue::*, Simulation};
 use flip_host::{
     default_plugin_dirs, ChildCommand, PluginSet, ServiceEvent, SolveLimits, SolverInstance,
 };
+use flip_nodes::kinds::SCALAR;
 use flip_nodes::stats::SolvedGrid;
 use flip_sdk::OwnedCsr;
 use flip_solvers::fixtures::{self, Scene};
@@ -59,7 +60,8 @@ fn pressures(sim: &mut Simulation, frames: usize) -> Vec<Vec<u32>> {
     (0..frames)
         .map(|_| {
             sim.advance_frame().unwrap_or_else(|e| panic!("{e}"));
-            let Some(Value::Scalar(p)) = &sim.probed()[0] else {
+            let probe = sim.probed()[0].as_ref();
+            let Some(p) = probe.and_then(|v| v.shared_as::<flip_core::Grid3<f32>>(SCALAR)) else {
                 panic!("pressure probed")
             };
             p.data.iter().map(|v| v.to_bits()).collect()

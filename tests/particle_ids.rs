@@ -2,6 +2,7 @@
 //! given twice, and the exported PLY carries them (read back here by parsing its header).
 
 use flip_graph::ParamValue::*;
+use flip_nodes::kinds::CarriedParticles;
 use flipgraph_tests::{graph, registry, set, simulation};
 use std::collections::HashMap;
 

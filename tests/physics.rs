@@ -3,7 +3,8 @@
 
 use flip_core::measure::{particles_in_solid, particles_outside_domain};
 use flip_core::Solids;
-use flip_graph::{GraphDoc, ParamValue::*, Value};
+use flip_graph::{GraphDoc, ParamValue::*};
+use flip_nodes::kinds::{CarriedParticles, CELLS, SCALAR};
 use flipgraph_tests::{graph, registry, set, simulation, solve};
 
 /// The dam-break graph at `n`² with one substep per frame of `dt`, no file output.
@@ -38,8 +39,11 @@ fn still_tank_stays_still_and_is_hydrostatic() {
         speed < 0.02,
         "still tank moves: max speed {speed} m/s after 100 steps"
     );
-    let (Some(Value::Scalar(p)), Some(Value::Cells(cells))) = (&sim.probed()[0], &sim.probed()[1])
-    else {
+    let probe = |i: usize, kind| sim.probed()[i].as_ref().filter(|v| v.kind() == kind);
+    let (Some(p), Some(cells)) = (
+        probe(0, SCALAR).and_then(|v| v.get::<flip_core::Grid3<f32>>()),
+        probe(1, CELLS).and_then(|v| v.get::<flip_core::CellGrid>()),
+    ) else {
         panic!("probes")
     };
     let dx = 1.0 / n as f32;

@@ -2,7 +2,8 @@
 //! cold dense smoke sinks, air at ambient temperature stays still, and an export without
 //! anything to write is refused.
 
-use flip_graph::{GraphDoc, ParamValue::*, RunError, Value};
+use flip_graph::{GraphDoc, ParamValue::*, RunError};
+use flip_nodes::kinds::{VelocityField, SCALAR, VELOCITY};
 use flipgraph_tests::{graph, registry, set, simulation, solve};
 
 /// The plume at 48×72 cells, no file output.
@@ -27,8 +28,11 @@ fn run(doc: &GraphDoc, frames: u32) -> ([f64; 2], f64, f32) {
             assert!(div < 1e-3, "max |div| {div} 1/s at frame {}", r.frame);
         }
     }
-    let (Some(Value::Scalar(d)), Some(Value::Velocity(v))) = (&sim.probed()[0], &sim.probed()[1])
-    else {
+    let probe = |i: usize, kind| sim.probed()[i].as_ref().filter(|v| v.kind() == kind);
+    let (Some(d), Some(v)) = (
+        probe(0, SCALAR).and_then(|v| v.get::<flip_core::Grid3<f32>>()),
+        probe(1, VELOCITY).and_then(|v| v.get::<VelocityField>()),
+    ) else {
         panic!("probes")
     };
     let dx = doc.settings.cell_size as f64;

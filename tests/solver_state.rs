@@ -3,8 +3,10 @@
 //! problems go to the algorithms that accept them, and the time limit and cancel service stop
 //! a solve.
 
-use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
+use flip_core::Grid3;
+use flip_graph::{GraphDoc, ParamValue::*, Simulation};
 use flip_host::{CancelToken, PluginError, PluginSet, SolveLimits, SolverInstance};
+use flip_nodes::kinds::{CarriedParticles, SCALAR};
 use flip_sdk::OwnedCsr;
 use flip_solvers::fixtures::{self, Scene};
 use flipgraph_tests::{graph, graphs_dir, hostile_copy, plugins, registry, set};
@@ -29,7 +31,10 @@ fn run(sim: &mut Simulation, frames: usize) -> (Vec<Vec<u32>>, Vec<[u32; 3]>) {
     let mut fields = Vec::new();
     for _ in 0..frames {
         sim.advance_frame().unwrap_or_else(|e| panic!("{e}"));
-        let Some(Value::Scalar(p)) = &sim.probed()[0] else {
+        let Some(p) = sim.probed()[0]
+            .as_ref()
+            .and_then(|v| v.shared_as::<Grid3<f32>>(SCALAR))
+        else {
             panic!("pressure probed")
         };
         fields.push(p.data.iter().map(|v| v.to_bits()).collect());

@@ -4,7 +4,8 @@
 use flip_core::levelset::{particle_phi, ParticlePhiScratch, Redistance};
 use flip_core::measure::level_set_volume;
 use flip_core::{Grid3, GridSpec, Particles, Solids};
-use flip_graph::{GraphDoc, ParamValue::*, Simulation, Value};
+use flip_graph::{GraphDoc, ParamValue::*, Simulation};
+use flip_nodes::kinds::{CarriedParticles, SOLIDS};
 use flipgraph_tests::{graph, registry, set, simulation};
 use std::sync::Arc;
 
@@ -51,10 +52,9 @@ fn measure(spec: &GridSpec, ps: &Particles, solids: &Solids) -> (f64, f64) {
 }
 
 fn solids_of(sim: &Simulation) -> Arc<Solids> {
-    match &sim.probed()[0] {
-        Some(Value::Solids(s)) => s.clone(),
-        other => panic!("solids probe: {other:?}"),
-    }
+    let probe = &sim.probed()[0];
+    let solids = probe.as_ref().and_then(|v| v.shared_as(SOLIDS));
+    solids.unwrap_or_else(|| panic!("solids probe: {probe:?}"))
 }
 
 /// Runs `doc` without file output for `frames` frames, or on until at least `min_steps` steps,

@@ -2,6 +2,7 @@
 //! free-flying disc or blob keeps, the particles per cell reseeding keeps, and a still tank.
 
 use super::*;
+use flip_nodes::kinds::CarriedParticles;
 use flip_nodes::stats::ReseedStats;
 
 /// A zero-gravity run of `particles` on the 2D dam-break graph at `N`², `steps` steps of

@@ -6,6 +6,7 @@ use anyhow::{anyhow, Result};
 use flip_abi::sanitize;
 use flip_graph::{ParamKind, ParamSpec};
 use flip_host::StateSupport;
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::PathBuf;
 
 /// Arguments of `validate`.
@@ -156,7 +157,7 @@ pub fn nodes(session: &Session) -> Result<()> {
         for p in &s.params {
             println!("  param {}", flip_abi::sanitize(&describe(p)));
         }
-        if s.role == flip_graph::NodeRole::Pressure {
+        if s.role() == NodeRole::Pressure {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");
         }
     }

@@ -308,7 +308,7 @@ impl Run<'_, '_> {
                     "frame {}/{}: {} particles, {} substeps, {:.2} s",
                     sim.frame(),
                     self.frames,
-                    last.particles,
+                    last.count,
                     reports.len(),
                     start.elapsed().as_secs_f64()
                 );

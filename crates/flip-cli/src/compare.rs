@@ -17,6 +17,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flip_graph::{GraphDoc, Simulation};
 use flip_nodes::compare::{default_jobs, Lockstep, VariantReport, VariantSpec};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `compare`.
@@ -152,7 +153,7 @@ fn variant_sim(
         .nodes
         .iter()
         .rev()
-        .find(|n| n.spec.role == flip_graph::NodeRole::Solids)
+        .find(|n| n.spec.role() == NodeRole::Solids)
         .map(|n| n.id.clone());
     if let Some(id) = solids {
         sim.set_probes(&[(id.as_str(), flip_nodes::nodes::solids::SOLIDS_OUT)]);

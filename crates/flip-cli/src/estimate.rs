@@ -10,23 +10,31 @@
 use crate::exit::{fail, ExitStatus};
 use crate::limits::{available_memory, current_rss};
 use anyhow::{anyhow, Result};
-use flip_graph::{compile, DataKind, ExecPlan, FrameWrites, GraphDoc, NodeRegistry, NodeRole};
+use flip_graph::{compile, DataKind, ExecPlan, GraphDoc, NodeRegistry};
 use flip_nodes::params::Params;
+use flip_nodes::roles::{FrameWrites, KindFacts, NodeRole};
 use serde::Serialize;
 
 /// Bytes per cell of an output of each kind; `faces` is the MAC faces per cell (3 in 3D; 4 in
 /// 2D, where the z faces are two layers).
 fn output_bytes(kind: DataKind, faces: f64) -> f64 {
-    match kind {
+    use flip_nodes::kinds::{CELLS, LEVEL_SET, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY};
+    if kind == VELOCITY {
         // an f32 and a validity byte per face
-        DataKind::Velocity => 5.0 * faces,
-        DataKind::LevelSet | DataKind::Scalar => 4.0,
-        DataKind::Cells => 1.0,
+        5.0 * faces
+    } else if kind == LEVEL_SET || kind == SCALAR {
+        4.0
+    } else if kind == CELLS {
+        1.0
+    } else if kind == SOLIDS {
         // distance per cell, open fraction per face (velocity only for moving solids)
-        DataKind::Solids => 4.0 + 4.0 * faces,
-        DataKind::Particles => 0.0,
+        4.0 + 4.0 * faces
+    } else if kind == TALL_LIQUID {
         // φ, u, v and pressure at the samples (at most one per cell)
-        DataKind::TallLiquid => 16.0,
+        16.0
+    } else {
+        // particles are counted by the particle budget; other kinds hold no grid
+        0.0
     }
 }
 
@@ -62,7 +70,7 @@ pub fn estimate(doc: &GraphDoc, registry: &NodeRegistry) -> Result<Estimate> {
     let cells = plan.settings.grid.iter().product::<usize>();
     let particles = particle_count(&plan);
     let apic = plan.nodes.iter().any(|n| {
-        n.spec.role == NodeRole::GridToParticle && Params(&n.params).bool("apic").unwrap_or(false)
+        n.spec.role() == NodeRole::GridToParticle && Params(&n.params).bool("apic").unwrap_or(false)
     });
     let per_particle = if apic { 60.0 } else { 24.0 };
     let faces = if plan.settings.grid[2] == 1 { 4.0 } else { 3.0 };
@@ -77,7 +85,7 @@ pub fn estimate(doc: &GraphDoc, registry: &NodeRegistry) -> Result<Estimate> {
                 .map(|o| output_bytes(o.kind, faces))
                 .sum();
             // what the kind keeps inside (systems, solver hierarchies, scratch)
-            outs + n.spec.memory.cell_bytes
+            outs + n.spec.memory().cell_bytes
         })
         .sum();
     let baseline_bytes = current_rss();
@@ -101,7 +109,7 @@ fn particle_count(plan: &ExecPlan) -> usize {
     let dx = f64::from(s.cell_size);
     let two_d = s.grid[2] == 1;
     let mut total = 0.0;
-    for n in (plan.nodes.iter()).filter(|n| n.spec.role == NodeRole::Emitter) {
+    for n in (plan.nodes.iter()).filter(|n| n.spec.role() == NodeRole::Emitter) {
         let p = Params(&n.params);
         let (Ok(shape), Ok(c), Ok(size), Ok(r)) = (
             p.text("shape"),
@@ -144,7 +152,7 @@ fn disk_per_frame(plan: &ExecPlan, cells: usize, particles: usize) -> u64 {
     let mut bytes = 0usize;
     for n in &plan.nodes {
         let p = Params(&n.params);
-        match n.spec.memory.frame_writes {
+        match n.spec.memory().frame_writes {
             FrameWrites::ParticlesAndPreview => {
                 if p.bool("ply").unwrap_or(false) {
                     bytes += 512 + 24 * particles;

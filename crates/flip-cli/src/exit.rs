@@ -1,6 +1,7 @@
 //! Exit statuses of `flipgraph`, for scripts and render farms (docs/guide/running.md, "Exit codes").
 
 use flip_graph::{ExecPlan, RunError};
+use flip_nodes::roles::KindFacts;
 
 /// Why `flipgraph` stopped; the numeric value is the process exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +56,7 @@ pub fn status_of(e: &anyhow::Error) -> i32 {
 /// (their failures are the plugin's), anything else is the graph's.
 pub fn run_status(e: &RunError, plan: &ExecPlan) -> ExitStatus {
     let solves_with_plugin = |kind: &str| {
-        (plan.nodes.iter()).any(|n| n.kind == kind && n.spec.role.solves_with_plugin())
+        (plan.nodes.iter()).any(|n| n.kind == kind && n.spec.role().solves_with_plugin())
     };
     match e {
         RunError::BlowUp { .. } => ExitStatus::BlewUp,

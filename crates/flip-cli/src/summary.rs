@@ -1,6 +1,7 @@
 //! Accumulates step reports into per-node timings and per-solve records, and prints them.
 
-use flip_graph::{NodeRole, Simulation, StepReport};
+use flip_graph::{Simulation, StepReport};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::SolveReport;
 use std::time::Duration;
 
@@ -59,7 +60,7 @@ impl RunSummary {
         Self {
             ids: nodes.iter().map(|n| n.id.clone()).collect(),
             kinds: nodes.iter().map(|n| n.kind.clone()).collect(),
-            roles: nodes.iter().map(|n| n.spec.role).collect(),
+            roles: nodes.iter().map(|n| n.spec.role()).collect(),
             node_time: vec![Duration::ZERO; nodes.len()],
             ..Default::default()
         }
@@ -72,7 +73,7 @@ impl RunSummary {
             self.steps += 1;
             self.wall += r.wall;
             self.critical += r.critical_path;
-            self.particles = r.particles;
+            self.particles = r.count;
             for (i, t) in r.node_times.iter().enumerate() {
                 self.node_time[i] += *t;
             }

@@ -10,9 +10,10 @@ use egui_node_graph2::{
 use flip_graph::step::{STEP_INPUT, STEP_OUTPUT};
 use flip_graph::NodeStats;
 use flip_graph::{
-    DataKind, EdgeDoc, GraphDoc, GroupDoc, NodeDoc, NodeRegistry, NodeRole, ParamMap, ParamSpec,
-    ParamValue, PortSpec,
+    DataKind, EdgeDoc, GraphDoc, GroupDoc, NodeDoc, NodeRegistry, ParamMap, ParamSpec, ParamValue,
+    PortSpec,
 };
+use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::SolveReport;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -239,15 +240,22 @@ pub type EditorState = GraphEditorState<NodeData, DataType, ValueType, KindRef, 
 
 /// Colour of a data kind's ports and wires.
 pub fn kind_color(kind: DataKind) -> Color32 {
-    match kind {
-        DataKind::Particles => Color32::from_rgb(80, 170, 255),
-        DataKind::Velocity => Color32::from_rgb(255, 150, 60),
-        DataKind::Cells => Color32::from_rgb(170, 120, 255),
-        DataKind::LevelSet => Color32::from_rgb(60, 210, 160),
-        DataKind::Solids => Color32::from_rgb(170, 170, 170),
-        DataKind::Scalar => Color32::from_rgb(235, 215, 70),
-        DataKind::TallLiquid => Color32::from_rgb(40, 120, 230),
-    }
+    use flip_nodes::kinds::{CELLS, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY};
+    const COLOURS: [(DataKind, [u8; 3]); 7] = [
+        (PARTICLES, [80, 170, 255]),
+        (VELOCITY, [255, 150, 60]),
+        (CELLS, [170, 120, 255]),
+        (LEVEL_SET, [60, 210, 160]),
+        (SOLIDS, [170, 170, 170]),
+        (SCALAR, [235, 215, 70]),
+        (TALL_LIQUID, [40, 120, 230]),
+    ];
+    // a kind of a plugin's or a test's: white
+    let [r, g, b] = COLOURS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or([230, 230, 230], |&(_, c)| c);
+    Color32::from_rgb(r, g, b)
 }
 
 impl DataTypeTrait<UserState> for DataType {
@@ -362,7 +370,7 @@ impl NodeTemplateTrait for KindRef {
             // Made unique (and ordered last) when the editor sees `CreatedNode`.
             doc_id: kind.spec.kind.clone(),
             kind: kind.spec.kind.clone(),
-            role: kind.spec.role,
+            role: kind.spec.role(),
             order: u64::MAX,
             inputs: kind.spec.inputs.clone(),
             params,

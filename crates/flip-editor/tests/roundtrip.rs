@@ -6,10 +6,10 @@ use flip_editor::graph::edit::reaches;
 use flip_editor::run::probes::probe_list;
 use flip_editor::run::worker::without_exports;
 use flip_graph::{
-    DataKind, EdgeDoc, GraphDoc, NodeDoc, NodeKind, NodeRegistry, NodeSpec, ParamSpec, ParamValue,
-    PortSpec,
+    EdgeDoc, GraphDoc, NodeDoc, NodeKind, NodeRegistry, NodeSpec, ParamSpec, ParamValue, PortSpec,
 };
 use flip_host::{default_plugin_dirs, PluginSet};
+use flip_nodes::kinds::PARTICLES;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -107,8 +107,8 @@ fn dynamic_registry() -> NodeRegistry {
         label: "Solve".into(),
         category: "Solve".into(),
         help: String::new(),
-        inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
-        outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
+        inputs: vec![PortSpec::new("particles", PARTICLES, "in")],
+        outputs: vec![PortSpec::new("particles", PARTICLES, "out")],
         params: vec![ParamSpec::choice("mode", "Mode", "", &["a", "b"], "a")],
         ..Default::default()
     };
@@ -131,7 +131,7 @@ fn dynamic_registry() -> NodeRegistry {
             Ok(p)
         }),
     );
-    let mut r = NodeRegistry::new();
+    let mut r = NodeRegistry::with_state(flip_nodes::kinds::state_slots());
     r.register(kind).unwrap();
     r
 }

@@ -6,10 +6,9 @@ mod common;
 use egui::{Pos2, RawInput, Rect};
 use flip_editor::run::autorun::AutoRun;
 use flip_editor::{App, Options};
-use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRegistry, NodeSpec, PortSpec,
-};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRegistry, NodeSpec, PortSpec};
 use flip_host::PluginSet;
+use flip_nodes::kinds::{TypedInputs, PARTICLES};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,7 +32,7 @@ impl Node for Slow {
             std::thread::sleep(Duration::from_millis(5));
         }
         let p = io.particles("particles")?;
-        io.set("particles", flip_graph::Value::Particles(p));
+        io.set("particles", flip_graph::Value::shared(PARTICLES, p));
         Ok(())
     }
 }
@@ -44,12 +43,12 @@ fn registry() -> NodeRegistry {
         label: "Slow".into(),
         category: "Test".into(),
         help: String::new(),
-        inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
-        outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
+        inputs: vec![PortSpec::new("particles", PARTICLES, "in")],
+        outputs: vec![PortSpec::new("particles", PARTICLES, "out")],
         params: vec![],
         ..Default::default()
     };
-    let mut r = NodeRegistry::new();
+    let mut r = NodeRegistry::with_state(flip_nodes::kinds::state_slots());
     r.register(NodeKind::new(spec, Box::new(|_| Ok(Box::new(Slow)))))
         .unwrap();
     r

@@ -110,18 +110,17 @@ mod tests {
     use crate::node::{EvalCtx, Node, NodeError, NodeIo};
     use crate::registry::NodeKind;
     use crate::spec::PortSpec;
-    use crate::value::{DataKind, Value};
+    use crate::toy::{Drops, DROPS};
     use crate::Simulation;
-    use std::sync::Arc;
 
-    /// Adds one particle to what it gets.
+    /// Adds one drop to what it gets.
     struct Drip;
 
     impl Node for Drip {
         fn eval(&mut self, _: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
-            let mut p = io.particles("particles")?;
-            Arc::make_mut(&mut p).push(glam::Vec3::splat(0.5), glam::Vec3::ZERO);
-            io.set("particles", Value::Particles(p));
+            let mut drops = io.require("drops")?;
+            drops.make_mut::<Drops>().expect("drops").push(1);
+            io.set("drops", drops);
             Ok(())
         }
     }
@@ -141,17 +140,17 @@ mod tests {
             };
             NodeKind::new(spec, Box::new(|_| Ok(Box::new(Drip) as Box<dyn Node>)))
         };
-        let mut r = NodeRegistry::new();
+        let mut r = crate::toy::registry();
         let drip = kind(
             "drip",
-            vec![port("particles", DataKind::Particles)],
-            vec![port("particles", DataKind::Particles)],
+            vec![port("drops", DROPS)],
+            vec![port("drops", DROPS)],
         );
-        // makes particles out of a number: nothing to pass on when bypassed
+        // makes drops out of a number: nothing to pass on when bypassed
         let source = kind(
             "source",
-            vec![PortSpec::optional("rate", DataKind::Scalar, "")],
-            vec![port("particles", DataKind::Particles)],
+            vec![PortSpec::optional("rate", crate::toy::RATE, "")],
+            vec![port("drops", DROPS)],
         );
         r.register(drip).unwrap();
         r.register(source).unwrap();
@@ -171,9 +170,9 @@ mod tests {
             density: 1000.0,
         };
         let edges = [
-            ("in.particles", "a.particles"),
-            ("a.particles", "b.particles"),
-            ("b.particles", "out.particles"),
+            ("in.drops", "a.drops"),
+            ("a.drops", "b.drops"),
+            ("b.drops", "out.drops"),
         ];
         GraphDoc {
             format_version: 1,
@@ -192,28 +191,25 @@ mod tests {
         }
     }
 
-    fn particles_after_one_frame(doc: &GraphDoc) -> usize {
+    fn drops_after_one_frame(doc: &GraphDoc) -> usize {
         let tmp = std::env::temp_dir();
         let mut sim = Simulation::new(doc, &registry(), &tmp, &tmp).unwrap();
         sim.advance_frame().unwrap();
-        sim.particles().unwrap().len()
+        sim.carried_as::<Drops>().unwrap().len()
     }
 
     #[test]
     fn a_bypassed_node_passes_its_input_on_and_is_left_out() {
         let mut d = doc("drip");
-        assert_eq!(particles_after_one_frame(&d), 2);
+        assert_eq!(drops_after_one_frame(&d), 2);
         d.nodes[1].bypass = true;
         let resolved = without_bypassed(&d, &registry()).unwrap();
         assert!(resolved.node("a").is_none());
-        assert_eq!(
-            resolved.edges[0],
-            EdgeDoc::new("in.particles", "b.particles")
-        );
-        assert_eq!(particles_after_one_frame(&d), 1);
+        assert_eq!(resolved.edges[0], EdgeDoc::new("in.drops", "b.drops"));
+        assert_eq!(drops_after_one_frame(&d), 1);
         // a bypassed end of a chain: both drips bypassed, step_input feeds step_output
         d.nodes[2].bypass = true;
-        assert_eq!(particles_after_one_frame(&d), 0);
+        assert_eq!(drops_after_one_frame(&d), 0);
         // stored only when set
         assert!(d.to_ron().contains("bypass: true"));
         assert!(!doc("drip").to_ron().contains("bypass"));

@@ -23,6 +23,8 @@ pub mod endpoint;
 pub mod error;
 /// Node groups: collapse a selection into one editor node and expand it back.
 pub mod groups;
+/// Data kinds: port types and what the runner needs from their values.
+pub mod kind;
 /// Dependency levels and cycle detection (linear time).
 mod levels;
 /// The node behaviour trait and its evaluation context.
@@ -41,22 +43,27 @@ pub mod spec;
 pub mod stats;
 /// The step-state node pair.
 pub mod step;
-/// Data kinds on ports and the runtime values that flow along edges.
+/// A toy data kind for the scheduler's own tests.
+#[cfg(test)]
+mod toy;
+/// The runtime values that flow along edges, and parameter values.
 pub mod value;
-/// A rank's window of a decomposed run and the particle exchange between windows.
+/// A rank's window of a decomposed run and the grid-field exchanges between windows.
 pub mod window;
 
 pub use compile::{compile, ExecPlan};
 pub use doc::{EdgeDoc, GraphDoc, GroupDoc, Layout, NodeDoc, Settings, VariantDoc, FORMAT_VERSION};
 pub use endpoint::Endpoint;
 pub use error::{GraphError, RunError};
+pub use kind::{DataKind, KindDesc, KindError, KindOps, Measure};
 pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState, WindowRefusal};
 pub use registry::{NodeKind, NodePack, NodeRegistry};
 pub use runner::checkpoint::{
     decode_state, encode_state, Checkpoint, CheckpointError, Snapshot, CHECKPOINT_VERSION,
 };
 pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
-pub use spec::{FrameWrites, MemoryModel, NodeRole, NodeSpec, ParamKind, ParamSpec, PortSpec};
+pub use spec::{NodeSpec, ParamKind, ParamSpec, PortSpec, SpecTag, SpecTags};
 pub use stats::NodeStats;
-pub use value::{DataKind, ParamMap, ParamValue, Value, VelocityField};
+pub use step::StateSlot;
+pub use value::{ParamMap, ParamValue, Value};
 pub use window::Window;

@@ -296,52 +296,28 @@ fn can(alternatives: &[String]) -> String {
     }
 }
 
-/// Typed accessors for [`Value`] inputs, so node code reads `io.particles("particles")?` (and
-/// `io.particles_opt(..)?` for an optional input).
-macro_rules! typed_input {
-    ($fn:ident, $opt:ident, $variant:ident, $ty:ty) => {
-        impl NodeIo {
-            /// Takes a required input of this type.
-            ///
-            /// # Errors
-            /// Missing input or wrong type.
-            pub fn $fn(&mut self, name: &str) -> Result<Arc<$ty>, NodeError> {
-                self.$opt(name)?
-                    .ok_or_else(|| NodeError::MissingInput(name.into()))
-            }
-
-            /// Takes an optional input of this type (`None` when unconnected or empty).
-            ///
-            /// # Errors
-            /// Wrong type.
-            pub fn $opt(&mut self, name: &str) -> Result<Option<Arc<$ty>>, NodeError> {
-                match self.take(name) {
-                    None => Ok(None),
-                    Some(Value::$variant(v)) => Ok(Some(v)),
-                    Some(other) => Err(NodeError::Failed(format!(
-                        "input `{name}` carries {}, expected {}",
-                        other.kind().name(),
-                        crate::value::DataKind::$variant.name()
-                    ))),
-                }
-            }
+impl NodeIo {
+    /// Takes input `name` as data of kind `kind` held as a `T` (`None` when unconnected or
+    /// empty); the node crates' typed accessors (`io.particles("particles")?`) are built on it.
+    ///
+    /// # Errors
+    /// An input of another kind.
+    pub fn take_as<T: std::any::Any + Send + Sync>(
+        &mut self,
+        name: &str,
+        kind: crate::kind::DataKind,
+    ) -> Result<Option<Arc<T>>, NodeError> {
+        let wrong = |found: crate::kind::DataKind| {
+            NodeError::Failed(format!(
+                "input `{name}` carries {}, expected {}",
+                found.name(),
+                kind.name()
+            ))
+        };
+        match self.take(name) {
+            None => Ok(None),
+            Some(v) if v.kind() != kind => Err(wrong(v.kind())),
+            Some(v) => v.into_shared().map(Some).map_err(|v| wrong(v.kind())),
         }
-    };
+    }
 }
-typed_input!(particles, particles_opt, Particles, flip_core::Particles);
-typed_input!(
-    velocity,
-    velocity_opt,
-    Velocity,
-    crate::value::VelocityField
-);
-typed_input!(cells, cells_opt, Cells, flip_core::CellGrid);
-typed_input!(level_set, level_set_opt, LevelSet, flip_core::Grid3<f32>);
-typed_input!(solids, solids_opt, Solids, flip_core::Solids);
-typed_input!(scalar, scalar_opt, Scalar, flip_core::Grid3<f32>);
-typed_input!(
-    tall_liquid,
-    tall_liquid_opt,
-    TallLiquid,
-    flip_core::tallcell::TallLiquid
-);

@@ -284,7 +284,7 @@ mod tests {
                 let extra = if lcp { "max_outer_iterations" } else { "sweeps" };
                 Ok(vec![ParamSpec::int(extra, extra, "", 2, 1, 100)])
             }));
-        let mut reg = NodeRegistry::new();
+        let mut reg = crate::toy::registry();
         reg.register(kind).unwrap();
         reg
     }

@@ -1,5 +1,6 @@
 use crate::node::{Node, NodeError, NodeInit};
 use crate::spec::{NodeSpec, ParamSpec};
+use crate::step::StateSlot;
 use crate::value::ParamMap;
 use std::collections::HashMap;
 
@@ -79,25 +80,27 @@ pub enum RegistryError {
 pub struct NodeRegistry {
     kinds: Vec<NodeKind>,
     index: HashMap<String, usize>,
-}
-
-impl Default for NodeRegistry {
-    fn default() -> Self {
-        Self::new()
-    }
+    state: Vec<StateSlot>,
 }
 
 impl NodeRegistry {
-    /// A registry holding only the step-state pair.
-    pub fn new() -> Self {
+    /// A registry holding only the step-state pair, which carries `state` from one step to
+    /// the next.
+    pub fn with_state(state: Vec<StateSlot>) -> Self {
         let mut r = Self {
             kinds: Vec::new(),
             index: HashMap::new(),
+            state,
         };
-        for kind in crate::step::kinds() {
+        for kind in crate::step::kinds(&r.state) {
             r.register(kind).expect("step kinds are registered first");
         }
         r
+    }
+
+    /// The values carried from one step to the next.
+    pub fn state(&self) -> &[StateSlot] {
+        &self.state
     }
 
     /// Adds a kind.

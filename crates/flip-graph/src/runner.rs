@@ -9,8 +9,8 @@ use crate::error::{GraphError, RunError};
 use crate::node::{EvalCtx, Node};
 use crate::registry::NodeRegistry;
 use crate::stats::NodeStats;
+use crate::step::StateSlot;
 use crate::value::Value;
-use flip_core::Particles;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -57,10 +57,10 @@ pub struct StepReport {
     pub node_times: Vec<Duration>,
     /// Per node (plan order): statistics it reported.
     pub node_stats: Vec<Option<Arc<dyn NodeStats>>>,
-    /// Particles in the state after the step.
-    pub particles: usize,
-    /// Largest speed carried to the next step (m/s): of the particles, and of the grid
-    /// velocity when the state carries one (smoke).
+    /// Elements of the state after the step, as its data kinds count them (the particles of
+    /// a liquid).
+    pub count: usize,
+    /// Largest speed carried to the next step (m/s), as its data kinds measure it.
     pub max_speed: f32,
     /// Time of the end-of-step state check (largest speed for the CFL step, blow-up test),
     /// part of `wall`.
@@ -74,8 +74,8 @@ pub struct StepReport {
     pub files: Vec<PathBuf>,
     /// What nodes told the user in this substep: (node id, event).
     pub events: Vec<(String, crate::node::NodeEvent)>,
-    /// In a decomposed run: what the particle exchange before the substep moved, and its time
-    /// (part of `wall`).
+    /// In a decomposed run: what the exchange between windows before the substep moved, and
+    /// its time (part of `wall`).
     pub exchange: Option<(crate::window::ExchangeCounts, Duration)>,
 }
 
@@ -100,6 +100,8 @@ pub struct Simulation {
     nodes: Vec<Box<dyn Node>>,
     settings: Arc<Settings>,
     out_dir: PathBuf,
+    /// The values carried from one step to the next, and their slots.
+    slots: Vec<StateSlot>,
     state: Vec<Option<Value>>,
     timings: Vec<NodeTiming>,
     time: f64,
@@ -107,7 +109,7 @@ pub struct Simulation {
     step: u64,
     probes: Vec<(usize, usize)>,
     probed: Vec<Option<Value>>,
-    /// Largest particle speed of the current state, from the last state check.
+    /// Largest speed of the current state, from the last state check.
     state_speed: Option<f32>,
     /// Stop request, polled between substeps and by long node work.
     cancel: Arc<AtomicBool>,
@@ -162,6 +164,7 @@ impl Simulation {
             nodes,
             settings,
             out_dir: paths.out_dir.into(),
+            slots: registry.state().to_vec(),
             state: vec![],
             timings,
             time: 0.0,
@@ -179,12 +182,7 @@ impl Simulation {
 
     /// Back to time 0: empty state, node state forgotten.
     pub fn reset(&mut self) {
-        self.state = crate::step::STATE_SLOTS
-            .iter()
-            .map(|(name, _, _)| {
-                (*name == "particles").then(|| Value::Particles(Arc::new(Particles::default())))
-            })
-            .collect();
+        self.state = self.slots.iter().map(|s| s.start.map(|f| f())).collect();
         for n in &mut self.nodes {
             n.reset();
         }
@@ -219,23 +217,25 @@ impl Simulation {
         &self.timings
     }
 
-    /// The particles carried to the next step (shares the buffer; the next step copies it once
-    /// if you keep this `Arc`).
-    pub fn particles(&self) -> Option<Arc<Particles>> {
-        self.state.iter().flatten().find_map(|v| match v {
-            Value::Particles(p) => Some(p.clone()),
-            _ => None,
-        })
+    /// The first value held as a `T` carried to the next step (shares the buffer; the next
+    /// step copies it once if you keep this `Arc`).
+    pub fn carried_as<T: std::any::Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        let v = self
+            .state
+            .iter()
+            .flatten()
+            .find(|v| v.get::<T>().is_some())?;
+        v.clone().into_shared().ok()
     }
 
-    /// Replaces the particles carried into the next step (e.g. an initial state built outside
-    /// the graph, such as an analytic wave); emitters then add to them as usual.
-    pub fn set_particles(&mut self, particles: Particles) {
-        let slot = crate::step::STATE_SLOTS
-            .iter()
-            .position(|(name, _, _)| *name == "particles")
-            .expect("a particles slot");
-        self.state[slot] = Some(Value::Particles(Arc::new(particles)));
+    /// Replaces the value of state slot `name` carried into the next step (e.g. an initial
+    /// state built outside the graph, such as an analytic wave).
+    ///
+    /// # Panics
+    /// No slot `name`.
+    pub fn set_carried(&mut self, name: &str, value: Value) {
+        let slot = self.slots.iter().position(|s| s.name == name);
+        self.state[slot.unwrap_or_else(|| panic!("no state slot `{name}`"))] = Some(value);
     }
 
     /// Asks for copies (shared `Arc`s) of these `(node id, output port)` values at the end of
@@ -304,14 +304,10 @@ impl Simulation {
         f64::from(self.settings.cell_size) / f64::from(v).max(1e-9)
     }
 
-    /// Particle speed plus Bridson's `sqrt(5·dx·|a|)` for the largest acceleration a node
+    /// The carried speed plus Bridson's `sqrt(5·dx·|a|)` for the largest acceleration a node
     /// announces (gravity), so the first step from rest is not too long.
     fn speed_bound(&self) -> f32 {
-        let v = self.state_speed.unwrap_or_else(|| {
-            self.particles()
-                .and_then(|p| p.checked_max_speed())
-                .unwrap_or(0.0)
-        });
+        let v = self.state_speed.unwrap_or_else(|| self.carried_speed());
         let a = self
             .nodes
             .iter()
@@ -396,7 +392,7 @@ impl Simulation {
         let check = Instant::now();
         self.state_speed = None;
         let checked = self.check_state(substep);
-        (report.particles, report.max_speed) = self.agree(substep, checked)?;
+        (report.count, report.max_speed) = self.agree(substep, checked)?;
         self.state_speed = Some(report.max_speed);
         report.state_check = check.elapsed();
         report.wall = start.elapsed();

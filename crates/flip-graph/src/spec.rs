@@ -1,4 +1,8 @@
-use crate::value::{DataKind, ParamValue};
+use crate::kind::DataKind;
+use crate::value::ParamValue;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
 
 /// How a parameter is typed and edited. Mirrors the plugin ABI's `ParamDesc` so built-in and
 /// plugin parameters render through the same editor code.
@@ -211,128 +215,38 @@ impl PortSpec {
     }
 }
 
-/// What a node kind does in a step, declared by the kind with its spec, so the CLI and the
-/// editor ask "the pressure solve", "the particle stages" or "the nodes that write particle
-/// files" instead of matching kind names. Kinds that declare none (plugins' test kinds) are
-/// [`NodeRole::Other`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum NodeRole {
-    /// Yields the previous step's state (`step_input`).
-    StepInput,
-    /// Collects the state for the next step (`step_output`).
-    StepOutput,
-    /// Fills shapes with liquid particles (`emitter`): its `shape`, `center`, `size`,
-    /// `radius`, `per_cell` and `mode` parameters say how many.
-    Emitter,
-    /// Seeds a grid model's state: smoke, tall-cell liquid.
-    GridSource,
-    /// Splats particle velocities onto the grid (`p2g`).
-    ParticleToGrid,
-    /// Updates particle velocities from the grid (`g2p`).
-    GridToParticle,
-    /// Moves particles through the grid velocity (`advect`).
-    ParticleAdvect,
-    /// Adds and removes particles to keep the sampling even (`reseed`).
-    Reseed,
-    /// Corrects the liquid's volume drift with a plugin solve (`volume_correction`).
-    VolumeCorrection,
-    /// Builds the liquid's signed distance (`level_set`).
-    LevelSet,
-    /// Classifies cells as liquid, air or solid (`marker`).
-    CellMarker,
-    /// Colliders and walls (`solids`).
-    Solids,
-    /// Makes the grid velocity divergence-free with a plugin solve (`pressure`).
-    Pressure,
-    /// The tall-cell model's pressure projection, a plugin solve (`tallcell_pressure`).
-    TallCellPressure,
-    /// Adds a body force or its like to the grid velocity (gravity, buoyancy, vorticity).
-    Force,
-    /// Any other grid operation: extrapolation, grid advection, the gas domain, tall-cell
-    /// upkeep.
-    Grid,
-    /// Extracts the liquid's surface mesh (`surface`).
-    Surface,
-    /// Writes the particles (and previews) per frame (`export`).
-    ParticleExport,
-    /// Writes grid fields per frame (`export_fields`, `export_vdb`, `tallcell_export`).
-    FieldExport,
-    /// None of the above (kinds that declare no role).
-    #[default]
-    Other,
+/// A typed fact a node crate attaches to the specs of its kinds (what a kind does in a step,
+/// the memory it keeps), read back by type ([`NodeSpec::get`]); the scheduler reads none.
+pub trait SpecTag: Any + fmt::Debug + Send + Sync {
+    /// Equality with another tag of any type.
+    fn same_as(&self, other: &dyn Any) -> bool;
+    /// As `Any`, to read it back by type.
+    fn as_any(&self) -> &dyn Any;
 }
 
-impl NodeRole {
-    /// One of the step-state pair, which does no work of its own.
-    pub fn is_step_boundary(self) -> bool {
-        matches!(self, Self::StepInput | Self::StepOutput)
+impl<T: Any + fmt::Debug + PartialEq + Send + Sync> SpecTag for T {
+    fn same_as(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<T>() == Some(self)
     }
-    /// A particle transfer: particles to grid or grid to particles.
-    pub fn is_transfer(self) -> bool {
-        matches!(self, Self::ParticleToGrid | Self::GridToParticle)
-    }
-    /// A stage whose work grows with the particles: the transfers and particle advection.
-    pub fn is_particle_stage(self) -> bool {
-        self.is_transfer() || self == Self::ParticleAdvect
-    }
-    /// Keeps the particles' volume and sampling: volume correction and reseeding.
-    pub fn is_particle_upkeep(self) -> bool {
-        matches!(self, Self::VolumeCorrection | Self::Reseed)
-    }
-    /// Its work is done by a solver plugin (its failures are the plugin's).
-    pub fn solves_with_plugin(self) -> bool {
-        matches!(
-            self,
-            Self::Pressure | Self::VolumeCorrection | Self::TallCellPressure
-        )
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
-/// What a file a node writes each frame takes on disk, as `flipgraph estimate` counts it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FrameWrites {
-    /// Nothing counted.
-    #[default]
-    None,
-    /// Binary PLY of the particles (bool parameter `ply`: a 512 B header and 24 B a particle)
-    /// and an uncompressed RGBA preview (bool `png`, `png_width` pixels wide, the grid's
-    /// aspect).
-    ParticlesAndPreview,
-    /// `fields` cell fields of 4 B a cell, base64-grown and doubled as the upper bound
-    /// (`cells·4·8/3·fields` bytes), and `header` bytes.
-    CellFields {
-        /// Fields written.
-        fields: usize,
-        /// Bytes besides the fields.
-        header: usize,
-    },
-}
+/// The tags of a spec, at most one of each type.
+#[derive(Clone, Debug, Default)]
+pub struct SpecTags(Vec<Arc<dyn SpecTag>>);
 
-/// Memory a node keeps and disk it writes, beyond its outputs (which the estimate counts from
-/// their data kinds), declared by the kind with its spec.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct MemoryModel {
-    /// Bytes per grid cell the node keeps inside: assembled systems, solver vectors,
-    /// transfer weights, scratch.
-    pub cell_bytes: f64,
-    /// What it writes per frame.
-    pub frame_writes: FrameWrites,
-}
-
-impl MemoryModel {
-    /// `bytes` per grid cell kept inside, nothing written.
-    pub fn per_cell(bytes: f64) -> Self {
-        Self {
-            cell_bytes: bytes,
-            ..Self::default()
-        }
-    }
-    /// Nothing kept inside, `files` written per frame.
-    pub fn writes(files: FrameWrites) -> Self {
-        Self {
-            frame_writes: files,
-            ..Self::default()
-        }
+impl PartialEq for SpecTags {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().all(|t| {
+                let theirs = other
+                    .0
+                    .iter()
+                    .find(|o| o.as_any().type_id() == t.as_any().type_id());
+                theirs.is_some_and(|o| t.same_as(o.as_any()))
+            })
     }
 }
 
@@ -353,10 +267,8 @@ pub struct NodeSpec {
     pub outputs: Vec<PortSpec>,
     /// Parameters (for nodes with parameters that depend on another parameter, the fixed part).
     pub params: Vec<ParamSpec>,
-    /// What it does in a step.
-    pub role: NodeRole,
-    /// Memory it keeps and disk it writes beyond its outputs.
-    pub memory: MemoryModel,
+    /// What the node crate says of the kind beyond ports and parameters ([`NodeSpec::get`]).
+    pub tags: SpecTags,
     /// Parameters safe to change in a running simulation (they change no state's shape and
     /// no saved state): the editor applies their edits without rerunning. May name dynamic
     /// parameters (a solver plugin's).
@@ -364,8 +276,7 @@ pub struct NodeSpec {
 }
 
 impl NodeSpec {
-    /// A spec of role [`NodeRole::Other`] that keeps nothing inside and has no live
-    /// parameters; see [`NodeSpec::with_role`], [`NodeSpec::with_memory`] and
+    /// A spec without tags or live parameters; see [`NodeSpec::with`] and
     /// [`NodeSpec::with_live_params`].
     pub fn new(
         kind: &str,
@@ -387,15 +298,16 @@ impl NodeSpec {
             ..Self::default()
         }
     }
-    /// The spec with role `role`.
+    /// The spec with tag `tag` (replacing one of the same type).
     #[must_use]
-    pub fn with_role(self, role: NodeRole) -> Self {
-        Self { role, ..self }
+    pub fn with<T: SpecTag>(mut self, tag: T) -> Self {
+        self.tags.0.retain(|t| !t.as_any().is::<T>());
+        self.tags.0.push(Arc::new(tag));
+        self
     }
-    /// The spec with memory model `memory`.
-    #[must_use]
-    pub fn with_memory(self, memory: MemoryModel) -> Self {
-        Self { memory, ..self }
+    /// The tag of type `T`, if the kind has one.
+    pub fn get<T: SpecTag>(&self) -> Option<&T> {
+        self.tags.0.iter().find_map(|t| t.as_any().downcast_ref())
     }
     /// The spec with live parameters `names`.
     #[must_use]

@@ -1,104 +1,70 @@
-use flip_core::{CellGrid, Grid3, GridSpec, MacGrid, MacMask, Particles, Solids};
+use crate::kind::DataKind;
 use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Type of a port. Edges connect only ports of the same kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum DataKind {
-    /// Marker particles.
-    Particles,
-    /// MAC velocity with its valid-face mask.
-    Velocity,
-    /// Cell kinds (fluid / air / solid).
-    Cells,
-    /// Liquid signed distance on cells.
-    LevelSet,
-    /// Solid geometry.
-    Solids,
-    /// A scalar field on cells (pressure in Pa).
-    Scalar,
-    /// Eulerian liquid on a tall-cell grid (grid, level set, velocity, pressure).
-    TallLiquid,
-}
-
-impl DataKind {
-    /// Lowercase name for messages and the editor.
-    pub fn name(self) -> &'static str {
-        match self {
-            DataKind::Particles => "particles",
-            DataKind::Velocity => "velocity",
-            DataKind::Cells => "cells",
-            DataKind::LevelSet => "level set",
-            DataKind::Solids => "solids",
-            DataKind::Scalar => "scalar field",
-            DataKind::TallLiquid => "tall-cell liquid",
-        }
-    }
-    /// Every kind, for palettes.
-    pub const ALL: [DataKind; 7] = [
-        DataKind::Particles,
-        DataKind::Velocity,
-        DataKind::Cells,
-        DataKind::LevelSet,
-        DataKind::Solids,
-        DataKind::Scalar,
-        DataKind::TallLiquid,
-    ];
-}
-
-/// MAC velocity plus which faces hold meaningful values (from particles, projection or
-/// extrapolation).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct VelocityField {
-    /// Face velocities.
-    pub vel: MacGrid,
-    /// 1 where the face value is valid.
-    pub valid: MacMask,
-}
-
-impl VelocityField {
-    /// Zero velocity, nothing valid.
-    pub fn zeros(spec: &GridSpec) -> Self {
-        Self {
-            vel: MacGrid::zeros(spec),
-            valid: MacMask::zeros(spec),
-        }
-    }
-}
-
-/// A value on an edge. Shared (`Arc`) and copy-on-write: a node that modifies its input calls
-/// `Arc::make_mut`, which copies only if another consumer still holds the value.
-#[derive(Clone, Debug)]
-pub enum Value {
-    /// Particles.
-    Particles(Arc<Particles>),
-    /// Velocity.
-    Velocity(Arc<VelocityField>),
-    /// Cell kinds.
-    Cells(Arc<CellGrid>),
-    /// Liquid level set.
-    LevelSet(Arc<Grid3<f32>>),
-    /// Solids.
-    Solids(Arc<Solids>),
-    /// Scalar field.
-    Scalar(Arc<Grid3<f32>>),
-    /// Tall-cell liquid.
-    TallLiquid(Arc<flip_core::tallcell::TallLiquid>),
+/// A value on an edge: its data kind and its data, shared (`Arc`) and copy-on-write: a node
+/// that modifies its input calls [`Value::make_mut`], which copies only if another consumer
+/// still holds the value.
+#[derive(Clone)]
+pub struct Value {
+    kind: DataKind,
+    data: Arc<dyn Any + Send + Sync>,
 }
 
 impl Value {
+    /// A value of kind `kind` holding `data`.
+    pub fn new<T: Any + Send + Sync>(kind: DataKind, data: T) -> Self {
+        Self::shared(kind, Arc::new(data))
+    }
+
+    /// A value of kind `kind` sharing `data`.
+    pub fn shared<T: Any + Send + Sync>(kind: DataKind, data: Arc<T>) -> Self {
+        Self { kind, data }
+    }
+
     /// The kind of this value.
     pub fn kind(&self) -> DataKind {
-        match self {
-            Value::Particles(_) => DataKind::Particles,
-            Value::Velocity(_) => DataKind::Velocity,
-            Value::Cells(_) => DataKind::Cells,
-            Value::LevelSet(_) => DataKind::LevelSet,
-            Value::Solids(_) => DataKind::Solids,
-            Value::Scalar(_) => DataKind::Scalar,
-            Value::TallLiquid(_) => DataKind::TallLiquid,
+        self.kind
+    }
+
+    /// The data, if it is a `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.data.downcast_ref()
+    }
+
+    /// The shared data, if it is a `T` (else the value back).
+    ///
+    /// # Errors
+    /// The value itself when it holds no `T`.
+    pub fn into_shared<T: Any + Send + Sync>(self) -> Result<Arc<T>, Self> {
+        let kind = self.kind;
+        self.data.downcast().map_err(|data| Self { kind, data })
+    }
+
+    /// A shared handle to the data, if the value is of kind `kind` and holds a `T`.
+    pub fn shared_as<T: Any + Send + Sync>(&self, kind: DataKind) -> Option<Arc<T>> {
+        if self.kind != kind {
+            return None;
         }
+        self.data.clone().downcast().ok()
+    }
+
+    /// The data for writing, if it is a `T`: copied first when another holder shares it
+    /// (`Arc::make_mut`).
+    pub fn make_mut<T: Any + Send + Sync + Clone>(&mut self) -> Option<&mut T> {
+        if Arc::get_mut(&mut self.data).is_none() {
+            let copy = self.get::<T>()?.clone();
+            self.data = Arc::new(copy);
+        }
+        Arc::get_mut(&mut self.data)?.downcast_mut()
+    }
+}
+
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Value({})", self.kind.name())
     }
 }
 

@@ -1,39 +1,36 @@
 //! A rank's part of a decomposed run (`run --mpi`): the *window* it simulates, its owned slab
 //! of the domain plus ghost layers on each interior side. Every node works on the window as if
 //! it were the whole domain, in window coordinates (positions shifted by [`Window::origin`]),
-//! so transfer and advection kernels are unchanged; the window's outer faces act as walls,
-//! `ghost` layers from any owned cell. Between substeps the runner moves particles that left
-//! the owned slab to their new owner and copies the neighbours' particles within the ghost
-//! layers (`exchange`); ghost copies carry [`GHOST_ID_BIT`] in their id and are dropped at the
-//! next exchange. Grid fields carried between substeps (a smoke's) get their ghost layers from
-//! the neighbours' owned layers at the same time (`refresh_state`). Nodes that need the whole domain (the pressure solve, the emitter's ids, the
-//! export) reach the other ranks through [`Window::comm`].
+//! so kernels are unchanged; the window's outer faces act as walls, `ghost` layers from any
+//! owned cell. Between substeps the runner has each carried value brought up to date by its
+//! data kind ([`crate::kind::KindOps::refresh_ghosts`], [`crate::kind::KindOps::migrate`]):
+//! grid fields get their ghost layers from the neighbours' owned layers ([`refresh_grid`]),
+//! what moved out of a window goes to its new owner. Nodes that need the whole domain (a
+//! pressure solve, an export) reach the other ranks through [`Window::comm`].
 
 use flip_comm::{Communicator, Distribution, DistributionError};
-use flip_core::{Grid3, GridSpec, Particles};
+use flip_core::{Grid3, GridSpec};
 use glam::Vec3;
 use std::ops::Range;
 use std::sync::Arc;
 
-mod exchange;
 mod gather;
 mod refresh;
-pub use exchange::{exchange_particles, ExchangeCounts};
-pub use gather::{gather_cells, gather_mac, gather_owned};
-pub use refresh::{refresh_grid, refresh_state};
+pub use gather::{gather_cells, gather_mac};
+pub use refresh::refresh_grid;
 
-/// Set in the id of a ghost particle (a copy of a neighbour's particle, or one emitted in a
-/// ghost layer): it takes part in the substep but is owned, moved and exported elsewhere.
-pub const GHOST_ID_BIT: u64 = 1 << 63;
-
-/// Whether `id` is a ghost's.
-pub fn is_ghost(id: u64) -> bool {
-    id & GHOST_ID_BIT != 0
-}
-
-/// The particles this rank owns (ghost copies left out).
-pub fn owned_count(particles: &Particles) -> usize {
-    particles.id.iter().filter(|&&id| !is_ghost(id)).count()
+/// What the exchange between windows before a substep moved (this rank's share), for the
+/// traffic report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExchangeCounts {
+    /// Owned items sent to a neighbour that owns them now.
+    pub migrated_out: usize,
+    /// Items received to own.
+    pub migrated_in: usize,
+    /// Ghost copies received.
+    pub ghosts_in: usize,
+    /// Values sent (f64).
+    pub values_sent: usize,
 }
 
 /// One rank's window of a decomposed run.
@@ -138,28 +135,6 @@ impl Window {
     /// Global linear index of the window's first cell.
     pub fn first_cell(&self) -> usize {
         self.offset * self.dist.layout().layer_len()
-    }
-
-    /// Gives the `owned` new particles at the end of `ps` (numbered from `ps.next_id − owned`
-    /// on this rank) the ids a single-domain run gives them: the ranks number their new
-    /// particles one after another in rank order, the slabs' order, which is the domain's cell
-    /// order. Collective; sets `ps.next_id` past every rank's new particles and returns the
-    /// first id given here.
-    pub fn number_new_particles(&self, ps: &mut Particles, owned: usize) -> u64 {
-        let (rank, ranks) = self.rank();
-        let mut counts = vec![0.0; ranks as usize];
-        counts[rank as usize] = owned as f64;
-        self.comm().sum(&mut counts);
-        let before: f64 = counts[..rank as usize].iter().sum();
-        let total: f64 = counts.iter().sum();
-        let start = ps.next_id - owned as u64;
-        let first = ps.len() - owned;
-        let first_id = start + before as u64;
-        for (k, id) in ps.id[first..].iter_mut().enumerate() {
-            *id = first_id + k as u64;
-        }
-        ps.next_id = start + total as u64;
-        first_id
     }
 }
 

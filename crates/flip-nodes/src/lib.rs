@@ -6,12 +6,18 @@
 
 /// Variants of a graph advanced in lockstep, with per-frame metrics.
 pub mod compare;
+/// Particles in a decomposed run: ownership, the exchange between windows, the gather.
+pub mod decomposed;
+/// The data kinds and what the runner needs from each.
+pub mod kinds;
 /// The node implementations.
 pub mod nodes;
 /// Reading typed parameters from a validated [`flip_graph::ParamMap`].
 pub mod params;
 /// The registry of built-in kinds.
 pub mod registry;
+/// What each kind does in a step and the memory it keeps.
+pub mod roles;
 /// The statistics each node family reports.
 pub mod stats;
 

@@ -46,7 +46,7 @@ impl NodePack for BuiltinNodes {
 
 /// A registry with the step pair and every built-in kind.
 pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
-    let mut r = NodeRegistry::new();
+    let mut r = NodeRegistry::with_state(crate::kinds::state_slots());
     r.add_pack(&BuiltinNodes { plugins })
         .expect("built-in kinds have distinct ids");
     r
@@ -55,7 +55,8 @@ pub fn builtin_registry(plugins: Arc<PluginSet>) -> NodeRegistry {
 #[cfg(test)]
 mod tests {
     use super::builtin_registry;
-    use flip_graph::{FrameWrites, NodeRegistry, NodeRole, NodeSpec};
+    use crate::roles::{FrameWrites, KindFacts, NodeRole};
+    use flip_graph::{NodeRegistry, NodeSpec};
 
     fn registry() -> NodeRegistry {
         builtin_registry(Default::default())
@@ -74,14 +75,14 @@ mod tests {
     fn every_built_in_kind_declares_a_role() {
         let r = registry();
         assert!(r.kinds().count() > 20);
-        let undeclared = kinds_where(&r, |s| s.role == NodeRole::Other);
+        let undeclared = kinds_where(&r, |s| s.role() == NodeRole::Other);
         assert!(undeclared.is_empty(), "no role declared: {undeclared:?}");
     }
 
     #[test]
     fn the_roles_callers_ask_for_pick_the_kinds_they_matched_by_name() {
         let r = registry();
-        let role = |role: NodeRole| kinds_where(&r, |s| s.role == role);
+        let role = |role: NodeRole| kinds_where(&r, |s| s.role() == role);
         assert_eq!(role(NodeRole::Emitter), ["emitter"]);
         assert_eq!(role(NodeRole::Pressure), ["pressure"]);
         assert_eq!(role(NodeRole::VolumeCorrection), ["volume_correction"]);
@@ -95,15 +96,15 @@ mod tests {
             role(NodeRole::FieldExport),
             ["export_fields", "export_vdb", "tallcell_export"]
         );
-        let boundary = kinds_where(&r, |s| s.role.is_step_boundary());
+        let boundary = kinds_where(&r, |s| s.role().is_step_boundary());
         assert_eq!(boundary, ["step_input", "step_output"]);
-        let transfers = kinds_where(&r, |s| s.role.is_transfer());
+        let transfers = kinds_where(&r, |s| s.role().is_transfer());
         assert_eq!(transfers, ["p2g", "g2p"]);
-        let particle_stages = kinds_where(&r, |s| s.role.is_particle_stage());
+        let particle_stages = kinds_where(&r, |s| s.role().is_particle_stage());
         assert_eq!(particle_stages, ["p2g", "g2p", "advect"]);
-        let upkeep = kinds_where(&r, |s| s.role.is_particle_upkeep());
+        let upkeep = kinds_where(&r, |s| s.role().is_particle_upkeep());
         assert_eq!(upkeep, ["volume_correction", "reseed"]);
-        let plugin = kinds_where(&r, |s| s.role.solves_with_plugin());
+        let plugin = kinds_where(&r, |s| s.role().solves_with_plugin());
         assert_eq!(
             plugin,
             ["pressure", "volume_correction", "tallcell_pressure"]
@@ -113,17 +114,17 @@ mod tests {
     #[test]
     fn the_memory_models_keep_the_estimates_figures() {
         let r = registry();
-        let bytes = |kind: &str| r.get(kind).unwrap().spec.memory.cell_bytes;
+        let bytes = |kind: &str| r.get(kind).unwrap().spec.memory().cell_bytes;
         assert_eq!(bytes("pressure"), 160.0);
         assert_eq!(bytes("volume_correction"), 180.0);
         assert_eq!(bytes("p2g"), 27.0);
         assert_eq!(bytes("level_set"), 12.0);
-        let keeping = kinds_where(&r, |s| s.memory.cell_bytes != 0.0);
+        let keeping = kinds_where(&r, |s| s.memory().cell_bytes != 0.0);
         assert_eq!(
             keeping,
             ["p2g", "level_set", "pressure", "volume_correction"]
         );
-        let writes = |kind: &str| r.get(kind).unwrap().spec.memory.frame_writes;
+        let writes = |kind: &str| r.get(kind).unwrap().spec.memory().frame_writes;
         assert_eq!(writes("export"), FrameWrites::ParticlesAndPreview);
         assert_eq!(
             writes("export_fields"),
@@ -132,7 +133,7 @@ mod tests {
                 header: 4096
             }
         );
-        let writing = kinds_where(&r, |s| s.memory.frame_writes != FrameWrites::None);
+        let writing = kinds_where(&r, |s| s.memory().frame_writes != FrameWrites::None);
         assert_eq!(writing, ["export", "export_fields"]);
     }
 

@@ -9,6 +9,7 @@ use crate::session::Session;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use flip_graph::{Simulation, StepReport};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::{SolveReport, SolvedGrid};
 use std::path::PathBuf;
 
@@ -37,8 +38,7 @@ pub struct IsolationArgs {
 
 /// The solve of the (first) pressure node in a step.
 fn solve<'r>(sim: &Simulation, r: &'r StepReport) -> Option<&'r SolveReport> {
-    let is_pressure =
-        |n: &flip_graph::compile::PlanNode| n.spec.role == flip_graph::NodeRole::Pressure;
+    let is_pressure = |n: &flip_graph::compile::PlanNode| n.spec.role() == NodeRole::Pressure;
     let i = sim.plan().nodes.iter().position(is_pressure)?;
     r.stats(i)
 }

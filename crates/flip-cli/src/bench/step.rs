@@ -8,7 +8,7 @@ use crate::session::Session;
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use flip_graph::NodeRole;
+use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::VolumeCorrectionStats;
 use std::path::PathBuf;
 
@@ -56,7 +56,7 @@ pub(super) fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
 /// The G2P transfer of each grid-to-particle node (`flip` or `apic`) and whether a volume
 /// correction is on.
 fn transfer_modes(doc: &flip_graph::GraphDoc, registry: &flip_graph::NodeRegistry) -> String {
-    let role = |n: &flip_graph::doc::NodeDoc| registry.get(&n.kind).map(|k| k.spec.role);
+    let role = |n: &flip_graph::doc::NodeDoc| registry.get(&n.kind).map(|k| k.spec.role());
     let text = |n: &flip_graph::doc::NodeDoc, p: &str, default: &str| match n.params.get(p) {
         Some(flip_graph::ParamValue::Text(t)) => t.clone(),
         Some(flip_graph::ParamValue::Bool(b)) => b.to_string(),

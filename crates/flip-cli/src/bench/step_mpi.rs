@@ -13,7 +13,8 @@ use anyhow::{anyhow, Result};
 use flip_comm::mpi as mpi_comm;
 use flip_comm::{CommStats, Communicator};
 use flip_graph::window::{ghost_layers_for, Window};
-use flip_graph::{GraphDoc, NodeRegistry, NodeRole, ParamValue};
+use flip_graph::{GraphDoc, NodeRegistry, ParamValue};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -52,7 +53,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let before = Traffic::of(&[&w.solve.stats, &w.dist.stats]);
     let (mut walls, mut exchange, mut sent, mut particles) = (Vec::new(), 0.0, 0usize, 0);
     let solve_nodes: Vec<usize> = (sim.plan().nodes.iter().enumerate())
-        .filter(|(_, p)| p.spec.role.solves_with_plugin())
+        .filter(|(_, p)| p.spec.role().solves_with_plugin())
         .map(|(i, _)| i)
         .collect();
     let mut solves = 0.0;
@@ -67,7 +68,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             exchange += t.as_secs_f64();
             sent += c.values_sent * 8;
         }
-        particles = r.particles;
+        particles = r.count;
         solves += solve_nodes
             .iter()
             .map(|&i| r.node_times[i].as_secs_f64())
@@ -112,7 +113,7 @@ fn stretch_emitters(doc: &mut GraphDoc, registry: &NodeRegistry, axis: usize, fa
     let is_emitter = |kind: &str| {
         registry
             .get(kind)
-            .is_some_and(|k| k.spec.role == NodeRole::Emitter)
+            .is_some_and(|k| k.spec.role() == NodeRole::Emitter)
     };
     for node in doc.nodes.iter_mut().filter(|n| is_emitter(&n.kind)) {
         for key in ["center", "size"] {

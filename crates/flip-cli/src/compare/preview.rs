@@ -2,7 +2,8 @@
 
 use anyhow::{anyhow, Result};
 use flip_core::{GridSpec, Solids};
-use flip_graph::{Simulation, Value};
+use flip_graph::Simulation;
+use flip_nodes::kinds::{CarriedParticles, SOLIDS};
 use image::RgbImage;
 use plotters::prelude::*;
 use std::path::Path;
@@ -45,10 +46,7 @@ pub fn write_panel(path: &Path, grid: &GridSpec, sim: &Simulation) -> Result<()>
         .probed()
         .iter()
         .flatten()
-        .find_map(|v| match v {
-            Value::Solids(s) => Some(s.clone()),
-            _ => None,
-        })
+        .find_map(|v| v.shared_as(SOLIDS))
         .unwrap_or_else(|| std::sync::Arc::new(Solids::walls(*grid)));
     flip_core::export::write_png(path, grid, &particles, &solids, WIDTH).map_err(|e| anyhow!("{e}"))
 }

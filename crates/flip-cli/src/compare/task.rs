@@ -8,6 +8,7 @@ use super::{preview, show_frame, variant_sim, warn_events};
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use flip_nodes::compare::{Lockstep, VariantReport};
+use flip_nodes::kinds::CarriedParticles;
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;

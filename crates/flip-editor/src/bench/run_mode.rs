@@ -4,6 +4,7 @@ use super::Registry;
 use anyhow::{anyhow, bail};
 use flip_editor::run::worker::{without_exports, Command, Event, Worker};
 use flip_graph::{GraphDoc, Simulation};
+use flip_nodes::kinds::CarriedParticles;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -8,8 +8,9 @@ use crate::compare::plots::{swatch, variant_color};
 use crate::graph::convert::EditorDoc;
 use crate::hints::Hint;
 use egui::{Color32, ComboBox, RichText, TextEdit, Ui};
-use flip_graph::{NodeRole, ParamKind};
+use flip_graph::ParamKind;
 use flip_host::PluginSet;
+use flip_nodes::roles::NodeRole;
 use std::path::Path;
 
 /// The pressure node of the graph: its id, current solver and walls, and their choices (from

@@ -3,7 +3,8 @@
 
 use flip_core::smoke::{sample_cell, vorticity};
 use flip_core::{Grid3, GridSpec, MacGrid};
-use flip_graph::{Value, VelocityField};
+use flip_graph::Value;
+use flip_nodes::kinds::{VelocityField, SCALAR, VELOCITY};
 use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
@@ -37,10 +38,10 @@ impl GridAttributes {
             ..Self::default()
         };
         for v in probed.iter().flatten() {
-            match v {
-                Value::Scalar(g) => out.pressure = Some(g.clone()),
-                Value::Velocity(f) => out.velocity = Some(f.clone()),
-                _ => {}
+            if let Some(g) = v.shared_as(SCALAR) {
+                out.pressure = Some(g);
+            } else if let Some(f) = v.shared_as(VELOCITY) {
+                out.velocity = Some(f);
             }
         }
         out
@@ -133,8 +134,8 @@ mod tests {
         let mut pressure = Grid3::new(16, 16, 1, 0.0f32);
         pressure[(8, 4, 0)] = 250.0;
         let probed = vec![
-            Some(Value::Scalar(Arc::new(pressure))),
-            Some(Value::Velocity(Arc::new(field))),
+            Some(Value::new(SCALAR, pressure)),
+            Some(Value::new(VELOCITY, field)),
         ];
         // cell centres: one inside, one on the pressure peak
         let points = [[0.5, 0.5, 0.0], [8.5 / 16.0, 4.5 / 16.0, 0.0]];

@@ -4,6 +4,7 @@
 
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, Solids};
 use flip_graph::Value;
+use flip_nodes::kinds::{CELLS, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
 use std::sync::Arc;
 
 /// The last solids seen and their drawable cells (rebuilt only when the solids change).
@@ -123,23 +124,23 @@ pub fn overlays(probed: &[Option<Value>], last_solids: &mut SolidsCache) -> Over
     let mut o = Overlays::default();
     // A liquid graph's probes include the velocity G2P reads; its scalar is the pressure
     // (coloured at the particles), a smoke graph's the density (drawn as a field).
-    let liquid = probed
-        .iter()
-        .flatten()
-        .any(|v| matches!(v, Value::Velocity(_)));
+    let liquid = probed.iter().flatten().any(|v| v.kind() == VELOCITY);
     for v in probed.iter().flatten() {
-        match v {
-            Value::LevelSet(g) => o.level_set = Some(Slice::middle(g)),
-            Value::Cells(c) => o.cells = Some(cell_slice(c)),
-            Value::Scalar(d) if !liquid => o.density = Some(Slice::middle(d)),
-            Value::Solids(s) => {
-                let same = last_solids.as_ref().is_some_and(|(a, _)| Arc::ptr_eq(a, s));
-                if !same {
-                    *last_solids = Some((s.clone(), Arc::new(SolidsDraw::new(s))));
-                }
-                o.solids = last_solids.as_ref().map(|(_, d)| d.clone());
+        let kind = v.kind();
+        if kind == LEVEL_SET {
+            o.level_set = v.get().map(Slice::middle);
+        } else if kind == CELLS {
+            o.cells = v.get().map(cell_slice);
+        } else if kind == SCALAR && !liquid {
+            o.density = v.get().map(Slice::middle);
+        } else if let Some(s) = v.shared_as::<Solids>(SOLIDS) {
+            let same = last_solids
+                .as_ref()
+                .is_some_and(|(a, _)| Arc::ptr_eq(a, &s));
+            if !same {
+                *last_solids = Some((s.clone(), Arc::new(SolidsDraw::new(&s))));
             }
-            _ => {}
+            o.solids = last_solids.as_ref().map(|(_, d)| d.clone());
         }
     }
     o

@@ -9,7 +9,8 @@ use crate::types::{
 };
 use egui::{pos2, Pos2, Vec2};
 use egui_node_graph2::{InputId, InputParamKind, NodeId, OutputId};
-use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, NodeRole, ParamMap, Settings};
+use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, ParamMap, Settings};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::collections::{BTreeMap, HashMap};
 
 /// The document being edited: the library's editor state plus what the file holds besides the
@@ -91,7 +92,7 @@ fn node_parts(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     data.inputs = kind.spec.inputs.clone();
-    data.role = kind.spec.role;
+    data.role = kind.spec.role();
     data.known = true;
     data.help = kind.spec.help.clone();
     let ins = port_types(&kind.spec.inputs);

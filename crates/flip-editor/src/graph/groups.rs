@@ -4,7 +4,8 @@
 //! group is expanded or the document saved.
 
 use crate::types::{DataType, GroupBody, NodeData, Ports};
-use flip_graph::{DataKind, GraphDoc, NodeRegistry, NodeRole, ParamMap};
+use flip_graph::{DataKind, GraphDoc, NodeRegistry, ParamMap};
+use flip_nodes::roles::NodeRole;
 use std::collections::BTreeSet;
 
 /// The `kind` of a group's canvas node (never a registry kind).

@@ -6,6 +6,7 @@ use crate::frames::overlays::{overlays, SolidsCache};
 use crate::frames::{node_statuses, sample_particles, solve_summary, FrameData, ParticleSample};
 use crate::viewport::liquid_mesh::Mesher;
 use flip_graph::{Simulation, StepReport};
+use flip_nodes::kinds::CarriedParticles;
 
 impl FrameData {
     /// What the UI keeps of the frame `sim` just simulated: `steps` are its step reports,

@@ -1,7 +1,8 @@
 //! What the editor asks a simulation to keep of each frame for the overlays and colouring.
 
-use flip_graph::{GraphDoc, NodeDoc, NodeRegistry, NodeRole, Simulation};
+use flip_graph::{GraphDoc, NodeDoc, NodeRegistry, Simulation};
 use flip_nodes::nodes::{g2p, level_set, marker, pressure, solids};
+use flip_nodes::roles::{KindFacts, NodeRole};
 
 /// Asks `sim` for the values the overlays draw (see [`probe_list`]).
 pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc, registry: &NodeRegistry) {
@@ -15,7 +16,7 @@ pub fn set_overlay_probes(sim: &mut Simulation, doc: &GraphDoc, registry: &NodeR
 
 /// The role of `node`'s kind in `registry` (`None` for unknown kinds).
 fn role_of(registry: &NodeRegistry, node: &NodeDoc) -> Option<NodeRole> {
-    registry.get(&node.kind).map(|k| k.spec.role)
+    registry.get(&node.kind).map(|k| k.spec.role())
 }
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids

@@ -9,7 +9,8 @@ use crate::run::probes::set_overlay_probes;
 use crate::run::resim::{fresh_nodes, Start};
 use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
 use crate::run::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
-use flip_graph::{GraphDoc, GraphError, NodeRegistry, NodeRole, RunError, Simulation};
+use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -117,7 +118,7 @@ pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
 /// unless exports are switched on.
 pub fn without_exports(doc: &GraphDoc, registry: &NodeRegistry) -> GraphDoc {
     let exports = |n: &flip_graph::NodeDoc| {
-        (registry.get(&n.kind)).is_some_and(|k| k.spec.role == NodeRole::ParticleExport)
+        (registry.get(&n.kind)).is_some_and(|k| k.spec.role() == NodeRole::ParticleExport)
     };
     let mut d = doc.clone();
     let gone: Vec<String> = d

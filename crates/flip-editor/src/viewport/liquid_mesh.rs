@@ -6,7 +6,9 @@
 use egui::epaint::{Mesh, Vertex, WHITE_UV};
 use egui::{Color32, Pos2};
 use flip_core::surface::{liquid_surface, SurfaceKernel, SurfaceScratch, SurfaceSettings, TriMesh};
-use flip_graph::{GraphDoc, NodeRegistry, NodeRole, ParamValue, Simulation, Value};
+use flip_graph::{GraphDoc, NodeRegistry, ParamValue, Simulation};
+use flip_nodes::kinds::{CarriedParticles, SOLIDS};
+use flip_nodes::roles::{KindFacts, NodeRole};
 use glam::Vec3;
 use std::path::Path;
 use std::sync::Arc;
@@ -44,10 +46,11 @@ impl Mesher {
     pub fn mesh(&mut self, sim: &Simulation) -> Option<Arc<TriMesh>> {
         let settings = self.settings.as_ref()?;
         let particles = sim.particles()?;
-        let solids = sim.probed().iter().flatten().find_map(|v| match v {
-            Value::Solids(s) => Some(s.clone()),
-            _ => None,
-        });
+        let solids = sim
+            .probed()
+            .iter()
+            .flatten()
+            .find_map(|v| v.shared_as(SOLIDS));
         let spec = sim.settings().grid_spec();
         let mesh = liquid_surface(
             &spec,
@@ -65,7 +68,7 @@ fn surface_settings(doc: &GraphDoc, registry: &NodeRegistry) -> Option<SurfaceSe
     let spec_of = |kind: &str| registry.get(kind).map(|k| &k.spec);
     let (node, spec) = (doc.nodes.iter())
         .filter_map(|n| Some((n, spec_of(&n.kind)?)))
-        .find(|(_, spec)| spec.role == NodeRole::Surface)?;
+        .find(|(_, spec)| spec.role() == NodeRole::Surface)?;
     let value = |name: &str| {
         let default = spec
             .params

@@ -5,8 +5,9 @@
 
 use flip_core::solids::load_triangles;
 use flip_core::surface::TriMesh;
-use flip_graph::{GraphDoc, NodeDoc, NodeRegistry, NodeRole, ParamValue};
+use flip_graph::{GraphDoc, NodeDoc, NodeRegistry, ParamValue};
 use flip_nodes::nodes::solids::KEYFRAMES_PARAM;
+use flip_nodes::roles::{KindFacts, NodeRole};
 use glam::{EulerRot, Quat, Vec3};
 use std::path::Path;
 
@@ -18,7 +19,7 @@ pub fn load(doc: &GraphDoc, registry: &NodeRegistry, base_dir: &Path) -> Vec<Tri
         return vec![];
     }
     let is_solids =
-        |n: &NodeDoc| (registry.get(&n.kind)).is_some_and(|k| k.spec.role == NodeRole::Solids);
+        |n: &NodeDoc| (registry.get(&n.kind)).is_some_and(|k| k.spec.role() == NodeRole::Solids);
     let still = |n: &NodeDoc| text(n, KEYFRAMES_PARAM).trim().is_empty();
     doc.nodes
         .iter()

@@ -4,9 +4,10 @@
 use flip_editor::run::resim::Start;
 use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::{
-    DataKind, EdgeDoc, EvalCtx, GraphDoc, Node, NodeDoc, NodeError, NodeIo, NodeKind, NodeRegistry,
-    NodeSpec, PortSpec, Value,
+    EdgeDoc, EvalCtx, GraphDoc, Node, NodeDoc, NodeError, NodeIo, NodeKind, NodeRegistry, NodeSpec,
+    PortSpec, Value,
 };
+use flip_nodes::kinds::{TypedInputs, PARTICLES};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,7 +23,7 @@ impl Node for Drip {
         }
         let mut p = io.particles("particles")?;
         Arc::make_mut(&mut p).push(glam::Vec3::splat(0.5), glam::Vec3::ZERO);
-        io.set("particles", Value::Particles(p));
+        io.set("particles", Value::shared(PARTICLES, p));
         Ok(())
     }
 }
@@ -33,12 +34,12 @@ pub fn registry() -> Arc<NodeRegistry> {
         label: "Drip".into(),
         category: "Test".into(),
         help: String::new(),
-        inputs: vec![PortSpec::new("particles", DataKind::Particles, "in")],
-        outputs: vec![PortSpec::new("particles", DataKind::Particles, "out")],
+        inputs: vec![PortSpec::new("particles", PARTICLES, "in")],
+        outputs: vec![PortSpec::new("particles", PARTICLES, "out")],
         params: vec![],
         ..Default::default()
     };
-    let mut r = NodeRegistry::new();
+    let mut r = NodeRegistry::with_state(flip_nodes::kinds::state_slots());
     r.register(NodeKind::new(
         spec,
         Box::new(|init| {

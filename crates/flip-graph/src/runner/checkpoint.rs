@@ -8,26 +8,26 @@
 
 use super::Simulation;
 use crate::node::NodeError;
-use crate::value::{Value, VelocityField};
-use flip_core::{Grid3, Particles};
+use crate::step::StateSlot;
+use crate::value::Value;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// First bytes of every checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 4] = b"FGCK";
-/// Version of the checkpoint layout; a file of another version is refused.
-pub const CHECKPOINT_VERSION: u32 = 1;
+/// Version of the checkpoint layout; a file of another version is refused. (2: carried
+/// values are saved by their data kinds, as kind id and bytes.)
+pub const CHECKPOINT_VERSION: u32 = 2;
 
-/// A value carried between steps (the kinds of [`crate::step::STATE_SLOTS`]).
+/// A value carried between steps, saved by its data kind ([`crate::kind::KindOps::encode`]).
 #[derive(Serialize, Deserialize)]
-enum Carried {
-    Particles(Particles),
-    Velocity(Box<VelocityField>),
-    Scalar(Grid3<f32>),
-    TallLiquid(Box<flip_core::tallcell::TallLiquid>),
+struct Carried {
+    /// The data kind's id.
+    kind: String,
+    /// What the kind encoded.
+    bytes: Vec<u8>,
 }
 
 /// One node's saved state.
@@ -168,18 +168,8 @@ impl Snapshot {
     /// Bytes held by the carried values (what keeping this snapshot costs once the next
     /// frame has copied them), plus the nodes' saved state.
     pub fn bytes(&self) -> usize {
-        let grid = |g: &Grid3<f32>| g.ni * g.nj * g.nk * 4;
-        let carried: usize = self
-            .state
-            .iter()
-            .flatten()
-            .map(|v| match v {
-                Value::Particles(p) => p.len() * 24 + p.affine.len() * 36,
-                Value::Velocity(f) => 2 * (grid(&f.vel.u) + grid(&f.vel.v) + grid(&f.vel.w)),
-                Value::Scalar(g) => grid(g),
-                _ => 0,
-            })
-            .sum();
+        let values = self.state.iter().flatten();
+        let carried: usize = values.map(|v| v.kind().ops().held_bytes(v)).sum();
         carried + self.nodes.iter().map(|n| n.bytes.len()).sum::<usize>()
     }
 
@@ -253,7 +243,10 @@ impl Simulation {
                     source,
                 })?;
         }
-        self.state = ck.state.into_iter().map(|c| c.map(value)).collect();
+        let slots = self.slots.iter().zip(ck.state);
+        self.state = slots
+            .map(|(slot, c)| c.map(|c| value(slot, c)).transpose())
+            .collect::<Result<_, _>>()?;
         (self.frame, self.step, self.time) = (ck.frame, ck.step, ck.time);
         self.state_speed = ck.state_speed;
         Ok(())
@@ -289,22 +282,23 @@ impl Simulation {
 }
 
 fn carried(v: &Value) -> Option<Carried> {
-    match v {
-        Value::Particles(p) => Some(Carried::Particles((**p).clone())),
-        Value::Velocity(f) => Some(Carried::Velocity(Box::new((**f).clone()))),
-        Value::Scalar(g) => Some(Carried::Scalar((**g).clone())),
-        Value::TallLiquid(l) => Some(Carried::TallLiquid(Box::new((**l).clone()))),
-        _ => None,
-    }
+    let bytes = v.kind().ops().encode(v)?;
+    let kind = v.kind().id().into();
+    Some(Carried { kind, bytes })
 }
 
-fn value(c: Carried) -> Value {
-    match c {
-        Carried::Particles(p) => Value::Particles(Arc::new(p)),
-        Carried::Velocity(f) => Value::Velocity(Arc::new(*f)),
-        Carried::Scalar(g) => Value::Scalar(Arc::new(g)),
-        Carried::TallLiquid(l) => Value::TallLiquid(Arc::new(*l)),
+/// The value of `slot` back from a checkpoint.
+fn value(slot: &StateSlot, c: Carried) -> Result<Value, CheckpointError> {
+    let mismatch =
+        |what: String| CheckpointError::Mismatch(format!("state `{}`: {what}", slot.name));
+    if c.kind != slot.kind.id() {
+        let expected = slot.kind.id();
+        return Err(mismatch(format!(
+            "it holds {}, the graph carries {expected}",
+            c.kind
+        )));
     }
+    slot.kind.ops().decode(&c.bytes).map_err(|e| mismatch(e.0))
 }
 
 /// Encodes a node's state (for [`crate::Node::save_state`]).

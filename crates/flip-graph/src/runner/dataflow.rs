@@ -136,6 +136,11 @@ impl<'a> Env<'a> {
         elapsed: Duration,
         result: Result<(), String>,
     ) -> Vec<Ready<'a>> {
+        if Some(i) != self.plan.step_output {
+            // inputs the node left untaken are dropped now: held to the end of the substep,
+            // they would make a later reader's in-place edit copy its value
+            io.inputs.clear();
+        }
         let mut b = self.board();
         let ok = result.is_ok();
         let mut probed = Vec::new();

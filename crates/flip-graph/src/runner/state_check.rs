@@ -1,13 +1,12 @@
-//! The end-of-substep state check: blow-ups are refused, the CFL speed is measured.
+//! The end-of-substep state check: blow-ups are refused, the CFL speed is measured, each
+//! carried value by its data kind ([`crate::kind::KindOps::check`]).
 
 use super::Simulation;
 use crate::error::RunError;
-use crate::value::Value;
-use crate::window::is_ghost;
 
 impl Simulation {
-    /// Refuses a blown-up state; returns the particle count and the largest carried speed
-    /// (particles and, for smoke, the grid velocity; in a window, the owned ones only).
+    /// Refuses a blown-up state; returns the element count and the largest carried speed (in
+    /// a window, of the owned part).
     pub(super) fn check_state(&self, substep: u32) -> Result<(usize, f32), RunError> {
         let blow = |message: String| {
             Err(RunError::BlowUp {
@@ -18,41 +17,9 @@ impl Simulation {
         };
         let (mut count, mut speed) = (0, 0.0f32);
         for v in self.state.iter().flatten() {
-            match v {
-                Value::Particles(p) => {
-                    // In a window only the owned particles count toward the CFL speed: a
-                    // ghost copy near its outer faces moves by a partial transfer.
-                    let windowed = self.window.is_some();
-                    let Some(s) = p.checked_max_speed_of(|id| !(windowed && is_ghost(id))) else {
-                        return blow("a particle position or velocity is not finite".into());
-                    };
-                    (count, speed) = (p.len(), speed.max(s));
-                }
-                Value::Velocity(f) => {
-                    let Some(s) = f.vel.checked_max_abs() else {
-                        return blow("the carried grid velocity is not finite".into());
-                    };
-                    let s = self.window.as_ref().map_or(s, |w| {
-                        let faces = f.vel.axes().into_iter().flat_map(|g| w.owned_layers(g));
-                        faces.fold(0.0f32, |m, v| m.max(v.abs()))
-                    });
-                    speed = speed.max(s);
-                }
-                Value::TallLiquid(l) => {
-                    let fields = [&l.u, &l.v, &l.phi];
-                    if !fields.iter().all(|f| f.iter().all(|x| x.is_finite())) {
-                        return blow(
-                            "the tall-cell liquid's velocity or level set is not finite".into(),
-                        );
-                    }
-                    speed = speed.max(l.max_speed());
-                }
-                Value::Scalar(g) if !g.data.iter().all(|x| x.is_finite()) => {
-                    return blow(
-                        "a carried scalar field (density or temperature) is not finite".into(),
-                    );
-                }
-                _ => {}
+            match v.kind().ops().check(v, self.window.as_deref()) {
+                Ok(m) => (count, speed) = (count + m.count, speed.max(m.speed)),
+                Err(e) => return blow(e.0),
             }
         }
         let extent = self.settings.grid_spec().extent().max_element();
@@ -62,5 +29,13 @@ impl Simulation {
             ));
         }
         Ok((count, speed))
+    }
+
+    /// The largest speed of the carried values, with values that are not finite left out
+    /// (the speed of a state no check has measured yet: the first step's).
+    pub(super) fn carried_speed(&self) -> f32 {
+        let measured = self.state.iter().flatten();
+        let speeds = measured.filter_map(|v| v.kind().ops().check(v, self.window.as_deref()).ok());
+        speeds.fold(0.0f32, |s, m| s.max(m.speed))
     }
 }

@@ -1,11 +1,10 @@
-//! A simulation running in one rank's window of a decomposed run: the particle exchange
-//! before each substep and the global reductions (time step, blow-up, particle count).
+//! A simulation running in one rank's window of a decomposed run: the exchange between
+//! windows before each substep and the global reductions (time step, blow-up, element count).
 
 use super::Simulation;
 use crate::error::RunError;
 use crate::node::WindowRefusal;
-use crate::value::Value;
-use crate::window::{exchange_particles, owned_count, refresh_state, ExchangeCounts, Window};
+use crate::window::{ExchangeCounts, Window};
 use std::sync::Arc;
 
 /// A node that cannot run in a window.
@@ -61,16 +60,18 @@ impl Simulation {
         self.window.as_ref()
     }
 
-    /// Before a substep: moves particles between windows and refreshes ghost copies, and
-    /// refreshes the ghost layers of the grid fields carried from the last substep.
+    /// Before a substep: refreshes the ghost layers of the values carried from the last
+    /// substep, then moves what left a window to its new owner, each by its data kind.
     pub(super) fn exchange(&mut self) -> Option<ExchangeCounts> {
         let w = self.window.clone()?;
-        refresh_state(&w, &mut self.state);
-        let slot = self.state.iter_mut().flatten().find_map(|v| match v {
-            Value::Particles(p) => Some(p),
-            _ => None,
-        })?;
-        Some(exchange_particles(&w, Arc::make_mut(slot)))
+        for v in self.state.iter_mut().flatten() {
+            v.kind().ops().refresh_ghosts(v, &w);
+        }
+        let mut moved = None;
+        for v in self.state.iter_mut().flatten() {
+            moved = v.kind().ops().migrate(v, &w).or(moved);
+        }
+        moved
     }
 
     /// The largest of `v` over all ranks (itself outside a decomposed run).
@@ -82,7 +83,7 @@ impl Simulation {
     }
 
     /// Makes a state check collective: every rank fails when one does; the count becomes the
-    /// owned particles of all ranks and the speed the largest.
+    /// sum over the ranks (each counts its owned part) and the speed the largest.
     pub(super) fn agree(
         &self,
         substep: u32,
@@ -91,10 +92,9 @@ impl Simulation {
         let Some(w) = &self.window else {
             return checked;
         };
-        let owned = self.particles().map_or(0, |p| owned_count(&p));
-        let (failed, speed) = match &checked {
-            Ok((_, s)) => (0.0, f64::from(*s)),
-            Err(_) => (1.0, 0.0),
+        let (failed, owned, speed) = match &checked {
+            Ok((n, s)) => (0.0, *n, f64::from(*s)),
+            Err(_) => (1.0, 0, 0.0),
         };
         let mut worst = [failed, speed];
         w.comm().max(&mut worst);

@@ -1,54 +1,19 @@
-//! Ghost layers of the grid fields a graph carries from one substep to the next (a smoke's
-//! velocity, density and temperature): before every substep each rank copies its owned layers
-//! nearest a neighbour into that neighbour's ghost layers, so the substep starts from the
-//! single-domain values on the whole window, as the particle exchange does for particles.
+//! Ghost layers of the grid fields a graph carries from one substep to the next: before every
+//! substep each rank copies its owned layers nearest a neighbour into that neighbour's ghost
+//! layers, so the substep starts from the single-domain values on the whole window (the data
+//! kinds' [`crate::kind::KindOps::refresh_ghosts`] call it for their grids).
 
 use super::Window;
-use crate::value::Value;
-use flip_core::{Grid3, MacGrid, MacMask};
+use flip_core::Grid3;
 use flip_sdk::HaloValue;
 use std::ops::Range;
-use std::sync::Arc;
-
-/// Refreshes the ghost layers of every grid field in `state` (velocity with its valid mask,
-/// scalars, level sets). Collective: every rank holds the same kinds in the same slots.
-pub fn refresh_state(w: &Window, state: &mut [Option<Value>]) {
-    for value in state.iter_mut().flatten() {
-        match value {
-            Value::Velocity(f) => {
-                let f = Arc::make_mut(f);
-                refresh_mac(w, &mut f.vel);
-                refresh_mask(w, &mut f.valid);
-            }
-            Value::Scalar(g) | Value::LevelSet(g) => refresh_grid(w, Arc::make_mut(g)),
-            _ => {}
-        }
-    }
-}
-
-/// The three components of a MAC field.
-fn refresh_mac(w: &Window, vel: &mut MacGrid) {
-    for g in [&mut vel.u, &mut vel.v, &mut vel.w] {
-        refresh_grid(w, g);
-    }
-}
-
-fn refresh_mask(w: &Window, mask: &mut MacMask) {
-    for g in [&mut mask.u, &mut mask.v, &mut mask.w] {
-        refresh_layers(w, g);
-    }
-}
 
 /// One field on the window's cells or on its faces: layer `L` along the slab axis belongs to
 /// cell layer `L` (a face layer is the face below its cell), so a face field's extra top layer,
 /// the window's outer face, is left as it is, like the window's other outer values.
-pub fn refresh_grid(w: &Window, g: &mut Grid3<f32>) {
-    refresh_layers(w, g);
-}
-
-/// [`refresh_grid`] for any carried value; a grid that is not a field of this window (too few
-/// layers, or layers beyond the slab axis) is left alone.
-fn refresh_layers<T: HaloValue>(w: &Window, g: &mut Grid3<T>) {
+/// A grid that is not a field of this window (too few layers, or layers beyond the slab axis)
+/// is left alone.
+pub fn refresh_grid<T: HaloValue>(w: &Window, g: &mut Grid3<T>) {
     let dims = g.dims();
     let layers = w.local.dims()[w.axis];
     if dims[w.axis] < layers || dims[w.axis + 1..].iter().any(|&d| d > 1) {

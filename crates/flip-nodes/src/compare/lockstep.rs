@@ -161,11 +161,11 @@ impl Lockstep {
             Some(pool) => pool.install(|| runs.par_iter_mut().for_each(|r| r.step(frame))),
             None => runs.iter_mut().for_each(|r| r.step(frame)),
         }
-        let baseline = runs[0].sim.as_ref().and_then(Simulation::particles);
+        let baseline = runs[0].sim.as_ref().and_then(Simulation::carried_as);
         for r in runs.iter_mut() {
             let Some(sim) = &r.sim else { continue };
             let grid = sim.settings().grid_spec();
-            let particles = sim.particles();
+            let particles = sim.carried_as();
             if let Some(m) = r.report.frames.last_mut().filter(|m| m.frame == frame) {
                 m.finish(&grid, particles.as_deref(), baseline.as_deref());
             }

@@ -1,10 +1,10 @@
 //! Advection: RK2 midpoint through the grid velocity, push-out of solids, clamp to the domain
 //! (Karlsson eq. 24-27).
 use super::common::spec;
+use crate::kinds::{TypedInputs, PARTICLES, SOLIDS, VELOCITY};
+use crate::roles::NodeRole;
 use flip_core::advect::advect_shifted;
-use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value, WindowRefusal,
-};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
 use std::sync::Arc;
 
 struct Advect;
@@ -27,7 +27,7 @@ impl Node for Advect {
             solids.at_end(),
             ctx.dt,
         );
-        io.set("particles", Value::Particles(particles));
+        io.set("particles", Value::shared(PARTICLES, particles));
         Ok(())
     }
 }
@@ -43,26 +43,18 @@ pub fn kind() -> NodeKind {
          the substep) and keeps them in the domain. A `shift` (the volume correction's \
          displacement) is added to each particle's move, sampled where it started.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "marker particles"),
-            PortSpec::new(
-                "velocity",
-                DataKind::Velocity,
-                "divergence-free grid velocity",
-            ),
-            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::new("particles", PARTICLES, "marker particles"),
+            PortSpec::new("velocity", VELOCITY, "divergence-free grid velocity"),
+            PortSpec::new("solids", SOLIDS, "colliders and walls"),
             PortSpec::optional(
                 "shift",
-                DataKind::Velocity,
+                VELOCITY,
                 "displacement added to the move (m), e.g. the volume correction's",
             ),
         ],
-        vec![PortSpec::new(
-            "particles",
-            DataKind::Particles,
-            "moved particles",
-        )],
+        vec![PortSpec::new("particles", PARTICLES, "moved particles")],
         vec![],
     )
-    .with_role(NodeRole::ParticleAdvect);
+    .with(NodeRole::ParticleAdvect);
     NodeKind::new(s, Box::new(|_| Ok(Box::new(Advect))))
 }

@@ -2,10 +2,10 @@
 //! and of the smoke's density and temperature by the same (pre-advection) velocity, RK2
 //! characteristics traced back from faces and cell centres.
 use super::common::{check_grid, spec};
+use crate::kinds::{TypedInputs, SCALAR, VELOCITY};
+use crate::roles::NodeRole;
 use flip_core::smoke::{advect_scalar, advect_velocity};
-use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value, WindowRefusal,
-};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
 use std::sync::Arc;
 
 struct AdvectGrid;
@@ -23,12 +23,12 @@ impl Node for AdvectGrid {
             if let Some(s) = io.scalar_opt(name)? {
                 check_grid(name, &s, g)?;
                 let moved = advect_scalar(g, &s, &field.vel, ctx.dt);
-                io.set(name, Value::Scalar(Arc::new(moved)));
+                io.set(name, Value::shared(SCALAR, Arc::new(moved)));
             }
         }
         let mut out = (*field).clone();
         out.vel = advect_velocity(g, &field.vel, ctx.dt);
-        io.set("velocity", Value::Velocity(Arc::new(out)));
+        io.set("velocity", Value::shared(VELOCITY, Arc::new(out)));
         Ok(())
     }
 }
@@ -42,29 +42,17 @@ pub fn kind() -> NodeKind {
         "Semi-Lagrangian advection on the grid (Wave §2.1.1, §2.2): the velocity by itself and \
          the optional density and temperature by the same velocity, RK2 characteristics.",
         vec![
-            PortSpec::new(
-                "velocity",
-                DataKind::Velocity,
-                "divergence-free grid velocity",
-            ),
-            PortSpec::optional("density", DataKind::Scalar, "smoke density"),
-            PortSpec::optional("temperature", DataKind::Scalar, "temperature"),
+            PortSpec::new("velocity", VELOCITY, "divergence-free grid velocity"),
+            PortSpec::optional("density", SCALAR, "smoke density"),
+            PortSpec::optional("temperature", SCALAR, "temperature"),
         ],
         vec![
-            PortSpec::new("velocity", DataKind::Velocity, "advected velocity"),
-            PortSpec::new(
-                "density",
-                DataKind::Scalar,
-                "advected density (if connected)",
-            ),
-            PortSpec::new(
-                "temperature",
-                DataKind::Scalar,
-                "advected temperature (if connected)",
-            ),
+            PortSpec::new("velocity", VELOCITY, "advected velocity"),
+            PortSpec::new("density", SCALAR, "advected density (if connected)"),
+            PortSpec::new("temperature", SCALAR, "advected temperature (if connected)"),
         ],
         vec![],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(s, Box::new(|_| Ok(Box::new(AdvectGrid))))
 }

@@ -1,11 +1,12 @@
 //! Buoyancy (Wave §2.1.2, Bridson's signs for y up): `v += dt·(−α·s + β·(T − T_amb))` on the
 //! y-faces, from the smoke density `s` and temperature `T` of the face's two cells.
 use super::common::{check_grid, spec};
+use crate::kinds::{TypedInputs, SCALAR, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::smoke::add_buoyancy;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -39,7 +40,7 @@ impl Node for Buoyancy {
             coefficients,
             ctx.dt,
         );
-        io.set("velocity", Value::Velocity(field));
+        io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }
 }
@@ -53,17 +54,13 @@ pub fn kind() -> NodeKind {
         "Smoke's weight and lift (Wave §2.1.2): v += dt·(−α·density + β·(T − T_ambient)) on the \
          vertical faces; y is up.",
         vec![
-            PortSpec::new("velocity", DataKind::Velocity, "grid velocity"),
-            PortSpec::new("density", DataKind::Scalar, "smoke density"),
-            PortSpec::optional(
-                "temperature",
-                DataKind::Scalar,
-                "temperature (none: ambient)",
-            ),
+            PortSpec::new("velocity", VELOCITY, "grid velocity"),
+            PortSpec::new("density", SCALAR, "smoke density"),
+            PortSpec::optional("temperature", SCALAR, "temperature (none: ambient)"),
         ],
         vec![PortSpec::new(
             "velocity",
-            DataKind::Velocity,
+            VELOCITY,
             "velocity with buoyancy",
         )],
         vec![
@@ -93,7 +90,7 @@ pub fn kind() -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::Force);
+    .with(NodeRole::Force);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -1,14 +1,16 @@
 //! Emitter: seeds jittered particles in a shape, never inside solids (Karlsson Alg. 1), once
 //! or as a continuous source that tops up under-filled cells.
 use super::common::spec;
+use crate::decomposed::{number_new_particles, GHOST_ID_BIT};
+use crate::kinds::{TypedInputs, PARTICLES, SOLIDS};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::EmitStats;
 use flip_core::emit::{emit, emit_in, EmitParams, EmitShape, WindowCells};
 use flip_core::Particles;
-use flip_graph::window::{Window, GHOST_ID_BIT};
+use flip_graph::window::Window;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
-    Value, WindowRefusal,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -120,7 +122,7 @@ impl Node for Emitter {
             };
             io.report(EmitStats { emitted: added });
         }
-        io.set("particles", Value::Particles(particles));
+        io.set("particles", Value::shared(PARTICLES, particles));
         Ok(())
     }
 }
@@ -145,7 +147,7 @@ fn emit_windowed(
         layers,
     };
     let owned = emit_in(grid, solids, params, seed, &cells(w.owned.clone()), ps);
-    let first_id = w.number_new_particles(ps, owned);
+    let first_id = number_new_particles(w, ps, owned);
     let next = ps.next_id;
     let (lo, hi) = w.ghost_layers();
     let layers = w.local.dims()[w.axis];
@@ -175,16 +177,16 @@ pub fn kind() -> NodeKind {
          sphere or imported OBJ/STL mesh, skipping solids (Karlsson Alg. 1). `once` emits at the start frame; \
          `continuous` refills cells of the shape holding under half the particle count.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "existing particles"),
+            PortSpec::new("particles", PARTICLES, "existing particles"),
             PortSpec::new(
                 "solids",
-                DataKind::Solids,
+                SOLIDS,
                 "no particle is placed inside these",
             ),
         ],
         vec![PortSpec::new(
             "particles",
-            DataKind::Particles,
+            PARTICLES,
             "particles with the new ones",
         )],
         vec![
@@ -253,6 +255,6 @@ pub fn kind() -> NodeKind {
         .chain(super::mesh_file::params())
         .collect(),
     )
-    .with_role(NodeRole::Emitter);
+    .with(NodeRole::Emitter);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Emitter::new(init)?))))
 }

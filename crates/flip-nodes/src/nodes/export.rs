@@ -3,14 +3,17 @@
 //! interrupted run never leaves a torn frame.
 use super::common::{check_grid, failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
+use crate::decomposed::gather_owned;
+use crate::kinds::{TypedInputs, PARTICLES, SCALAR, SOLIDS};
 use crate::params::Params;
+use crate::roles::{FrameWrites, MemoryModel, NodeRole};
 use crate::stats::ExportStats;
 use flip_core::export::{write_density_png, write_particles_vtp, write_ply, write_png};
 use flip_core::{Grid3, Solids};
-use flip_graph::window::{gather_cells, gather_owned};
+use flip_graph::window::gather_cells;
 use flip_graph::{
-    DataKind, EvalCtx, FrameWrites, MemoryModel, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeRole, ParamSpec, PortSpec, Value, Window, WindowRefusal,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Window,
+    WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -55,10 +58,7 @@ impl Node for Export {
         if !self.files.due(ctx) {
             return Ok(());
         }
-        let solids = match io.take("solids") {
-            Some(Value::Solids(s)) => Some(s),
-            _ => None,
-        };
+        let solids = io.solids_opt("solids").ok().flatten();
         let (particles, density, grid, solids) = match &ctx.window {
             // rank 0 writes what a single-rank run would: every owned particle (or the smoke's
             // density over the domain), domain solids
@@ -130,9 +130,9 @@ pub fn kind() -> NodeKind {
          preview coloured by speed (3D: orthographic view along z), or for smoke a PNG of the \
          density (3D: opacity along z); atomically.",
         vec![
-            PortSpec::optional("particles", DataKind::Particles, "particles to write"),
-            PortSpec::optional("density", DataKind::Scalar, "smoke density (PNG only)"),
-            PortSpec::optional("solids", DataKind::Solids, "drawn grey in the preview"),
+            PortSpec::optional("particles", PARTICLES, "particles to write"),
+            PortSpec::optional("density", SCALAR, "smoke density (PNG only)"),
+            PortSpec::optional("solids", SOLIDS, "drawn grey in the preview"),
         ],
         vec![],
         FrameFiles::params("frames", "frame_", "ply/.vtp/.png", "write")
@@ -157,7 +157,7 @@ pub fn kind() -> NodeKind {
             ])
             .collect(),
     )
-    .with_role(NodeRole::ParticleExport)
-    .with_memory(MemoryModel::writes(FrameWrites::ParticlesAndPreview));
+    .with(NodeRole::ParticleExport)
+    .with(MemoryModel::writes(FrameWrites::ParticlesAndPreview));
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Export::new(init)?))))
 }

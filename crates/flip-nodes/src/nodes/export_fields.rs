@@ -2,13 +2,12 @@
 //! file (`.vti`, opens in ParaView), written atomically.
 use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
+use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, SCALAR, VELOCITY};
+use crate::roles::{FrameWrites, MemoryModel, NodeRole};
 use crate::stats::ExportStats;
 use flip_core::export::{cell_velocity, write_fields_vti, CellField};
 use flip_graph::window::gather_cells;
-use flip_graph::{
-    DataKind, EvalCtx, FrameWrites, MemoryModel, Node, NodeError, NodeInit, NodeIo, NodeKind,
-    NodeRole, PortSpec, WindowRefusal,
-};
+use flip_graph::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, PortSpec, WindowRefusal};
 use std::borrow::Cow;
 
 /// Scalar inputs and the array names they are written under.
@@ -111,24 +110,12 @@ impl Node for ExportFields {
 pub fn kind() -> NodeKind {
     let mut inputs: Vec<PortSpec> = SCALARS
         .iter()
-        .map(|(name, help)| PortSpec::optional(name, DataKind::Scalar, help))
+        .map(|(name, help)| PortSpec::optional(name, SCALAR, help))
         .collect();
     inputs.extend([
-        PortSpec::optional(
-            "level_set",
-            DataKind::LevelSet,
-            "liquid signed distance (m)",
-        ),
-        PortSpec::optional(
-            "velocity",
-            DataKind::Velocity,
-            "velocity (averaged to cell centres)",
-        ),
-        PortSpec::optional(
-            "cells",
-            DataKind::Cells,
-            "cell kinds: 0 fluid, 1 air, 2 solid",
-        ),
+        PortSpec::optional("level_set", LEVEL_SET, "liquid signed distance (m)"),
+        PortSpec::optional("velocity", VELOCITY, "velocity (averaged to cell centres)"),
+        PortSpec::optional("cells", CELLS, "cell kinds: 0 fluid, 1 air, 2 solid"),
     ]);
     let s = spec(
         "export_fields",
@@ -140,8 +127,8 @@ pub fn kind() -> NodeKind {
         vec![],
         FrameFiles::params("fields", "fields_", "vti", "write").to_vec(),
     )
-    .with_role(NodeRole::FieldExport)
-    .with_memory(MemoryModel::writes(FrameWrites::CellFields {
+    .with(NodeRole::FieldExport)
+    .with(MemoryModel::writes(FrameWrites::CellFields {
         fields: 6,
         header: 4096,
     }));

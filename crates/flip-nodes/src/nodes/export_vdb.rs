@@ -3,13 +3,14 @@
 //! vec3 grid, pressure and the smoke's density (a fog volume) and temperature; atomically.
 use super::common::{check_grid, failed, spec};
 use super::frame_files::FrameFiles;
+use crate::kinds::{TypedInputs, LEVEL_SET, SCALAR, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::ExportStats;
 use flip_core::export::{cell_velocity, write_vdb, VdbClass, VdbCompression, VdbGrid, VdbValues};
 use flip_graph::window::gather_cells;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, WindowRefusal,
 };
 use std::borrow::Cow;
 
@@ -129,17 +130,17 @@ impl Node for ExportVdb {
 pub fn kind() -> NodeKind {
     let mut inputs: Vec<PortSpec> = SCALARS
         .iter()
-        .map(|(name, help, _)| PortSpec::optional(name, DataKind::Scalar, help))
+        .map(|(name, help, _)| PortSpec::optional(name, SCALAR, help))
         .collect();
     inputs.extend([
         PortSpec::optional(
             "level_set",
-            DataKind::LevelSet,
+            LEVEL_SET,
             "liquid signed distance (m), written as the level-set grid `surface`",
         ),
         PortSpec::optional(
             "velocity",
-            DataKind::Velocity,
+            VELOCITY,
             "velocity (averaged to cell centres), the vec3 grid `velocity`",
         ),
     ]);
@@ -174,6 +175,6 @@ pub fn kind() -> NodeKind {
             ])
             .collect(),
     )
-    .with_role(NodeRole::FieldExport);
+    .with(NodeRole::FieldExport);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(ExportVdb::new(init)?))))
 }

@@ -1,11 +1,12 @@
 //! Velocity extrapolation into the air band, only on faces without a valid value
 //! (Karlsson §4.3).
 use super::common::spec;
+use crate::kinds::{TypedInputs, LEVEL_SET, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::extrapolate::extrapolate;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -24,7 +25,7 @@ impl Node for Extrapolate {
         let phi = io.level_set("level_set")?;
         let f = Arc::make_mut(&mut field);
         extrapolate(&ctx.grid, &mut f.vel, &mut f.valid, &phi, self.layers);
-        io.set("velocity", Value::Velocity(field));
+        io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }
 }
@@ -38,18 +39,10 @@ pub fn kind() -> NodeKind {
         "Extends valid face velocities into faces that got no particle weight, along the \
          level-set normal (Karlsson §4.3); valid faces are never changed.",
         vec![
-            PortSpec::new(
-                "velocity",
-                DataKind::Velocity,
-                "grid velocity with valid mask",
-            ),
-            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance"),
+            PortSpec::new("velocity", VELOCITY, "grid velocity with valid mask"),
+            PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
         ],
-        vec![PortSpec::new(
-            "velocity",
-            DataKind::Velocity,
-            "extrapolated velocity",
-        )],
+        vec![PortSpec::new("velocity", VELOCITY, "extrapolated velocity")],
         vec![ParamSpec::int(
             "layers",
             "Layers",
@@ -59,7 +52,7 @@ pub fn kind() -> NodeKind {
             64,
         )],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

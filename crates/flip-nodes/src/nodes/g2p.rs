@@ -1,10 +1,11 @@
 //! Grid to particles: PIC/FLIP blend (Karlsson eq. 22) or APIC (Jiang et al. 2015).
 use super::common::spec;
+use crate::kinds::{TypedInputs, PARTICLES, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::transfer::{g2p, g2p_apic};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -33,7 +34,7 @@ impl Node for G2p {
             &old.vel,
             self.flip_ratio,
         );
-        io.set("particles", Value::Particles(particles));
+        io.set("particles", Value::shared(PARTICLES, particles));
         Ok(())
     }
 }
@@ -49,17 +50,13 @@ pub fn kind() -> NodeKind {
          particles also keep the velocity gradient around them (APIC, Jiang et al. 2015), which \
          P2G hands back, so rotation survives without FLIP noise; r > 0 blends in FLIP.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "marker particles"),
-            PortSpec::new(VELOCITY_IN, DataKind::Velocity, "projected grid velocity"),
-            PortSpec::new(
-                "velocity_old",
-                DataKind::Velocity,
-                "grid velocity right after P2G",
-            ),
+            PortSpec::new("particles", PARTICLES, "marker particles"),
+            PortSpec::new(VELOCITY_IN, VELOCITY, "projected grid velocity"),
+            PortSpec::new("velocity_old", VELOCITY, "grid velocity right after P2G"),
         ],
         vec![PortSpec::new(
             "particles",
-            DataKind::Particles,
+            PARTICLES,
             "particles with new velocities",
         )],
         vec![
@@ -80,7 +77,7 @@ pub fn kind() -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::GridToParticle)
+    .with(NodeRole::GridToParticle)
     .with_live_params(&["flip_ratio"]);
     NodeKind::new(
         s,

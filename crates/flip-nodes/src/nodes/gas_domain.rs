@@ -1,12 +1,13 @@
 //! Gas domain: the cell kinds and level set that make the pressure node project a gas (smoke)
 //! filling every open cell instead of a liquid under a free surface.
 use super::common::spec;
+use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, SOLIDS};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::smoke::domain_cells;
 use flip_core::{CellKind, Grid3};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    Window, WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, Window, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -44,8 +45,8 @@ impl Node for GasDomain {
                     .collect(),
             };
             let (cells, phi) = (
-                Value::Cells(Arc::new(cells)),
-                Value::LevelSet(Arc::new(phi)),
+                Value::shared(CELLS, Arc::new(cells)),
+                Value::shared(LEVEL_SET, Arc::new(phi)),
             );
             self.cache = Some((solids, cells, phi));
         }
@@ -92,18 +93,10 @@ pub fn kind() -> NodeKind {
         "Marks every open cell as fluid, for projecting smoke's velocity (Wave §2.1.3). With \
          `open_top` the open cells of the top row are air (pressure 0): carve the top wall with \
          a subtracting solid box to let smoke leave.",
-        vec![PortSpec::new(
-            "solids",
-            DataKind::Solids,
-            "walls and colliders",
-        )],
+        vec![PortSpec::new("solids", SOLIDS, "walls and colliders")],
         vec![
-            PortSpec::new("cells", DataKind::Cells, "cell kinds for the pressure node"),
-            PortSpec::new(
-                "level_set",
-                DataKind::LevelSet,
-                "level set for the pressure node",
-            ),
+            PortSpec::new("cells", CELLS, "cell kinds for the pressure node"),
+            PortSpec::new("level_set", LEVEL_SET, "level set for the pressure node"),
         ],
         vec![ParamSpec::bool(
             "open_top",
@@ -112,7 +105,7 @@ pub fn kind() -> NodeKind {
             false,
         )],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

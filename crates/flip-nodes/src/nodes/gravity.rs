@@ -1,9 +1,10 @@
 //! Gravity: `u += g·dt` on every face (Karlsson eq. 18).
 use super::common::spec;
+use crate::kinds::{TypedInputs, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use glam::Vec3;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ impl Node for Gravity {
                 comp.data.iter_mut().for_each(|u| *u += dv);
             }
         }
-        io.set("velocity", Value::Velocity(field));
+        io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }
 
@@ -43,16 +44,8 @@ pub fn kind() -> NodeKind {
         "Gravity",
         "Forces",
         "Adds a constant acceleration to the grid velocity (Karlsson eq. 18).",
-        vec![PortSpec::new(
-            "velocity",
-            DataKind::Velocity,
-            "grid velocity",
-        )],
-        vec![PortSpec::new(
-            "velocity",
-            DataKind::Velocity,
-            "accelerated velocity",
-        )],
+        vec![PortSpec::new("velocity", VELOCITY, "grid velocity")],
+        vec![PortSpec::new("velocity", VELOCITY, "accelerated velocity")],
         vec![ParamSpec::vec3(
             "gravity",
             "Gravity",
@@ -60,7 +53,7 @@ pub fn kind() -> NodeKind {
             [0.0, -9.81, 0.0],
         )],
     )
-    .with_role(NodeRole::Force)
+    .with(NodeRole::Force)
     .with_live_params(&["gravity"]);
     NodeKind::new(
         s,

@@ -1,15 +1,16 @@
 //! Liquid level set: from the particles (Zhu & Bridson 2005, default) or from the fluid cells
 //! (Karlsson Alg. 5), reinitialised by fast sweeping (§4.2, Zhao's method).
 use super::common::spec;
+use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, PARTICLES, SCALAR, SOLIDS};
 use crate::params::Params;
+use crate::roles::{MemoryModel, NodeRole};
 use crate::stats::LiquidVolume;
 use flip_core::levelset::{
     close_interior, liquid_phi, particle_phi_and_density, ParticlePhiScratch, Redistance,
 };
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec,
-    PortSpec, Value, WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -89,10 +90,10 @@ impl Node for LevelSet {
         let volume = flip_core::measure::level_set_volume(g, &phi, solids.as_deref());
         io.report(LiquidVolume(volume));
         self.spare = Some(phi.clone());
-        io.set(LEVEL_SET_OUT, Value::LevelSet(phi));
+        io.set(LEVEL_SET_OUT, Value::shared(LEVEL_SET, phi));
         if let Some(d) = density {
             self.spare_density = Some(d.clone());
-            io.set("density", Value::Scalar(d));
+            io.set("density", Value::shared(SCALAR, d));
         }
         Ok(())
     }
@@ -110,27 +111,19 @@ pub fn kind() -> NodeKind {
          Alg. 5), surface on cell faces; `auto`: particles when wired, else cells. Then fast \
          sweeping for |∇φ| = 1 (§4.2, Zhao's method).",
         vec![
-            PortSpec::optional("particles", DataKind::Particles, "marker particles"),
+            PortSpec::optional("particles", PARTICLES, "marker particles"),
             PortSpec::optional(
                 "cells",
-                DataKind::Cells,
+                CELLS,
                 "cell kinds (method `cells`; with particles, closes holes inside the liquid)",
             ),
-            PortSpec::optional(
-                "solids",
-                DataKind::Solids,
-                "walls the surface continues into",
-            ),
+            PortSpec::optional("solids", SOLIDS, "walls the surface continues into"),
         ],
         vec![
-            PortSpec::new(
-                LEVEL_SET_OUT,
-                DataKind::LevelSet,
-                "liquid signed distance (m)",
-            ),
+            PortSpec::new(LEVEL_SET_OUT, LEVEL_SET, "liquid signed distance (m)"),
             PortSpec::new(
                 "density",
-                DataKind::Scalar,
+                SCALAR,
                 "particle density from the same splat: kernel sum per cell (particles per \
                  cell), solids mirrored; empty with method `cells`",
             ),
@@ -162,9 +155,9 @@ pub fn kind() -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::LevelSet)
+    .with(NodeRole::LevelSet)
     // the spare level-set and density grids it keeps, and the splat's scratch
-    .with_memory(MemoryModel::per_cell(12.0));
+    .with(MemoryModel::per_cell(12.0));
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -1,11 +1,11 @@
 //! Cell marking: solid from the colliders, fluid where a particle is, air elsewhere
 //! (Karlsson Alg. 4).
 use super::common::spec;
+use crate::kinds::{TypedInputs, CELLS, PARTICLES, SOLIDS};
+use crate::roles::NodeRole;
 use flip_core::marker::mark_cells;
 use flip_core::{CellGrid, CellKind};
-use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value, WindowRefusal,
-};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
 use std::sync::Arc;
 
 /// Output port: the cell kinds.
@@ -31,7 +31,7 @@ impl Node for Marker {
         };
         mark_cells(g, &particles, &solids, Arc::make_mut(&mut cells));
         self.spare = Some(cells.clone());
-        io.set(CELLS_OUT, Value::Cells(cells));
+        io.set(CELLS_OUT, Value::shared(CELLS, cells));
         Ok(())
     }
 }
@@ -45,12 +45,12 @@ pub fn kind() -> NodeKind {
         "Classifies cells: solid from colliders, fluid where a particle lies, air elsewhere \
          (Karlsson Alg. 4).",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "marker particles"),
-            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::new("particles", PARTICLES, "marker particles"),
+            PortSpec::new("solids", SOLIDS, "colliders and walls"),
         ],
-        vec![PortSpec::new(CELLS_OUT, DataKind::Cells, "cell kinds")],
+        vec![PortSpec::new(CELLS_OUT, CELLS, "cell kinds")],
         vec![],
     )
-    .with_role(NodeRole::CellMarker);
+    .with(NodeRole::CellMarker);
     NodeKind::new(s, Box::new(|_| Ok(Box::<Marker>::default())))
 }

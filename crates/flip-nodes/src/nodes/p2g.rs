@@ -1,11 +1,10 @@
 //! Particles to grid: normalised weighted splat (Karlsson Alg. 2-3); records which faces got
 //! particle weight (for extrapolation) and keeps the result as the FLIP reference velocity.
 use super::common::spec;
+use crate::kinds::{TypedInputs, VelocityField, PARTICLES, VELOCITY};
+use crate::roles::{MemoryModel, NodeRole};
 use flip_core::transfer::{p2g, TransferScratch};
-use flip_graph::{
-    DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeIo, NodeKind, NodeRole, PortSpec, Value,
-    VelocityField, WindowRefusal,
-};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
 use std::sync::Arc;
 
 #[derive(Default)]
@@ -35,7 +34,7 @@ impl Node for P2g {
             &mut self.scratch,
         );
         self.spare = Some(field.clone());
-        io.set("velocity", Value::Velocity(field));
+        io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }
 }
@@ -48,20 +47,16 @@ pub fn kind() -> NodeKind {
         "Transfer",
         "Splats particle velocities onto the MAC grid with normalised hat weights (Karlsson \
          Alg. 2-3); faces that receive no weight are marked invalid for extrapolation.",
-        vec![PortSpec::new(
-            "particles",
-            DataKind::Particles,
-            "marker particles",
-        )],
+        vec![PortSpec::new("particles", PARTICLES, "marker particles")],
         vec![PortSpec::new(
             "velocity",
-            DataKind::Velocity,
+            VELOCITY,
             "grid velocity; also wire it to G2P's velocity_old for the FLIP update",
         )],
         vec![],
     )
-    .with_role(NodeRole::ParticleToGrid)
+    .with(NodeRole::ParticleToGrid)
     // transfer weights and a spare velocity field
-    .with_memory(MemoryModel::per_cell(27.0));
+    .with(MemoryModel::per_cell(27.0));
     NodeKind::new(s, Box::new(|_| Ok(Box::<P2g>::default())))
 }

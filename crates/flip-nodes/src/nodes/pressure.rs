@@ -10,7 +10,9 @@ pub(crate) mod state;
 pub(crate) mod window;
 
 use super::common::{failed, spec};
+use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
 use crate::params::Params;
+use crate::roles::{MemoryModel, NodeRole};
 use crate::stats::{RegularSolve, SolveReport, SolvedGrid};
 use flip_abi::CELL_FLUID;
 use flip_core::pressure::PressureSystem;
@@ -19,8 +21,8 @@ use flip_core::project::{
 };
 use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
-    decode_state, encode_state, DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeInit, NodeIo,
-    NodeKind, NodeRole, NodeState, ParamSpec, PortSpec, Value, WindowRefusal,
+    decode_state, encode_state, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeState,
+    ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use flip_host::{PluginSet, SolveLimits};
 use flip_sdk::Problem;
@@ -162,11 +164,14 @@ impl Node for PressureSolve {
         });
         io.set(
             PRESSURE_OUT,
-            Value::Scalar(Arc::new(sys.physical_pressure())),
+            Value::shared(SCALAR, Arc::new(sys.physical_pressure())),
         );
-        io.set("divergence", Value::Scalar(Arc::new(div)));
-        io.set("cells", Value::Cells(Arc::new(problem_cells(g, sys))));
-        io.set("velocity", Value::Velocity(field));
+        io.set("divergence", Value::shared(SCALAR, Arc::new(div)));
+        io.set(
+            "cells",
+            Value::shared(CELLS, Arc::new(problem_cells(g, sys))),
+        );
+        io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }
 
@@ -245,20 +250,20 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
          solves it with a plugin algorithm, subtracts the pressure gradient. `separating` walls \
          pose the LCP 0 ≤ p ⊥ u·n ≥ 0 (Lai et al.).",
         vec![
-            PortSpec::new("velocity", DataKind::Velocity, "extrapolated grid velocity"),
-            PortSpec::new("cells", DataKind::Cells, "cell kinds"),
-            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance"),
-            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::new("velocity", VELOCITY, "extrapolated grid velocity"),
+            PortSpec::new("cells", CELLS, "cell kinds"),
+            PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
+            PortSpec::new("solids", SOLIDS, "colliders and walls"),
         ],
         vec![
-            PortSpec::new("velocity", DataKind::Velocity, "divergence-free velocity"),
-            PortSpec::new(PRESSURE_OUT, DataKind::Scalar, "pressure (Pa)"),
+            PortSpec::new("velocity", VELOCITY, "divergence-free velocity"),
+            PortSpec::new(PRESSURE_OUT, SCALAR, "pressure (Pa)"),
             PortSpec::new(
                 "divergence",
-                DataKind::Scalar,
+                SCALAR,
                 "divergence after projection (1/s), faces weighted by their open fraction",
             ),
-            PortSpec::new("cells", DataKind::Cells, "the unknowns: cell kinds the solver saw"),
+            PortSpec::new("cells", CELLS, "the unknowns: cell kinds the solver saw"),
         ],
         vec![
             ParamSpec::choice(
@@ -323,10 +328,10 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::Pressure)
+    .with(NodeRole::Pressure)
     .with_live_params(&["tolerance", "rel_tolerance", "abs_tolerance"])
     // assembled system (7 f64 coefficients + rhs, pressure, kinds) and a solver's vectors
-    .with_memory(MemoryModel::per_cell(160.0));
+    .with(MemoryModel::per_cell(160.0));
     let for_params = plugins.clone();
     NodeKind::new(
         s,

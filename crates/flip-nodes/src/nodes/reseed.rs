@@ -1,12 +1,13 @@
 //! Reseeding: a min/max particles-per-cell rule (see `flip_core::reseed`).
 use super::common::{check_grid, spec};
+use crate::decomposed::{number_new_particles, GHOST_ID_BIT};
+use crate::kinds::{TypedInputs, LEVEL_SET, PARTICLES, SOLIDS, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::ReseedStats;
 use flip_core::reseed::{reseed_in, ReseedFields, ReseedRule, ReseedScope};
-use flip_graph::window::GHOST_ID_BIT;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -45,13 +46,13 @@ impl Node for Reseed {
         };
         let r = reseed_in(&ctx.grid, ps, fields, &rule, ctx.step, &scope);
         if let Some(w) = &ctx.window {
-            w.number_new_particles(ps, r.added);
+            number_new_particles(w, ps, r.added);
         }
         io.report(ReseedStats {
             added: r.added,
             removed: r.removed,
         });
-        io.set("particles", Value::Particles(particles));
+        io.set("particles", Value::shared(PARTICLES, particles));
         Ok(())
     }
 }
@@ -66,20 +67,12 @@ pub fn kind() -> NodeKind {
          surplus, sparse cells inside the liquid get new particles (inside the level set, \
          outside solids) with the grid velocity. Seeded and deterministic.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "marker particles"),
-            PortSpec::new("level_set", DataKind::LevelSet, "liquid signed distance"),
-            PortSpec::new(
-                "velocity",
-                DataKind::Velocity,
-                "grid velocity for new particles",
-            ),
-            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::new("particles", PARTICLES, "marker particles"),
+            PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
+            PortSpec::new("velocity", VELOCITY, "grid velocity for new particles"),
+            PortSpec::new("solids", SOLIDS, "colliders and walls"),
         ],
-        vec![PortSpec::new(
-            "particles",
-            DataKind::Particles,
-            "reseeded particles",
-        )],
+        vec![PortSpec::new("particles", PARTICLES, "reseeded particles")],
         vec![
             ParamSpec::int(
                 "min_per_cell",
@@ -100,7 +93,7 @@ pub fn kind() -> NodeKind {
             ParamSpec::int("seed", "Seed", "mixed with the graph's seed", 0, 0, 1 << 30),
         ],
     )
-    .with_role(NodeRole::Reseed);
+    .with(NodeRole::Reseed);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -2,12 +2,13 @@
 //! the source's values inside a box and may push the velocity there. Without a velocity input
 //! (the first step) it starts the flow at rest.
 use super::common::{check_grid, spec};
+use crate::kinds::{TypedInputs, VelocityField, SCALAR, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::smoke::{fill_box, set_velocity_box};
 use flip_core::Grid3;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    VelocityField, WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use glam::Vec3;
 use std::sync::Arc;
@@ -55,9 +56,9 @@ impl Node for SmokeSource {
             let f = Arc::make_mut(&mut vel);
             set_velocity_box(g, &mut f.vel, lo, hi, self.velocity);
         }
-        io.set("velocity", Value::Velocity(vel));
-        io.set("density", Value::Scalar(density));
-        io.set("temperature", Value::Scalar(temperature));
+        io.set("velocity", Value::shared(VELOCITY, vel));
+        io.set("density", Value::shared(SCALAR, density));
+        io.set("temperature", Value::shared(SCALAR, temperature));
         Ok(())
     }
 }
@@ -72,30 +73,14 @@ pub fn kind() -> NodeKind {
          step and optionally imposes a velocity there (Wave §2.1). Starts a flow at rest when \
          no velocity comes in.",
         vec![
-            PortSpec::optional(
-                "velocity",
-                DataKind::Velocity,
-                "grid velocity (none: at rest)",
-            ),
-            PortSpec::optional(
-                "density",
-                DataKind::Scalar,
-                "smoke density (none: clear air)",
-            ),
-            PortSpec::optional("temperature", DataKind::Scalar, "temperature above ambient"),
+            PortSpec::optional("velocity", VELOCITY, "grid velocity (none: at rest)"),
+            PortSpec::optional("density", SCALAR, "smoke density (none: clear air)"),
+            PortSpec::optional("temperature", SCALAR, "temperature above ambient"),
         ],
         vec![
-            PortSpec::new(
-                "velocity",
-                DataKind::Velocity,
-                "velocity with the source's push",
-            ),
-            PortSpec::new("density", DataKind::Scalar, "density with the source"),
-            PortSpec::new(
-                "temperature",
-                DataKind::Scalar,
-                "temperature with the source",
-            ),
+            PortSpec::new("velocity", VELOCITY, "velocity with the source's push"),
+            PortSpec::new("density", SCALAR, "density with the source"),
+            PortSpec::new("temperature", SCALAR, "temperature with the source"),
         ],
         vec![
             ParamSpec::vec3(
@@ -129,7 +114,7 @@ pub fn kind() -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::GridSource);
+    .with(NodeRole::GridSource);
     NodeKind::new(
         s,
         Box::new(|init| {

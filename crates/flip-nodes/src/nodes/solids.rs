@@ -3,12 +3,13 @@
 //! several nodes through `solids_in` for a union.
 use super::common::spec;
 use super::{keyframes, mesh_file};
+use crate::kinds::SOLIDS;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::solids::{Motion, Placement};
 use flip_core::{Shape, ShapeKind, Solids};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
-    Value, WindowRefusal,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use glam::{Quat, Vec3};
 use std::path::Path;
@@ -149,7 +150,7 @@ fn reach(kind: &ShapeKind, pivot: Vec3, grid: &flip_core::GridSpec) -> f32 {
 impl Node for SolidsNode {
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let upstream = match io.take("solids_in") {
-            Some(Value::Solids(s)) => Some(s),
+            Some(v) if v.kind() == SOLIDS => v.into_shared().ok(),
             Some(_) => return Err(NodeError::Failed("`solids_in` must carry solids".into())),
             None => None,
         };
@@ -178,7 +179,7 @@ impl Node for SolidsNode {
         }
         io.set(
             SOLIDS_OUT,
-            Value::Solids(self.out.clone().expect("computed above")),
+            Value::shared(SOLIDS, self.out.clone().expect("computed above")),
         );
         Ok(())
     }
@@ -207,14 +208,10 @@ pub fn kind() -> NodeKind {
          `rotate` and `keyframes` place and move it. Chain nodes for unions.",
         vec![PortSpec::optional(
             "solids_in",
-            DataKind::Solids,
+            SOLIDS,
             "solids to add this shape to",
         )],
-        vec![PortSpec::new(
-            SOLIDS_OUT,
-            DataKind::Solids,
-            "walls and shapes",
-        )],
+        vec![PortSpec::new(SOLIDS_OUT, SOLIDS, "walls and shapes")],
         vec![
             ParamSpec::choice(
                 "shape",
@@ -271,6 +268,6 @@ pub fn kind() -> NodeKind {
         .chain(mesh_file::params())
         .collect(),
     )
-    .with_role(NodeRole::Solids);
+    .with(NodeRole::Solids);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(SolidsNode::new(init)?))))
 }

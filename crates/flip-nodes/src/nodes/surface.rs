@@ -4,7 +4,10 @@
 //! decomposed run rank 0 meshes the particles and velocity gathered from every rank.
 use super::common::{failed, spec, DomainSolids};
 use super::frame_files::FrameFiles;
+use crate::decomposed::gather_owned;
+use crate::kinds::{TypedInputs, PARTICLES, SOLIDS, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::SurfaceStats;
 use flip_core::export::{write_mesh_obj, write_mesh_ply};
 use flip_core::surface::{
@@ -12,10 +15,9 @@ use flip_core::surface::{
 };
 use flip_core::transfer::sample_velocity;
 use flip_core::{GridSpec, MacGrid, Particles, Solids};
-use flip_graph::window::{gather_mac, gather_owned};
+use flip_graph::window::gather_mac;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, WindowRefusal,
 };
 use glam::Vec3;
 use rayon::prelude::*;
@@ -167,11 +169,11 @@ pub fn kind() -> NodeKind {
          (normals) and .ply (binary; normals, and velocity vx vy vz when wired), atomically. 3D \
          only.",
         vec![
-            PortSpec::new("particles", DataKind::Particles, "liquid particles"),
-            PortSpec::optional("solids", DataKind::Solids, "the surface ends at solids"),
+            PortSpec::new("particles", PARTICLES, "liquid particles"),
+            PortSpec::optional("solids", SOLIDS, "the surface ends at solids"),
             PortSpec::optional(
                 "velocity",
-                DataKind::Velocity,
+                VELOCITY,
                 "grid velocity, sampled at the vertices for the PLY (wire the extrapolated one)",
             ),
         ],
@@ -225,6 +227,6 @@ pub fn kind() -> NodeKind {
             ])
             .collect(),
     )
-    .with_role(NodeRole::Surface);
+    .with(NodeRole::Surface);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Surface::new(init)?))))
 }

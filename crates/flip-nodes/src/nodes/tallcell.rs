@@ -11,13 +11,14 @@ pub mod pressure;
 pub mod refit;
 pub mod source;
 
+use crate::kinds::{TypedInputs, TALL_LIQUID};
 use flip_core::tallcell::TallLiquid;
 use flip_graph::{NodeIo, PortSpec, Value};
 use std::sync::Arc;
 
 /// The `tall_liquid` port, in or out.
 pub(crate) fn port(help: &str) -> PortSpec {
-    PortSpec::new("tall_liquid", flip_graph::DataKind::TallLiquid, help)
+    PortSpec::new("tall_liquid", TALL_LIQUID, help)
 }
 
 /// Takes the `tall_liquid` input, applies `f` to it (copying only if it is shared) and
@@ -28,6 +29,6 @@ pub(crate) fn modify(
 ) -> Result<(), flip_graph::NodeError> {
     let mut liquid = io.tall_liquid("tall_liquid")?;
     f(Arc::make_mut(&mut liquid))?;
-    io.set("tall_liquid", Value::TallLiquid(liquid));
+    io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
     Ok(())
 }

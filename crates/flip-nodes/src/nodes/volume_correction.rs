@@ -11,6 +11,8 @@ use super::pressure::params::{
 };
 use super::pressure::state::{load_solver, save_solver};
 use super::pressure::window::solve as solve_windowed;
+use crate::kinds::{TypedInputs, VelocityField, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, VELOCITY};
+use crate::roles::{MemoryModel, NodeRole};
 use crate::stats::{CorrectionSolve, VolumeCorrectionStats};
 use flip_sdk::Problem;
 
@@ -23,9 +25,8 @@ use flip_core::volume::{
 };
 use flip_core::{Grid3, Particles, Solids};
 use flip_graph::{
-    decode_state, encode_state, DataKind, EvalCtx, MemoryModel, Node, NodeError, NodeInit, NodeIo,
-    NodeKind, NodeRole, NodeState, ParamSpec, ParamValue, PortSpec, Value, VelocityField,
-    WindowRefusal,
+    decode_state, encode_state, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeState,
+    ParamSpec, ParamValue, PortSpec, Value, WindowRefusal,
 };
 use flip_host::{PluginSet, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -274,9 +275,9 @@ impl Node for VolumeCorrection {
             }
             _ => Grid3::new(g.ni, g.nj, g.nk, 0.0),
         };
-        io.set("density", Value::Scalar(Arc::new(density)));
-        io.set("shift", Value::Velocity(shift));
-        io.set("particles", Value::Particles(particles));
+        io.set("density", Value::shared(SCALAR, Arc::new(density)));
+        io.set("shift", Value::shared(VELOCITY, shift));
+        io.set("particles", Value::shared(PARTICLES, particles));
         Ok(())
     }
 
@@ -330,20 +331,20 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         vec![
             PortSpec::new(
                 "particles",
-                DataKind::Particles,
+                PARTICLES,
                 "the particles the level set was built from (before advection), or the \
                  advected particles",
             ),
-            PortSpec::new("solids", DataKind::Solids, "colliders and walls"),
+            PortSpec::new("solids", SOLIDS, "colliders and walls"),
             PortSpec::optional(
                 "level_set",
-                DataKind::LevelSet,
+                LEVEL_SET,
                 "the level-set node's surface of these particles: wired, the node works \
                  before advection and hands its displacement to advect's `shift`",
             ),
             PortSpec::optional(
                 "density",
-                DataKind::Scalar,
+                SCALAR,
                 "the level-set node's particle density (particles per cell); unwired or \
                  empty, the particles are measured here",
             ),
@@ -351,25 +352,25 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         vec![
             PortSpec::new(
                 "particles",
-                DataKind::Particles,
+                PARTICLES,
                 "corrected particles (after advection) or the input unchanged",
             ),
             PortSpec::new(
                 "shift",
-                DataKind::Velocity,
+                VELOCITY,
                 "displacement for advect's `shift` (m; zero after advection)",
             ),
             PortSpec::new(
                 "density",
-                DataKind::Scalar,
+                SCALAR,
                 "particle density over rest density, before the correction",
             ),
         ],
         params(&choices, &default),
     )
-    .with_role(NodeRole::VolumeCorrection)
+    .with(NodeRole::VolumeCorrection)
     // its own system and a solver's vectors, like the pressure solve's (estimate's figure)
-    .with_memory(MemoryModel::per_cell(180.0));
+    .with(MemoryModel::per_cell(180.0));
     NodeKind::new(
         s,
         Box::new(move |init| Ok(Box::new(VolumeCorrection::new(init, &plugins)?))),

@@ -1,11 +1,12 @@
 //! Vorticity confinement (Wave §2.1.2, Fedkiw et al. 2001): puts back the small swirls that
 //! semi-Lagrangian advection smooths away, `f = ε·dx·(N × ω)`.
 use super::common::spec;
+use crate::kinds::{TypedInputs, VELOCITY};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::smoke::vorticity_confinement;
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec, Value,
-    WindowRefusal,
+    EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use std::sync::Arc;
 
@@ -23,7 +24,7 @@ impl Node for Vorticity {
         let mut field = io.velocity("velocity")?;
         let f = Arc::make_mut(&mut field);
         vorticity_confinement(&ctx.grid, &mut f.vel, self.epsilon, ctx.dt);
-        io.set("velocity", Value::Velocity(field));
+        io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }
 }
@@ -36,14 +37,10 @@ pub fn kind() -> NodeKind {
         "Smoke",
         "Adds ε·dx·(N × ω) to the velocity, N the unit gradient of |ω| (Wave §2.1.2): livelier \
          smoke that keeps its small vortices.",
+        vec![PortSpec::new("velocity", VELOCITY, "grid velocity")],
         vec![PortSpec::new(
             "velocity",
-            DataKind::Velocity,
-            "grid velocity",
-        )],
-        vec![PortSpec::new(
-            "velocity",
-            DataKind::Velocity,
+            VELOCITY,
             "velocity with confinement",
         )],
         vec![ParamSpec::float(
@@ -55,7 +52,7 @@ pub fn kind() -> NodeKind {
             100.0,
         )],
     )
-    .with_role(NodeRole::Force);
+    .with(NodeRole::Force);
     NodeKind::new(
         s,
         Box::new(|init| {

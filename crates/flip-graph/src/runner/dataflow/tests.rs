@@ -5,7 +5,8 @@ use crate::doc::{EdgeDoc, GraphDoc, NodeDoc, Settings};
 use crate::node::{EvalCtx, Node, NodeError, NodeInit, NodeIo};
 use crate::registry::{NodeKind, NodeRegistry};
 use crate::spec::{NodeSpec, PortSpec};
-use crate::value::{DataKind, Value};
+use crate::toy::{Drops, DROPS};
+use crate::value::Value;
 use crate::{RunError, Simulation};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -21,6 +22,10 @@ enum Act {
     /// Sleeps, then fails.
     SlowFail(Duration),
     Fail,
+    /// Leaves its input `a` untaken and outputs new drops.
+    Peek,
+    /// Fails unless it holds the only reference to its input `a`.
+    Unique,
 }
 
 struct Probe(Act);
@@ -44,20 +49,34 @@ impl Node for Probe {
                 return Err(NodeError::Failed("slow failure".into()));
             }
             Act::Fail => return Err(NodeError::Failed("quick failure".into())),
+            Act::Peek => {
+                io.set("drops", Value::new(DROPS, Drops::new()));
+                return Ok(());
+            }
+            Act::Unique => {
+                let drops = io.require("a")?.into_shared::<Drops>().expect("drops");
+                if Arc::strong_count(&drops) != 1 {
+                    return Err(NodeError::Failed("the input is shared".into()));
+                }
+                io.set("drops", Value::shared(DROPS, drops));
+                return Ok(());
+            }
         }
-        let p = io.particles("a")?;
-        io.set("particles", Value::Particles(p));
+        let drops = io.require("a")?;
+        io.set("drops", drops);
         Ok(())
     }
 }
 
-/// Kinds `name` with inputs `a` (and `b` for "join"), output `particles`.
+/// Kinds `name` with inputs `a` (and `b` for "join"), output `drops`.
 fn registry(acts: &[(&str, Act)]) -> NodeRegistry {
-    let mut r = NodeRegistry::new();
+    let mut r = crate::toy::registry();
     for (name, act) in acts {
-        let mut inputs = vec![PortSpec::new("a", DataKind::Particles, "")];
+        let mut inputs = vec![PortSpec::new("a", DROPS, "")];
         if *name == "join" {
-            inputs.push(PortSpec::new("b", DataKind::Particles, ""));
+            inputs.push(PortSpec::new("b", DROPS, ""));
+        } else {
+            inputs.push(PortSpec::optional("b", DROPS, ""));
         }
         let spec = NodeSpec {
             kind: (*name).into(),
@@ -65,7 +84,7 @@ fn registry(acts: &[(&str, Act)]) -> NodeRegistry {
             category: "Test".into(),
             help: String::new(),
             inputs,
-            outputs: vec![PortSpec::new("particles", DataKind::Particles, "")],
+            outputs: vec![PortSpec::new("drops", DROPS, "")],
             params: vec![],
             ..Default::default()
         };
@@ -100,12 +119,12 @@ fn two_branches(slow: &str, late: &str) -> GraphDoc {
         ("out", "step_output"),
     ];
     let edges = [
-        ("in.particles", "slow.a"),
-        ("in.particles", "quick.a"),
-        ("quick.particles", "late.a"),
-        ("slow.particles", "join.a"),
-        ("late.particles", "join.b"),
-        ("join.particles", "out.particles"),
+        ("in.drops", "slow.a"),
+        ("in.drops", "quick.a"),
+        ("quick.drops", "late.a"),
+        ("slow.drops", "join.a"),
+        ("late.drops", "join.b"),
+        ("join.drops", "out.drops"),
     ];
     GraphDoc {
         format_version: 1,
@@ -162,4 +181,27 @@ fn the_failure_reported_is_the_lowest_levels_whatever_finishes_first() {
         }
         other => panic!("expected `slow` to fail, got {other:?}"),
     }
+}
+
+#[test]
+fn the_last_reader_of_a_value_holds_its_only_reference() {
+    // `peek` reads `in.drops` first and leaves it untaken; `unique`, after it, is the last
+    // reader: the runner must not keep `peek`'s copy of the reference
+    let acts = [("peek", Act::Peek), ("unique", Act::Unique)];
+    let nodes = [
+        ("in", "step_input"),
+        ("peek", "peek"),
+        ("unique", "unique"),
+        ("out", "step_output"),
+    ];
+    let edges = [
+        ("in.drops", "peek.a"),
+        ("in.drops", "unique.a"),
+        ("peek.drops", "unique.b"),
+        ("unique.drops", "out.drops"),
+    ];
+    let mut doc = two_branches("pass", "pass");
+    doc.nodes = nodes.iter().map(|(i, k)| NodeDoc::new(*i, *k)).collect();
+    doc.edges = edges.iter().map(|(f, t)| EdgeDoc::new(*f, *t)).collect();
+    substep(&doc, &registry(&acts)).expect("the last reader's value is not shared");
 }

@@ -1,8 +1,9 @@
 //! Semi-Lagrangian advection on the tall-cell grid: the level set (LA) and the velocity by
 //! itself (VA), every sample (tall-cell bottoms and tops included) traced back with RK2.
 use crate::nodes::common::spec;
+use crate::roles::NodeRole;
 use flip_core::tallcell::advect::{advect_level_set, advect_velocity};
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind};
 
 struct Advect;
 
@@ -28,6 +29,6 @@ pub fn kind() -> NodeKind {
         vec![super::port("the advected liquid")],
         vec![],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(s, Box::new(|_| Ok(Box::new(Advect))))
 }

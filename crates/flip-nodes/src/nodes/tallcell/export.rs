@@ -1,12 +1,14 @@
 //! Preview PNGs of tall-cell water at the end of each frame (every `every`-th), written
 //! atomically: in 2D the side view (terrain, liquid in tall cells dark and regular cells
 //! light), in 3D the top-down map (water shaded by depth over the terrain).
+use crate::kinds::TypedInputs;
 use crate::nodes::common::{failed, spec};
 use crate::nodes::frame_files::FrameFiles;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::LiquidVolume;
 use flip_core::export::write_tallcell_png;
-use flip_graph::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec};
+use flip_graph::{EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec};
 
 struct Export {
     files: FrameFiles,
@@ -62,6 +64,6 @@ pub fn kind() -> NodeKind {
             )])
             .collect(),
     )
-    .with_role(NodeRole::FieldExport);
+    .with(NodeRole::FieldExport);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(Export::new(init)?))))
 }

@@ -1,8 +1,9 @@
 //! Velocity extrapolation on the tall-cell grid (the paper's VE stage).
 use crate::nodes::common::spec;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::tallcell::extrapolate::extrapolate_velocity;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec};
 
 struct Extrapolate {
     layers: usize,
@@ -37,7 +38,7 @@ pub fn kind() -> NodeKind {
             64,
         )],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -1,8 +1,9 @@
 //! Gravity on the tall-cell liquid's vertical velocity.
 use crate::nodes::common::spec;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::tallcell::advect::add_gravity;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec};
 
 struct Gravity {
     g: f32,
@@ -39,7 +40,7 @@ pub fn kind() -> NodeKind {
             1e3,
         )],
     )
-    .with_role(NodeRole::Force);
+    .with(NodeRole::Force);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -3,12 +3,14 @@
 //! its tall-cell geometry: an algorithm with the tall-cell capability gets both (the paper's
 //! multigrid), one with only the CSR capability the system (the node refuses others at
 //! creation).
+use crate::kinds::{TypedInputs, TALL_LIQUID};
 use crate::nodes::common::{failed, spec};
 use crate::nodes::pressure::params;
+use crate::roles::NodeRole;
 use crate::stats::{SolveReport, SolvedGrid, TallCellSolve};
 use flip_core::tallcell::pressure::{apply, assemble};
 use flip_graph::{
-    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, ParamValue, Value,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, Value,
 };
 use flip_host::{PluginSet, ProblemRef, SolveLimits, SolverInstance};
 use std::sync::Arc;
@@ -68,7 +70,7 @@ impl Node for TallPressureSolve {
                 symmetric: problem.csr.symmetric,
             }),
         });
-        io.set("tall_liquid", Value::TallLiquid(liquid));
+        io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
         Ok(())
     }
 
@@ -124,7 +126,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::TallCellPressure);
+    .with(NodeRole::TallCellPressure);
     let for_params = plugins.clone();
     NodeKind::new(
         s,

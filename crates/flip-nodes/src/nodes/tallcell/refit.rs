@@ -1,10 +1,12 @@
 //! Level-set reinitialisation and the re-fit of the tall cells to the new surface (the
 //! paper's RM stage): every field is re-sampled onto the new layout.
+use crate::kinds::{TypedInputs, TALL_LIQUID};
 use crate::nodes::common::spec;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::RefitStats;
 use flip_core::tallcell::reinit::reinitialise;
-use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeRole, ParamSpec, Value};
+use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, Value};
 use std::sync::Arc;
 
 struct Refit {
@@ -28,7 +30,7 @@ impl Node for Refit {
         io.report(RefitStats {
             refitted_columns: moved,
         });
-        io.set("tall_liquid", Value::TallLiquid(liquid));
+        io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
         Ok(())
     }
 }
@@ -52,7 +54,7 @@ pub fn kind() -> NodeKind {
             true,
         )],
     )
-    .with_role(NodeRole::Grid);
+    .with(NodeRole::Grid);
     NodeKind::new(
         s,
         Box::new(|init| {

@@ -3,12 +3,13 @@
 //! a level (optionally with a standing wave, or held in a corner behind a dam that is
 //! released at the first step: the paper's Flood) at the first step, then passes the carried
 //! liquid through.
+use crate::kinds::{TypedInputs, TALL_LIQUID};
 use crate::nodes::common::spec;
 use crate::params::Params;
+use crate::roles::NodeRole;
 use flip_core::tallcell::{terrain, TallGrid, TallLiquid, Terrain};
 use flip_graph::{
-    DataKind, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeRole, ParamSpec, PortSpec,
-    Value,
+    EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value,
 };
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ impl Node for Source {
         let liquid = io
             .tall_liquid_opt("tall_liquid")?
             .unwrap_or_else(|| self.initial.clone());
-        io.set("tall_liquid", Value::TallLiquid(liquid));
+        io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
         Ok(())
     }
 }
@@ -113,7 +114,7 @@ pub fn kind() -> NodeKind {
          released at once), then passes the carried liquid through. `tall_cells = false` makes a regular grid of the same columns.",
         vec![PortSpec::optional(
             "tall_liquid",
-            DataKind::TallLiquid,
+            TALL_LIQUID,
             "the liquid carried from the previous step (from step_input)",
         )],
         vec![super::port("the liquid")],
@@ -189,6 +190,6 @@ pub fn kind() -> NodeKind {
             ),
         ],
     )
-    .with_role(NodeRole::GridSource);
+    .with(NodeRole::GridSource);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(create(init)?))))
 }

@@ -2,9 +2,10 @@
 //! volume and the particle count are the domain's (sums over the owned cells and particles of
 //! every rank), and the correction is solved distributed like the pressure.
 
+use crate::decomposed::owned_count;
 use flip_core::volume::{interior_density_sums, liquid_volume, Measurement};
 use flip_core::{Grid3, GridSpec, Particles, Solids};
-use flip_graph::window::{owned_count, Window};
+use flip_graph::window::Window;
 
 /// What the correction measures, over the whole domain.
 pub(super) struct DomainMeasure {

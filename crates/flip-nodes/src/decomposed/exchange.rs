@@ -3,23 +3,11 @@
 //! it (ids with [`GHOST_ID_BIT`], dropped at the next exchange). Pairs talk in two phases
 //! (even ranks with their upper neighbour, then with their lower), so no rank waits on a chain.
 
-use super::{is_ghost, Window, GHOST_ID_BIT};
+use super::{is_ghost, GHOST_ID_BIT};
 use flip_comm::exchange_any;
 use flip_core::Particles;
+use flip_graph::window::{ExchangeCounts, Window};
 use glam::Vec3;
-
-/// What one exchange moved (this rank's share).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ExchangeCounts {
-    /// Owned particles sent to a neighbour that owns them now.
-    pub migrated_out: usize,
-    /// Particles received to own.
-    pub migrated_in: usize,
-    /// Ghost copies received.
-    pub ghosts_in: usize,
-    /// Values sent (f64), for the traffic report.
-    pub values_sent: usize,
-}
 
 /// Values per particle in a message: position (domain coordinates), velocity, id, then the
 /// nine affine components when the message carries them.
