@@ -18,7 +18,13 @@ fn describes_the_seven_algorithms_with_valid_schemas() {
         } else {
             0
         };
-        assert_eq!(alg.capabilities, CAPS | distributed, "{}", alg.name);
+        // Policy and penalty iteration keep the previous step's per-cell set; the others keep none.
+        let state = if ["pi-pcg", "pi-mg", "pe-pcg", "pe-mg"].contains(&alg.name) {
+            CAP_SAVES_STATE
+        } else {
+            0
+        };
+        assert_eq!(alg.capabilities, CAPS | distributed | state, "{}", alg.name);
         assert!(!alg.help.is_empty() && !alg.label.is_empty());
         for p in alg.params {
             assert!(
