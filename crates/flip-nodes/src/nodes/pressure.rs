@@ -148,20 +148,18 @@ impl Node for PressureSolve {
         let solver = self.solvers.active();
         divergence::check_projection(solver, &stats, rhs_norm, g.dx, &f.vel, max_div)
             .map_err(|e| failed(params::with_logs(e, solver.take_logs())))?;
-        io.report(SolveReport {
-            iterations: stats.iterations,
-            residual: stats.residual,
-            converged: stats.converged != 0,
+        io.report(SolveReport::new(
+            &stats,
             solve_ms,
-            max_divergence: max_div,
-            unknowns: sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count(),
-            grid: SolvedGrid::Regular(RegularSolve {
+            max_div,
+            sys.cell_kind.iter().filter(|&&k| k == CELL_FLUID).count(),
+            SolvedGrid::Regular(RegularSolve {
                 outer_iterations: stats.outer_iterations,
                 initial_residual: stats.initial_residual,
                 transfer_ms: transfer.map(|t| t.as_secs_f64() * 1e3),
                 on_fallback: self.solvers.on_fallback(),
             }),
-        });
+        ));
         io.set(
             PRESSURE_OUT,
             Value::shared(SCALAR, Arc::new(sys.physical_pressure())),

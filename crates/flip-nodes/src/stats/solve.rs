@@ -59,6 +59,27 @@ pub struct TallCellSolve {
 }
 
 impl SolveReport {
+    /// The report of a solve: the common figures from the solver's statistics, the rest
+    /// measured by the node.
+    #[must_use]
+    pub fn new(
+        stats: &flip_sdk::abi::SolveStats,
+        solve_ms: f64,
+        max_divergence: f32,
+        unknowns: usize,
+        grid: SolvedGrid,
+    ) -> Self {
+        Self {
+            iterations: stats.iterations,
+            residual: stats.residual,
+            converged: stats.converged != 0,
+            solve_ms,
+            max_divergence,
+            unknowns,
+            grid,
+        }
+    }
+
     /// Outer iterations (0 where the solve has none).
     #[must_use]
     pub fn outer_iterations(&self) -> u32 {

@@ -58,18 +58,16 @@ impl Node for TallPressureSolve {
         let stats = solved.map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         let max_div = apply(l, &problem);
-        io.report(SolveReport {
-            iterations: stats.iterations,
-            residual: stats.residual,
-            converged: stats.converged != 0,
+        io.report(SolveReport::new(
+            &stats,
             solve_ms,
-            max_divergence: max_div,
-            unknowns: problem.csr.rhs.len(),
-            grid: SolvedGrid::TallCell(TallCellSolve {
+            max_div,
+            problem.csr.rhs.len(),
+            SolvedGrid::TallCell(TallCellSolve {
                 regular_grid_cells: l.grid.regular_grid_cells(),
                 symmetric: problem.csr.symmetric,
             }),
-        });
+        ));
         io.set("tall_liquid", Value::shared(TALL_LIQUID, liquid));
         Ok(())
     }
