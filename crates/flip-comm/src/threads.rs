@@ -1,20 +1,35 @@
 //! A [`Communicator`] over threads of one process: "ranks" that are threads sharing a hub.
 //! Tests and the in-process checks of the decomposed run use it where MPI is not built; it
 //! keeps MPI's semantics (collectives in the same order on every rank, paired exchanges).
+//! A rank that waits longer than [`STALL`] for the others panics with what every rank was
+//! doing, so ranks that disagree on their calls fail with a diagnosis instead of hanging.
 
 use crate::Communicator;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Barrier, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a rank waits for the others before it reports a stall.
+pub const STALL: Duration = Duration::from_secs(240);
 
 /// Messages in flight by (from, to), oldest first.
 type Mailboxes = HashMap<(u32, u32), VecDeque<Vec<f64>>>;
 
 /// What the thread ranks of one group share.
 struct Hub {
-    barrier: Barrier,
+    /// Barrier rounds: (generation, ranks arrived in it).
+    round: Mutex<(u64, u32)>,
+    arrived: Condvar,
     slots: Mutex<Vec<Vec<f64>>>,
     mail: Mutex<Mailboxes>,
     posted: Condvar,
+    /// The call each rank is in (for the stall report).
+    doing: Mutex<Vec<String>>,
+    stall: Duration,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// One thread's rank of a group made by [`ThreadComm::group`].
@@ -27,11 +42,19 @@ pub struct ThreadComm {
 impl ThreadComm {
     /// `ranks` communicators of one group, rank order; hand each to its own thread.
     pub fn group(ranks: u32) -> Vec<Arc<ThreadComm>> {
+        Self::group_with_stall(ranks, STALL)
+    }
+
+    /// [`Self::group`] whose ranks report a stall after `stall` instead of [`STALL`].
+    pub fn group_with_stall(ranks: u32, stall: Duration) -> Vec<Arc<ThreadComm>> {
         let hub = Arc::new(Hub {
-            barrier: Barrier::new(ranks as usize),
+            round: Mutex::new((0, 0)),
+            arrived: Condvar::new(),
             slots: Mutex::new(vec![Vec::new(); ranks as usize]),
             mail: Mutex::default(),
             posted: Condvar::new(),
+            doing: Mutex::new(vec![String::new(); ranks as usize]),
+            stall,
         });
         (0..ranks)
             .map(|rank| {
@@ -44,10 +67,53 @@ impl ThreadComm {
             .collect()
     }
 
+    /// Records the call this rank is in.
+    fn enter(&self, call: String) {
+        lock(&self.hub.doing)[self.rank as usize] = call;
+    }
+
+    /// Waits until every rank reached this barrier round.
+    fn barrier(&self) {
+        let hub = &*self.hub;
+        let mut round = lock(&hub.round);
+        let generation = round.0;
+        round.1 += 1;
+        if round.1 == self.ranks {
+            *round = (generation + 1, 0);
+            hub.arrived.notify_all();
+            return;
+        }
+        let start = Instant::now();
+        while round.0 == generation {
+            round = self.wait(&hub.arrived, round, start);
+        }
+    }
+
+    /// One wait on `cv`; panics with every rank's call once the rank waited its stall time.
+    fn wait<'g, T>(
+        &self,
+        cv: &Condvar,
+        guard: MutexGuard<'g, T>,
+        start: Instant,
+    ) -> MutexGuard<'g, T> {
+        let stall = self.hub.stall;
+        let left = stall.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            let doing = lock(&self.hub.doing).clone();
+            panic!(
+                "thread rank {} waited {stall:?} for the other ranks; their calls: {doing:?}",
+                self.rank
+            );
+        }
+        cv.wait_timeout(guard, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0
+    }
+
     fn fold(&self, values: &mut [f64], f: fn(f64, f64) -> f64) {
         let n = values.len();
         let mut all = vec![0.0; n * self.ranks as usize];
-        self.all_gather(values, &mut all, &vec![n; self.ranks as usize]);
+        self.gather_everywhere(values, &mut all, &vec![n; self.ranks as usize]);
         for (i, v) in values.iter_mut().enumerate() {
             *v = (1..self.ranks as usize).fold(all[i], |acc, r| f(acc, all[r * n + i]));
         }
@@ -62,13 +128,17 @@ impl Communicator for ThreadComm {
         self.ranks
     }
     fn sum(&self, values: &mut [f64]) {
+        self.enter(format!("sum of {}", values.len()));
         self.fold(values, |a, b| a + b);
     }
     fn max(&self, values: &mut [f64]) {
+        self.enter(format!("max of {}", values.len()));
         self.fold(values, f64::max);
     }
     fn exchange(&self, peer: u32, send: &[f64], recv: &mut [f64]) {
-        let mut mail = self.hub.mail.lock().unwrap_or_else(PoisonError::into_inner);
+        self.enter(format!("exchange of {} with rank {peer}", send.len()));
+        let start = Instant::now();
+        let mut mail = lock(&self.hub.mail);
         mail.entry((self.rank, peer))
             .or_default()
             .push_back(send.to_vec());
@@ -81,29 +151,24 @@ impl Communicator for ThreadComm {
                 recv.copy_from_slice(&v);
                 return;
             }
-            mail = self
-                .hub
-                .posted
-                .wait(mail)
-                .unwrap_or_else(PoisonError::into_inner);
+            mail = self.wait(&self.hub.posted, mail, start);
         }
     }
     fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
-        self.slots()[self.rank as usize] = send.to_vec();
-        self.hub.barrier.wait();
-        let slots = self.slots().clone();
-        self.hub.barrier.wait();
-        concatenate(&slots, recv, counts);
+        self.enter(format!("all_gather of {}", send.len()));
+        self.gather_everywhere(send, recv, counts);
     }
     fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+        self.enter(format!("gather of {} to rank {root}", send.len()));
         self.slots()[self.rank as usize] = send.to_vec();
-        self.hub.barrier.wait();
+        self.barrier();
         if self.rank == root {
             concatenate(&self.slots(), recv, counts);
         }
-        self.hub.barrier.wait();
+        self.barrier();
     }
     fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]) {
+        self.enter(format!("scatter of {} from rank {root}", recv.len()));
         if self.rank == root {
             let mut slots = self.slots();
             let starts = super::displacements(counts);
@@ -111,18 +176,24 @@ impl Communicator for ThreadComm {
                 *slot = send[at..at + n].to_vec();
             }
         }
-        self.hub.barrier.wait();
+        self.barrier();
         recv.copy_from_slice(&self.slots()[self.rank as usize]);
-        self.hub.barrier.wait();
+        self.barrier();
     }
 }
 
 impl ThreadComm {
-    fn slots(&self) -> std::sync::MutexGuard<'_, Vec<Vec<f64>>> {
-        self.hub
-            .slots
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    /// `all_gather` without recording the call (the reductions record their own).
+    fn gather_everywhere(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+        self.slots()[self.rank as usize] = send.to_vec();
+        self.barrier();
+        let slots = self.slots().clone();
+        self.barrier();
+        concatenate(&slots, recv, counts);
+    }
+
+    fn slots(&self) -> MutexGuard<'_, Vec<Vec<f64>>> {
+        lock(&self.hub.slots)
     }
 }
 
@@ -132,5 +203,62 @@ fn concatenate(parts: &[Vec<f64>], recv: &mut [f64], counts: &[usize]) {
     for (part, &n) in parts.iter().zip(counts) {
         recv[at..at + n].copy_from_slice(part);
         at += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks that disagree on their calls fail with what each was doing instead of hanging.
+    #[test]
+    fn disagreeing_ranks_report_a_stall() {
+        let comms = ThreadComm::group_with_stall(2, Duration::from_millis(200));
+        let report = std::thread::scope(|s| {
+            let handles: Vec<_> = comms
+                .into_iter()
+                .map(|c| {
+                    s.spawn(move || {
+                        if c.rank() == 0 {
+                            c.sum(&mut [1.0]);
+                        } else {
+                            c.exchange(0, &[1.0, 2.0], &mut [0.0; 2]);
+                        }
+                    })
+                })
+                .collect();
+            let panics: Vec<String> = handles
+                .into_iter()
+                .filter_map(|h| h.join().err())
+                .filter_map(|e| e.downcast::<String>().ok().map(|s| *s))
+                .collect();
+            panics
+        });
+        assert_eq!(report.len(), 2, "both ranks report: {report:?}");
+        assert!(
+            report[0].contains("sum of 1") && report[0].contains("exchange of 2 with rank 0"),
+            "{}",
+            report[0]
+        );
+    }
+
+    /// Collectives in step agree, round after round.
+    #[test]
+    fn agreeing_ranks_sum_and_gather() {
+        let comms = ThreadComm::group(3);
+        std::thread::scope(|s| {
+            for c in comms {
+                s.spawn(move || {
+                    for round in 0..50 {
+                        let mut v = [f64::from(c.rank() + round)];
+                        c.sum(&mut v);
+                        assert_eq!(v[0], f64::from(3 * round + 3));
+                        let mut all = [0.0; 3];
+                        c.all_gather(&[f64::from(c.rank())], &mut all, &[1, 1, 1]);
+                        assert_eq!(all, [0.0, 1.0, 2.0]);
+                    }
+                });
+            }
+        });
     }
 }
