@@ -169,7 +169,7 @@ fn nonsense_settings_are_refused() {
     );
 
     let mut doc = graph("dam_break_2d.ron");
-    apply_override(&mut doc, "settings.frames=0").unwrap();
+    apply_override(&mut doc, &"settings.frames=0".parse().unwrap()).unwrap();
     find(
         &errors_of(&doc),
         None,
@@ -187,7 +187,11 @@ fn nonsense_settings_are_refused() {
         "settings.grid=[64, -64, 1]",
         "settings.max_substeps=-1",
     ] {
-        let err = apply_override(&mut doc, bad).expect_err(bad).to_string();
+        let err = bad
+            .parse()
+            .and_then(|o| apply_override(&mut doc, &o))
+            .expect_err(bad)
+            .to_string();
         assert!(err.contains("a whole number"), "{bad}: {err}");
     }
 }

@@ -172,11 +172,18 @@ fn failing_run(
 fn a_panicking_plugin_fails_its_node_cleanly() {
     let (result, _out) = failing_run("panic", 0.0, false);
     match result {
-        Err(RunError::NodeFailed { node, message, .. }) => {
+        Err(RunError::NodeFailed { node, error, .. }) => {
+            let message = error.to_string();
             assert_eq!(node, "pressure");
             assert!(
                 message.contains("plugin panicked: deliberate panic"),
                 "{message}"
+            );
+            // the plugin's typed error travels with the node's failure
+            let cause = error.cause::<flip_nodes::nodes::pressure::SolverFailure>();
+            assert!(
+                matches!(cause, Some(f) if matches!(f.error, flip_host::PluginError::Call { .. })),
+                "{error:?}"
             );
         }
         other => panic!("expected a node failure, got {other:?}"),
@@ -188,11 +195,9 @@ fn nan_from_a_plugin_is_caught_and_earlier_frames_survive() {
     let (result, out) = failing_run("nan", 6.0, true);
     match result {
         Err(RunError::NodeFailed {
-            node,
-            message,
-            frame,
-            ..
+            node, error, frame, ..
         }) => {
+            let message = error.to_string();
             assert_eq!(node, "pressure");
             assert!(message.contains("non-finite pressure"), "{message}");
             assert!(frame >= 1, "fails after some frames were written");
@@ -254,11 +259,9 @@ fn hostile_run(algorithm: &str, fail_after: f64) -> (Result<(), RunError>, tempf
 fn node_failure(result: Result<(), RunError>) -> (String, u32) {
     match result {
         Err(RunError::NodeFailed {
-            node,
-            message,
-            frame,
-            ..
+            node, error, frame, ..
         }) => {
+            let message = error.to_string();
             assert_eq!(node, "pressure");
             assert!(!message.chars().any(char::is_control), "{message:?}");
             (message, frame)

@@ -91,7 +91,8 @@ fn an_export_with_nothing_to_write_is_refused_naming_the_node() {
     let registry = registry();
     let (mut sim, _out) = simulation(&doc, &registry);
     match sim.advance_frame() {
-        Err(RunError::NodeFailed { node, message, .. }) => {
+        Err(RunError::NodeFailed { node, error, .. }) => {
+            let message = error.to_string();
             assert_eq!(node, "export");
             assert!(message.contains("particles or density"), "{message}");
         }

@@ -7,7 +7,12 @@ use anyhow::Result;
 use std::path::Path;
 
 /// Prints the estimate for `graph` with `sets` applied (as JSON with `json`).
-pub fn run(session: &Session, graph: &Path, sets: &[String], json: bool) -> Result<()> {
+pub fn run(
+    session: &Session,
+    graph: &Path,
+    sets: &[flip_graph::Override],
+    json: bool,
+) -> Result<()> {
     let doc = session.graph(graph, sets)?;
     let e = estimate(&doc, &session.registry)
         .map_err(|err| anyhow::anyhow!("{}: {err}", graph.display()))?;

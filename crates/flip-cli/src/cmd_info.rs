@@ -19,7 +19,7 @@ pub struct ValidateArgs {
     pub out: Option<PathBuf>,
     /// Override a parameter: node.param=value or settings.field=value (repeatable).
     #[arg(long = "set", value_name = "NODE.PARAM=VALUE")]
-    pub sets: Vec<String>,
+    pub sets: Vec<flip_graph::Override>,
     /// Let export folders lie outside the output folder (absolute paths, `..`).
     #[arg(long)]
     pub allow_outside_out: bool,

@@ -10,6 +10,7 @@ use crate::summary::RunSummary;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use flip_graph::overrides::apply_overrides;
+use flip_graph::Override;
 use flip_graph::RunPaths;
 use flip_graph::{GraphDoc, Simulation};
 use std::path::{Path, PathBuf};
@@ -36,7 +37,7 @@ pub struct RunArgs {
         value_name = "NODE.PARAM=VALUE",
         conflicts_with = "resume"
     )]
-    pub sets: Vec<String>,
+    pub sets: Vec<Override>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,

@@ -44,7 +44,7 @@ pub struct CompareArgs {
     pub jobs: Option<usize>,
     /// Overrides applied to every variant (repeatable).
     #[arg(long = "set")]
-    pub sets: Vec<String>,
+    pub sets: Vec<flip_graph::Override>,
     /// Write a Slurm array job to DIR (one variant per array task) instead of running.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["task", "merge"])]
     pub slurm: Option<PathBuf>,
@@ -124,7 +124,7 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
 /// The variants given on the command line, else those saved in the graph.
 fn variant_specs(doc: &GraphDoc, given: &[String]) -> Result<Vec<VariantSpec>> {
     let specs: Vec<VariantSpec> = if given.is_empty() {
-        VariantSpec::saved(doc)
+        VariantSpec::saved(doc)?
     } else {
         given
             .iter()

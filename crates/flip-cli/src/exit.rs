@@ -52,15 +52,20 @@ pub fn status_of(e: &anyhow::Error) -> i32 {
         .map_or(ExitStatus::GraphInvalid as i32, |x| x.status as i32)
 }
 
-/// The status for a failed run of `plan`: blow-ups, nodes whose kind solves with a plugin
-/// (their failures are the plugin's), anything else is the graph's.
+/// The status for a failed run of `plan`: blow-ups, nodes whose kind solves with a plugin or
+/// that failed with a plugin's error (their failures are the plugin's), anything else is the
+/// graph's.
 pub fn run_status(e: &RunError, plan: &ExecPlan) -> ExitStatus {
     let solves_with_plugin = |kind: &str| {
         (plan.nodes.iter()).any(|n| n.kind == kind && n.spec.role().solves_with_plugin())
     };
     match e {
         RunError::BlowUp { .. } => ExitStatus::BlewUp,
-        RunError::NodeFailed { kind, .. } if solves_with_plugin(kind) => ExitStatus::Plugin,
+        RunError::NodeFailed { kind, error, .. }
+            if solves_with_plugin(kind) || error.cause::<flip_host::PluginError>().is_some() =>
+        {
+            ExitStatus::Plugin
+        }
         RunError::Cancelled { .. } => ExitStatus::Interrupted,
         RunError::NodeFailed { .. } => ExitStatus::GraphInvalid,
     }

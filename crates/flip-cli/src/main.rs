@@ -57,7 +57,7 @@ enum Command {
         graph: PathBuf,
         /// Override a parameter: node.param=value or settings.field=value (repeatable).
         #[arg(long = "set", value_name = "NODE.PARAM=VALUE")]
-        sets: Vec<String>,
+        sets: Vec<flip_graph::Override>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -2,6 +2,7 @@
 
 use anyhow::{anyhow, Result};
 use flip_graph::overrides::apply_overrides_scoped;
+use flip_graph::Override;
 use flip_graph::{GraphDoc, GraphError, NodeRegistry};
 use flip_host::probe::{default_cache_dir, ProbeCommand};
 use flip_host::{ChildCommand, LoadOptions, PluginSet};
@@ -52,7 +53,7 @@ impl Session {
 
     /// Loads a graph and applies `--set` overrides (a solver switch drops the other solver's
     /// parameters).
-    pub fn graph(&self, path: &Path, sets: &[String]) -> Result<GraphDoc> {
+    pub fn graph(&self, path: &Path, sets: &[Override]) -> Result<GraphDoc> {
         let mut doc = GraphDoc::load(path).map_err(|e| anyhow!("{e}"))?;
         apply_overrides_scoped(&mut doc, sets, &self.registry)
             .map_err(|e| anyhow!("{}: {e}", path.display()))?;

@@ -6,7 +6,7 @@
 mod common;
 use common::{deps_dir, frame_hashes, root};
 
-use flip_graph::overrides::apply_overrides;
+use flip_graph::overrides::{apply_overrides, parse_overrides};
 use flip_graph::{GraphDoc, Simulation};
 use flip_host::PluginSet;
 use std::process::{Command, Output};
@@ -34,8 +34,8 @@ const CHANGE: &str = "g2p.flip_ratio=0.5";
 
 fn doc(extra: &[&str]) -> GraphDoc {
     let mut doc = GraphDoc::load(&root().join("graphs/dam_break_2d.ron")).unwrap();
-    let sets: Vec<String> = BASE.iter().chain(extra).map(|s| s.to_string()).collect();
-    apply_overrides(&mut doc, &sets).unwrap();
+    let sets: Vec<&str> = BASE.iter().chain(extra).copied().collect();
+    apply_overrides(&mut doc, &parse_overrides(&sets).unwrap()).unwrap();
     doc
 }
 

@@ -4,7 +4,7 @@
 mod common;
 use common::{deps_dir, frame_hashes, root};
 
-use flip_graph::overrides::apply_overrides;
+use flip_graph::overrides::{apply_overrides, parse_overrides};
 use flip_graph::GraphDoc;
 use std::path::Path;
 use std::process::Command;
@@ -25,7 +25,7 @@ fn run(graph: &Path, out: &Path) {
 fn a_grouped_graph_runs_like_the_flat_one() {
     let mut flat = GraphDoc::load(&root().join("graphs/dam_break_2d.ron")).unwrap();
     let small = ["settings.grid=[32,32,1]", "settings.cell_size=0.03125"];
-    apply_overrides(&mut flat, &small.map(String::from)).unwrap();
+    apply_overrides(&mut flat, &parse_overrides(&small).unwrap()).unwrap();
     let members = ["marker", "level_set", "extrapolate", "pressure"].map(String::from);
     let (grouped, _) = flip_graph::groups::collapse(&flat, &members, "Projection").unwrap();
     let (grouped, _) =

@@ -6,7 +6,7 @@
 use flip_editor::compare::drafts::{initial_drafts, list_problem, VariantDraft};
 use flip_editor::compare::mode::CompareMode;
 use flip_editor::compare::worker::{CompareCommand, CompareEvent, CompareWorker};
-use flip_graph::overrides::apply_overrides;
+use flip_graph::overrides::{apply_overrides, parse_overrides};
 use flip_graph::{GraphDoc, NodeRegistry};
 use flip_host::{default_plugin_dirs, PluginSet};
 use flip_nodes::compare::VariantSpec;
@@ -45,7 +45,7 @@ fn registry() -> Arc<NodeRegistry> {
 /// The dam break on a 32² grid.
 fn small_dam_break() -> GraphDoc {
     let mut doc = GraphDoc::load(&graphs_dir().join("dam_break_2d.ron")).unwrap();
-    apply_overrides(&mut doc, &["settings.grid=32".to_string()]).unwrap();
+    apply_overrides(&mut doc, &parse_overrides(&["settings.grid=32"]).unwrap()).unwrap();
     doc
 }
 
@@ -182,7 +182,10 @@ fn the_saved_variants_start_the_list() {
         names,
         ["fas-mg", "pi-mg", "standard-mic0", "standard-mgpcg"]
     );
-    assert_eq!(drafts[1].value_of("pressure.solver"), Some("lcp/pi-mg"));
+    assert_eq!(
+        drafts[1].value_of("pressure.solver").as_deref(),
+        Some("lcp/pi-mg")
+    );
     assert_eq!(list_problem(&drafts), None);
     let mut d = drafts[2].clone();
     d.set("pressure.solver", "multigrid/mgpcg");
@@ -194,7 +197,17 @@ fn the_saved_variants_start_the_list() {
         ]
     );
     d.unset("pressure.boundary");
-    assert_eq!(d.spec().overrides, ["pressure.solver=multigrid/mgpcg"]);
+    let spec = d.spec().unwrap();
+    assert_eq!(
+        spec.overrides,
+        parse_overrides(&["pressure.solver=multigrid/mgpcg"]).unwrap()
+    );
+    // a line that is not `target=value` stops the list before a run, naming the variant
+    d.overrides.push("pressure.solver".into());
+    assert_eq!(
+        list_problem(&[d]).as_deref(),
+        Some("variant `standard-mic0`: `pressure.solver`: expected node.param=value")
+    );
     let twice = vec![drafts[0].clone(), drafts[0].clone()];
     assert!(list_problem(&twice).unwrap().contains("two variants"));
     let none = GraphDoc::load(&graphs_dir().join("dam_break_2d.ron")).unwrap();
@@ -230,11 +243,12 @@ fn variants_switching_the_solver_drop_the_edited_solvers_parameters() {
     let mut doc = GraphDoc::load(&graphs_dir().join("lcp_circle_2d.ron")).unwrap();
     apply_overrides(
         &mut doc,
-        &[
-            "pressure.solver=lcp/pi-mg".to_string(),
-            "pressure.max_outer_iterations=20".into(),
-            "settings.grid=32".into(),
-        ],
+        &parse_overrides(&[
+            "pressure.solver=lcp/pi-mg",
+            "pressure.max_outer_iterations=20",
+            "settings.grid=32",
+        ])
+        .unwrap(),
     )
     .unwrap();
     let mut c = CompareMode::new(registry(), || {});

@@ -77,7 +77,7 @@ fn resolve_params(
             }
         }
         // Says why (e.g. which solver plugins were found or refused).
-        Err(e) => errors.push(GraphError::node(&node.id, None, e)),
+        Err(e) => errors.push(GraphError::node(&node.id, None, e.to_string())),
     }
     // The node keeps its ports even when its parameters are wrong, so edges still check.
     Some((kind.spec.clone(), resolved))
@@ -96,7 +96,7 @@ fn check_params(
             Ok(()) => {
                 resolved.insert(p.name.clone(), value.clone());
             }
-            Err(e) => errors.push(GraphError::node(id, Some(&p.name), e)),
+            Err(e) => errors.push(GraphError::node(id, Some(&p.name), e.to_string())),
         }
     }
 }

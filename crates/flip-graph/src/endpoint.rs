@@ -26,7 +26,7 @@ impl Endpoint {
 
     /// Parses `node.port` (split at the first dot).
     pub fn parse(text: &str) -> Self {
-        match text.split_once('.') {
+        match split_dotted(text) {
             Some((node, port)) => Self::new(node, port),
             None => Self::new(text, ""),
         }
@@ -36,6 +36,12 @@ impl Endpoint {
     pub fn is_well_formed(&self) -> bool {
         !self.node.is_empty() && !self.port.is_empty()
     }
+}
+
+/// `node.name` split at its first dot: the one parser of the graph's dotted names (edge ends,
+/// exposed ports, override targets).
+pub(crate) fn split_dotted(text: &str) -> Option<(&str, &str)> {
+    text.split_once('.')
 }
 
 impl fmt::Display for Endpoint {

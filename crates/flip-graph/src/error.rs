@@ -85,7 +85,7 @@ impl std::error::Error for GraphError {}
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// A node returned an error or panicked.
-    #[error("frame {}, node `{node}` ({kind}) failed: {message}", frame + 1)]
+    #[error("frame {}, node `{node}` ({kind}) failed: {error}", frame + 1)]
     NodeFailed {
         /// Node id.
         node: String,
@@ -93,8 +93,8 @@ pub enum RunError {
         kind: String,
         /// Frame being simulated.
         frame: u32,
-        /// The node's message.
-        message: String,
+        /// What the node returned (its typed cause inside, [`crate::NodeError::cause`]).
+        error: crate::node::NodeError,
     },
     /// The state became non-finite or absurdly fast.
     #[error("simulation blew up at frame {}, substep {substep}: {message}", frame + 1)]

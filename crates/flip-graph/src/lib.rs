@@ -57,12 +57,13 @@ pub use endpoint::Endpoint;
 pub use error::{GraphError, RunError};
 pub use kind::{DataKind, KindDesc, KindError, KindOps, Measure};
 pub use node::{EvalCtx, Node, NodeError, NodeEvent, NodeInit, NodeIo, NodeState, WindowRefusal};
+pub use overrides::{Override, OverrideTarget};
 pub use registry::{NodeKind, NodePack, NodeRegistry};
 pub use runner::checkpoint::{
     decode_state, encode_state, Checkpoint, CheckpointError, Snapshot, CHECKPOINT_VERSION,
 };
 pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
-pub use spec::{NodeSpec, ParamKind, ParamSpec, PortSpec, SpecTag, SpecTags};
+pub use spec::{NodeSpec, ParamKind, ParamSpec, ParamValueError, PortSpec, SpecTag, SpecTags};
 pub use stats::NodeStats;
 pub use step::StateSlot;
 pub use value::{ParamMap, ParamValue, Value};

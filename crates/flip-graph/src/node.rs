@@ -69,6 +69,13 @@ pub enum NodeError {
     /// Anything else.
     #[error("{0}")]
     Failed(String),
+    /// The node panicked (the runner caught it).
+    #[error("panicked: {0}")]
+    Panicked(String),
+    /// A component the node called failed (a solver plugin, a file): its typed error, shown
+    /// as it is (`NodeError::cause` finds it again).
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl NodeError {
@@ -77,6 +84,21 @@ impl NodeError {
         Self::Param {
             param: param.into(),
             message: message.into(),
+        }
+    }
+}
+
+impl NodeError {
+    /// Wraps the typed error of a component the node called.
+    pub fn other(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Other(Box::new(e))
+    }
+
+    /// The typed error of a component the node called, when it is an `E`.
+    pub fn cause<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            Self::Other(e) => e.downcast_ref(),
+            _ => None,
         }
     }
 }

@@ -1,11 +1,118 @@
 //! `node.param=value` and `settings.field=value` overrides of a graph document, written the way
 //! graph files write values. The CLI's `--set`, compare variants (CLI and editor) and saved
-//! `variants` all go through here.
+//! `variants` all parse their text once into an [`Override`] and apply it here.
 
 use crate::doc::GraphDoc;
+use crate::endpoint::split_dotted;
 use crate::registry::NodeRegistry;
 use crate::value::ParamValue;
 use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+/// What an override sets.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OverrideTarget {
+    /// `settings.<field>`.
+    Setting(String),
+    /// `<node>.<param>`.
+    Param {
+        /// The node id.
+        node: String,
+        /// The parameter name.
+        param: String,
+    },
+}
+
+impl fmt::Display for OverrideTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Setting(field) => write!(f, "settings.{field}"),
+            Self::Param { node, param } => write!(f, "{node}.{param}"),
+        }
+    }
+}
+
+impl FromStr for OverrideTarget {
+    type Err = OverrideError;
+
+    /// Parses `node.param` or `settings.field`.
+    fn from_str(text: &str) -> Result<Self, OverrideError> {
+        let text = text.trim();
+        let (node, param) = split_dotted(text)
+            .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+            .ok_or_else(|| OverrideError::NoParam(text.into()))?;
+        Ok(if node == "settings" {
+            Self::Setting(param.into())
+        } else {
+            Self::Param {
+                node: node.into(),
+                param: param.into(),
+            }
+        })
+    }
+}
+
+/// One override: a target and the value it gets, parsed once from `target=value` (graph-file
+/// value syntax, [`parse_value`]). Written back as the text it was parsed from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Override {
+    /// What it sets.
+    pub target: OverrideTarget,
+    /// The value as written (trimmed).
+    pub text: String,
+}
+
+impl Override {
+    /// The value, as graph files read it.
+    pub fn value(&self) -> ParamValue {
+        parse_value(&self.text)
+    }
+}
+
+impl FromStr for Override {
+    type Err = OverrideError;
+
+    /// Parses `target=value`.
+    fn from_str(item: &str) -> Result<Self, OverrideError> {
+        let item = item.trim();
+        let (target, value) = item
+            .split_once('=')
+            .ok_or_else(|| OverrideError::NoValue(item.into()))?;
+        Ok(Self {
+            target: target.parse()?,
+            text: value.trim().to_string(),
+        })
+    }
+}
+
+impl TryFrom<String> for Override {
+    type Error = OverrideError;
+    fn try_from(text: String) -> Result<Self, OverrideError> {
+        text.parse()
+    }
+}
+
+impl From<Override> for String {
+    fn from(o: Override) -> Self {
+        o.to_string()
+    }
+}
+
+impl fmt::Display for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.target, self.text)
+    }
+}
+
+/// Parses every `target=value` text.
+///
+/// # Errors
+/// The first malformed one.
+pub fn parse_overrides<S: AsRef<str>>(items: &[S]) -> Result<Vec<Override>, OverrideError> {
+    items.iter().map(|i| i.as_ref().parse()).collect()
+}
 
 /// Why an override could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -110,39 +217,33 @@ fn set_setting(doc: &mut GraphDoc, field: &str, v: &ParamValue) -> Result<(), Ov
     Ok(())
 }
 
-/// Applies one `target=value` override.
+/// Applies one override.
 ///
 /// # Errors
-/// Malformed text or an unknown node/setting.
-pub fn apply_override(doc: &mut GraphDoc, item: &str) -> Result<(), OverrideError> {
-    let item = item.trim();
-    let (target, value) = item
-        .split_once('=')
-        .ok_or_else(|| OverrideError::NoValue(item.into()))?;
-    let (node, param) = target
-        .trim()
-        .split_once('.')
-        .ok_or_else(|| OverrideError::NoParam(target.into()))?;
-    let v = parse_value(value);
-    if node == "settings" {
-        return set_setting(doc, param, &v);
+/// An unknown node or setting, or a setting given a value of the wrong shape.
+pub fn apply_override(doc: &mut GraphDoc, o: &Override) -> Result<(), OverrideError> {
+    let v = o.value();
+    match &o.target {
+        OverrideTarget::Setting(field) => set_setting(doc, field, &v),
+        OverrideTarget::Param { node, param } => {
+            let n = doc
+                .node_mut(node)
+                .ok_or_else(|| OverrideError::UnknownNode {
+                    item: o.to_string(),
+                    node: node.clone(),
+                })?;
+            n.params.insert(param.clone(), v);
+            Ok(())
+        }
     }
-    let n = doc
-        .node_mut(node)
-        .ok_or_else(|| OverrideError::UnknownNode {
-            item: item.into(),
-            node: node.into(),
-        })?;
-    n.params.insert(param.to_string(), v);
-    Ok(())
 }
 
 /// Applies every override in order.
 ///
 /// # Errors
 /// The first bad override.
-pub fn apply_overrides(doc: &mut GraphDoc, items: &[String]) -> Result<(), OverrideError> {
-    items.iter().try_for_each(|i| apply_override(doc, i))
+pub fn apply_overrides(doc: &mut GraphDoc, items: &[Override]) -> Result<(), OverrideError> {
+    items.iter().try_for_each(|o| apply_override(doc, o))
 }
 
 /// Applies every override in order, then drops the parameters they made stale: one the node
@@ -154,14 +255,17 @@ pub fn apply_overrides(doc: &mut GraphDoc, items: &[String]) -> Result<(), Overr
 /// The first bad override.
 pub fn apply_overrides_scoped(
     doc: &mut GraphDoc,
-    items: &[String],
+    items: &[Override],
     registry: &NodeRegistry,
 ) -> Result<(), OverrideError> {
     let before = doc.clone();
     apply_overrides(doc, items)?;
-    let explicit: BTreeSet<&str> = items
+    let explicit: BTreeSet<(&str, &str)> = items
         .iter()
-        .filter_map(|i| Some(i.split_once('=')?.0.trim()))
+        .filter_map(|o| match &o.target {
+            OverrideTarget::Param { node, param } => Some((node.as_str(), param.as_str())),
+            OverrideTarget::Setting(_) => None,
+        })
         .collect();
     for node in &mut doc.nodes {
         let Some(old) = before.node(&node.id).filter(|o| o.params != node.params) else {
@@ -179,7 +283,7 @@ pub fn apply_overrides_scoped(
         };
         let id = node.id.clone();
         node.params.retain(|name, _| {
-            now.contains(name) || !was.contains(name) || explicit.contains(&*format!("{id}.{name}"))
+            now.contains(name) || !was.contains(name) || explicit.contains(&(&*id, &**name))
         });
     }
     Ok(())
@@ -231,10 +335,7 @@ mod tests {
     #[test]
     fn overrides_set_params_and_settings() {
         let mut d = doc();
-        let sets = [
-            "pressure.solver=pcg/mic0-pcg".to_string(),
-            "settings.grid=32".into(),
-        ];
+        let sets = parse_overrides(&["pressure.solver=pcg/mic0-pcg", "settings.grid=32"]).unwrap();
         apply_overrides(&mut d, &sets).unwrap();
         assert_eq!(
             d.node("pressure").unwrap().params["solver"],
@@ -248,13 +349,37 @@ mod tests {
 
     #[test]
     fn bad_overrides_say_why() {
-        let mut d = doc();
-        let err = |s: &str| apply_override(&mut d.clone(), s).unwrap_err().to_string();
+        let d = doc();
+        let err = |s: &str| {
+            s.parse()
+                .and_then(|o| apply_override(&mut d.clone(), &o))
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(err("pressure"), "`pressure`: expected node.param=value");
         assert_eq!(err("x.y=1"), "`x.y=1`: no node `x` in the graph");
         assert_eq!(err("settings.fps=fast"), "`fps` needs a number");
         assert_eq!(err("settings.nope=1"), "unknown setting `nope`");
-        assert!(apply_override(&mut d, "solver=1").is_err());
+        assert_eq!(err("solver=1"), "`solver`: expected node.param");
+        assert_eq!(err(".solver=1"), "`.solver`: expected node.param");
+    }
+
+    #[test]
+    fn overrides_read_back_as_written() {
+        let o: Override = " pressure.solver = multigrid/mgpcg ".parse().unwrap();
+        assert_eq!(
+            o.target,
+            OverrideTarget::Param {
+                node: "pressure".into(),
+                param: "solver".into()
+            }
+        );
+        assert_eq!(o.to_string(), "pressure.solver=multigrid/mgpcg");
+        let s: Override = "settings.grid=[32, 16, 1]".parse().unwrap();
+        assert_eq!(s.target, OverrideTarget::Setting("grid".into()));
+        assert_eq!(s.value(), ParamValue::Vector(vec![32.0, 16.0, 1.0]));
+        let ron = ron::to_string(&vec![o.clone(), s.clone()]).unwrap();
+        assert_eq!(ron::from_str::<Vec<Override>>(&ron).unwrap(), [o, s]);
     }
 
     /// A `pressure` kind whose parameters follow its solver: `lcp/...` takes
@@ -301,20 +426,21 @@ mod tests {
             d.node("pressure").unwrap().params.keys().cloned().collect()
         };
         let mut mg = d.clone();
-        apply_overrides_scoped(&mut mg, &["pressure.solver=multigrid/mgpcg".into()], &reg).unwrap();
+        let set = |items: &[&str]| parse_overrides(items).unwrap();
+        apply_overrides_scoped(&mut mg, &set(&["pressure.solver=multigrid/mgpcg"]), &reg).unwrap();
         // the lcp parameter goes; a parameter unknown to both stays for validation to report
         assert_eq!(keys(&mg), ["solver", "typo"]);
         // a parameter the variant sets itself is kept even when the new solver lacks it
         let mut forced = d.clone();
-        let sets = [
-            "pressure.solver=multigrid/mgpcg".to_string(),
-            "pressure.max_outer_iterations=5".into(),
-        ];
+        let sets = set(&[
+            "pressure.solver=multigrid/mgpcg",
+            "pressure.max_outer_iterations=5",
+        ]);
         apply_overrides_scoped(&mut forced, &sets, &reg).unwrap();
         assert_eq!(keys(&forced), ["max_outer_iterations", "solver", "typo"]);
         // the same solver keeps everything
         let mut same = d.clone();
-        apply_overrides_scoped(&mut same, &["pressure.solver=lcp/pi-mg".into()], &reg).unwrap();
+        apply_overrides_scoped(&mut same, &set(&["pressure.solver=lcp/pi-mg"]), &reg).unwrap();
         assert_eq!(keys(&same), keys(&d));
     }
 }

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 /// Builds a node instance from validated parameters.
 pub type NodeFactory = Box<dyn Fn(&NodeInit<'_>) -> Result<Box<dyn Node>, NodeError> + Send + Sync>;
 /// Parameters that depend on other parameters (the solver node's algorithm parameters).
-pub type DynamicParams = Box<dyn Fn(&ParamMap) -> Result<Vec<ParamSpec>, String> + Send + Sync>;
+pub type DynamicParams = Box<dyn Fn(&ParamMap) -> Result<Vec<ParamSpec>, BoxError> + Send + Sync>;
+/// Why a kind's dynamic parameters cannot be listed: the kind's own typed error.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A registered node kind: its spec and how to instantiate it.
 pub struct NodeKind {
@@ -36,8 +38,8 @@ impl NodeKind {
     /// All parameters for a node with these values: the fixed ones, then the dynamic ones.
     ///
     /// # Errors
-    /// The dynamic part's message (e.g. an unknown solver).
-    pub fn params_for(&self, values: &ParamMap) -> Result<Vec<ParamSpec>, String> {
+    /// The dynamic part's error (e.g. an unknown solver).
+    pub fn params_for(&self, values: &ParamMap) -> Result<Vec<ParamSpec>, BoxError> {
         let mut all = self.spec.params.clone();
         if let Some(dynamic) = &self.dynamic_params {
             all.extend(dynamic(values)?);

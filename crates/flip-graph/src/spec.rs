@@ -134,41 +134,88 @@ impl ParamSpec {
     /// Checks `value` against the kind and range.
     ///
     /// # Errors
-    /// A message saying what is wrong.
-    pub fn check(&self, value: &ParamValue) -> Result<(), String> {
+    /// What is wrong with the value.
+    pub fn check(&self, value: &ParamValue) -> Result<(), ParamValueError> {
+        use ParamValueError as E;
         match (&self.kind, value) {
-            (ParamKind::Float { min, max }, ParamValue::Number(x)) => {
+            (&ParamKind::Float { min, max }, &ParamValue::Number(x)) => {
                 if !x.is_finite() || x < min || x > max {
-                    return Err(format!("{x} is outside [{min}, {max}]"));
+                    return Err(E::OutOfRange { value: x, min, max });
                 }
             }
-            (ParamKind::Int { min, max }, ParamValue::Number(x)) => {
-                if x.fract() != 0.0 || *x < *min as f64 || *x > *max as f64 {
-                    return Err(format!("{x} is not an integer in [{min}, {max}]"));
+            (&ParamKind::Int { min, max }, &ParamValue::Number(x)) => {
+                if x.fract() != 0.0 || x < min as f64 || x > max as f64 {
+                    return Err(E::NotAnInteger { value: x, min, max });
                 }
             }
             (ParamKind::Bool, ParamValue::Bool(_)) => {}
             (ParamKind::Vec3, ParamValue::Vector(v)) if v.len() == 3 || v.len() == 2 => {
                 if v.iter().any(|x| !x.is_finite()) {
-                    return Err("vector has a non-finite component".into());
+                    return Err(E::NonFinite);
                 }
             }
             (ParamKind::Choice(cs), ParamValue::Text(s)) => {
                 if !cs.contains(s) {
-                    return Err(format!("`{s}` is not one of {}", cs.join(", ")));
+                    return Err(E::NotAChoice {
+                        value: s.clone(),
+                        choices: cs.clone(),
+                    });
                 }
             }
             (ParamKind::Path | ParamKind::Text, ParamValue::Text(_)) => {}
             (kind, v) => {
-                return Err(format!(
-                    "expected {}, found {}",
-                    kind_name(kind),
-                    v.display()
-                ))
+                return Err(E::WrongType {
+                    expected: kind_name(kind),
+                    found: v.display(),
+                })
             }
         }
         Ok(())
     }
+}
+
+/// Why a parameter value does not fit its [`ParamSpec`].
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParamValueError {
+    /// A number outside the range (or not finite).
+    #[error("{value} is outside [{min}, {max}]")]
+    OutOfRange {
+        /// The value given.
+        value: f64,
+        /// The smallest allowed.
+        min: f64,
+        /// The largest allowed.
+        max: f64,
+    },
+    /// A fraction, or a whole number outside the range.
+    #[error("{value} is not an integer in [{min}, {max}]")]
+    NotAnInteger {
+        /// The value given.
+        value: f64,
+        /// The smallest allowed.
+        min: i64,
+        /// The largest allowed.
+        max: i64,
+    },
+    /// A vector with a NaN or infinite component.
+    #[error("vector has a non-finite component")]
+    NonFinite,
+    /// Text that is none of the choices.
+    #[error("`{value}` is not one of {}", choices.join(", "))]
+    NotAChoice {
+        /// The text given.
+        value: String,
+        /// The choices.
+        choices: Vec<String>,
+    },
+    /// A value of another type.
+    #[error("expected {expected}, found {found}")]
+    WrongType {
+        /// What the parameter takes.
+        expected: &'static str,
+        /// The value given, as written.
+        found: String,
+    },
 }
 
 fn kind_name(kind: &ParamKind) -> &'static str {

@@ -196,7 +196,7 @@ impl LoadedPlugin {
         }
         // SAFETY: version and size matched: the table has this ABI's layout.
         let t = unsafe { &*table };
-        validate::check_entries(t).map_err(malformed)?;
+        validate::check_entries(t).map_err(|e| malformed(e.to_string()))?;
         let (api, id, name, version) = header_texts(header).map_err(malformed)?;
         let wanted = "flipgraph.pressure_solver";
         if api != wanted {

@@ -9,21 +9,33 @@ use flip_sdk::ParamKind;
 use std::collections::HashSet;
 use std::ffi::c_char;
 
+/// Why a plugin's text could not be read (the caller names the field before it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum TextError {
+    /// A null pointer.
+    #[error("is null")]
+    Null,
+    /// No NUL within the bound.
+    #[error("is longer than {0} bytes (or not NUL-terminated)")]
+    TooLong(usize),
+    /// Bytes that are not UTF-8.
+    #[error("is not UTF-8")]
+    NotUtf8(#[source] std::str::Utf8Error),
+}
+
 /// Reads a NUL-terminated UTF-8 string of at most `cap` bytes, sanitised.
 ///
 /// # Safety
 /// `p` is null or readable up to its NUL or `cap + 1` bytes, whichever comes first.
-pub(super) unsafe fn read_text(p: *const c_char, cap: usize) -> Result<String, String> {
+pub(super) unsafe fn read_text(p: *const c_char, cap: usize) -> Result<String, TextError> {
     if p.is_null() {
-        return Err("is null".into());
+        return Err(TextError::Null);
     }
     let mut len = 0;
     // SAFETY: reads byte by byte and stops at the NUL or after `cap + 1` bytes.
     while unsafe { *p.add(len) } != 0 {
         if len == cap {
-            return Err(format!(
-                "is longer than {cap} bytes (or not NUL-terminated)"
-            ));
+            return Err(TextError::TooLong(cap));
         }
         len += 1;
     }
@@ -31,7 +43,7 @@ pub(super) unsafe fn read_text(p: *const c_char, cap: usize) -> Result<String, S
     let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
     std::str::from_utf8(bytes)
         .map(|s| sanitize(s).into_owned())
-        .map_err(|_| "is not UTF-8".into())
+        .map_err(TextError::NotUtf8)
 }
 
 /// Reads a text field, naming it in the error.
@@ -43,8 +55,22 @@ unsafe fn field(p: *const c_char, cap: usize, what: &str) -> Result<String, Stri
     unsafe { read_text(p, cap) }.map_err(|e| format!("{what} {e}"))
 }
 
+/// What is wrong with a plugin table's entries.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum EntriesError {
+    /// A required entry is null.
+    #[error("required entry `{0}` is null")]
+    Missing(&'static str),
+    /// Some but not all of the saved-state entries.
+    #[error("`state_size`, `save_state` and `load_state` must be all present or all null")]
+    PartialState,
+    /// More algorithms than the ABI allows.
+    #[error("algorithm_count {0} exceeds the limit of {limit}", limit = abi::MAX_ALGORITHMS)]
+    TooManyAlgorithms(u32),
+}
+
 /// Checks that the required entries are present and the state entries come all or none.
-pub(super) fn check_entries(t: &PluginTable) -> Result<(), String> {
+pub(super) fn check_entries(t: &PluginTable) -> Result<(), EntriesError> {
     let required = [
         ("describe", t.describe.is_some()),
         ("create", t.create.is_some()),
@@ -53,7 +79,7 @@ pub(super) fn check_entries(t: &PluginTable) -> Result<(), String> {
         ("reset", t.reset.is_some()),
     ];
     if let Some((name, _)) = required.iter().find(|(_, present)| !present) {
-        return Err(format!("required entry `{name}` is null"));
+        return Err(EntriesError::Missing(name));
     }
     let state = [
         t.state_size.is_some(),
@@ -61,16 +87,10 @@ pub(super) fn check_entries(t: &PluginTable) -> Result<(), String> {
         t.load_state.is_some(),
     ];
     if state.iter().any(|&s| s) && !state.iter().all(|&s| s) {
-        return Err(
-            "`state_size`, `save_state` and `load_state` must be all present or all null".into(),
-        );
+        return Err(EntriesError::PartialState);
     }
     if t.algorithm_count > abi::MAX_ALGORITHMS {
-        return Err(format!(
-            "algorithm_count {} exceeds the limit of {}",
-            t.algorithm_count,
-            abi::MAX_ALGORITHMS
-        ));
+        return Err(EntriesError::TooManyAlgorithms(t.algorithm_count));
     }
     Ok(())
 }

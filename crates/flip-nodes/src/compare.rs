@@ -9,7 +9,8 @@ mod metrics;
 pub use lockstep::{default_jobs, Lockstep, VariantRun};
 pub use metrics::{rms_distance, FrameMetrics, VariantReport};
 
-use flip_graph::GraphDoc;
+use flip_graph::overrides::{parse_overrides, OverrideError};
+use flip_graph::{GraphDoc, Override};
 
 /// Why a comparison could not start.
 #[derive(Debug, thiserror::Error)]
@@ -17,6 +18,14 @@ pub enum CompareError {
     /// A variant name with characters that do not fit a folder or a CSV cell.
     #[error("variant `{0}`: name must be letters, digits, - or _")]
     BadName(String),
+    /// A variant's override that does not parse.
+    #[error("variant `{variant}`: {source}")]
+    BadOverride {
+        /// The variant's name.
+        variant: String,
+        /// What is wrong with it.
+        source: OverrideError,
+    },
     /// Nothing to compare.
     #[error("no variants to compare")]
     NoVariants,
@@ -31,7 +40,7 @@ pub struct VariantSpec {
     /// Name (letters, digits, `-`, `_`).
     pub name: String,
     /// Overrides, applied in order ([`flip_graph::overrides::apply_override`]).
-    pub overrides: Vec<String>,
+    pub overrides: Vec<Override>,
 }
 
 /// Whether `name` is a valid variant name.
@@ -46,17 +55,25 @@ impl VariantSpec {
     /// Parses `NAME:node.param=value[,node.param=value...]` (the CLI's `--variant`).
     ///
     /// # Errors
-    /// [`CompareError::BadName`].
+    /// [`CompareError::BadName`], [`CompareError::BadOverride`].
     pub fn parse(text: &str) -> Result<Self, CompareError> {
         let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let items: Vec<&str> = rest.split(',').filter(|s| !s.trim().is_empty()).collect();
+        Self::new(name, &items)
+    }
+
+    /// The variant `name` with the overrides written `items`.
+    ///
+    /// # Errors
+    /// [`CompareError::BadName`], [`CompareError::BadOverride`].
+    pub fn new<S: AsRef<str>>(name: &str, items: &[S]) -> Result<Self, CompareError> {
         if !valid_name(name) {
-            return Err(CompareError::BadName(text.into()));
+            return Err(CompareError::BadName(name.into()));
         }
-        let overrides = rest
-            .split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| s.trim().to_string())
-            .collect();
+        let overrides = parse_overrides(items).map_err(|source| CompareError::BadOverride {
+            variant: name.into(),
+            source,
+        })?;
         Ok(Self {
             name: name.into(),
             overrides,
@@ -64,13 +81,13 @@ impl VariantSpec {
     }
 
     /// The variants saved in the graph (`variants: [(name: .., set: [..])]`).
-    pub fn saved(doc: &GraphDoc) -> Vec<Self> {
+    ///
+    /// # Errors
+    /// The first saved variant with a bad name or override.
+    pub fn saved(doc: &GraphDoc) -> Result<Vec<Self>, CompareError> {
         doc.variants
             .iter()
-            .map(|v| Self {
-                name: v.name.clone(),
-                overrides: v.set.clone(),
-            })
+            .map(|v| Self::new(&v.name, &v.set))
             .collect()
     }
 }
@@ -84,8 +101,9 @@ mod tests {
         let v =
             VariantSpec::parse("mg:pressure.solver=multigrid/mgpcg, g2p.flip_ratio=0.9").unwrap();
         assert_eq!(v.name, "mg");
+        let texts: Vec<String> = v.overrides.iter().map(ToString::to_string).collect();
         assert_eq!(
-            v.overrides,
+            texts,
             ["pressure.solver=multigrid/mgpcg", "g2p.flip_ratio=0.9"]
         );
         assert!(VariantSpec::parse("plain").unwrap().overrides.is_empty());
@@ -94,5 +112,10 @@ mod tests {
             Err(CompareError::BadName(_))
         ));
         assert!(VariantSpec::parse(":x.y=1").is_err());
+        let bad = VariantSpec::parse("mg:pressure.solver").unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "variant `mg`: `pressure.solver`: expected node.param=value"
+        );
     }
 }

@@ -8,6 +8,7 @@ use crate::cmd_run::build;
 use crate::session::Session;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
+use flip_graph::overrides::parse_overrides;
 use flip_graph::{Simulation, StepReport};
 use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::{SolveReport, SolvedGrid};
@@ -72,7 +73,7 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
             format!("pressure.solver={}", a.solver),
             format!("pressure.isolation={mode}"),
         ];
-        let doc = session.graph(&graph, &sets)?;
+        let doc = session.graph(&graph, &parse_overrides(&sets)?)?;
         sims.push(build(session, &doc, &graph, &out.join(mode))?);
     }
     let (mut times, mut same, mut transfer) = ([Vec::new(), Vec::new()], true, Vec::new());

@@ -8,6 +8,7 @@ use crate::session::Session;
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::Args;
+use flip_graph::overrides::parse_overrides;
 use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::VolumeCorrectionStats;
 use std::path::PathBuf;
@@ -32,7 +33,7 @@ pub struct StepArgs {
     pub graph: Option<PathBuf>,
     /// Overrides, e.g. pressure.solver=pcg/mic0-pcg (repeatable).
     #[arg(long = "set")]
-    pub sets: Vec<String>,
+    pub sets: Vec<flip_graph::Override>,
     /// Folder for the table's CSV and Markdown (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -114,10 +115,10 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     } else {
         format!("[{0}, {0}, {0}]", a.size)
     };
-    let mut sets = vec![
+    let mut sets = parse_overrides(&[
         format!("settings.grid={grid}"),
         format!("settings.cell_size={}", 1.0 / a.size as f64),
-    ];
+    ])?;
     sets.extend(a.sets.iter().cloned());
     let doc = session.graph(&graph, &sets)?;
     let out = bench_dir(&a.out);

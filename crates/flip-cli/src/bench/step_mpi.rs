@@ -12,6 +12,7 @@ use crate::session::Session;
 use anyhow::{anyhow, Result};
 use flip_comm::mpi as mpi_comm;
 use flip_comm::{CommStats, Communicator};
+use flip_graph::overrides::parse_overrides;
 use flip_graph::window::{ghost_layers_for, Window};
 use flip_graph::{GraphDoc, NodeRegistry, ParamValue};
 use flip_nodes::roles::{KindFacts, NodeRole};
@@ -29,10 +30,10 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         d => return Err(anyhow!("--dim must be 2 or 3, not {d}")),
     };
     let graph = graph_of(a);
-    let mut sets = vec![
+    let mut sets = parse_overrides(&[
         format!("settings.grid={grid}"),
         format!("settings.cell_size={}", 1.0 / n as f64),
-    ];
+    ])?;
     sets.extend(a.sets.iter().cloned());
     let mut doc = session.graph(&graph, &sets)?;
     stretch_emitters(&mut doc, &session.registry, axis, ranks as f64);

@@ -11,6 +11,7 @@ use crate::session::Session;
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::{Args, ValueEnum};
+use flip_graph::overrides::parse_overrides;
 use std::path::{Path, PathBuf};
 
 /// Which family of solvers to sweep.
@@ -134,7 +135,7 @@ fn one_run(
         format!("pressure.boundary={boundary}"),
         format!("pressure.geometry={geometry}"),
     ];
-    let doc = session.graph(graph, &sets)?;
+    let doc = session.graph(graph, &parse_overrides(&sets)?)?;
     let out = std::env::temp_dir().join("flipgraph-bench");
     let mut sim = build(session, &doc, graph, &out)?;
     let dt = 1.0 / 240.0;

@@ -26,7 +26,7 @@ pub struct SweepPlan {
     /// SHA-256 of the graph file when the sweep was written (a task refuses a changed graph).
     pub graph_sha256: String,
     /// `--set` overrides applied to every variant.
-    pub sets: Vec<String>,
+    pub sets: Vec<flip_graph::Override>,
     /// Frames each variant simulates.
     pub frames: u32,
     /// Frames rendered side by side.
@@ -42,7 +42,7 @@ impl SweepPlan {
     /// The graph cannot be read.
     pub fn new(
         graph: &Path,
-        sets: &[String],
+        sets: &[flip_graph::Override],
         frames: u32,
         preview_frames: Vec<u32>,
         variants: Vec<VariantSpec>,

@@ -30,7 +30,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
     let size: usize = args.next().map_or(Ok(256), |s| s.parse())?;
     let frames: u32 = args.next().map_or(Ok(48), |s| s.parse())?;
     let ui_seconds: f64 = args.next().map_or(Ok(20.0), |s| s.parse())?;
-    let sets: Vec<String> = args.collect();
+    let sets = flip_graph::overrides::parse_overrides(&args.collect::<Vec<_>>())?;
     let plugins = Arc::new(PluginSet::load_dirs(&default_plugin_dirs()));
     let registry = Arc::new(flip_nodes::builtin_registry(plugins.clone()));
 
@@ -39,7 +39,8 @@ pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
         let mut doc = dam_break(size, frames)?;
         flip_graph::overrides::apply_overrides(&mut doc, &sets)?;
         if !sets.is_empty() {
-            println!("overrides: {}", sets.join(" "));
+            let texts: Vec<String> = sets.iter().map(ToString::to_string).collect();
+            println!("overrides: {}", texts.join(" "));
         }
         let bare_before = run_mode::bare(&doc, &registry)?;
         let editor = run_mode::editor(&doc, registry.clone())?;

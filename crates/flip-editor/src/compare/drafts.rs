@@ -1,8 +1,8 @@
 //! The variant list as the user edits it: names and override lines, the graph's saved
 //! variants as a start, and the checks before a run.
 
-use flip_graph::{GraphDoc, VariantDoc};
-use flip_nodes::compare::{valid_name, VariantSpec};
+use flip_graph::{GraphDoc, Override, VariantDoc};
+use flip_nodes::compare::{valid_name, CompareError, VariantSpec};
 
 /// A variant as edited: a name and `node.param=value` lines.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -14,25 +14,34 @@ pub struct VariantDraft {
 }
 
 impl VariantDraft {
-    /// The spec the worker runs (blank lines dropped).
-    pub fn spec(&self) -> VariantSpec {
-        VariantSpec {
-            name: self.name.trim().to_string(),
-            overrides: self
-                .overrides
-                .iter()
-                .map(|o| o.trim().to_string())
-                .filter(|o| !o.is_empty())
-                .collect(),
-        }
+    /// The override lines as written, blank lines dropped.
+    fn lines(&self) -> Vec<String> {
+        self.overrides
+            .iter()
+            .map(|o| o.trim().to_string())
+            .filter(|o| !o.is_empty())
+            .collect()
+    }
+
+    /// The spec the worker runs.
+    ///
+    /// # Errors
+    /// A bad name or a line that is not `target=value`.
+    pub fn spec(&self) -> Result<VariantSpec, CompareError> {
+        VariantSpec::new(self.name.trim(), &self.lines())
+    }
+
+    /// The lines that parse, with what they set.
+    fn parsed(&self) -> impl DoubleEndedIterator<Item = Override> + '_ {
+        self.overrides.iter().filter_map(|o| o.parse().ok())
     }
 
     /// The value this variant gives `target` (`node.param`), if it sets it.
-    pub fn value_of(&self, target: &str) -> Option<&str> {
-        self.overrides.iter().rev().find_map(|o| {
-            let (t, v) = o.split_once('=')?;
-            (t.trim() == target).then_some(v.trim())
-        })
+    pub fn value_of(&self, target: &str) -> Option<String> {
+        self.parsed()
+            .rev()
+            .find(|o| o.target.to_string() == target)
+            .map(|o| o.text)
     }
 
     /// Sets `target=value`, replacing the variant's earlier settings of `target`.
@@ -43,18 +52,19 @@ impl VariantDraft {
 
     /// Drops the variant's settings of `target` (the graph's value applies).
     pub fn unset(&mut self, target: &str) {
-        self.overrides
-            .retain(|o| !matches!(o.split_once('='), Some((t, _)) if t.trim() == target));
+        self.overrides.retain(
+            |line| !matches!(line.parse::<Override>(), Ok(o) if o.target.to_string() == target),
+        );
     }
 }
 
-/// Drafts of the graph's saved variants.
+/// Drafts of the graph's saved variants, as written (a bad line shows in [`list_problem`]).
 pub fn saved_drafts(doc: &GraphDoc) -> Vec<VariantDraft> {
-    VariantSpec::saved(doc)
-        .into_iter()
-        .map(|s| VariantDraft {
-            name: s.name,
-            overrides: s.overrides,
+    doc.variants
+        .iter()
+        .map(|v| VariantDraft {
+            name: v.name.clone(),
+            overrides: v.set.clone(),
         })
         .collect()
 }
@@ -76,12 +86,9 @@ pub fn initial_drafts(doc: &GraphDoc) -> Vec<VariantDraft> {
 pub fn to_variant_docs(drafts: &[VariantDraft]) -> Vec<VariantDoc> {
     drafts
         .iter()
-        .map(|d| {
-            let s = d.spec();
-            VariantDoc {
-                name: s.name,
-                set: s.overrides,
-            }
+        .map(|d| VariantDoc {
+            name: d.name.trim().to_string(),
+            set: d.lines(),
         })
         .collect()
 }
@@ -101,6 +108,9 @@ pub fn list_problem(drafts: &[VariantDraft]) -> Option<String> {
         }
         if drafts[..i].iter().any(|e| e.name.trim() == name) {
             return Some(format!("two variants are called `{name}`"));
+        }
+        if let Err(e) = d.spec() {
+            return Some(e.to_string());
         }
     }
     None

@@ -88,7 +88,9 @@ impl CompareMode {
         if self.frames == 0 {
             self.frames = doc.settings.frames.max(1);
         }
-        let variants = self.drafts.iter().map(VariantDraft::spec).collect();
+        let Ok(variants) = self.drafts.iter().map(VariantDraft::spec).collect() else {
+            return; // list_problem said why
+        };
         self.send(CompareCommand::Load {
             gen: self.gen,
             doc: Box::new(doc.clone()),

@@ -295,7 +295,7 @@ fn choice_row(
     graph_value: &str,
     choices: &[(String, String)],
 ) -> bool {
-    let current = d.value_of(target).map(str::to_string);
+    let current = d.value_of(target);
     let shown = current
         .clone()
         .unwrap_or_else(|| format!("graph's ({graph_value})"));

@@ -110,7 +110,8 @@ fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
         }
         None => {
             // The overrides, on the line a failure would take (keeps the viewports aligned).
-            let all = v.start.overrides.join(", ");
+            let all: Vec<String> = v.start.overrides.iter().map(ToString::to_string).collect();
+            let all = all.join(", ");
             let text = if all.is_empty() {
                 "the graph as it is".into()
             } else {

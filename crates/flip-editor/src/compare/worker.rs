@@ -42,7 +42,7 @@ pub struct VariantStart {
     /// Name.
     pub name: String,
     /// Its overrides.
-    pub overrides: Vec<String>,
+    pub overrides: Vec<flip_graph::Override>,
     /// Its grid (overrides may change it).
     pub grid: GridSpec,
     /// Why it could not start (bad override, invalid graph).

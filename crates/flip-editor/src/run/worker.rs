@@ -336,8 +336,8 @@ impl Thread {
                     RunError::BlowUp { .. } | RunError::Cancelled { .. } => None,
                 };
                 let message = match &e {
-                    RunError::NodeFailed { message, frame, .. } => {
-                        format!("frame {}: {message}", frame + 1)
+                    RunError::NodeFailed { error, frame, .. } => {
+                        format!("frame {}: {error}", frame + 1)
                     }
                     other => other.to_string(),
                 };

@@ -12,7 +12,7 @@ use super::{Simulation, StepReport};
 use crate::compile::ExecPlan;
 use crate::error::RunError;
 use crate::levels::neighbours;
-use crate::node::{EvalCtx, Node, NodeIo};
+use crate::node::{EvalCtx, Node, NodeError, NodeIo};
 use crate::value::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, PoisonError};
@@ -62,7 +62,7 @@ impl Dataflow {
 struct Finished {
     io: NodeIo,
     elapsed: Duration,
-    result: Result<(), String>,
+    result: Result<(), NodeError>,
     /// The probed outputs (probe index, value), taken at the end of a frame.
     probed: Vec<(usize, Option<Value>)>,
 }
@@ -134,7 +134,7 @@ impl<'a> Env<'a> {
         i: usize,
         mut io: NodeIo,
         elapsed: Duration,
-        result: Result<(), String>,
+        result: Result<(), NodeError>,
     ) -> Vec<Ready<'a>> {
         if Some(i) != self.plan.step_output {
             // inputs the node left untaken are dropped now: held to the end of the substep,
@@ -207,23 +207,22 @@ fn eval_node(
     i: usize,
     node: &mut Box<dyn Node>,
     io: &mut NodeIo,
-) -> Result<(), String> {
+) -> Result<(), NodeError> {
     if Some(i) == env.plan.step_input {
         return Ok(()); // its values are in place already
     }
     match catch_unwind(AssertUnwindSafe(|| node.eval(env.ctx, io))) {
-        Ok(r) => r.map_err(|e| e.to_string()),
-        Err(payload) => Err(panic_text(payload.as_ref())),
+        Ok(r) => r,
+        Err(payload) => Err(NodeError::Panicked(panic_text(payload.as_ref()))),
     }
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    let text = payload
+    payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("panicked: {text}")
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 impl Simulation {
@@ -279,13 +278,13 @@ impl Simulation {
             let id = &self.plan.nodes[i].id;
             let events = f.io.events.into_iter().map(|e| (id.clone(), e));
             report.events.extend(events);
-            if let Err(message) = f.result {
+            if let Err(error) = f.result {
                 let p = &self.plan.nodes[i];
                 failure.get_or_insert(RunError::NodeFailed {
                     node: p.id.clone(),
                     kind: p.kind.clone(),
                     frame: self.frame,
-                    message,
+                    error,
                 });
                 continue;
             }

@@ -49,11 +49,8 @@ impl VariantRun {
                 // `RunError` counts frames from 0; the report counts from 1.
                 let why = match e {
                     RunError::NodeFailed {
-                        node,
-                        kind,
-                        message,
-                        ..
-                    } => format!("node `{node}` ({kind}) failed: {message}"),
+                        node, kind, error, ..
+                    } => format!("node `{node}` ({kind}) failed: {error}"),
                     RunError::BlowUp {
                         substep, message, ..
                     } => format!("simulation blew up at substep {substep}: {message}"),

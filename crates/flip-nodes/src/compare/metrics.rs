@@ -45,7 +45,7 @@ pub struct VariantReport {
     /// Variant name.
     pub name: String,
     /// Its overrides.
-    pub overrides: Vec<String>,
+    pub overrides: Vec<flip_graph::Override>,
     /// Frames completed.
     pub frames: Vec<FrameMetrics>,
     /// Why it stopped early, if it did.
@@ -54,7 +54,7 @@ pub struct VariantReport {
 
 impl VariantReport {
     /// An empty report.
-    pub fn new(name: &str, overrides: &[String]) -> Self {
+    pub fn new(name: &str, overrides: &[flip_graph::Override]) -> Self {
         Self {
             name: name.into(),
             overrides: overrides.to_vec(),

@@ -6,6 +6,8 @@
 mod divergence;
 pub(crate) mod params;
 mod solvers;
+
+pub use params::SolverFailure;
 pub(crate) mod state;
 pub(crate) mod window;
 
@@ -63,7 +65,7 @@ impl PressureSolve {
             warm_start: p.bool("warm_start")?,
             system: PressureSystem::default(),
             previous: Vec::new(),
-            time_limit: params::time_limit(&p).map_err(failed)?,
+            time_limit: params::time_limit(&p)?,
             reset_error: None,
             distributed_solvers: params::distributed_solvers(plugins, separating),
             dump_dir: p
@@ -147,7 +149,7 @@ impl Node for PressureSolve {
         };
         let solver = self.solvers.active();
         divergence::check_projection(solver, &stats, rhs_norm, g.dx, &f.vel, max_div)
-            .map_err(|e| failed(params::with_logs(e, solver.take_logs())))?;
+            .map_err(|e| params::with_logs(e, solver.take_logs()))?;
         io.report(SolveReport::new(
             &stats,
             solve_ms,
@@ -336,7 +338,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         Box::new(move |init| Ok(Box::new(PressureSolve::new(init, &plugins)?))),
     )
     .with_dynamic_params(Box::new(move |values| {
-        params::algorithm_specs(&for_params, values)
+        params::algorithm_specs(&for_params, values).map_err(Into::into)
     }))
 }
 

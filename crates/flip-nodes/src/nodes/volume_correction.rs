@@ -174,7 +174,7 @@ impl VolumeCorrection {
             solver.set_limits(limits);
             solver
                 .solve(view)
-                .map_err(|e| failed(with_logs(e, solver.take_logs())))
+                .map_err(|e| with_logs(e, solver.take_logs()))
         };
         let stats = match &ctx.window {
             Some(w) => solve_windowed(w, &mut sys.problem, limits, solve)?,

@@ -175,7 +175,8 @@ fn the_failure_reported_is_the_lowest_levels_whatever_finishes_first() {
     ];
     let doc = two_branches("slow_fail", "fail");
     match substep(&doc, &registry(&acts)) {
-        Err(RunError::NodeFailed { node, message, .. }) => {
+        Err(RunError::NodeFailed { node, error, .. }) => {
+            let message = error.to_string();
             assert_eq!(node, "slow", "{message}");
             assert!(message.contains("slow failure"), "{message}");
         }

@@ -5,18 +5,46 @@ use flip_sdk::ParamKind as PluginKind;
 use std::time::Duration;
 
 /// The `time_limit` parameter (seconds, 0 = none).
-pub(crate) fn time_limit(p: &crate::params::Params<'_>) -> Result<Option<Duration>, String> {
-    let secs = f64::from(p.f32("time_limit").map_err(|e| e.to_string())?);
+pub(crate) fn time_limit(
+    p: &crate::params::Params<'_>,
+) -> Result<Option<Duration>, flip_graph::NodeError> {
+    let secs = f64::from(p.f32("time_limit")?);
     Ok((secs > 0.0).then(|| Duration::from_secs_f64(secs)))
 }
 
-/// A plugin error followed by the warnings and errors the plugin logged during the call.
-pub(crate) fn with_logs(e: PluginError, logs: Vec<LogLine>) -> String {
-    let mut msg = e.to_string();
-    for l in logs.iter().filter(|l| l.level <= flip_abi::LOG_WARNING) {
-        msg.push_str(&format!("; plugin log: {}", l.text));
+/// A failed solve: the plugin's error and the warnings and errors it logged during the call.
+#[derive(Debug)]
+pub struct SolverFailure {
+    /// What the host found.
+    pub error: PluginError,
+    /// The plugin's own warnings and errors, oldest first.
+    pub logs: Vec<String>,
+}
+
+impl std::fmt::Display for SolverFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.error)?;
+        self.logs
+            .iter()
+            .try_for_each(|l| write!(f, "; plugin log: {l}"))
     }
-    msg
+}
+
+impl std::error::Error for SolverFailure {
+    // The plugin's error is shown in full above; the chain goes on below it.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
+    }
+}
+
+/// The node error of a failed solve, carrying the plugin's error ([`SolverFailure`]).
+pub(crate) fn with_logs(error: PluginError, logs: Vec<LogLine>) -> flip_graph::NodeError {
+    let logs = logs
+        .into_iter()
+        .filter(|l| l.level <= flip_abi::LOG_WARNING)
+        .map(|l| l.text)
+        .collect();
+    flip_graph::NodeError::other(SolverFailure { error, logs })
 }
 
 /// The solver instance named by the `solver` parameter, with the algorithm's parameters from

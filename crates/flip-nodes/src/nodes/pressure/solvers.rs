@@ -3,7 +3,6 @@
 //! over for the rest of the run when the isolated child crashes, exits or hangs.
 
 use super::params;
-use crate::nodes::common::failed;
 use flip_abi::SolveStats;
 use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
 use flip_host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
@@ -89,7 +88,7 @@ impl Solvers {
             _ => false,
         };
         if self.on_fallback || !child_failed || self.fallback.is_none() {
-            return Err(failed(params::with_logs(err, self.active().take_logs())));
+            return Err(params::with_logs(err, self.active().take_logs()));
         }
         self.on_fallback = true;
         let event = NodeEvent::SolverFallback {
@@ -103,7 +102,7 @@ impl Solvers {
         fallback.set_limits(limits);
         fallback
             .solve(view)
-            .map_err(|e| failed(params::with_logs(e, fallback.take_logs())))
+            .map_err(|e| params::with_logs(e, fallback.take_logs()))
     }
 
     /// Resets the active instance.

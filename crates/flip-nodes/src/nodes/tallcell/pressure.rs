@@ -4,7 +4,7 @@
 //! multigrid), one with only the CSR capability the system (the node refuses others at
 //! creation).
 use crate::kinds::{TypedInputs, TALL_LIQUID};
-use crate::nodes::common::{failed, spec};
+use crate::nodes::common::spec;
 use crate::nodes::pressure::params;
 use crate::roles::NodeRole;
 use crate::stats::{SolveReport, SolvedGrid, TallCellSolve};
@@ -28,7 +28,7 @@ impl TallPressureSolve {
         let (solver, tallcell) = params::create_sparse_solver(plugins, init.params)
             .map_err(|e| NodeError::param("solver", e))?;
         let time_limit = params::time_limit(&crate::params::Params(init.params))
-            .map_err(|e| NodeError::param("time_limit", e))?;
+            .map_err(|e| NodeError::param("time_limit", e.to_string()))?;
         Ok(Self {
             solver,
             tallcell,
@@ -55,7 +55,7 @@ impl Node for TallPressureSolve {
         } else {
             self.solver.solve_csr(&mut problem.csr.view())
         };
-        let stats = solved.map_err(|e| failed(params::with_logs(e, self.solver.take_logs())))?;
+        let stats = solved.map_err(|e| params::with_logs(e, self.solver.take_logs()))?;
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         let max_div = apply(l, &problem);
         io.report(SolveReport::new(
@@ -135,6 +135,6 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         values
             .entry("solver".into())
             .or_insert_with(|| ParamValue::Text(default_solver(&for_params)));
-        params::algorithm_specs(&for_params, &values)
+        params::algorithm_specs(&for_params, &values).map_err(Into::into)
     }))
 }
