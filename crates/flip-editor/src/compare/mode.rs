@@ -239,8 +239,7 @@ impl CompareMode {
                 playing,
                 finished,
             } if gen == self.gen => {
-                self.playback.playing = playing;
-                self.playback.finished = finished;
+                self.playback.worker_says(playing, finished);
             }
             _ => {}
         }

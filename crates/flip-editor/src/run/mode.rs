@@ -191,8 +191,7 @@ impl RunMode {
                     playing,
                     finished,
                 } if gen == self.gen => {
-                    self.playback.playing = playing;
-                    self.playback.finished = finished;
+                    self.playback.worker_says(playing, finished);
                 }
                 _ => {}
             }

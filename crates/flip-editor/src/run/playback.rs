@@ -39,6 +39,12 @@ impl Playback {
         self.playing || self.replay.is_some()
     }
 
+    /// The worker's news: whether it is simulating and whether the run is over.
+    pub fn worker_says(&mut self, playing: bool, finished: bool) {
+        self.playing = playing;
+        self.finished = finished;
+    }
+
     /// A frame arrived, making `cached` frames: shown when following the newest.
     pub fn arrived(&mut self, cached: usize) {
         if self.follow {

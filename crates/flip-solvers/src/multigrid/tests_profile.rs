@@ -1,13 +1,10 @@
-//! Profiling tools (ignored; run in release with `--ignored --nocapture`): whole solves of the
-//! dam break with wall and CPU time, per-kernel timings of the fine level, hierarchy rebuilds.
-//! `MG_PROFILE=ni,nj,nk` picks the grid (default 128³), `RAYON_NUM_THREADS` the threads.
+//! Profiling tools for private kernels (ignored; run in release with `--ignored --nocapture`):
+//! per-kernel timings of the fine level and hierarchy rebuilds. Whole solves are
+//! `flipgraph bench problems --scene dam-break`. `MG_PROFILE=ni,nj,nk` picks the grid
+//! (default 128³), `RAYON_NUM_THREADS` the threads.
 
-use super::tests::{solver, Algo};
-use super::tests_real::env_config;
 use super::*;
-use crate::krylov::{Mic0Config, Pcg, PcgConfig};
 use flip_abi::CELL_FLUID;
-use flip_sdk::PressureSolver;
 use std::time::Instant;
 
 /// The grid of `MG_PROFILE`.
@@ -20,64 +17,8 @@ fn dims() -> [usize; 3] {
     [d[0], d[1], d[2]]
 }
 
-/// `MG_PROFILE=128,128,128 MG_ALGO=mgpcg cargo test --release -p flip-solvers mg_profile -- --ignored --nocapture`
-#[test]
-#[ignore]
-fn mg_profile() {
-    let dims = dims();
-    let name = std::env::var("MG_ALGO").unwrap_or_default();
-    let algo = match name.as_str() {
-        "v" => Algo::V,
-        "full" => Algo::Full,
-        _ => Algo::MgPcg,
-    };
-    let sweeps: usize = std::env::var("MG_SWEEPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2);
-    let runs: usize = std::env::var("MG_RUNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let mut p = crate::fixtures::build(crate::fixtures::Scene::DamBreak, dims, 1);
-    let mut s: Box<dyn PressureSolver> = if name == "mic0" {
-        Box::new(Pcg::mic0(PcgConfig::default(), Mic0Config::default()))
-    } else {
-        solver(
-            algo,
-            MultigridConfig {
-                n_sweep: sweeps,
-                ..env_config()
-            },
-        )
-    };
-    let t = Instant::now();
-    s.solve(&mut p.view()).unwrap();
-    println!("first solve {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
-    let mut times = Vec::new();
-    let cpu0 = cpu_ms();
-    for _ in 0..runs {
-        p.pressure.fill(0.0);
-        let t = Instant::now();
-        let st = s.solve(&mut p.view()).unwrap();
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-        assert_eq!(st.converged, 1);
-        println!(
-            "{name} {dims:?}: {} it, {:.1} ms",
-            st.iterations,
-            times.last().unwrap()
-        );
-    }
-    let cpu = (cpu_ms() - cpu0) / runs as f64;
-    times.sort_by(f64::total_cmp);
-    println!(
-        "median {:.1} ms wall, {cpu:.1} ms CPU (all threads) per solve",
-        times[runs / 2]
-    );
-}
-
 /// CPU time of this process (all threads), ms (from /proc/self/stat; 10 ms resolution).
-pub(super) fn cpu_ms() -> f64 {
+fn cpu_ms() -> f64 {
     let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let rest = s.rsplit(')').next().unwrap_or("");
     let f: Vec<&str> = rest.split_whitespace().collect();

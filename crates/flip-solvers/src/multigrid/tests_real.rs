@@ -125,22 +125,3 @@ fn one_instance_solves_a_sequence_of_real_systems() {
         }
     }
 }
-
-/// The configuration under test in the ignored tools, from `MG_SWEEPS`, `MG_COARSE_SWEEPS`,
-/// `MG_COARSEST`, `MG_BUBBLE`, `MG_COARSENING` (`r`: rediscretise).
-pub(super) fn env_config() -> MultigridConfig {
-    let get = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<usize>().ok());
-    let d = MultigridConfig::default();
-    MultigridConfig {
-        bubble_levels: get("MG_BUBBLE").unwrap_or(d.bubble_levels),
-        n_sweep: get("MG_SWEEPS").unwrap_or(d.n_sweep),
-        n_sweep_coarse: get("MG_COARSE_SWEEPS").unwrap_or(d.n_sweep_coarse),
-        coarsest_size: get("MG_COARSEST").unwrap_or(d.coarsest_size),
-        coarsening: if std::env::var("MG_COARSENING").is_ok_and(|v| v == "r") {
-            Coarsening::Rediscretise
-        } else {
-            d.coarsening
-        },
-        ..d
-    }
-}
