@@ -3,6 +3,7 @@
 //! communicator: adding a data kind touches no file of the scheduler.
 
 use flip_comm::threads::ThreadComm;
+use flip_comm::CommExt;
 use flip_graph::window::Window;
 use flip_graph::{
     Checkpoint, DataKind, EdgeDoc, EvalCtx, GraphDoc, KindDesc, KindError, KindOps, Measure, Node,
@@ -61,15 +62,13 @@ impl KindOps for TallyOps {
     fn refresh_ghosts(&self, v: &mut Value, w: &Window) {
         let (rank, _) = w.rank();
         let t = v.make_mut::<Tally>().expect("a tally");
-        let mut got = [0.0];
-        w.comm().exchange(1 - rank, &[t.local as f64], &mut got);
-        t.neighbour = got[0] as u64;
+        let mut got = [0];
+        w.comm().exchange(1 - rank, &[t.local], &mut got);
+        t.neighbour = got[0];
     }
     fn migrate(&self, v: &mut Value, w: &Window) -> Option<flip_graph::window::ExchangeCounts> {
         let t = v.make_mut::<Tally>().expect("a tally");
-        let mut sum = [t.local as f64];
-        w.comm().sum(&mut sum);
-        t.total = sum[0] as u64;
+        t.total = w.comm().all_gather_one(t.local).iter().sum();
         None
     }
 }

@@ -7,7 +7,7 @@
 
 use crate::bake::{read_checkpoint, CHECKPOINT_DIR};
 use anyhow::{anyhow, Context, Result};
-use flip_comm::Communicator;
+use flip_comm::{CommExt, Communicator};
 use flip_graph::Simulation;
 use std::path::{Path, PathBuf};
 
@@ -57,11 +57,9 @@ impl<'c> RankCheckpoints<'c> {
         let frame = sim.frame();
         let path = self.path(frame);
         let mine = write_one(sim, graph_hash, &path);
-        let mut failed = vec![0.0; self.comm.ranks() as usize];
-        failed[self.comm.rank() as usize] = f64::from(u8::from(mine.is_err()));
-        self.comm.sum(&mut failed);
+        let failed = self.comm.all_gather_one(u8::from(mine.is_err()));
         mine?;
-        if let Some(rank) = failed.iter().position(|&f| f > 0.0) {
+        if let Some(rank) = failed.iter().position(|&f| f != 0) {
             return Err(anyhow!(
                 "rank {rank} could not write its checkpoint after frame {frame}"
             ));
@@ -103,15 +101,12 @@ impl<'c> RankCheckpoints<'c> {
             .iter()
             .rev()
             .find(|&&f| self.path(f).is_file())
-            .map_or(-1.0, |&f| f64::from(f));
-        // the newest frame every rank holds: the smallest rank's newest (a minimum as a maximum)
-        let mut newest = [-mine];
-        self.comm.max(&mut newest);
-        let frame = -newest[0];
-        if frame < 0.0 {
+            .map_or(-1, |&f| i64::from(f));
+        // the newest frame every rank holds: the smallest rank's newest (-1: a rank holds none)
+        let newest = self.comm.all_gather_one(mine).into_iter().min();
+        let Some(frame) = newest.and_then(|f| u32::try_from(f).ok()) else {
             return Ok(None);
-        }
-        let frame = frame as u32;
+        };
         restore_collective(self.comm, sim, &self.path(frame), graph_hash, &[])?;
         self.frames = listed.iter().copied().filter(|&f| f <= frame).collect();
         Ok(Some(frame))
@@ -145,10 +140,9 @@ fn restore_collective(
         sim.restore(ck, fresh)
             .with_context(|| format!("{}: restoring", path.display()))
     });
-    let mut failed = [f64::from(u8::from(restored.is_err()))];
-    comm.sum(&mut failed);
+    let failed = comm.all_gather_one(u8::from(restored.is_err()));
     restored?;
-    if failed[0] > 0.0 {
+    if failed.contains(&1) {
         return Err(anyhow!("another rank could not restore its checkpoint"));
     }
     Ok(())

@@ -4,11 +4,13 @@
 //! ([`Distribution`]). The plugin host hands a [`Distribution`] to solvers as the ABI's
 //! distributed suite; the scheduler uses it to migrate particles between slabs.
 
+use bytemuck::{cast_slice, cast_slice_mut, Pod};
 use flip_abi::SlabLayout;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// What the suite needs from the message-passing layer. Every call is collective.
+/// What the suite needs from the message-passing layer: reductions over f64 and byte
+/// transport (typed through [`CommExt`]). Every call is collective.
 pub trait Communicator: Send + Sync {
     /// This rank's index.
     fn rank(&self) -> u32;
@@ -19,15 +21,74 @@ pub trait Communicator: Send + Sync {
     /// Element-wise global maximum, in place.
     fn max(&self, values: &mut [f64]);
     /// Sends `send` to `peer` while receiving `recv` from it (a paired exchange).
-    fn exchange(&self, peer: u32, send: &[f64], recv: &mut [f64]);
+    fn exchange_bytes(&self, peer: u32, send: &[u8], recv: &mut [u8]);
+    /// Concatenates every rank's `send` (rank `r` sends `counts[r]` bytes) into `recv`.
+    fn all_gather_bytes(&self, send: &[u8], recv: &mut [u8], counts: &[usize]);
+    /// Concatenates every rank's `send` into `recv` on rank `root` (rank `r` sends
+    /// `counts[r]` bytes; `recv` and `counts` are read on the root only).
+    fn gather_bytes(&self, root: u32, send: &[u8], recv: &mut [u8], counts: &[usize]);
+    /// Rank `root` sends each rank `r` the `counts[r]` bytes at its place (rank order) in
+    /// `send` (read on the root only); every rank receives `recv.len()` bytes, its count.
+    fn scatter_bytes(&self, root: u32, send: &[u8], counts: &[usize], recv: &mut [u8]);
+}
+
+/// The byte transport of a [`Communicator`] typed by `T: Pod` (ids travel as integers, f32
+/// as f32); counts are in elements. Every communicator, `dyn Communicator` included, has it.
+pub trait CommExt: Communicator {
+    /// Sends `send` to `peer` while receiving `recv` from it (a paired exchange).
+    fn exchange<T: Pod>(&self, peer: u32, send: &[T], recv: &mut [T]) {
+        self.exchange_bytes(peer, cast_slice(send), cast_slice_mut(recv));
+    }
+
     /// Concatenates every rank's `send` (rank `r` sends `counts[r]` values) into `recv`.
-    fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]);
+    fn all_gather<T: Pod>(&self, send: &[T], recv: &mut [T], counts: &[usize]) {
+        let bytes = in_bytes::<T>(counts);
+        self.all_gather_bytes(cast_slice(send), cast_slice_mut(recv), &bytes);
+    }
+
     /// Concatenates every rank's `send` into `recv` on rank `root` (rank `r` sends
     /// `counts[r]` values; `recv` and `counts` are read on the root only).
-    fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]);
+    fn gather<T: Pod>(&self, root: u32, send: &[T], recv: &mut [T], counts: &[usize]) {
+        let bytes = in_bytes::<T>(counts);
+        self.gather_bytes(root, cast_slice(send), cast_slice_mut(recv), &bytes);
+    }
+
     /// Rank `root` sends each rank `r` the `counts[r]` values at its place (rank order) in
     /// `send` (read on the root only); every rank receives `recv.len()` values, its count.
-    fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]);
+    fn scatter<T: Pod>(&self, root: u32, send: &[T], counts: &[usize], recv: &mut [T]) {
+        let bytes = in_bytes::<T>(counts);
+        self.scatter_bytes(root, cast_slice(send), &bytes, cast_slice_mut(recv));
+    }
+
+    /// Every rank's `value`, in rank order, on every rank.
+    fn all_gather_one<T: Pod>(&self, value: T) -> Vec<T> {
+        let ranks = self.ranks() as usize;
+        let mut all = vec![T::zeroed(); ranks];
+        self.all_gather(&[value], &mut all, &vec![1; ranks]);
+        all
+    }
+
+    /// Sends `send` to `peer` while receiving whatever length `peer` sends (its length first,
+    /// then the values: two paired exchanges).
+    fn exchange_any<T: Pod>(&self, peer: u32, send: &[T]) -> Vec<T> {
+        let mut len = [0u64];
+        self.exchange(peer, &[send.len() as u64], &mut len);
+        let mut recv = vec![T::zeroed(); to_usize(len[0])];
+        self.exchange(peer, send, &mut recv);
+        recv
+    }
+}
+
+impl<C: Communicator + ?Sized> CommExt for C {}
+
+/// `counts` values of `T` as byte counts.
+fn in_bytes<T>(counts: &[usize]) -> Vec<usize> {
+    counts.iter().map(|&c| c * size_of::<T>()).collect()
+}
+
+/// A length received as `u64`.
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).expect("a received length fits in memory")
 }
 
 /// Running offsets of `counts` (where each rank's block starts in rank order).
@@ -40,16 +101,6 @@ pub fn displacements(counts: &[usize]) -> Vec<usize> {
             Some(d)
         })
         .collect()
-}
-
-/// Sends `send` to `peer` while receiving whatever length `peer` sends (its length first, then
-/// the values: two paired exchanges).
-pub fn exchange_any(comm: &dyn Communicator, peer: u32, send: &[f64]) -> Vec<f64> {
-    let mut len = [0.0];
-    comm.exchange(peer, &[send.len() as f64], &mut len);
-    let mut recv = vec![0.0; len[0] as usize];
-    comm.exchange(peer, send, &mut recv);
-    recv
 }
 
 /// Communication counters of a run (for `bench step --mpi`).
@@ -216,7 +267,7 @@ impl Distribution {
             self.stats.halo_messages.fetch_add(1, Ordering::Relaxed);
             self.stats
                 .halo_bytes
-                .fetch_add((n * 8) as u64, Ordering::Relaxed);
+                .fetch_add((n * size_of::<f64>()) as u64, Ordering::Relaxed);
         }
         self.stats.add_time(start);
     }
@@ -240,11 +291,8 @@ impl Distribution {
     /// `None` (on every rank) when it exceeds `global`'s.
     pub fn all_gather_blocks(&self, local: &[f64], global: &mut [f64]) -> Option<usize> {
         let start = std::time::Instant::now();
-        let ranks = self.comm.ranks() as usize;
-        let mut lens = vec![0.0; ranks];
-        self.comm
-            .all_gather(&[local.len() as f64], &mut lens, &vec![1; ranks]);
-        let counts: Vec<usize> = lens.iter().map(|&n| n as usize).collect();
+        let lens = self.comm.all_gather_one(local.len() as u64);
+        let counts: Vec<usize> = lens.into_iter().map(to_usize).collect();
         let total = counts.iter().sum::<usize>();
         let fits = total <= global.len();
         if fits {
@@ -261,10 +309,10 @@ impl Distribution {
         let start = std::time::Instant::now();
         let ranks = self.comm.ranks() as usize;
         let is_root = self.comm.rank() == root;
-        let mut lens = vec![0.0; if is_root { ranks } else { 0 }];
+        let mut lens = vec![0u64; if is_root { ranks } else { 0 }];
         self.comm
-            .gather(root, &[local.len() as f64], &mut lens, &vec![1; ranks]);
-        let counts: Vec<usize> = lens.iter().map(|&n| n as usize).collect();
+            .gather(root, &[local.len() as u64], &mut lens, &vec![1; ranks]);
+        let counts: Vec<usize> = lens.into_iter().map(to_usize).collect();
         let total = counts.iter().sum::<usize>();
         let fits = total <= global.len();
         if fits {
@@ -291,10 +339,10 @@ impl Distribution {
     ) -> (usize, bool) {
         let start = std::time::Instant::now();
         let ranks = self.comm.ranks() as usize;
-        let counts: Vec<f64> = lens.iter().map(|&n| n as f64).collect();
-        let mut mine = [0.0];
+        let counts: Vec<u64> = lens.iter().map(|&n| n as u64).collect();
+        let mut mine = [0u64];
         self.comm.scatter(root, &counts, &vec![1; ranks], &mut mine);
-        let n = mine[0] as usize;
+        let n = to_usize(mine[0]);
         let total = lens.iter().sum::<usize>();
         let send = &global[..total.min(global.len())];
         let fits = n <= local.len();

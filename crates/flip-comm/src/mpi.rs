@@ -91,19 +91,19 @@ impl Communicator for MpiComm {
             .all_reduce_into(&send[..], values, SystemOperation::max());
     }
 
-    fn exchange(&self, peer: u32, send: &[f64], recv: &mut [f64]) {
+    fn exchange_bytes(&self, peer: u32, send: &[u8], recv: &mut [u8]) {
         let world = self.world();
         let p = world.process_at_rank(peer as i32);
         mpi::point_to_point::send_receive_into(send, &p, recv, &p);
     }
 
-    fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+    fn all_gather_bytes(&self, send: &[u8], recv: &mut [u8], counts: &[usize]) {
         let (counts, displs) = partition(counts);
         let mut part = PartitionMut::new(recv, &counts[..], &displs[..]);
         self.world().all_gather_varcount_into(send, &mut part);
     }
 
-    fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+    fn gather_bytes(&self, root: u32, send: &[u8], recv: &mut [u8], counts: &[usize]) {
         let world = self.world();
         let root_process = world.process_at_rank(root as i32);
         if self.rank == root {
@@ -115,7 +115,7 @@ impl Communicator for MpiComm {
         }
     }
 
-    fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]) {
+    fn scatter_bytes(&self, root: u32, send: &[u8], counts: &[usize], recv: &mut [u8]) {
         let world = self.world();
         let root_process = world.process_at_rank(root as i32);
         if self.rank == root {
@@ -128,11 +128,19 @@ impl Communicator for MpiComm {
     }
 }
 
-/// MPI's counts and displacements of blocks of `counts` values in rank order.
+/// MPI's counts and displacements of blocks of `counts` bytes in rank order.
 fn partition(counts: &[usize]) -> (Vec<Count>, Vec<Count>) {
     let displs = crate::displacements(counts);
     (
-        counts.iter().map(|&c| c as Count).collect(),
-        displs.iter().map(|&d| d as Count).collect(),
+        counts.iter().map(|&c| count(c)).collect(),
+        displs.iter().map(|&d| count(d)).collect(),
     )
+}
+
+/// A byte count or offset as MPI's `int`.
+///
+/// # Panics
+/// Beyond 2 GiB (MPI's counts are `int`s).
+fn count(bytes: usize) -> Count {
+    Count::try_from(bytes).expect("an MPI message or offset of at most 2 GiB")
 }

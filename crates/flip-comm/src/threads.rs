@@ -5,6 +5,7 @@
 //! doing, so ranks that disagree on their calls fail with a diagnosis instead of hanging.
 
 use crate::Communicator;
+use bytemuck::{cast_slice, cast_slice_mut};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -13,14 +14,14 @@ use std::time::{Duration, Instant};
 pub const STALL: Duration = Duration::from_secs(240);
 
 /// Messages in flight by (from, to), oldest first.
-type Mailboxes = HashMap<(u32, u32), VecDeque<Vec<f64>>>;
+type Mailboxes = HashMap<(u32, u32), VecDeque<Vec<u8>>>;
 
 /// What the thread ranks of one group share.
 struct Hub {
     /// Barrier rounds: (generation, ranks arrived in it).
     round: Mutex<(u64, u32)>,
     arrived: Condvar,
-    slots: Mutex<Vec<Vec<f64>>>,
+    slots: Mutex<Vec<Vec<u8>>>,
     mail: Mutex<Mailboxes>,
     posted: Condvar,
     /// The call each rank is in (for the stall report).
@@ -113,7 +114,8 @@ impl ThreadComm {
     fn fold(&self, values: &mut [f64], f: fn(f64, f64) -> f64) {
         let n = values.len();
         let mut all = vec![0.0; n * self.ranks as usize];
-        self.gather_everywhere(values, &mut all, &vec![n; self.ranks as usize]);
+        let bytes = vec![size_of_val(values); self.ranks as usize];
+        self.gather_everywhere(cast_slice(values), cast_slice_mut(&mut all), &bytes);
         for (i, v) in values.iter_mut().enumerate() {
             *v = (1..self.ranks as usize).fold(all[i], |acc, r| f(acc, all[r * n + i]));
         }
@@ -135,8 +137,8 @@ impl Communicator for ThreadComm {
         self.enter(format!("max of {}", values.len()));
         self.fold(values, f64::max);
     }
-    fn exchange(&self, peer: u32, send: &[f64], recv: &mut [f64]) {
-        self.enter(format!("exchange of {} with rank {peer}", send.len()));
+    fn exchange_bytes(&self, peer: u32, send: &[u8], recv: &mut [u8]) {
+        self.enter(format!("exchange of {} bytes with rank {peer}", send.len()));
         let start = Instant::now();
         let mut mail = lock(&self.hub.mail);
         mail.entry((self.rank, peer))
@@ -154,12 +156,12 @@ impl Communicator for ThreadComm {
             mail = self.wait(&self.hub.posted, mail, start);
         }
     }
-    fn all_gather(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
-        self.enter(format!("all_gather of {}", send.len()));
+    fn all_gather_bytes(&self, send: &[u8], recv: &mut [u8], counts: &[usize]) {
+        self.enter(format!("all_gather of {} bytes", send.len()));
         self.gather_everywhere(send, recv, counts);
     }
-    fn gather(&self, root: u32, send: &[f64], recv: &mut [f64], counts: &[usize]) {
-        self.enter(format!("gather of {} to rank {root}", send.len()));
+    fn gather_bytes(&self, root: u32, send: &[u8], recv: &mut [u8], counts: &[usize]) {
+        self.enter(format!("gather of {} bytes to rank {root}", send.len()));
         self.slots()[self.rank as usize] = send.to_vec();
         self.barrier();
         if self.rank == root {
@@ -167,8 +169,8 @@ impl Communicator for ThreadComm {
         }
         self.barrier();
     }
-    fn scatter(&self, root: u32, send: &[f64], counts: &[usize], recv: &mut [f64]) {
-        self.enter(format!("scatter of {} from rank {root}", recv.len()));
+    fn scatter_bytes(&self, root: u32, send: &[u8], counts: &[usize], recv: &mut [u8]) {
+        self.enter(format!("scatter of {} bytes from rank {root}", recv.len()));
         if self.rank == root {
             let mut slots = self.slots();
             let starts = super::displacements(counts);
@@ -184,7 +186,7 @@ impl Communicator for ThreadComm {
 
 impl ThreadComm {
     /// `all_gather` without recording the call (the reductions record their own).
-    fn gather_everywhere(&self, send: &[f64], recv: &mut [f64], counts: &[usize]) {
+    fn gather_everywhere(&self, send: &[u8], recv: &mut [u8], counts: &[usize]) {
         self.slots()[self.rank as usize] = send.to_vec();
         self.barrier();
         let slots = self.slots().clone();
@@ -192,13 +194,13 @@ impl ThreadComm {
         concatenate(&slots, recv, counts);
     }
 
-    fn slots(&self) -> MutexGuard<'_, Vec<Vec<f64>>> {
+    fn slots(&self) -> MutexGuard<'_, Vec<Vec<u8>>> {
         lock(&self.hub.slots)
     }
 }
 
-/// The `parts` of `counts[r]` values each, in rank order, into `recv`.
-fn concatenate(parts: &[Vec<f64>], recv: &mut [f64], counts: &[usize]) {
+/// The `parts` of `counts[r]` bytes each, in rank order, into `recv`.
+fn concatenate(parts: &[Vec<u8>], recv: &mut [u8], counts: &[usize]) {
     let mut at = 0;
     for (part, &n) in parts.iter().zip(counts) {
         recv[at..at + n].copy_from_slice(part);
@@ -209,6 +211,7 @@ fn concatenate(parts: &[Vec<f64>], recv: &mut [f64], counts: &[usize]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CommExt;
 
     /// Ranks that disagree on their calls fail with what each was doing instead of hanging.
     #[test]
@@ -236,7 +239,8 @@ mod tests {
         });
         assert_eq!(report.len(), 2, "both ranks report: {report:?}");
         assert!(
-            report[0].contains("sum of 1") && report[0].contains("exchange of 2 with rank 0"),
+            report[0].contains("sum of 1")
+                && report[0].contains("exchange of 16 bytes with rank 0"),
             "{}",
             report[0]
         );
@@ -257,6 +261,44 @@ mod tests {
                         c.all_gather(&[f64::from(c.rank())], &mut all, &[1, 1, 1]);
                         assert_eq!(all, [0.0, 1.0, 2.0]);
                     }
+                });
+            }
+        });
+    }
+
+    /// Ids travel as integers: `u64` values above 2^53, which f64 cannot hold, arrive exactly
+    /// through every typed call.
+    #[test]
+    fn ids_beyond_f64_precision_arrive_exactly() {
+        const BIG: u64 = (1 << 53) + 1;
+        let comms = ThreadComm::group(2);
+        std::thread::scope(|s| {
+            for c in comms {
+                s.spawn(move || {
+                    let (rank, peer) = (u64::from(c.rank()), 1 - c.rank());
+                    let mine = [BIG + rank, u64::MAX - rank, (1 << 63) | (BIG + 2 * rank)];
+                    let theirs = [
+                        BIG + 1 - rank,
+                        u64::MAX - 1 + rank,
+                        (1 << 63) | (BIG + 2 - 2 * rank),
+                    ];
+                    let mut got = [0u64; 3];
+                    c.exchange(peer, &mine, &mut got);
+                    assert_eq!(got, theirs);
+                    assert_eq!(
+                        c.exchange_any(peer, &mine[..=c.rank() as usize]),
+                        theirs[..=peer as usize]
+                    );
+                    assert_eq!(c.all_gather_one(mine[0]), [BIG, BIG + 1]);
+                    let mut all = [0u64; 4];
+                    let counts = [2, 2];
+                    c.gather(1, &mine[..2], &mut all, &counts);
+                    if rank == 1 {
+                        assert_eq!(all, [BIG, u64::MAX, BIG + 1, u64::MAX - 1]);
+                    }
+                    let mut back = [0u64; 2];
+                    c.scatter(1, &all, &counts, &mut back);
+                    assert_eq!(back, mine[..2]);
                 });
             }
         });

@@ -29,8 +29,8 @@ pub struct ExchangeCounts {
     pub migrated_in: usize,
     /// Ghost copies received.
     pub ghosts_in: usize,
-    /// Values sent (f64).
-    pub values_sent: usize,
+    /// Bytes sent.
+    pub bytes_sent: usize,
 }
 
 /// One rank's window of a decomposed run.

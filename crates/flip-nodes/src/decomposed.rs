@@ -4,6 +4,7 @@
 //! ([`exchange_particles`], the particle kind's migration); ghost copies carry
 //! [`GHOST_ID_BIT`] in their id and are dropped at the next exchange.
 
+use flip_comm::CommExt;
 use flip_core::Particles;
 use flip_graph::window::Window;
 
@@ -32,18 +33,16 @@ pub fn owned_count(particles: &Particles) -> usize {
 /// order. Collective; sets `ps.next_id` past every rank's new particles and returns the
 /// first id given here.
 pub fn number_new_particles(w: &Window, ps: &mut Particles, owned: usize) -> u64 {
-    let (rank, ranks) = w.rank();
-    let mut counts = vec![0.0; ranks as usize];
-    counts[rank as usize] = owned as f64;
-    w.comm().sum(&mut counts);
-    let before: f64 = counts[..rank as usize].iter().sum();
-    let total: f64 = counts.iter().sum();
+    let rank = w.rank().0 as usize;
+    let counts = w.comm().all_gather_one(owned as u64);
+    let before: u64 = counts[..rank].iter().sum();
+    let total: u64 = counts.iter().sum();
     let start = ps.next_id - owned as u64;
     let first = ps.len() - owned;
-    let first_id = start + before as u64;
+    let first_id = start + before;
     for (k, id) in ps.id[first..].iter_mut().enumerate() {
         *id = first_id + k as u64;
     }
-    ps.next_id = start + total as u64;
+    ps.next_id = start + total;
     first_id
 }

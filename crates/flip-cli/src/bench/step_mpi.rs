@@ -67,7 +67,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         walls.push(slowest[0]);
         if let Some((c, t)) = r.exchange {
             exchange += t.as_secs_f64();
-            sent += c.values_sent * 8;
+            sent += c.bytes_sent;
         }
         particles = r.count;
         solves += solve_nodes

@@ -5,6 +5,7 @@ use super::Simulation;
 use crate::error::RunError;
 use crate::node::WindowRefusal;
 use crate::window::{ExchangeCounts, Window};
+use flip_comm::CommExt;
 use std::sync::Arc;
 
 /// A node that cannot run in a window.
@@ -98,8 +99,7 @@ impl Simulation {
         };
         let mut worst = [failed, speed];
         w.comm().max(&mut worst);
-        let mut count = [owned as f64];
-        w.comm().sum(&mut count);
+        let count: u64 = w.comm().all_gather_one(owned as u64).iter().sum();
         checked?;
         if worst[0] > 0.0 {
             return Err(RunError::BlowUp {
@@ -109,6 +109,6 @@ impl Simulation {
                     .into(),
             });
         }
-        Ok((count[0] as usize, worst[1] as f32))
+        Ok((count as usize, worst[1] as f32))
     }
 }

@@ -2,7 +2,7 @@
 //! exports: cell fields, the MAC velocity.
 
 use super::Window;
-use flip_comm::exchange_any;
+use flip_comm::CommExt;
 use flip_core::{Grid3, MacGrid};
 use std::ops::Range;
 
@@ -58,19 +58,15 @@ fn gather_layers(
     layer: usize,
     layers: Range<usize>,
 ) -> Option<Vec<f32>> {
-    let mine: Vec<f64> = values[layers.start * layer..layers.end * layer]
-        .iter()
-        .map(|&v| f64::from(v))
-        .collect();
+    let mine = &values[layers.start * layer..layers.end * layer];
     let (rank, ranks) = w.rank();
     if rank != 0 {
-        exchange_any(w.comm().as_ref(), 0, &mine);
+        w.comm().exchange_any(0, mine);
         return None;
     }
-    let mut all: Vec<f32> = mine.iter().map(|&v| v as f32).collect();
+    let mut all = mine.to_vec();
     for peer in 1..ranks {
-        let part = exchange_any(w.comm().as_ref(), peer, &[]);
-        all.extend(part.iter().map(|&v| v as f32));
+        all.extend(w.comm().exchange_any::<f32>(peer, &[]));
     }
     Some(all)
 }

@@ -4,8 +4,9 @@
 //! kinds' [`crate::kind::KindOps::refresh_ghosts`] call it for their grids).
 
 use super::Window;
+use bytemuck::Pod;
+use flip_comm::CommExt;
 use flip_core::Grid3;
-use flip_sdk::HaloValue;
 use std::ops::Range;
 
 /// One field on the window's cells or on its faces: layer `L` along the slab axis belongs to
@@ -13,7 +14,7 @@ use std::ops::Range;
 /// the window's outer face, is left as it is, like the window's other outer values.
 /// A grid that is not a field of this window (too few layers, or layers beyond the slab axis)
 /// is left alone.
-pub fn refresh_grid<T: HaloValue>(w: &Window, g: &mut Grid3<T>) {
+pub fn refresh_grid<T: Pod>(w: &Window, g: &mut Grid3<T>) {
     let dims = g.dims();
     let layers = w.local.dims()[w.axis];
     if dims[w.axis] < layers || dims[w.axis + 1..].iter().any(|&d| d > 1) {
@@ -28,7 +29,7 @@ pub fn refresh_grid<T: HaloValue>(w: &Window, g: &mut Grid3<T>) {
 /// Sends the `ghost` owned layers nearest each neighbour and receives its into the ghost
 /// layers beside them; pairs (even, odd) first, then (odd, even), as the solver's halo
 /// exchange does, so no rank waits on a chain.
-fn exchange_layers<T: HaloValue>(
+fn exchange_layers<T: Pod>(
     w: &Window,
     data: &mut [T],
     layer_len: usize,
@@ -62,12 +63,8 @@ fn exchange_layers<T: HaloValue>(
             )
         };
         let span = |r: Range<usize>| r.start * layer_len..r.end * layer_len;
-        let send: Vec<f64> = data[span(sent)].iter().map(|&v| v.to_f64()).collect();
-        let mut recv = vec![0.0; n];
-        w.comm().exchange(peer, &send, &mut recv);
-        for (d, v) in data[span(into)].iter_mut().zip(&recv) {
-            *d = T::from_f64(*v);
-        }
+        let send = data[span(sent)].to_vec();
+        w.comm().exchange(peer, &send, &mut data[span(into)]);
     }
 }
 

@@ -1,9 +1,8 @@
 //! Every rank's owned particles gathered to rank 0 as a single-rank run would hold them, for
 //! the exports (domain coordinates, id order).
 
-use super::exchange::{decode, Codec};
+use super::exchange::{decode, Batch, Codec};
 use super::is_ghost;
-use flip_comm::exchange_any;
 use flip_core::Particles;
 use flip_graph::window::Window;
 
@@ -12,21 +11,22 @@ use flip_graph::window::Window;
 pub fn gather_owned(w: &Window, particles: &Particles) -> Option<Particles> {
     let (rank, ranks) = w.rank();
     let codec = Codec::new(w, particles);
-    let mut msg = Vec::new();
+    let mut mine = codec.batch();
     for i in 0..particles.len() {
         if !is_ghost(particles.id_of(i)) {
-            codec.encode(particles, i, &mut msg);
+            codec.encode(particles, i, &mut mine);
         }
     }
+    let comm = w.comm().as_ref();
     if rank != 0 {
-        exchange_any(w.comm().as_ref(), 0, &msg);
+        mine.swap(comm, 0);
         return None;
     }
     let mut all = Particles::default();
     // rank 0's window starts at the domain's origin: its positions are domain positions
-    decode(w, &msg, &mut all, 0);
+    decode(w, &mine, &mut all, 0);
     for peer in 1..ranks {
-        decode(w, &exchange_any(w.comm().as_ref(), peer, &[]), &mut all, 0);
+        decode(w, &Batch::default().swap(comm, peer), &mut all, 0);
     }
     all.next_id = particles.next_id;
     Some(sorted_by_id(all))
