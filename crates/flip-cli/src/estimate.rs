@@ -71,7 +71,9 @@ pub fn estimate(doc: &GraphDoc, registry: &NodeRegistry) -> Result<Estimate> {
     let particles = particle_count(&plan);
     let apic = plan.nodes.iter().any(|n| {
         n.spec.role() == NodeRole::GridToParticle
-            && Params(&n.params).text("transfer").is_ok_and(|t| t == "apic")
+            && Params(&n.params)
+                .text("transfer")
+                .is_ok_and(|t| t == "apic")
     });
     let per_particle = if apic { 60.0 } else { 24.0 };
     let faces = if plan.settings.grid[2] == 1 { 4.0 } else { 3.0 };

@@ -36,16 +36,7 @@ fn mg_kernels() {
     use super::outer::{self, Vectors};
     use super::smoother::half_sweep;
     use super::transfer::{prolong, restrict};
-    let dims: Vec<usize> = std::env::var("MG_PROFILE")
-        .unwrap_or_else(|_| "128,128,128".into())
-        .split(',')
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let mut p = crate::fixtures::build(
-        crate::fixtures::Scene::DamBreak,
-        [dims[0], dims[1], dims[2]],
-        1,
-    );
+    let mut p = crate::fixtures::build(crate::fixtures::Scene::DamBreak, dims(), 1);
     let cfg = MultigridConfig::default();
     let mut h = Hierarchy::new(&cfg);
     let mut q = p.clone();
@@ -129,16 +120,7 @@ fn mg_kernels() {
 #[ignore]
 fn mg_rebuilds() {
     use super::hierarchy::Hierarchy;
-    let dims: Vec<usize> = std::env::var("MG_PROFILE")
-        .unwrap_or_else(|_| "128,128,128".into())
-        .split(',')
-        .map(|s| s.parse().unwrap())
-        .collect();
-    let mut p = crate::fixtures::build(
-        crate::fixtures::Scene::DamBreak,
-        [dims[0], dims[1], dims[2]],
-        1,
-    );
+    let mut p = crate::fixtures::build(crate::fixtures::Scene::DamBreak, dims(), 1);
     let mut p2 = p.clone();
     let fluid = p2.cell_kind.iter().position(|&k| k == CELL_FLUID).unwrap();
     p2.diag[fluid] += 1.0;
