@@ -63,7 +63,8 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
         ("graphs/bench_dam_break_3d.ron", format!("[{n}, {n}, {n}]"))
     };
     let graph = PathBuf::from(graph);
-    let out = bench_dir(&a.out).join("isolation");
+    // the simulations' own output (nothing is exported) stays out of the tables' folder
+    let out = std::env::temp_dir().join("flipgraph-bench-isolation");
     std::fs::create_dir_all(&out)?;
     let mut sims = Vec::new();
     for mode in ["none", "process"] {
