@@ -82,6 +82,15 @@ pub trait PressureSolver: Send {
     /// Non-convergence is *not* an error: return stats with `converged = 0`.
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError>;
 
+    /// Called on the host's thread just before [`PressureSolver::solve`] of the same structured
+    /// problem moves onto the plugin's thread pool (not for distributed solves): the place to
+    /// wait for work another instance of this process does for it. Waiting inside the pool can
+    /// stall that work, since a worker waiting in a parallel loop may pick up the waiting
+    /// solve. The default does nothing.
+    fn prepare(&mut self, problem: &Problem<'_>) {
+        let _ = problem;
+    }
+
     /// Solves a general sparse problem in place. Only called for algorithms whose capabilities
     /// include `CAP_CSR`.
     ///

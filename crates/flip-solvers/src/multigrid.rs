@@ -46,6 +46,8 @@ mod mgpcg;
 mod outer;
 /// Connected regions of the fine level and the singular (pure Neumann) ones.
 mod regions;
+/// Hierarchies shared by the solver instances of one process when their matrices agree.
+mod shared;
 /// Coarse cells cut down to slivers by solids, made solid.
 mod slivers;
 /// Red-black Gauss-Seidel smoothing.
@@ -65,6 +67,9 @@ mod tests_profile;
 mod tests_real;
 #[cfg(test)]
 mod tests_scaling;
+/// Hierarchies shared between instances: results, verification, concurrency.
+#[cfg(test)]
+mod tests_shared;
 /// Variational problems: agreement and iteration counts against the voxelized twins.
 #[cfg(test)]
 mod tests_variational;

@@ -150,14 +150,14 @@ impl SolverPlugin for MultigridPlugin {
             ..MultigridConfig::default()
         };
         match algorithm.name {
-            "mg-vcycle" | "mg-fullcycle" => Ok(Box::new(MultigridSolver::new(config)?)),
+            "mg-vcycle" | "mg-fullcycle" => Ok(Box::new(MultigridSolver::new(config)?.sharing())),
             "mgpcg" => {
                 // The preconditioner is one V-cycle; the round parameters do not apply.
                 let config = MultigridConfig {
                     n_vcycle: config.n_vcycle.max(1),
                     ..config
                 };
-                Ok(Box::new(MgPcgSolver::new(config)?))
+                Ok(Box::new(MgPcgSolver::new(config)?.sharing()))
             }
             other => Err(SolveError::BadValue(format!("unknown algorithm `{other}`"))),
         }

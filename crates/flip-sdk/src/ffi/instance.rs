@@ -89,6 +89,9 @@ pub unsafe extern "C" fn solve(
         if elsewhere {
             call.run(kind) // another distributed solve of this process holds the pool's seat
         } else {
+            if !distributed {
+                call.prepare(kind)?;
+            }
             on_pool(move || call.run(kind))
         }
     })
@@ -134,6 +137,26 @@ struct SolveCall {
 unsafe impl Send for SolveCall {}
 
 impl SolveCall {
+    /// [`crate::PressureSolver::prepare`] of a structured problem, on the calling thread.
+    fn prepare(&self, kind: u32) -> Result<(), SolveError> {
+        // SAFETY: the caller's contract.
+        let inst = unsafe { instance(self.instance)? };
+        let structured = inst.algorithm.capabilities & abi::CAP_STRUCTURED != 0;
+        if kind != abi::PROBLEM_STRUCTURED || !structured || self.problem.is_null() {
+            return Ok(()); // the solve refuses it
+        }
+        // SAFETY: the caller's contract: a structured problem whose arrays are valid.
+        let raw = unsafe { &*self.problem.cast::<abi::PressureProblem>() };
+        // SAFETY: as above; the view is dropped before the solve makes its own.
+        let Ok(view) = (unsafe { Problem::from_abi(raw) }) else {
+            return Ok(()); // the solve reports it
+        };
+        let body = || inst.solver.prepare(&view);
+        // SAFETY: the host's table for this call, which outlives it.
+        unsafe { with_services(self.services, body) };
+        Ok(())
+    }
+
     fn run(self, kind: u32) -> Result<(), SolveError> {
         let body = || {
             // SAFETY: the caller's contract.

@@ -6,6 +6,7 @@ use super::cycle::vcycle;
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
+use super::shared::SharedHierarchy;
 use super::MultigridConfig;
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
@@ -13,7 +14,7 @@ use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 /// `config.cycle`, `n_vcycle` and `n_full_cycle` are not used (one V-cycle per application).
 pub struct MgPcgSolver {
     config: MultigridConfig,
-    hierarchy: Hierarchy,
+    hierarchy: SharedHierarchy,
     v: Vectors,
     /// The distributed solver, made on the first solve of a rank's slab.
     distributed: Option<DistributedMgpcg>,
@@ -29,11 +30,18 @@ impl MgPcgSolver {
             .validate()
             .map_err(|e| SolveError::BadValue(e.to_string()))?;
         Ok(Self {
-            hierarchy: Hierarchy::new(&config),
+            hierarchy: SharedHierarchy::new(&config, false),
             config,
             v: Vectors::default(),
             distributed: None,
         })
+    }
+
+    /// The same solver, solving on another sharing instance's hierarchy of this process when
+    /// their matrices agree, and lending its own (see [`super::shared`]).
+    pub fn sharing(mut self) -> Self {
+        self.hierarchy = SharedHierarchy::new(&self.config, true);
+        self
     }
 
     /// The configuration.
@@ -46,63 +54,69 @@ impl MgPcgSolver {
         self.hierarchy.depth()
     }
 
-    /// How many times the hierarchy was built (it is rebuilt only when the matrix changes).
+    /// How many times a hierarchy was built for this solver's matrix (only when it changes; by
+    /// this solver or by another it shares with).
     pub fn rebuilds(&self) -> usize {
-        self.hierarchy.rebuilds
+        self.hierarchy.builds()
     }
 
-    /// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle; level 0's `b` already holds
-    /// `r`); returns `r · z`.
-    fn precondition(&mut self) -> f64 {
-        let h = &mut self.hierarchy;
-        vcycle(h, 0, true, true);
-        if h.regions.any_singular() {
-            let level = &mut h.levels[0];
-            let mut x = [
-                std::mem::take(&mut level.cs[0].x),
-                std::mem::take(&mut level.cs[1].x),
-            ];
-            h.regions.remove_mean(level, &mut x);
-            let [x0, x1] = x;
-            level.cs[0].x = x0;
-            level.cs[1].x = x1;
+    /// Whether this solver built levels of its own (instead of solving on a shared hierarchy).
+    #[cfg(test)]
+    pub(super) fn built_own(&self) -> bool {
+        self.hierarchy.own_built()
+    }
+}
+
+/// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle; level 0's `b` already holds
+/// `r`); returns `r · z`.
+fn precondition(h: &mut Hierarchy, v: &mut Vectors) -> f64 {
+    vcycle(h, 0, true, true);
+    if h.regions.any_singular() {
+        let level = &mut h.levels[0];
+        let mut x = [
+            std::mem::take(&mut level.cs[0].x),
+            std::mem::take(&mut level.cs[1].x),
+        ];
+        h.regions.remove_mean(level, &mut x);
+        let [x0, x1] = x;
+        level.cs[0].x = x0;
+        level.cs[1].x = x1;
+    }
+    outer::dot_rz(&h.levels[0], v)
+}
+
+/// CG from the current iterate (level 0's `b` holds its true residual, of max-norm
+/// `res`) until the recurrence residual meets `bound` or `budget` runs out; returns the
+/// iterations used. The f32 recurrence residual is replaced by the f64 true residual
+/// whenever it has fallen by [`REPLACE`] since the last replacement (residual replacement,
+/// van der Vorst & Ye 2000), which keeps it accurate to f32 round-off of the current
+/// residual while the search direction carries on.
+fn cg(h: &mut Hierarchy, v: &mut Vectors, mut res: f64, bound: f64, budget: usize) -> usize {
+    let mut reference = res;
+    let mut rz = precondition(h, v);
+    let mut dq = outer::direction(&h.levels[0], v, 0.0);
+    for it in 1..=budget {
+        if !(dq > 0.0 && rz.is_finite()) || flip_sdk::cancelled() {
+            return it - 1;
         }
-        outer::dot_rz(&h.levels[0], &mut self.v)
-    }
-
-    /// CG from the current iterate (level 0's `b` holds its true residual, of max-norm
-    /// `res`) until the recurrence residual meets `bound` or `budget` runs out; returns the
-    /// iterations used. The f32 recurrence residual is replaced by the f64 true residual
-    /// whenever it has fallen by [`REPLACE`] since the last replacement (residual replacement,
-    /// van der Vorst & Ye 2000), which keeps it accurate to f32 round-off of the current
-    /// residual while the search direction carries on.
-    fn cg(&mut self, mut res: f64, bound: f64, budget: usize) -> usize {
-        let mut reference = res;
-        let mut rz = self.precondition();
-        let mut dq = outer::direction(&self.hierarchy.levels[0], &mut self.v, 0.0);
-        for it in 1..=budget {
-            if !(dq > 0.0 && rz.is_finite()) || flip_sdk::cancelled() {
-                return it - 1;
-            }
-            let alpha = rz / dq;
-            res = outer::step(&mut self.hierarchy.levels[0], &mut self.v, alpha);
-            if res <= bound || it == budget {
+        let alpha = rz / dq;
+        res = outer::step(&mut h.levels[0], v, alpha);
+        if res <= bound || it == budget {
+            return it;
+        }
+        if res < REPLACE * reference {
+            res = outer::residual(&mut h.levels[0], v);
+            reference = res;
+            if res <= bound {
                 return it;
             }
-            if res < REPLACE * reference {
-                res = outer::residual(&mut self.hierarchy.levels[0], &mut self.v);
-                reference = res;
-                if res <= bound {
-                    return it;
-                }
-            }
-            let rz_new = self.precondition();
-            let beta = rz_new / rz;
-            rz = rz_new;
-            dq = outer::direction(&self.hierarchy.levels[0], &mut self.v, beta);
         }
-        budget
+        let rz_new = precondition(h, v);
+        let beta = rz_new / rz;
+        rz = rz_new;
+        dq = outer::direction(&h.levels[0], v, beta);
     }
+    budget
 }
 
 /// Factor by which the recurrence residual may fall before it is replaced by the true one.
@@ -118,33 +132,41 @@ impl PressureSolver for MgPcgSolver {
                 .get_or_insert_with(|| DistributedMgpcg::new(config));
             return solver.solve(&d, problem);
         }
-        let h = &mut self.hierarchy;
-        h.update(problem);
-        self.v.fit(&h.levels[0], true);
-        let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, &mut self.v);
-        let bound = self.config.tolerance.bound(bnorm);
-        let mut res = outer::residual(&mut h.levels[0], &mut self.v);
-        let initial = res;
-        let mut iterations = 0;
-        // CG runs on the recurrence residual; restart from the true one if they drifted apart.
-        while res > bound && res.is_finite() && iterations < self.config.max_iterations {
-            if flip_sdk::cancelled() {
-                break;
+        let (config, v) = (&self.config, &mut self.v);
+        let stats = self.hierarchy.solve_with(problem, |h, problem| {
+            v.fit(&h.levels[0], true);
+            let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, v);
+            let bound = config.tolerance.bound(bnorm);
+            let mut res = outer::residual(&mut h.levels[0], v);
+            let initial = res;
+            let mut iterations = 0;
+            // CG runs on the recurrence residual; restart from the true one if they drifted
+            // apart.
+            while res > bound && res.is_finite() && iterations < config.max_iterations {
+                if flip_sdk::cancelled() {
+                    break;
+                }
+                let used = cg(h, v, res, bound, config.max_iterations - iterations);
+                iterations += used.max(1);
+                if h.regions.any_singular() {
+                    h.regions.remove_mean(&h.levels[0], &mut v.p);
+                }
+                res = outer::residual(&mut h.levels[0], v);
             }
-            let used = self.cg(res, bound, self.config.max_iterations - iterations);
-            iterations += used.max(1);
-            let h = &mut self.hierarchy;
-            if h.regions.any_singular() {
-                h.regions.remove_mean(&h.levels[0], &mut self.v.p);
-            }
-            res = outer::residual(&mut h.levels[0], &mut self.v);
+            outer::store(problem, &h.levels[0], v, 0);
+            super::stats(iterations, res, initial, bound)
+        });
+        Ok(stats)
+    }
+
+    fn prepare(&mut self, problem: &Problem<'_>) {
+        if flip_sdk::distributed().is_none() {
+            self.hierarchy.prepare(problem);
         }
-        outer::store(problem, &self.hierarchy.levels[0], &self.v, 0);
-        Ok(super::stats(iterations, res, initial, bound))
     }
 
     fn reset(&mut self) {
-        self.hierarchy = Hierarchy::new(&self.config);
+        self.hierarchy.reset();
         self.v = Vectors::default();
         self.distributed = None;
     }

@@ -1,8 +1,8 @@
 //! Multigrid as a stand-alone iterative solver (Karlsson Alg. 8).
 
 use super::cycle::{full_cycle, vcycle};
-use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
+use super::shared::SharedHierarchy;
 use super::{Cycle, MultigridConfig};
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
@@ -13,7 +13,7 @@ use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 /// not limited by f32. `iterations` counts cycles.
 pub struct MultigridSolver {
     config: MultigridConfig,
-    hierarchy: Hierarchy,
+    hierarchy: SharedHierarchy,
     v: Vectors,
 }
 
@@ -27,10 +27,17 @@ impl MultigridSolver {
             .validate()
             .map_err(|e| SolveError::BadValue(e.to_string()))?;
         Ok(Self {
-            hierarchy: Hierarchy::new(&config),
+            hierarchy: SharedHierarchy::new(&config, false),
             config,
             v: Vectors::default(),
         })
+    }
+
+    /// The same solver, solving on another sharing instance's hierarchy of this process when
+    /// their matrices agree, and lending its own (see [`super::shared`]).
+    pub fn sharing(mut self) -> Self {
+        self.hierarchy = SharedHierarchy::new(&self.config, true);
+        self
     }
 
     /// The configuration.
@@ -38,69 +45,72 @@ impl MultigridSolver {
         &self.config
     }
 
-    /// How many times the hierarchy was built (it is rebuilt only when the matrix changes).
+    /// How many times a hierarchy was built for this solver's matrix (only when it changes; by
+    /// this solver or by another it shares with).
     pub fn rebuilds(&self) -> usize {
-        self.hierarchy.rebuilds
+        self.hierarchy.builds()
     }
 
     /// Number of grid levels of the current hierarchy (0 before the first solve).
     pub fn levels(&self) -> usize {
         self.hierarchy.depth()
     }
+}
 
-    /// Cycle kind of cycle number `n` (Alg. 8: `n_full_cycle` full cycles, then `n_vcycle`
-    /// V-cycles, repeated).
-    fn cycle(&self, n: usize) -> Cycle {
-        let c = &self.config;
-        let full = if c.cycle == Cycle::Full {
-            c.n_full_cycle
-        } else {
-            0
-        };
-        if n % (full + c.n_vcycle) < full {
-            Cycle::Full
-        } else {
-            Cycle::V
-        }
+/// Cycle kind of cycle number `n` (Alg. 8: `n_full_cycle` full cycles, then `n_vcycle`
+/// V-cycles, repeated).
+fn cycle_of(c: &MultigridConfig, n: usize) -> Cycle {
+    let full = if c.cycle == Cycle::Full {
+        c.n_full_cycle
+    } else {
+        0
+    };
+    if n % (full + c.n_vcycle) < full {
+        Cycle::Full
+    } else {
+        Cycle::V
     }
 }
 
 impl PressureSolver for MultigridSolver {
     fn solve(&mut self, problem: &mut Problem<'_>) -> Result<SolveStats, SolveError> {
         outer::check(problem)?;
-        let h = &mut self.hierarchy;
-        h.update(problem);
-        self.v.fit(&h.levels[0], false);
-        let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, &mut self.v);
-        let bound = self.config.tolerance.bound(bnorm);
-        let mut res = outer::residual(&mut h.levels[0], &mut self.v);
-        let initial = res;
-        let mut iterations = 0;
-        while res > bound && res.is_finite() && iterations < self.config.max_iterations {
-            if flip_sdk::cancelled() {
-                break;
+        let (config, v) = (&self.config, &mut self.v);
+        let stats = self.hierarchy.solve_with(problem, |h, problem| {
+            v.fit(&h.levels[0], false);
+            let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, v);
+            let bound = config.tolerance.bound(bnorm);
+            let mut res = outer::residual(&mut h.levels[0], v);
+            let initial = res;
+            let mut iterations = 0;
+            while res > bound && res.is_finite() && iterations < config.max_iterations {
+                if flip_sdk::cancelled() {
+                    break;
+                }
+                match cycle_of(config, iterations) {
+                    Cycle::Full => full_cycle(h),
+                    Cycle::V => vcycle(h, 0, true, false),
+                }
+                outer::add_correction(&h.levels[0], v);
+                iterations += 1;
+                res = outer::residual(&mut h.levels[0], v);
             }
-            let kind = self.cycle(iterations);
-            let h = &mut self.hierarchy;
-            match kind {
-                Cycle::Full => full_cycle(h),
-                Cycle::V => vcycle(h, 0, true, false),
+            if h.regions.any_singular() {
+                h.regions.remove_mean(&h.levels[0], &mut v.p);
+                res = outer::residual(&mut h.levels[0], v);
             }
-            outer::add_correction(&h.levels[0], &mut self.v);
-            iterations += 1;
-            res = outer::residual(&mut h.levels[0], &mut self.v);
-        }
-        let h = &mut self.hierarchy;
-        if h.regions.any_singular() {
-            h.regions.remove_mean(&h.levels[0], &mut self.v.p);
-            res = outer::residual(&mut h.levels[0], &mut self.v);
-        }
-        outer::store(problem, &h.levels[0], &self.v, 0);
-        Ok(super::stats(iterations, res, initial, bound))
+            outer::store(problem, &h.levels[0], v, 0);
+            super::stats(iterations, res, initial, bound)
+        });
+        Ok(stats)
+    }
+
+    fn prepare(&mut self, problem: &Problem<'_>) {
+        self.hierarchy.prepare(problem);
     }
 
     fn reset(&mut self) {
-        self.hierarchy = Hierarchy::new(&self.config);
+        self.hierarchy.reset();
         self.v = Vectors::default();
     }
 }

@@ -1,0 +1,359 @@
+//! Hierarchies shared by the solver instances of one process.
+//!
+//! Two solves of one simulation step often have the same matrix: the volume correction solves
+//! the pressure solve's Poisson operator with another right-hand side. Building the hierarchy
+//! is most of a multigrid solve that needs few iterations, so an instance whose fine matrix is
+//! the one another instance's hierarchy was built (or is being built) for solves on that
+//! hierarchy instead of building its own.
+//!
+//! Agreement is verified, not assumed: a fingerprint of the problem's matrix only picks the
+//! candidate, and [`Hierarchy::update`] then compares every coefficient with the level it holds
+//! (a difference rebuilds it for the problem at hand, exactly as without sharing). A solve on a
+//! shared hierarchy is therefore bit-identical to one on the instance's own.
+//!
+//! All waiting happens in [`SharedHierarchy::prepare`], which reserves a hierarchy for the next
+//! solve. The SDK calls it on the host's thread before the solve moves onto the plugin's pool:
+//! a pool worker that waited for another solve could be the one that solve's parallel loops
+//! need (a worker waiting in a loop may pick up the waiting solve). The solve itself never
+//! waits: by the reservation, the hierarchy it locks is free.
+
+use super::hierarchy::Hierarchy;
+use super::{Coarsening, MultigridConfig};
+use flip_sdk::Problem;
+use rayon::prelude::*;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+/// The configuration a hierarchy is built from: instances agreeing on it can share one.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct Shape {
+    coarsening: Coarsening,
+    coarsest_size: usize,
+    bubble_levels: usize,
+    n_sweep: usize,
+    n_sweep_coarse: usize,
+}
+
+impl Shape {
+    fn of(c: &MultigridConfig) -> Self {
+        Self {
+            coarsening: c.coarsening,
+            coarsest_size: c.coarsest_size,
+            bubble_levels: c.bubble_levels,
+            n_sweep: c.n_sweep,
+            n_sweep_coarse: c.n_sweep_coarse,
+        }
+    }
+}
+
+/// The fingerprint of the matrix a slot's hierarchy holds or is being built for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Held {
+    Nothing,
+    Building(u64),
+    Built(u64),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct State {
+    held: Held,
+    /// Reserved for a solve (its owner's or a borrower's).
+    in_use: bool,
+}
+
+/// One instance's hierarchy, findable by the others.
+struct Slot {
+    shape: Shape,
+    state: Mutex<State>,
+    /// Signalled whenever `state` changes.
+    changed: Condvar,
+    hierarchy: Mutex<Hierarchy>,
+}
+
+impl Slot {
+    fn set(&self, state: State) {
+        *lock(&self.state) = state;
+        self.changed.notify_all();
+    }
+}
+
+/// Every slot of the process that others may borrow.
+static SLOTS: Mutex<Vec<Weak<Slot>>> = Mutex::new(Vec::new());
+
+/// How long [`SharedHierarchy::prepare`] waits for other solves before it gives up sharing.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A reservation for the next solve.
+struct Reserved {
+    slot: Arc<Slot>,
+    key: u64,
+}
+
+/// A solver instance's hierarchy, shared with the process's other sharing instances when their
+/// matrices agree.
+pub(crate) struct SharedHierarchy {
+    own: Arc<Slot>,
+    /// Whether others may borrow `own` and this instance may borrow theirs.
+    sharing: bool,
+    reserved: Option<Reserved>,
+    /// A hierarchy of this instance alone, used when waiting for the others took too long.
+    spare: Option<Hierarchy>,
+    config: MultigridConfig,
+    /// Times a hierarchy was built for a new matrix of this instance's solves.
+    builds: usize,
+    /// Fingerprint of the last matrix solved (`None` on the spare hierarchy) and the depth of
+    /// its hierarchy.
+    last: Option<(Option<u64>, usize)>,
+}
+
+impl SharedHierarchy {
+    /// An empty hierarchy for `config`, shared when `sharing`.
+    pub fn new(config: &MultigridConfig, sharing: bool) -> Self {
+        let own = Arc::new(Slot {
+            shape: Shape::of(config),
+            state: Mutex::new(State {
+                held: Held::Nothing,
+                in_use: false,
+            }),
+            changed: Condvar::new(),
+            hierarchy: Mutex::new(Hierarchy::new(config)),
+        });
+        if sharing {
+            let mut slots = lock(&SLOTS);
+            slots.retain(|s| s.strong_count() > 0);
+            slots.push(Arc::downgrade(&own));
+        }
+        Self {
+            own,
+            sharing,
+            reserved: None,
+            spare: None,
+            config: *config,
+            builds: 0,
+            last: None,
+        }
+    }
+
+    /// How many times a hierarchy was built for a new matrix of this instance's solves.
+    pub fn builds(&self) -> usize {
+        self.builds
+    }
+
+    /// Levels of the hierarchy of the last solve (0 before the first).
+    pub fn depth(&self) -> usize {
+        self.last.map_or(0, |(_, depth)| depth)
+    }
+
+    /// Reserves a hierarchy for solving `p`: another instance's that holds this matrix (waiting
+    /// while it is being built or used), else this instance's own (waiting while another
+    /// instance uses it). Blocks: call it outside the plugin's pool (see the module
+    /// documentation). Without sharing, does nothing.
+    pub fn prepare(&mut self, p: &Problem<'_>) {
+        self.release();
+        if !self.sharing {
+            return;
+        }
+        let key = fingerprint(p, self.own.shape.coarsening == Coarsening::Rediscretise);
+        let deadline = Instant::now() + PATIENCE;
+        while Instant::now() < deadline && !flip_sdk::cancelled() {
+            let busy = match self.try_reserve(key) {
+                Ok(reserved) => {
+                    self.reserved = Some(reserved);
+                    return;
+                }
+                Err(busy) => busy,
+            };
+            let state = lock(&busy.state);
+            let still = |s: &State| s.in_use || s.held == Held::Building(key);
+            if still(&state) {
+                // re-checked every second for cancellation and the deadline
+                let _ = busy
+                    .changed
+                    .wait_timeout_while(state, Duration::from_secs(1), |s| still(s));
+            }
+        }
+    }
+
+    /// Reserves the slot for `key`, or returns the slot to wait for.
+    fn try_reserve(&self, key: u64) -> Result<Reserved, Arc<Slot>> {
+        let slots = lock(&SLOTS);
+        let mut wait_for = None;
+        for other in slots.iter().filter_map(Weak::upgrade) {
+            if Arc::ptr_eq(&other, &self.own) || other.shape != self.own.shape {
+                continue;
+            }
+            let mut s = lock(&other.state);
+            match s.held {
+                Held::Built(k) if k == key && !s.in_use => {
+                    s.in_use = true;
+                    drop(s);
+                    return Ok(Reserved { slot: other, key });
+                }
+                Held::Built(k) | Held::Building(k) if k == key => {
+                    drop(s);
+                    wait_for = Some(other);
+                }
+                _ => {}
+            }
+        }
+        if let Some(other) = wait_for {
+            return Err(other);
+        }
+        let mut s = lock(&self.own.state);
+        if s.in_use {
+            drop(s);
+            return Err(self.own.clone());
+        }
+        *s = State {
+            held: Held::Building(key),
+            in_use: true,
+        };
+        Ok(Reserved {
+            slot: self.own.clone(),
+            key,
+        })
+    }
+
+    /// Gives back a reservation that was not used.
+    fn release(&mut self) {
+        if let Some(r) = self.reserved.take() {
+            let held = lock(&r.slot.state).held;
+            let held = if held == Held::Building(r.key) {
+                Held::Nothing
+            } else {
+                held
+            };
+            r.slot.set(State {
+                held,
+                in_use: false,
+            });
+        }
+    }
+
+    /// Runs `solve` on a hierarchy brought up to date with `p`'s matrix: the one reserved by
+    /// [`SharedHierarchy::prepare`] (called here when it was not, which may block), or this
+    /// instance's own when sharing is off or waiting took too long.
+    pub fn solve_with<'p, R>(
+        &mut self,
+        p: &mut Problem<'p>,
+        solve: impl FnOnce(&mut Hierarchy, &mut Problem<'p>) -> R,
+    ) -> R {
+        if self.reserved.is_none() {
+            self.prepare(p);
+        }
+        let Some(r) = self.reserved.take() else {
+            let config = &self.config;
+            let h = self.spare.get_or_insert_with(|| Hierarchy::new(config));
+            if h.update(p) {
+                self.builds += 1;
+            }
+            self.last = Some((None, h.depth()));
+            return solve(h, p);
+        };
+        let mut guard = Release {
+            slot: &r.slot,
+            held: Held::Nothing,
+        };
+        let mut h = lock(&r.slot.hierarchy);
+        // verifies every coefficient; rebuilds on any difference
+        let rebuilt = h.update(p);
+        guard.held = Held::Built(r.key);
+        if rebuilt || self.last.map(|(k, _)| k) != Some(Some(r.key)) {
+            self.builds += 1;
+        }
+        self.last = Some((Some(r.key), h.depth()));
+        solve(&mut h, p)
+    }
+
+    /// Forgets what was built: the next solve builds again.
+    pub fn reset(&mut self) {
+        self.release();
+        lock(&self.own.hierarchy).built = false;
+        let in_use = lock(&self.own.state).in_use;
+        self.own.set(State {
+            held: Held::Nothing,
+            in_use,
+        });
+        self.spare = None;
+        self.last = None;
+    }
+}
+
+impl Drop for SharedHierarchy {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Ends a reserved solve: the slot holds `held` (left `Nothing` when the update panicked) and
+/// is free again.
+struct Release<'a> {
+    slot: &'a Slot,
+    held: Held,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.slot.set(State {
+            held: self.held,
+            in_use: false,
+        });
+    }
+}
+
+/// A fingerprint of everything [`Hierarchy::update`] reads from `p` (with `face_open` when
+/// the hierarchy rediscretises).
+fn fingerprint(p: &Problem<'_>, face_open: bool) -> u64 {
+    const CHUNK: usize = 1 << 14;
+    let n = p.cell_count();
+    let mut arrays: Vec<&[f32]> = vec![p.diag, p.off[0], p.off[1], p.off[2]];
+    if face_open {
+        arrays.extend(p.face_open);
+    }
+    let chunk_hash = |c: usize| {
+        let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+        let mut h = Mix::new(c as u64);
+        p.cell_kind[range.clone()]
+            .iter()
+            .for_each(|&k| h.add(u64::from(k)));
+        for a in &arrays {
+            a[range.clone()]
+                .iter()
+                .for_each(|x| h.add(u64::from(x.to_bits())));
+        }
+        h.0
+    };
+    let chunks: Vec<u64> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(chunk_hash)
+        .collect();
+    let mut h = Mix::new(n as u64);
+    p.dims.iter().for_each(|&d| h.add(d as u64));
+    chunks.into_iter().for_each(|c| h.add(c));
+    h.0
+}
+
+/// A small multiply-rotate hash (not for adversaries: a collision only costs a rebuild).
+struct Mix(u64);
+
+impl Mix {
+    fn new(seed: u64) -> Self {
+        Self(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+    #[inline(always)]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+#[cfg(test)]
+impl SharedHierarchy {
+    /// Whether this instance's own hierarchy holds built levels.
+    pub fn own_built(&self) -> bool {
+        lock(&self.own.hierarchy).built
+    }
+}
