@@ -7,6 +7,7 @@ mod isolation;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod problems;
+mod roofline;
 mod step;
 #[cfg(feature = "mpi")]
 mod step_mpi;

@@ -1,5 +1,5 @@
 //! What each built-in kind does in a step ([`NodeRole`]) and the memory it keeps
-//! ([`MemoryModel`]), attached to its spec as tags, so the CLI and the editor ask "the
+//! ([`MemoryModel`]) and its least memory traffic ([`Traffic`]), attached to its spec as tags, so the CLI and the editor ask "the
 //! pressure solve" or "the particle stages" instead of matching kind names. [`KindFacts`]
 //! reads them back.
 
@@ -131,13 +131,41 @@ impl MemoryModel {
     }
 }
 
-/// The role and memory model of a spec.
+/// The least memory traffic of one evaluation, declared by the kind: every input read once and
+/// every output written once, f32 grids and particle attributes (scratch, repeated sweeps and
+/// solver iterations come on top). `flipgraph bench step` divides it by the node's time and
+/// by the machine's measured bandwidth, so a stage far below 100 % is far from its floor.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Traffic {
+    /// Bytes per particle.
+    pub particle_bytes: f64,
+    /// Bytes per grid cell.
+    pub cell_bytes: f64,
+}
+
+impl Traffic {
+    /// `particle_bytes` per particle and `cell_bytes` per cell.
+    pub fn new(particle_bytes: f64, cell_bytes: f64) -> Self {
+        Self {
+            particle_bytes,
+            cell_bytes,
+        }
+    }
+    /// Bytes for `particles` particles on `cells` cells.
+    pub fn bytes(self, particles: usize, cells: usize) -> f64 {
+        self.particle_bytes * particles as f64 + self.cell_bytes * cells as f64
+    }
+}
+
+/// The role, memory model and traffic of a spec.
 pub trait KindFacts {
     /// What the kind does in a step: its [`NodeRole`] tag, the step pair's by kind id,
     /// [`NodeRole::Other`] for a kind without one.
     fn role(&self) -> NodeRole;
     /// Memory it keeps and disk it writes beyond its outputs (none without a tag).
     fn memory(&self) -> MemoryModel;
+    /// Its least memory traffic per evaluation (`None` without a tag).
+    fn traffic(&self) -> Option<Traffic>;
 }
 
 impl KindFacts for NodeSpec {
@@ -151,5 +179,8 @@ impl KindFacts for NodeSpec {
     }
     fn memory(&self) -> MemoryModel {
         self.get().copied().unwrap_or_default()
+    }
+    fn traffic(&self) -> Option<Traffic> {
+        self.get().copied()
     }
 }

@@ -1,6 +1,7 @@
 //! `flipgraph bench step`: N substeps after a warm-up on the reference dam break; median, min
 //! and max seconds per step by node, particle throughput, pressure iterations, peak memory.
 
+use super::roofline;
 use super::table::Table;
 use super::{bench_dir, peak_rss_mb};
 use crate::cmd_run::build;
@@ -152,6 +153,11 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         stages.add(&r);
         summary.add_frame(std::slice::from_ref(&r));
     }
+    // read before the bandwidth test, whose arrays would raise the high-water mark
+    let peak_mb = peak_rss_mb();
+    let bandwidth = roofline::measure_bandwidth();
+    let grid_cells = a.size.pow(if a.dim == 2 { 2 } else { 3 });
+    let traffic: Vec<_> = sim.plan().nodes.iter().map(|n| n.spec.traffic()).collect();
     let (med, min, max) = stats(walls);
     let np = summary.particles as f64;
     let mut table = Table::new(
@@ -160,7 +166,16 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             "bench step: {}D {} cells/axis, {} particles, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
             a.dim, a.size, summary.particles, a.steps, a.warmup, rayon::current_num_threads()
         ),
-        &["node", "kind", "median s", "min s", "max s", "µs/particle"],
+        &[
+            "node",
+            "kind",
+            "median s",
+            "min s",
+            "max s",
+            "µs/particle",
+            "floor MB",
+            "% of bandwidth",
+        ],
     );
     table.note(format!(
         "step seconds: median {med:.4}  min {min:.4}  max {max:.4}"
@@ -183,6 +198,8 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             continue;
         }
         node_total += m;
+        let [floor, share] =
+            roofline::cells(traffic[i], summary.particles, grid_cells, m, bandwidth);
         table.row([
             summary.ids[i].clone(),
             kind.to_string(),
@@ -190,6 +207,8 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
             format!("{lo:.4}"),
             format!("{hi:.4}"),
             format!("{:.4}", 1e6 * m / np.max(1.0)),
+            floor,
+            share,
         ]);
     }
     table.note(format!(
@@ -230,7 +249,14 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         summary.mean(|s| s.solve_ms) / 1e3,
         summary.max(|s| s.residual)
     ));
-    if let Some(mb) = peak_rss_mb() {
+    table.note(format!(
+        "roofline: floor MB = the least traffic of a stage (inputs read and outputs written once, \
+         declared by its kind); % of bandwidth = floor / median s over {:.1} GB/s, this machine's \
+         parallel copy on {} threads",
+        bandwidth / 1e9,
+        rayon::current_num_threads()
+    ));
+    if let Some(mb) = peak_mb {
         table.note(format!("peak resident memory: {mb:.0} MB"));
     }
     table.emit(&out)?;

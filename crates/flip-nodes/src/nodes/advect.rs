@@ -2,7 +2,7 @@
 //! (Karlsson eq. 24-27).
 use super::common::spec;
 use crate::kinds::{TypedInputs, PARTICLES, SOLIDS, VELOCITY};
-use crate::roles::NodeRole;
+use crate::roles::{NodeRole, Traffic};
 use flip_core::advect::advect_shifted;
 use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
 use std::sync::Arc;
@@ -55,6 +55,8 @@ pub fn kind() -> NodeKind {
         vec![PortSpec::new("particles", PARTICLES, "moved particles")],
         vec![],
     )
-    .with(NodeRole::ParticleAdvect);
+    .with(NodeRole::ParticleAdvect)
+    // positions read and written; velocity, shift and solid distance read
+    .with(Traffic::new(24.0, 28.0));
     NodeKind::new(s, Box::new(|_| Ok(Box::new(Advect))))
 }

@@ -3,7 +3,7 @@
 use super::common::spec;
 use crate::kinds::{TypedInputs, LEVEL_SET, VELOCITY};
 use crate::params::Params;
-use crate::roles::NodeRole;
+use crate::roles::{NodeRole, Traffic};
 use flip_core::extrapolate::extrapolate;
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
@@ -52,7 +52,9 @@ pub fn kind() -> NodeKind {
             64,
         )],
     )
-    .with(NodeRole::Grid);
+    .with(NodeRole::Grid)
+    // velocity, validity and distance read, velocity written
+    .with(Traffic::new(0.0, 31.0));
     NodeKind::new(
         s,
         Box::new(|init| {

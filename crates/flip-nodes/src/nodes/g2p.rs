@@ -2,7 +2,7 @@
 use super::common::spec;
 use crate::kinds::{TypedInputs, PARTICLES, VELOCITY};
 use crate::params::Params;
-use crate::roles::NodeRole;
+use crate::roles::{NodeRole, Traffic};
 use flip_core::transfer::{g2p, g2p_apic};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
@@ -78,6 +78,8 @@ pub fn kind() -> NodeKind {
         ],
     )
     .with(NodeRole::GridToParticle)
+    // positions and velocities read, velocities written; two velocity grids read
+    .with(Traffic::new(36.0, 24.0))
     .with_live_params(&["flip_ratio"]);
     NodeKind::new(
         s,

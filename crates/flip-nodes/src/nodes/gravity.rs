@@ -2,7 +2,7 @@
 use super::common::spec;
 use crate::kinds::{TypedInputs, VELOCITY};
 use crate::params::Params;
-use crate::roles::NodeRole;
+use crate::roles::{NodeRole, Traffic};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
@@ -54,6 +54,8 @@ pub fn kind() -> NodeKind {
         )],
     )
     .with(NodeRole::Force)
+    // one velocity component read and written
+    .with(Traffic::new(0.0, 8.0))
     .with_live_params(&["gravity"]);
     NodeKind::new(
         s,

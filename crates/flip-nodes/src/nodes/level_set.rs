@@ -3,7 +3,7 @@
 use super::common::spec;
 use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, PARTICLES, SCALAR, SOLIDS};
 use crate::params::Params;
-use crate::roles::{MemoryModel, NodeRole};
+use crate::roles::{MemoryModel, NodeRole, Traffic};
 use crate::stats::LiquidVolume;
 use flip_core::levelset::{
     close_interior, liquid_phi, particle_phi_and_density, ParticlePhiScratch, Redistance,
@@ -156,6 +156,8 @@ pub fn kind() -> NodeKind {
         ],
     )
     .with(NodeRole::LevelSet)
+    // positions read; cell kinds and solid distance read, distance and density written
+    .with(Traffic::new(12.0, 13.0))
     // the spare level-set and density grids it keeps, and the splat's scratch
     .with(MemoryModel::per_cell(12.0));
     NodeKind::new(

@@ -2,7 +2,7 @@
 //! (Karlsson Alg. 4).
 use super::common::spec;
 use crate::kinds::{TypedInputs, CELLS, PARTICLES, SOLIDS};
-use crate::roles::NodeRole;
+use crate::roles::{NodeRole, Traffic};
 use flip_core::marker::mark_cells;
 use flip_core::{CellGrid, CellKind};
 use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
@@ -51,6 +51,8 @@ pub fn kind() -> NodeKind {
         vec![PortSpec::new(CELLS_OUT, CELLS, "cell kinds")],
         vec![],
     )
-    .with(NodeRole::CellMarker);
+    .with(NodeRole::CellMarker)
+    // positions read; solid distance read, cell kinds written
+    .with(Traffic::new(12.0, 5.0));
     NodeKind::new(s, Box::new(|_| Ok(Box::<Marker>::default())))
 }

@@ -2,7 +2,7 @@
 //! particle weight (for extrapolation) and keeps the result as the FLIP reference velocity.
 use super::common::spec;
 use crate::kinds::{TypedInputs, VelocityField, PARTICLES, VELOCITY};
-use crate::roles::{MemoryModel, NodeRole};
+use crate::roles::{MemoryModel, NodeRole, Traffic};
 use flip_core::transfer::{p2g, TransferScratch};
 use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
 use std::sync::Arc;
@@ -56,6 +56,8 @@ pub fn kind() -> NodeKind {
         vec![],
     )
     .with(NodeRole::ParticleToGrid)
+    // positions and velocities read; velocity and validity written
+    .with(Traffic::new(24.0, 15.0))
     // transfer weights and a spare velocity field
     .with(MemoryModel::per_cell(27.0));
     NodeKind::new(s, Box::new(|_| Ok(Box::<P2g>::default())))

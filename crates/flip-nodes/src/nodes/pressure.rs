@@ -14,7 +14,7 @@ pub(crate) mod window;
 use super::common::{failed, spec};
 use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
 use crate::params::Params;
-use crate::roles::{MemoryModel, NodeRole};
+use crate::roles::{MemoryModel, NodeRole, Traffic};
 use crate::stats::{RegularSolve, SolveReport, SolvedGrid};
 use flip_abi::CELL_FLUID;
 use flip_core::pressure::PressureSystem;
@@ -329,6 +329,10 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         ],
     )
     .with(NodeRole::Pressure)
+    // velocity, validity, distance, solid distance and cell kinds read; the system (kinds,
+    // diagonal, couplings, right-hand side) written and read once by the solver; pressure and
+    // velocity written
+    .with(Traffic::new(0.0, 94.0))
     .with_live_params(&["tolerance", "rel_tolerance", "abs_tolerance"])
     // assembled system (7 f64 coefficients + rhs, pressure, kinds) and a solver's vectors
     .with(MemoryModel::per_cell(160.0));

@@ -12,7 +12,7 @@ use super::pressure::params::{
 use super::pressure::state::{load_solver, save_solver};
 use super::pressure::window::solve as solve_windowed;
 use crate::kinds::{TypedInputs, VelocityField, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, VELOCITY};
-use crate::roles::{MemoryModel, NodeRole};
+use crate::roles::{MemoryModel, NodeRole, Traffic};
 use crate::stats::{CorrectionSolve, VolumeCorrectionStats};
 use flip_sdk::Problem;
 
@@ -369,6 +369,9 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         params(&choices, &default),
     )
     .with(NodeRole::VolumeCorrection)
+    // distance, density and solid distance read; the system written and read once by the
+    // solver; the shift and the density ratio written
+    .with(Traffic::new(0.0, 78.0))
     // its own system and a solver's vectors, like the pressure solve's (estimate's figure)
     .with(MemoryModel::per_cell(180.0));
     NodeKind::new(
