@@ -153,6 +153,8 @@ pub struct NodeIo {
     pub(crate) inputs: Vec<Option<Value>>,
     pub(crate) output_names: Vec<String>,
     pub(crate) outputs: Vec<Option<Value>>,
+    /// Outputs that nothing reads in this evaluation (set by the runner; none by default).
+    pub(crate) unread: Vec<bool>,
     /// Statistics to report for this evaluation (a node family's [`NodeStats`]).
     pub stats: Option<Arc<dyn NodeStats>>,
     /// Files this evaluation wrote (output nodes), for the run manifest.
@@ -170,6 +172,7 @@ impl NodeIo {
             inputs,
             output_names: outputs.to_vec(),
             outputs: vec![None; outputs.len()],
+            unread: vec![false; outputs.len()],
             stats: None,
             files: Vec::new(),
             events: Vec::new(),
@@ -203,6 +206,18 @@ impl NodeIo {
             .position(|n| n == name)
             .unwrap_or_else(|| panic!("node wrote undeclared output `{name}`"));
         self.outputs[i] = Some(value);
+    }
+
+    /// Whether anything reads output `name` in this evaluation: no node wired to it, no probe
+    /// (a node can then let go of what it would pass through, so that a later in-place edit
+    /// of the value does not copy it). True when the runner did not say.
+    pub fn is_read(&self, name: &str) -> bool {
+        let i = self
+            .output_names
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or_else(|| panic!("node asked about undeclared output `{name}`"));
+        !self.unread[i]
     }
 
     /// Reads output `name` after evaluation (tests).

@@ -115,7 +115,14 @@ impl<'a> Env<'a> {
             })
             .collect();
         let outs: Vec<String> = p.spec.outputs.iter().map(|o| o.name.clone()).collect();
-        NodeIo::new(inputs, &outs)
+        let mut io = NodeIo::new(inputs, &outs);
+        if Some(i) != self.plan.step_output && Some(i) != self.plan.step_input {
+            let probed = |o: usize| self.probes.contains(&(i, o));
+            io.unread = (0..outs.len())
+                .map(|o| b.left[i][o] == 0 && !probed(o))
+                .collect();
+        }
+        io
     }
 
     /// Takes node `i` and its inputs for a run, unless its level is past a failure.

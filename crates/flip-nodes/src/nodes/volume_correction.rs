@@ -51,6 +51,20 @@ struct VolumeCorrection {
     distributed_solvers: Vec<String>,
 }
 
+/// The input particles, or only their count when the node does not need them.
+struct Kept {
+    count: usize,
+    particles: Option<Arc<Particles>>,
+}
+
+impl Kept {
+    fn get(&mut self) -> Result<&mut Arc<Particles>, NodeError> {
+        self.particles
+            .as_mut()
+            .ok_or_else(|| failed("the particles were let go of but are needed"))
+    }
+}
+
 /// The level-set node's liquid signed distance and particle density.
 type LevelSetMeasurement = (Arc<Grid3<f32>>, Arc<Grid3<f32>>);
 
@@ -113,7 +127,7 @@ impl VolumeCorrection {
         ctx: &EvalCtx,
         reported: &mut VolumeCorrectionStats,
         wiring: &Wiring,
-        particles: &mut Arc<Particles>,
+        particles: &mut Kept,
         solids: &Solids,
         solver: &mut SolverInstance,
     ) -> Result<Option<Arc<VelocityField>>, NodeError> {
@@ -127,7 +141,7 @@ impl VolumeCorrection {
             }
             Wiring::BeforeAdvection(None) | Wiring::AfterAdvection => {
                 let t0 = Instant::now();
-                measure(g, &particles.pos, solids, &mut self.scratch);
+                measure(g, &particles.get()?.pos, solids, &mut self.scratch);
                 reported.measure_ms = Some(t0.elapsed().as_secs_f64() * 1e3);
                 Measurement {
                     phi: &self.scratch.phi,
@@ -136,11 +150,11 @@ impl VolumeCorrection {
             }
         };
         let domain = match &ctx.window {
-            Some(w) => window::measure(w, g, solids, m, particles),
+            Some(w) => window::measure(w, g, solids, m, particles.get()?),
             None => window::DomainMeasure {
                 rest: interior_density(g, m),
                 volume: liquid_volume(g, solids, m),
-                particles: particles.len() as f64,
+                particles: particles.count as f64,
             },
         };
         if self.rest.is_none() {
@@ -184,7 +198,7 @@ impl VolumeCorrection {
         let t1 = Instant::now();
         let (shift, out) = match wiring {
             Wiring::AfterAdvection => {
-                let ps = Arc::make_mut(particles);
+                let ps = Arc::make_mut(particles.get()?);
                 (displace(g, ps, solids, sys, &mut self.scratch), None)
             }
             Wiring::BeforeAdvection(_) => {
@@ -223,7 +237,7 @@ impl Node for VolumeCorrection {
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
-        let mut particles = io.particles("particles")?;
+        let particles = io.particles("particles")?;
         if let Some(e) = self.reset_error.take() {
             return Err(failed(format!("resetting the solver failed: {e}")));
         }
@@ -236,6 +250,16 @@ impl Node for VolumeCorrection {
                     "`density` needs `level_set` from the same level-set node wired too",
                 ))
             }
+        };
+        // Before advection with the level set's measurement, only the count is needed: the
+        // particles are let go of unless their pass-through output is read, so that G2P
+        // updates them in place instead of copying them while this node solves.
+        let needed = !matches!(wiring, Wiring::BeforeAdvection(Some(_)))
+            || ctx.window.is_some()
+            || io.is_read("particles");
+        let mut particles = Kept {
+            count: particles.len(),
+            particles: needed.then_some(particles),
         };
         let mut shift = None;
         if let Some(mut solver) = self.solver.take() {
@@ -277,7 +301,9 @@ impl Node for VolumeCorrection {
         };
         io.set("density", Value::shared(SCALAR, Arc::new(density)));
         io.set("shift", Value::shared(VELOCITY, shift));
-        io.set("particles", Value::shared(PARTICLES, particles));
+        if let Some(p) = particles.particles {
+            io.set("particles", Value::shared(PARTICLES, p));
+        }
         Ok(())
     }
 
