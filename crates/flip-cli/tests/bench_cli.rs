@@ -21,7 +21,10 @@ fn bench_step_prints_the_roofline_of_every_stage_that_declares_its_traffic() {
     ]);
     let printed = text(&o);
     assert!(o.status.success(), "{printed}");
-    assert!(printed.contains("GB/s, this machine's parallel copy"), "{printed}");
+    assert!(
+        printed.contains("GB/s, this machine's parallel copy"),
+        "{printed}"
+    );
     let csv = std::fs::read_to_string(out.path().join("step_3d_20.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -39,10 +42,24 @@ fn bench_step_prints_the_roofline_of_every_stage_that_declares_its_traffic() {
     assert!(particles > 1000.0, "{particles}");
     let p2g_floor: f64 = row("p2g")[floor].parse().unwrap();
     let expected = (24.0 * particles + 15.0 * 8000.0) / 1e6;
-    assert!((p2g_floor - expected).abs() <= 0.006, "{p2g_floor} vs {expected}");
-    for kind in ["p2g", "g2p", "advect", "level_set", "pressure", "volume_correction"] {
+    assert!(
+        (p2g_floor - expected).abs() <= 0.006,
+        "{p2g_floor} vs {expected}"
+    );
+    for kind in [
+        "p2g",
+        "g2p",
+        "advect",
+        "level_set",
+        "pressure",
+        "volume_correction",
+    ] {
         let s: f64 = row(kind)[share].parse().unwrap_or(f64::NAN);
         assert!(s.is_finite() && s > 0.0, "{kind}: {:?}", row(kind));
     }
-    assert_eq!(row("solids")[share], "–", "a kind without a declared traffic");
+    assert_eq!(
+        row("solids")[share],
+        "–",
+        "a kind without a declared traffic"
+    );
 }

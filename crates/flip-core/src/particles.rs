@@ -1,6 +1,9 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+/// Reordering by cell.
+mod sort;
+
 /// Marker particles, structure of arrays. In 2D, z is `dx/2` and z-velocity is 0.
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Particles {

@@ -38,11 +38,43 @@ pub struct StepArgs {
     /// Folder for the table's CSV and Markdown (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Shuffle the particles after the warm-up: the order a long simulation leaves them in at
+    /// worst, to price the particle order (with `--set advect.sort_every=0`: never reordered).
+    #[arg(long)]
+    pub scramble: bool,
     /// Weak scaling under `mpirun -np N`: every rank owns `size` layers along the slab axis
     /// (the domain and the liquid column stretch with the ranks); rank 0 prints one row.
     #[cfg(feature = "mpi")]
     #[arg(long)]
     pub mpi: bool,
+}
+
+/// Shuffles the carried particles (Fisher-Yates with a fixed xorshift: the same order every
+/// run), their attributes with them.
+fn scramble(sim: &mut flip_graph::Simulation) {
+    use flip_nodes::kinds::CarriedParticles;
+    let Some(shared) = sim.particles() else {
+        return;
+    };
+    let mut p = (*shared).clone();
+    drop(shared);
+    let n = p.len();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let j = (x % (i as u64 + 1)) as usize;
+        p.pos.swap(i, j);
+        p.vel.swap(i, j);
+        if p.has_affine() {
+            p.affine.swap(i, j);
+        }
+        if p.has_ids() {
+            p.id.swap(i, j);
+        }
+    }
+    sim.set_particles(p);
 }
 
 pub(super) fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
@@ -126,6 +158,9 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     std::fs::create_dir_all(&out)?;
     let mut sim = build(session, &doc, &graph, &out)?;
     let dt = warm_up(&mut sim, &doc, a.warmup)?;
+    if a.scramble {
+        scramble(&mut sim);
+    }
     let mut summary = RunSummary::new(&sim);
     let mut per_node: Vec<Vec<f64>> = vec![Vec::new(); sim.plan().nodes.len()];
     let mut walls = Vec::new();
@@ -163,8 +198,10 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut table = Table::new(
         format!("step_{}d_{}", a.dim, a.size),
         format!(
-            "bench step: {}D {} cells/axis, {} particles, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
-            a.dim, a.size, summary.particles, a.steps, a.warmup, rayon::current_num_threads()
+            "bench step: {}D {} cells/axis, {} particles{}, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
+            a.dim, a.size, summary.particles,
+            if a.scramble { " (shuffled after the warm-up)" } else { "" },
+            a.steps, a.warmup, rayon::current_num_threads()
         ),
         &[
             "node",
