@@ -105,6 +105,9 @@ fn a_step_moves_the_particles_instead_of_copying_them() {
     doc.settings.cell_size = 1.0 / 26.0;
     set(&mut doc, "export", "ply", Bool(false));
     set(&mut doc, "export", "png", Bool(false));
+    // the one substep in `sort_every` that reorders the particles by cell replaces their arrays
+    let sort_every = 5;
+    set(&mut doc, "advect", "sort_every", Number(f64::from(sort_every)));
     let (mut sim, _out) = simulation(&doc, &registry());
     let dt = 1.0 / 240.0;
     sim.substep(dt, 0, false).unwrap(); // the emitters fill the pool and the ball
@@ -114,7 +117,9 @@ fn a_step_moves_the_particles_instead_of_copying_them() {
     for s in 1..16 {
         sim.substep(dt, s, s % 4 == 0).unwrap();
         let after = buffers(&sim);
-        assert_eq!(after, before, "substep {s} copied the particles");
+        if s % sort_every != 0 {
+            assert_eq!(after, before, "substep {s} copied the particles");
+        }
         before = after;
     }
 }
