@@ -32,7 +32,7 @@ impl Particles {
         if keys.par_windows(2).all(|w| w[0] < w[1]) {
             return false;
         }
-        keys.par_sort_unstable();
+        keys.par_sort(); // adaptive to the runs of nearly ordered particles
         let order: Vec<u32> = keys.into_par_iter().map(|k| k as u32).collect();
         self.pos = gather(&self.pos, &order);
         self.vel = gather(&self.vel, &order);
