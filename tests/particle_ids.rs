@@ -107,7 +107,12 @@ fn a_step_moves_the_particles_instead_of_copying_them() {
     set(&mut doc, "export", "png", Bool(false));
     // the one substep in `sort_every` that reorders the particles by cell replaces their arrays
     let sort_every = 5;
-    set(&mut doc, "advect", "sort_every", Number(f64::from(sort_every)));
+    set(
+        &mut doc,
+        "advect",
+        "sort_every",
+        Number(f64::from(sort_every)),
+    );
     let (mut sim, _out) = simulation(&doc, &registry());
     let dt = 1.0 / 240.0;
     sim.substep(dt, 0, false).unwrap(); // the emitters fill the pool and the ball
