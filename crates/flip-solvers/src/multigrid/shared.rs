@@ -15,7 +15,10 @@
 //! solve. The SDK calls it on the host's thread before the solve moves onto the plugin's pool:
 //! a pool worker that waited for another solve could be the one that solve's parallel loops
 //! need (a worker waiting in a loop may pick up the waiting solve). The solve itself never
-//! waits: by the reservation, the hierarchy it locks is free.
+//! waits: by the reservation, the hierarchy it locks is free. The build happens in `prepare`
+//! too (on a pool worker, waiting for nobody), so that an instance that was waiting for it
+//! solves first: in a simulation step that is the pressure solve, which the next nodes wait
+//! for, while the volume correction, usually first to arrive, is needed only at advection.
 
 use super::hierarchy::Hierarchy;
 use super::{Coarsening, MultigridConfig};
@@ -59,6 +62,8 @@ struct State {
     held: Held,
     /// Reserved for a solve (its owner's or a borrower's).
     in_use: bool,
+    /// Instances waiting in [`SharedHierarchy::prepare`] for this slot.
+    waiting: usize,
 }
 
 /// One instance's hierarchy, findable by the others.
@@ -71,8 +76,11 @@ struct Slot {
 }
 
 impl Slot {
-    fn set(&self, state: State) {
-        *lock(&self.state) = state;
+    /// Sets what the slot holds and whether it is reserved (waiters stay counted).
+    fn set(&self, held: Held, in_use: bool) {
+        let mut s = lock(&self.state);
+        (s.held, s.in_use) = (held, in_use);
+        drop(s);
         self.changed.notify_all();
     }
 }
@@ -82,6 +90,9 @@ static SLOTS: Mutex<Vec<Weak<Slot>>> = Mutex::new(Vec::new());
 
 /// How long [`SharedHierarchy::prepare`] waits for other solves before it gives up sharing.
 const PATIENCE: Duration = Duration::from_secs(120);
+
+/// How long a builder gives the instances that waited for its build to take it.
+const HANDOVER: Duration = Duration::from_millis(100);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -118,6 +129,7 @@ impl SharedHierarchy {
             state: Mutex::new(State {
                 held: Held::Nothing,
                 in_use: false,
+                waiting: 0,
             }),
             changed: Condvar::new(),
             hierarchy: Mutex::new(Hierarchy::new(config)),
@@ -150,7 +162,8 @@ impl SharedHierarchy {
 
     /// Reserves a hierarchy for solving `p`: another instance's that holds this matrix (waiting
     /// while it is being built or used), else this instance's own (waiting while another
-    /// instance uses it). Blocks: call it outside the plugin's pool (see the module
+    /// instance uses it), which it then brings up to date; if others wait for that build, they
+    /// solve on it first. Blocks: call it outside the plugin's pool (see the module
     /// documentation). Without sharing, does nothing.
     pub fn prepare(&mut self, p: &Problem<'_>) {
         self.release();
@@ -160,26 +173,44 @@ impl SharedHierarchy {
         let key = fingerprint(p, self.own.shape.coarsening == Coarsening::Rediscretise);
         let deadline = Instant::now() + PATIENCE;
         while Instant::now() < deadline && !flip_sdk::cancelled() {
-            let busy = match self.try_reserve(key) {
-                Ok(reserved) => {
+            match self.try_reserve(key) {
+                Ok((reserved, false)) => {
                     self.reserved = Some(reserved);
                     return;
                 }
-                Err(busy) => busy,
-            };
-            let state = lock(&busy.state);
-            let still = |s: &State| s.in_use || s.held == Held::Building(key);
-            if still(&state) {
-                // re-checked every second for cancellation and the deadline
-                let _ = busy
-                    .changed
-                    .wait_timeout_while(state, Duration::from_secs(1), |s| still(s));
+                Ok((reserved, true)) => {
+                    build(&reserved, p);
+                    if !self.yield_to_waiters() {
+                        self.reserved = Some(reserved);
+                        return;
+                    }
+                }
+                Err(busy) => wait(&busy, key),
             }
         }
     }
 
-    /// Reserves the slot for `key`, or returns the slot to wait for.
-    fn try_reserve(&self, key: u64) -> Result<Reserved, Arc<Slot>> {
+    /// After a build of this instance's own slot: when others wait for it, frees it for them
+    /// and returns once one of them has taken it (or after [`HANDOVER`]); `false` when none
+    /// waited.
+    fn yield_to_waiters(&self) -> bool {
+        let mut s = lock(&self.own.state);
+        if s.waiting == 0 {
+            return false;
+        }
+        s.in_use = false;
+        self.own.changed.notify_all();
+        let _ = self
+            .own
+            .changed
+            .wait_timeout_while(s, HANDOVER, |s| !s.in_use)
+            .unwrap_or_else(PoisonError::into_inner);
+        true
+    }
+
+    /// Reserves the slot for `key`, saying whether it still has to be built for it, or returns
+    /// the slot to wait for.
+    fn try_reserve(&self, key: u64) -> Result<(Reserved, bool), Arc<Slot>> {
         let slots = lock(&SLOTS);
         let mut wait_for = None;
         for other in slots.iter().filter_map(Weak::upgrade) {
@@ -191,7 +222,7 @@ impl SharedHierarchy {
                 Held::Built(k) if k == key && !s.in_use => {
                     s.in_use = true;
                     drop(s);
-                    return Ok(Reserved { slot: other, key });
+                    return Ok((Reserved { slot: other, key }, false));
                 }
                 Held::Built(k) | Held::Building(k) if k == key => {
                     drop(s);
@@ -208,14 +239,13 @@ impl SharedHierarchy {
             drop(s);
             return Err(self.own.clone());
         }
-        *s = State {
-            held: Held::Building(key),
-            in_use: true,
-        };
-        Ok(Reserved {
-            slot: self.own.clone(),
-            key,
-        })
+        let stale = s.held != Held::Built(key);
+        if stale {
+            s.held = Held::Building(key);
+        }
+        s.in_use = true;
+        let slot = self.own.clone();
+        Ok((Reserved { slot, key }, stale))
     }
 
     /// Gives back a reservation that was not used.
@@ -227,10 +257,7 @@ impl SharedHierarchy {
             } else {
                 held
             };
-            r.slot.set(State {
-                held,
-                in_use: false,
-            });
+            r.slot.set(held, false);
         }
     }
 
@@ -274,10 +301,7 @@ impl SharedHierarchy {
         self.release();
         lock(&self.own.hierarchy).built = false;
         let in_use = lock(&self.own.state).in_use;
-        self.own.set(State {
-            held: Held::Nothing,
-            in_use,
-        });
+        self.own.set(Held::Nothing, in_use);
         self.spare = None;
         self.last = None;
     }
@@ -298,11 +322,49 @@ struct Release<'a> {
 
 impl Drop for Release<'_> {
     fn drop(&mut self) {
-        self.slot.set(State {
-            held: self.held,
-            in_use: false,
-        });
+        self.slot.set(self.held, false);
     }
+}
+
+/// Brings the reserved slot's hierarchy up to date with `p` on a worker of the pool (its
+/// parallel loops then start inside the pool) and marks it built for the reservation's key;
+/// returns whether it was rebuilt. A panic leaves the slot empty and free, so that nobody
+/// waits for it.
+fn build(r: &Reserved, p: &Problem<'_>) -> bool {
+    let mut guard = Release {
+        slot: &r.slot,
+        held: Held::Nothing,
+    };
+    let rebuilt = {
+        let mut h = lock(&r.slot.hierarchy);
+        let h: &mut Hierarchy = &mut h;
+        rayon::scope(|_| h.update(p))
+    };
+    guard.held = Held::Built(r.key);
+    let mut s = lock(&r.slot.state);
+    s.held = guard.held;
+    drop(s);
+    std::mem::forget(guard); // still reserved
+    r.slot.changed.notify_all();
+    rebuilt
+}
+
+/// Waits (at most a second, for cancellation and the deadline) while `busy` is in use or
+/// being built for `key`, counted among its waiters.
+fn wait(busy: &Slot, key: u64) {
+    let mut s = lock(&busy.state);
+    let still = |s: &State| s.in_use || s.held == Held::Building(key);
+    if !still(&s) {
+        return;
+    }
+    s.waiting += 1;
+    let (mut s, _) = busy
+        .changed
+        .wait_timeout_while(s, Duration::from_secs(1), |s| still(s))
+        .unwrap_or_else(PoisonError::into_inner);
+    s.waiting -= 1;
+    drop(s);
+    busy.changed.notify_all();
 }
 
 /// A fingerprint of everything [`Hierarchy::update`] reads from `p` (with `face_open` when
