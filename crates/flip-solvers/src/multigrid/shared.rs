@@ -111,6 +111,8 @@ pub(crate) struct SharedHierarchy {
     /// Whether others may borrow `own` and this instance may borrow theirs.
     sharing: bool,
     reserved: Option<Reserved>,
+    /// [`SharedHierarchy::prepare`] ran out of patience: the next solve uses `spare`.
+    gave_up: bool,
     /// A hierarchy of this instance alone, used when waiting for the others took too long.
     spare: Option<Hierarchy>,
     config: MultigridConfig,
@@ -143,6 +145,7 @@ impl SharedHierarchy {
             own,
             sharing,
             reserved: None,
+            gave_up: false,
             spare: None,
             config: *config,
             builds: 0,
@@ -167,6 +170,7 @@ impl SharedHierarchy {
     /// documentation). Without sharing, does nothing.
     pub fn prepare(&mut self, p: &Problem<'_>) {
         self.release();
+        self.gave_up = false;
         if !self.sharing {
             return;
         }
@@ -188,6 +192,7 @@ impl SharedHierarchy {
                 Err(busy) => wait(&busy, key),
             }
         }
+        self.gave_up = true;
     }
 
     /// After a build of this instance's own slot: when others wait for it, frees it for them
@@ -269,9 +274,10 @@ impl SharedHierarchy {
         p: &mut Problem<'p>,
         solve: impl FnOnce(&mut Hierarchy, &mut Problem<'p>) -> R,
     ) -> R {
-        if self.reserved.is_none() {
+        if self.reserved.is_none() && !std::mem::take(&mut self.gave_up) {
             self.prepare(p);
         }
+        self.gave_up = false;
         let Some(r) = self.reserved.take() else {
             let config = &self.config;
             let h = self.spare.get_or_insert_with(|| Hierarchy::new(config));
