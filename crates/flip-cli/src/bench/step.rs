@@ -49,8 +49,7 @@ pub struct StepArgs {
     pub mpi: bool,
 }
 
-/// Shuffles the carried particles (Fisher-Yates with a fixed xorshift: the same order every
-/// run), their attributes with them.
+/// Shuffles the carried particles, the same way every run ([`flip_core::Particles::shuffle`]).
 fn scramble(sim: &mut flip_graph::Simulation) {
     use flip_nodes::kinds::CarriedParticles;
     let Some(shared) = sim.particles() else {
@@ -58,22 +57,7 @@ fn scramble(sim: &mut flip_graph::Simulation) {
     };
     let mut p = (*shared).clone();
     drop(shared);
-    let n = p.len();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    for i in (1..n).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let j = (x % (i as u64 + 1)) as usize;
-        p.pos.swap(i, j);
-        p.vel.swap(i, j);
-        if p.has_affine() {
-            p.affine.swap(i, j);
-        }
-        if p.has_ids() {
-            p.id.swap(i, j);
-        }
-    }
+    p.shuffle(0x9e37_79b9_7f4a_7c15);
     sim.set_particles(p);
 }
 

@@ -13,9 +13,7 @@ impl Particles {
     /// Returns whether anything moved (nothing does when they are already in order, or when
     /// their attributes do not all have one entry per particle).
     pub fn sort_by_cell(&mut self, spec: &GridSpec) -> bool {
-        let n = self.len();
-        let whole = |len: usize| len == 0 || len == n;
-        if n < 2 || n > u32::MAX as usize || !whole(self.affine.len()) || !whole(self.id.len()) {
+        if !self.reorderable() {
             return false;
         }
         // cell in the high half, index in the low half: the keys are distinct, so an unstable
@@ -34,15 +32,47 @@ impl Particles {
         }
         keys.par_sort(); // adaptive to the runs of nearly ordered particles
         let order: Vec<u32> = keys.into_par_iter().map(|k| k as u32).collect();
-        self.pos = gather(&self.pos, &order);
-        self.vel = gather(&self.vel, &order);
+        self.reorder(&order);
+        true
+    }
+
+    /// Shuffles the particles, their attributes with them (Fisher-Yates driven by a xorshift
+    /// seeded with `seed`: the same order every time): the order a long simulation leaves them
+    /// in at worst, for benchmarks and tests of the particle order. Does nothing when their
+    /// attributes do not all have one entry per particle.
+    pub fn shuffle(&mut self, seed: u64) {
+        if !self.reorderable() {
+            return;
+        }
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        let mut x = seed | 1;
+        for i in (1..order.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        self.reorder(&order);
+    }
+
+    /// Whether the particles can be permuted: at least two, indexable by `u32`, and every
+    /// attribute empty or with one entry per particle.
+    fn reorderable(&self) -> bool {
+        let n = self.len();
+        let whole = |len: usize| len == 0 || len == n;
+        n >= 2 && n <= u32::MAX as usize && whole(self.affine.len()) && whole(self.id.len())
+    }
+
+    /// Puts particle `order[i]` at `i` (`order` a permutation), every attribute alike.
+    fn reorder(&mut self, order: &[u32]) {
+        self.pos = gather(&self.pos, order);
+        self.vel = gather(&self.vel, order);
         if !self.affine.is_empty() {
-            self.affine = gather(&self.affine, &order);
+            self.affine = gather(&self.affine, order);
         }
         if !self.id.is_empty() {
-            self.id = gather(&self.id, &order);
+            self.id = gather(&self.id, order);
         }
-        true
     }
 }
 
@@ -77,18 +107,7 @@ mod tests {
         let mut p = Particles::default();
         emit(spec, &solids, &params, 7, &mut p);
         p.affine = (0..p.len()).map(|i| [Vec3::splat(i as f32); 3]).collect();
-        let n = p.len();
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        for i in (1..n).rev() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let j = (x % (i as u64 + 1)) as usize;
-            p.pos.swap(i, j);
-            p.vel.swap(i, j);
-            p.affine.swap(i, j);
-            p.id.swap(i, j);
-        }
+        p.shuffle(0x2545_f491_4f6c_dd1d);
         p.vel = p.pos.iter().map(|x| *x * 3.0 - Vec3::ONE).collect();
         p
     }
