@@ -6,6 +6,7 @@ use crate::{state, CsrProblem, Problem, SolveError, StateReader, StateWriter, Ta
 use flip_abi::{self as abi, ErrorBuf, HostServices, SolveStats};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 /// The instance behind a handle, or an error for a null one.
 ///
@@ -84,26 +85,41 @@ pub unsafe extern "C" fn solve(
     let distributed = unsafe { with_services(services, || crate::distributed().is_some()) };
     // Held until the call returns.
     let seat = distributed.then(PoolSeat::take);
-    let elsewhere = matches!(seat, Some(None));
-    guarded(error, || {
-        if elsewhere {
-            call.run(kind) // another distributed solve of this process holds the pool's seat
-        } else {
-            if !distributed {
-                call.prepare(kind)?;
-            }
+    guarded(error, || match seat {
+        None => {
+            call.prepare(kind)?;
             on_pool(move || call.run(kind))
         }
+        Some(Some(_seat)) => match distributed_pool() {
+            Some(pool) => pool.install(move || call.run(kind)),
+            None => call.run(kind),
+        },
+        // another distributed solve of this process holds the seat
+        Some(None) => call.run(kind),
     })
 }
 
-/// Whether a distributed solve of this process runs on the pool. A distributed solve blocks
-/// in collectives; when ranks are threads of one process, a worker of one rank waiting in a
-/// parallel loop could pick up another rank's solve from the pool's queue and then never get
-/// back to its own loop. So at most one distributed solve at a time runs on the pool (always,
-/// with one rank per process); the others stay on their host threads, and the only jobs the
-/// pool ever takes from them are their loops' compute.
+/// Whether a distributed solve of this process runs on [`distributed_pool`]. A distributed
+/// solve blocks in collectives; when ranks are threads of one process, a worker waiting in
+/// one rank's parallel loop could pick up another rank's whole solve from its pool's queue and
+/// then never get back to the loop that rank waits for. So at most one distributed solve at a
+/// time runs on a pool (always, with one rank per process), a pool whose queue holds nothing
+/// else; the others stay on their host threads, and the only jobs the plugin's global pool
+/// takes from them are their loops' compute, which never blocks.
 static DISTRIBUTED_ON_POOL: AtomicBool = AtomicBool::new(false);
+
+/// The pool of the distributed solve holding [`DISTRIBUTED_ON_POOL`] (`None`: the threads
+/// could not be started, and the solve runs on its host's thread).
+fn distributed_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("flipgraph-distributed-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
 
 /// Holds [`DISTRIBUTED_ON_POOL`] for one solve.
 struct PoolSeat;
