@@ -1,11 +1,19 @@
-//! Hostile plugin libraries (issue 17): each malformed table, crashing or hanging library,
-//! FIFO, truncated copy and impersonation is refused or reported with its reason, naming the
-//! file, while the bundled plugins still load.
+//! Hostile plugin libraries (issues 17 and 36): each malformed table, crashing or hanging
+//! library, FIFO, truncated copy and impersonation is refused or reported with its reason,
+//! naming the file, while the bundled plugins still load; and in calls, what a plugin leaves
+//! outside the unknowns, a convergence it claims against the host's bound, and service calls
+//! with forged or stale contexts.
 
+use flip_core::Grid3;
+use flip_graph::{ParamValue, RunError, Simulation};
 use flip_host::probe::ProbeCommand;
-use flip_host::{bundled_plugin_dirs, LoadOptions, PluginError, PluginSet};
-use flipgraph_tests::hostile_copy;
+use flip_host::{
+    bundled_plugin_dirs, default_plugin_dirs, LoadOptions, PluginError, PluginSet, SolverInstance,
+};
+use flip_nodes::kinds::SCALAR;
+use flipgraph_tests::{graph, graphs_dir, hostile_copy, set};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn probe() -> ProbeCommand {
@@ -75,6 +83,10 @@ fn malformed_tables_and_crashing_libraries_are_refused_with_their_reason() {
             "describe(0) returned OK but wrote no description",
         ),
         ("null-params", "params is null but param_count is 1"),
+        (
+            "null-name",
+            "describe(0) wrote a description whose `name` is null",
+        ),
         ("bad-range", "range [3, 1] is empty"),
         ("nan-default", "default NaN is not finite"),
         ("bad-choice", "default 5 is not finite within [0, 1]"),
@@ -200,5 +212,105 @@ fn shadowing_a_bundled_plugin_is_never_silent() {
             .any(|w| w.contains("overrides the bundled") && w.contains("libflipgraph_mypcg")),
         "{:?}",
         set.warnings
+    );
+}
+
+/// The bundled plugins plus a copy of the fixture in `mode`, as `hostile`.
+fn with_hostile(mode: &str, dir: &Path) -> PluginSet {
+    let mut plugins = PluginSet::load_dirs(&default_plugin_dirs());
+    let copy = hostile_copy(dir, mode, "hostile");
+    assert!(plugins.add_file(&copy).is_none());
+    plugins
+}
+
+/// Three frames of the shipped 2D dam break at 40² whose pressure node solves with the
+/// fixture's `algorithm` (in `mode`) after `fail_after` honest solves; the pressure output of
+/// every substep.
+fn run_hostile(
+    mode: &str,
+    algorithm: &str,
+    fail_after: f64,
+) -> (Result<(), RunError>, Vec<Arc<Grid3<f32>>>) {
+    let lib = tempfile::tempdir().unwrap();
+    let registry = flip_nodes::builtin_registry(Arc::new(with_hostile(mode, lib.path())));
+    let mut doc = graph("dam_break_2d.ron");
+    doc.settings.grid = [40, 40, 1];
+    doc.settings.cell_size = 1.0 / 40.0;
+    let solver = ParamValue::Text(format!("hostile/{algorithm}"));
+    set(&mut doc, "pressure", "solver", solver);
+    set(
+        &mut doc,
+        "pressure",
+        "fail_after",
+        ParamValue::Number(fail_after),
+    );
+    let out = tempfile::tempdir().unwrap();
+    let mut sim = Simulation::new(&doc, &registry, out.path(), &graphs_dir()).expect("valid");
+    sim.set_probes(&[("pressure", "pressure")]);
+    let mut pressures = Vec::new();
+    let result = (0..3).try_for_each(|_| {
+        sim.advance_frame()?;
+        let p = sim.probed()[0].as_ref().and_then(|v| v.shared_as(SCALAR));
+        pressures.extend(p);
+        Ok(())
+    });
+    (result, pressures)
+}
+
+/// The message of the pressure node's failure.
+fn pressure_failure(result: Result<(), RunError>) -> String {
+    match result {
+        Err(RunError::NodeFailed { node, error, .. }) if node == "pressure" => error.to_string(),
+        other => panic!("expected the pressure node to fail, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_create_that_returns_no_instance_is_named_precisely() {
+    let lib = tempfile::tempdir().unwrap();
+    let plugins = with_hostile("null-instance", lib.path());
+    let hostile = plugins.plugins.iter().find(|p| p.id == "hostile").unwrap();
+    let Err(e) = SolverInstance::create(hostile.clone(), "claims-converged", &[]) else {
+        panic!("an instance without a handle was accepted");
+    };
+    let message = e.to_string();
+    assert!(
+        message.contains("`create` returned OK but wrote a null instance handle"),
+        "{message}"
+    );
+}
+
+#[test]
+fn what_a_plugin_writes_outside_the_unknowns_never_reaches_the_pressure_output() {
+    let (result, pressures) = run_hostile("ok", "nan-outside", 0.0);
+    result.expect("the unknowns are right: the run goes on");
+    assert!(!pressures.is_empty());
+    for p in &pressures {
+        assert!(p.data.iter().all(|v| v.is_finite()), "NaN in the output");
+    }
+}
+
+#[test]
+fn a_claimed_convergence_is_held_to_the_hosts_bound_whatever_the_tolerances_are_called() {
+    for algorithm in ["rtol-liar", "doubled"] {
+        let message = pressure_failure(run_hostile("ok", algorithm, 2.0).0);
+        assert!(
+            message.contains(&format!(
+                "plugin `hostile` algorithm `{algorithm}` returned a wrong result"
+            )) && message.contains("the most the host accepts from a converged solve"),
+            "{algorithm}: {message}"
+        );
+    }
+}
+
+#[test]
+fn service_calls_with_forged_or_stale_contexts_are_refused_and_reported() {
+    let message = pressure_failure(run_hostile("forged-context", "claims-converged", 1e6).0);
+    assert!(
+        message.contains("plugin `hostile` algorithm `claims-converged`")
+            && message.contains(
+                "2 call(s) of the host's services passed a context the host did not hand out"
+            ),
+        "{message}"
     );
 }

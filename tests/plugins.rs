@@ -297,7 +297,9 @@ fn a_converged_claim_that_leaves_divergence_is_refused() {
     let (message, frame) = node_failure(result);
     assert!(
         message.contains("plugin `hostile` algorithm `honest-zero` returned a wrong result")
-            && message.contains("reports convergence, but the velocity it projected keeps"),
+            && message.contains(
+                "the most the host accepts from a converged solve (10 times its tolerance"
+            ),
         "{message}"
     );
     assert!(frame >= 1 && out.path().join("frames/frame_0001.ply").exists());

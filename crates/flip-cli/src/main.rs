@@ -93,7 +93,10 @@ fn main() {
         Command::SolverChild => std::process::exit(flip_host::isolation::child_main()),
         _ => {}
     }
-    if let Err(e) = dispatch(cli) {
+    let done = dispatch(cli);
+    // The status below stands even if a plugin call the run gave up on still runs.
+    flip_host::host_exits();
+    if let Err(e) = done {
         // Line by line: multi-line reports (one validation problem a line) keep their lines,
         // while anything else that could drive the terminal is escaped.
         let text = format!("{e:#}");

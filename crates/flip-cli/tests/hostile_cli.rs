@@ -1,5 +1,5 @@
 //! The binary against hostile plugins: refusals and plugin text in `plugins`, a solver that
-//! ignores its time limit, and SIGINT during a solve.
+//! ignores its time limit, a solver that ends the process, and SIGINT during a solve.
 
 mod common;
 use common::{root, text};
@@ -140,4 +140,33 @@ fn sigint_stops_a_solve_that_polls_cancel_with_status_130() {
         "stops promptly: {:?}",
         start.elapsed()
     );
+}
+
+#[test]
+fn a_solver_that_ends_the_process_is_named_and_the_frames_stay() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let o = flipgraph(dir.path(), cache.path())
+        .args(["run", "graphs/dam_break_2d.ron", "--quiet", "--frames=10"])
+        .args(["--set", "settings.grid=24", "--set", "export.png=false"])
+        .args(["--out", out.path().to_str().unwrap()])
+        .args(["--set", "pressure.solver=hostile/exit-zero"])
+        .args(["--set", "pressure.fail_after=8"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(flip_host::PLUGIN_EXIT_CODE), "{t}");
+    assert!(
+        t.contains("error: plugin `hostile` algorithm `exit-zero`: `solve` ended the process"),
+        "{t}"
+    );
+    let frames = std::fs::read_dir(out.path().join("frames"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "ply"))
+                .count()
+        })
+        .unwrap_or(0);
+    assert!(frames >= 1, "the frames before the exit are kept: {t}");
 }

@@ -129,12 +129,15 @@ fn main() -> Result<()> {
             .with_title("flipgraph editor"),
         ..Default::default()
     };
-    eframe::run_native(
+    let started = eframe::run_native(
         "flipgraph editor",
         native,
         Box::new(move |cc| Ok(Box::new(App::new(&cc.egui_ctx, plugins, registry, opts)))),
     )
-    .map_err(|e| anyhow!("cannot start the window: {e}"))?;
+    .map_err(|e| anyhow!("cannot start the window: {e}"));
+    // The window closed: a solve still running on the editor's thread ends with the process.
+    flip_host::host_exits();
+    started?;
     match exit_code.load(Ordering::Relaxed) {
         0 => Ok(()),
         code => std::process::exit(code),

@@ -10,7 +10,7 @@ pub fn with_suite<R>(dist: Arc<Distribution>, f: impl FnOnce() -> R) -> R {
     let ctx = super::services::CallContext::new(None, None).with_distribution(Some(dist));
     let table = ctx.services();
     // SAFETY: `table` and the context it points to live until the end of this function.
-    unsafe { flip_sdk::services::with_services(&table, f) }
+    unsafe { flip_sdk::services::with_services(table.table(), f) }
 }
 
 mod suite;

@@ -31,6 +31,17 @@ pub struct SolveLimits {
     pub distributed: Option<Arc<Distribution>>,
 }
 
+/// The residual a converged solve may leave, relative to `max |rhs|` (the divergence before
+/// the solve), when the host does not know the algorithm's tolerance.
+const CONVERGED_REL: f64 = 1e-2;
+/// The absolute floor of the bounds (in the right-hand side's units, m/s).
+const CONVERGED_ABS: f64 = 1e-6;
+/// How far past a tolerance the host knows a converged residual may lie (the solver measures
+/// it in its own arithmetic and conventions).
+const SLACK: f64 = 10.0;
+/// The most a converged solve may leave, relative to `max |rhs|`, whatever its tolerance.
+const CONVERGED_CAP: f64 = 0.1;
+
 /// A problem of either kind.
 pub enum ProblemRef<'p, 'a> {
     /// The structured stencil.
@@ -251,6 +262,7 @@ impl SolverInstance {
             ProblemRef::Structured(p) => {
                 p.validate().map_err(|e| bad(e.to_string()))?;
                 let stats = self.run_solve(ProblemRef::Structured(p))?;
+                zero_outside_unknowns(p);
                 // The one-pass residual settles almost every solve; the projected one decides
                 // only when that pass alone would refuse the result.
                 if self.check(check::structured_raw(p), &stats).is_err() {
@@ -297,10 +309,9 @@ impl SolverInstance {
         p.validate()
             .map_err(|e| self.fail(abi::STATUS_BAD_VALUE, e.to_string()))?;
         let stats = self.run_solve(ProblemRef::Structured(p))?;
-        self.check(
-            check::structured_raw_rows(p, dist.layout().owned_range()),
-            &stats,
-        )?;
+        zero_outside_unknowns(p);
+        let owned = check::structured_raw_rows(p, dist.layout().owned_range());
+        self.check(whole_domain(owned, dist), &stats)?;
         Ok(stats)
     }
 
@@ -341,10 +352,37 @@ impl SolverInstance {
         }
     }
 
-    /// Refuses a result that is not finite, contradicts the reported residual, or diverged.
+    /// The largest residual the host accepts from a solve that reports convergence, and why:
+    /// [`CONVERGED_REL`] of `max |rhs|` plus [`CONVERGED_ABS`], whatever the algorithm calls
+    /// its tolerances; where the host knows their names (`rel_tolerance`, `abs_tolerance`,
+    /// `tolerance`), [`SLACK`] times the tolerance the instance was given, never above
+    /// [`CONVERGED_CAP`] of `max |rhs|`.
+    fn converged_bound(&self, r: &check::Residual) -> (f64, &'static str) {
+        let given = |name| self.param(name).filter(|v| v.is_finite()).unwrap_or(0.0);
+        let declared = given("abs_tolerance")
+            .max(given("tolerance"))
+            .max(given("rel_tolerance") * r.rhs_norm);
+        let rounding = 1e-10 * r.scale;
+        if declared > 0.0 {
+            let bound = (SLACK * declared).min(CONVERGED_CAP * r.rhs_norm + CONVERGED_ABS);
+            (bound + rounding, "10 times its tolerance")
+        } else {
+            let bound = CONVERGED_REL * r.rhs_norm + CONVERGED_ABS;
+            (bound + rounding, "a hundredth of max |rhs|")
+        }
+    }
+
+    /// Refuses a result that is not finite, contradicts the reported residual, claims a
+    /// convergence the host's bound denies, or diverged.
     fn check(&self, r: check::Residual, s: &SolveStats) -> Result<(), PluginError> {
         if !r.finite {
             return Err(self.wrong("non-finite pressure (NaN or infinity) in the solution".into()));
+        }
+        if !(s.residual.is_finite() && s.initial_residual.is_finite()) {
+            return Err(self.wrong(format!(
+                "it reports a non-finite residual ({:e}, initially {:e})",
+                s.residual, s.initial_residual
+            )));
         }
         let claimed = s.residual;
         let allowed = 2.0 * claimed + 1e-10 * r.scale + f64::MIN_POSITIVE;
@@ -359,6 +397,15 @@ impl SolverInstance {
                 r.max
             )));
         }
+        let (bound, why) = self.converged_bound(&r);
+        if s.converged != 0 && r.max > bound {
+            return Err(self.wrong(format!(
+                "it reports convergence, but the residual of the pressure it returned is {:.3e}, \
+                 above {bound:.3e}, the most the host accepts from a converged solve ({why}; \
+                 max |rhs| {:.3e})",
+                r.max, r.rhs_norm
+            )));
+        }
         let reference = r.rhs_norm.max(s.initial_residual);
         if r.max > 1e-6 && r.max > 1e6 * reference {
             return Err(self.wrong(format!(
@@ -370,11 +417,41 @@ impl SolverInstance {
     }
 }
 
+/// The residual of the whole domain from every rank's owned rows (collective), so that every
+/// rank judges the result alike.
+fn whole_domain(owned: check::Residual, dist: &Distribution) -> check::Residual {
+    let bad = f64::from(u8::from(!owned.finite));
+    let mut v = [owned.max, owned.rhs_norm, owned.scale, bad];
+    if v[0].is_nan() {
+        v[0] = f64::INFINITY; // a NaN would vanish in the reduction
+    }
+    dist.comm().max(&mut v);
+    check::Residual {
+        max: v[0],
+        rhs_norm: v[1],
+        scale: v[2],
+        finite: v[3] == 0.0,
+    }
+}
+
+/// Overwrites what the plugin left in the cells that are not unknowns with the host's 0 (the
+/// value they had as the initial guess): the host reads and exports the whole pressure array,
+/// and checking those cells would cost the same pass.
+fn zero_outside_unknowns(p: &mut Problem<'_>) {
+    use rayon::prelude::*;
+    p.pressure
+        .par_iter_mut()
+        .zip(p.cell_kind.par_iter())
+        .filter(|(_, &kind)| kind != abi::CELL_FLUID)
+        .for_each(|(v, _)| *v = 0.0);
+}
+
 impl Drop for SolverInstance {
     /// Destroys a local instance (not after a panic); a child backend ends its process.
     fn drop(&mut self) {
         if let (Backend::Local(handle), false) = (&self.backend, self.poisoned) {
             let destroy = self.plugin.table().destroy.expect("checked at load");
+            let _in_flight = self.in_flight("destroy");
             // SAFETY: `handle` came from this plugin's `create` and is destroyed once.
             unsafe { destroy(*handle) };
         }

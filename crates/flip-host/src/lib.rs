@@ -9,6 +9,7 @@
 mod discovery;
 pub mod distributed;
 mod elf;
+mod in_flight;
 mod instance;
 pub mod isolation;
 mod loaded;
@@ -21,6 +22,7 @@ pub use discovery::{
     PLUGIN_DIR_ENV,
 };
 pub use elf::LibraryFileError;
+pub use in_flight::{host_exits, PLUGIN_EXIT_CODE};
 pub use instance::{ProblemRef, SolveLimits, SolverInstance, HANG_EXIT_CODE};
 pub use isolation::{ChildCommand, ChildFailure};
 pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo, StateSupport};

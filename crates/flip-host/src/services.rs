@@ -95,6 +95,8 @@ pub(super) struct CallContext {
     progress: AtomicU64,
     distributed: Option<SuiteSlot>,
     listener: Option<ServiceListener>,
+    /// Service calls refused while this call was in flight.
+    refused: AtomicUsize,
 }
 
 /// The distributed suite of a call and the context it points at.
@@ -140,16 +142,24 @@ impl CallContext {
         }
     }
 
-    /// The C table pointing at `self` (valid while `self` is alive and unmoved).
-    pub fn services(&self) -> HostServices {
-        HostServices {
+    /// The C table of this call's services, valid while the returned value lives: its
+    /// context is a handle the host looks up, never an address it dereferences.
+    pub fn services(&self) -> Services<'_> {
+        let handle = live::register(self);
+        let table = HostServices {
             size: std::mem::size_of::<HostServices>() as u32,
             version: abi::HOST_SERVICES_VERSION,
-            context: std::ptr::from_ref(self).cast_mut().cast(),
+            context: std::ptr::without_provenance_mut(handle),
             log: Some(log),
             cancelled: Some(cancelled),
             progress: Some(progress),
             fetch_suite: Some(fetch_suite),
+        };
+        Services {
+            table,
+            handle,
+            calling_before: live::enter(handle),
+            _context: std::marker::PhantomData,
         }
     }
 
@@ -184,24 +194,126 @@ impl CallContext {
         lines
     }
 
+    /// What to blame the call for when service calls were refused while it was in flight.
+    pub fn refusals(&self) -> Option<String> {
+        let n = self.refused.load(Ordering::Relaxed);
+        (n > 0).then(|| {
+            format!(
+                "while this call was in flight, {n} call(s) of the host's services passed a \
+                 context the host did not hand out for a call in flight (forged, or kept from \
+                 an earlier call); they were refused"
+            )
+        })
+    }
+
     /// The last progress the plugin reported, in `[0, 1]`.
     pub fn progress(&self) -> f64 {
         f64::from_bits(self.progress.load(Ordering::Relaxed))
     }
 }
 
-/// # Safety
-/// `context` is the `CallContext` of a live call (the host passes it in every table).
-unsafe fn context<'a>(context: *mut c_void) -> Option<&'a CallContext> {
-    // SAFETY: the caller's contract; null is tolerated.
-    (!context.is_null()).then(|| unsafe { &*context.cast::<CallContext>() })
+/// The services table of one call; the context it names is withdrawn when this is dropped.
+pub(super) struct Services<'c> {
+    table: HostServices,
+    handle: usize,
+    calling_before: usize,
+    _context: std::marker::PhantomData<&'c CallContext>,
+}
+
+impl Services<'_> {
+    /// The table handed to the plugin.
+    pub fn table(&self) -> &HostServices {
+        &self.table
+    }
+}
+
+impl Drop for Services<'_> {
+    fn drop(&mut self) {
+        live::leave(self.calling_before);
+        live::withdraw(self.handle);
+    }
+}
+
+/// The contexts of the calls in flight, by the handle their plugin was given.
+mod live {
+    use super::CallContext;
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{PoisonError, RwLock};
+
+    /// Handle → address of the `CallContext`, alive while its handle is listed.
+    static LIVE: RwLock<Option<HashMap<usize, usize>>> = RwLock::new(None);
+    /// Handles are never reused: one kept from an earlier call names no call.
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+
+    pub(super) fn register(ctx: &CallContext) -> usize {
+        let handle = NEXT.fetch_add(1, Ordering::Relaxed);
+        let mut live = LIVE.write().unwrap_or_else(PoisonError::into_inner);
+        live.get_or_insert_with(HashMap::new)
+            .insert(handle, std::ptr::from_ref(ctx) as usize);
+        handle
+    }
+
+    /// Waits for service calls using the context to return.
+    pub(super) fn withdraw(handle: usize) {
+        let mut live = LIVE.write().unwrap_or_else(PoisonError::into_inner);
+        if let Some(map) = live.as_mut() {
+            map.remove(&handle);
+        }
+    }
+
+    thread_local! {
+        /// The handle of the call this host thread is making (0: none).
+        static CALLING: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Marks `handle` as the call this thread makes until [`leave`] with what it returns.
+    pub(super) fn enter(handle: usize) -> usize {
+        CALLING.with(|c| c.replace(handle))
+    }
+
+    pub(super) fn leave(previous: usize) {
+        CALLING.with(|c| c.set(previous));
+    }
+
+    /// Runs `f` with the context named by `handle` (the plugin's `context` argument, compared,
+    /// never dereferenced), or refuses and returns `None`. A refusal counts against the call
+    /// the refusing thread is making, or, on a thread of the plugin's own, against every call
+    /// in flight (the host cannot tell which plugin made it).
+    pub(super) fn with<R>(
+        handle: *mut std::ffi::c_void,
+        f: impl FnOnce(&CallContext) -> R,
+    ) -> Option<R> {
+        let live = LIVE.read().unwrap_or_else(PoisonError::into_inner);
+        let map = live.as_ref()?;
+        let Some(&address) = map.get(&handle.addr()) else {
+            let calling = CALLING.with(std::cell::Cell::get);
+            let blamed: Vec<usize> = match map.get(&calling) {
+                Some(&address) => vec![address],
+                None => map.values().copied().collect(),
+            };
+            for address in blamed {
+                // SAFETY: as below.
+                let ctx = unsafe { &*(address as *const CallContext) };
+                ctx.refused.fetch_add(1, Ordering::Relaxed);
+            }
+            return None;
+        };
+        // SAFETY: a listed address is a `CallContext` borrowed by the `Services` that listed
+        // it, which withdraws it (waiting for this read lock) before the borrow ends.
+        let ctx = unsafe { &*(address as *const CallContext) };
+        Some(f(ctx))
+    }
 }
 
 unsafe extern "C" fn log(ctx: *mut c_void, level: u32, message: *const c_char) {
-    // SAFETY: the plugin passes back the context it was given.
-    let Some(ctx) = (unsafe { context(ctx) }) else {
-        return;
-    };
+    // SAFETY: `message` is the plugin's NUL-terminated line (the ABI's contract).
+    live::with(ctx, |ctx| unsafe { log_line(ctx, level, message) });
+}
+
+/// # Safety
+/// `message` is null or a NUL-terminated string (read at most `MAX_LOG_LEN + 1` bytes).
+unsafe fn log_line(ctx: &CallContext, level: u32, message: *const c_char) {
     let Ok(mut lines) = ctx.logs.lock() else {
         return;
     };
@@ -222,13 +334,12 @@ unsafe extern "C" fn log(ctx: *mut c_void, level: u32, message: *const c_char) {
 }
 
 unsafe extern "C" fn cancelled(ctx: *mut c_void) -> u32 {
-    // SAFETY: the plugin passes back the context it was given.
-    unsafe { context(ctx) }.map_or(0, |c| u32::from(c.should_stop()))
+    // a refused context is told to stop: its caller is lost
+    live::with(ctx, |c| u32::from(c.should_stop())).unwrap_or(1)
 }
 
 unsafe extern "C" fn progress(ctx: *mut c_void, fraction: f64, _message: *const c_char) {
-    // SAFETY: the plugin passes back the context it was given.
-    if let Some(c) = unsafe { context(ctx) } {
+    live::with(ctx, |c| {
         let f = if fraction.is_finite() {
             fraction.clamp(0.0, 1.0)
         } else {
@@ -236,7 +347,7 @@ unsafe extern "C" fn progress(ctx: *mut c_void, fraction: f64, _message: *const 
         };
         c.progress.store(f.to_bits(), Ordering::Relaxed);
         c.tell(ServiceEvent::Progress(f));
-    }
+    });
 }
 
 unsafe extern "C" fn fetch_suite(
@@ -244,11 +355,14 @@ unsafe extern "C" fn fetch_suite(
     name: *const c_char,
     version: u32,
 ) -> *const c_void {
-    // SAFETY: the plugin passes back the context it was given.
-    let Some(ctx) = (unsafe { context(ctx) }) else {
-        return std::ptr::null();
-    };
-    // SAFETY: a NUL-terminated name of the plugin's, read at most 64 bytes.
+    // SAFETY: `name` is the plugin's NUL-terminated suite name (the ABI's contract).
+    live::with(ctx, |ctx| unsafe { suite(ctx, name, version) }).unwrap_or(std::ptr::null())
+}
+
+/// # Safety
+/// `name` is null or a NUL-terminated string (read at most 64 bytes).
+unsafe fn suite(ctx: &CallContext, name: *const c_char, version: u32) -> *const c_void {
+    // SAFETY: the caller's contract.
     let Ok(name) = (unsafe { read_text(name, 64) }) else {
         return std::ptr::null();
     };

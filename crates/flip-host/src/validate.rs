@@ -115,9 +115,16 @@ pub(super) unsafe fn algorithms(
             return Err(format!("describe({index}) returned status {status}"));
         }
         if desc.name.is_null() {
-            return Err(format!(
-                "describe({index}) returned OK but wrote no description"
-            ));
+            let wrote_some = !desc.label.is_null()
+                || !desc.help.is_null()
+                || !desc.params.is_null()
+                || desc.capabilities != 0
+                || desc.param_count != 0;
+            return Err(if wrote_some {
+                format!("describe({index}) wrote a description whose `name` is null")
+            } else {
+                format!("describe({index}) returned OK but wrote no description")
+            });
         }
         // SAFETY: the description's pointers are the plugin's (ABI contract, bounded reads).
         let info = unsafe { algorithm(&desc, index, plugin) }

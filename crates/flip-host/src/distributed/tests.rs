@@ -48,7 +48,7 @@ fn rank_body(comm: Arc<ThreadComm>) -> (SlabLayout, Vec<f64>) {
     let table = ctx.services();
     // SAFETY: `table` and its context live until the end of the test.
     unsafe {
-        sdk::services::with_services(&table, || {
+        sdk::services::with_services(table.table(), || {
             let d = sdk::distributed().expect("the suite is offered");
             assert_eq!((d.rank(), d.ranks(), *d.layout()), (rank, 3, l));
             d.halo_exchange(&mut field, 2).unwrap();
@@ -90,7 +90,7 @@ fn no_suite_is_offered_outside_a_distributed_solve_or_for_another_version() {
     let table = ctx.services();
     // SAFETY: `table` and its context live until the end of the test.
     unsafe {
-        sdk::services::with_services(&table, || {
+        sdk::services::with_services(table.table(), || {
             assert!(sdk::distributed().is_none());
             assert!(sdk::services().suite(c"flipgraph.distributed", 1).is_none());
         });
@@ -101,7 +101,7 @@ fn no_suite_is_offered_outside_a_distributed_solve_or_for_another_version() {
     let table = ctx.services();
     // SAFETY: `table` and its context live until the end of the test.
     unsafe {
-        sdk::services::with_services(&table, || {
+        sdk::services::with_services(table.table(), || {
             let s = sdk::services();
             assert!(s.suite(c"flipgraph.distributed", 1).is_some());
             assert!(s.suite(c"flipgraph.distributed", 2).is_none());
@@ -124,7 +124,7 @@ fn rooted_body(comm: Arc<ThreadComm>) -> Vec<f64> {
     let table = ctx.services();
     // SAFETY: `table` and its context live until the end of the test.
     unsafe {
-        sdk::services::with_services(&table, || {
+        sdk::services::with_services(table.table(), || {
             let d = sdk::distributed().expect("the suite is offered");
             assert!(d.has_rooted_blocks());
             let mine: Vec<f64> = (0..=rank).map(|i| f64::from(10 * rank + i)).collect();

@@ -3,6 +3,7 @@
 
 use super::watchdog;
 use super::{Backend, SolverInstance};
+use crate::in_flight::InFlight;
 use crate::services::{CallContext, LogLine};
 use crate::{LoadedPlugin, PluginError};
 use flip_abi::{self as abi, ErrorBuf, ParamValue, SolveStats};
@@ -59,23 +60,44 @@ pub(super) fn create(
     let ctx = CallContext::new(None, None);
     let services = ctx.services();
     let create = plugin.table().create.expect("checked at load");
+    let _in_flight = InFlight::enter(format!(
+        "plugin `{}` algorithm `{algorithm}`: `create`",
+        plugin.id
+    ));
     // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
     let status = unsafe {
         create(
             index,
             values.as_ptr(),
             values.len() as u32,
-            &services,
+            services.table(),
             &mut handle,
             &mut buf.raw(),
         )
     };
     if status != abi::STATUS_OK || handle.is_null() {
+        let message = if status == abi::STATUS_OK {
+            "`create` returned OK but wrote a null instance handle".into()
+        } else {
+            message(&buf.0)
+        };
         return Err(PluginError::Call {
             plugin: plugin.id.clone(),
             algorithm: algorithm.into(),
             status,
-            message: message(&buf.0),
+            message,
+        });
+    }
+    drop(services);
+    if let Some(message) = ctx.refusals() {
+        let destroy = plugin.table().destroy.expect("checked at load");
+        // SAFETY: a live handle from this plugin's `create`, destroyed once.
+        unsafe { destroy(handle) };
+        return Err(PluginError::Call {
+            plugin: plugin.id.clone(),
+            algorithm: algorithm.into(),
+            status: abi::STATUS_BAD_VALUE,
+            message,
         });
     }
     Ok((handle, ctx.take_logs()))
@@ -88,6 +110,14 @@ impl SolverInstance {
             Backend::Local(h) => h,
             Backend::Child(_) => std::ptr::null_mut(),
         }
+    }
+
+    /// Lists a call of the plugin's `entry` as in flight until the guard drops.
+    pub(super) fn in_flight(&self, entry: &str) -> InFlight {
+        InFlight::enter(format!(
+            "plugin `{}` algorithm `{}`: `{entry}`",
+            self.plugin.id, self.algorithm
+        ))
     }
 
     /// Calls the plugin's `solve` under the limits.
@@ -105,6 +135,7 @@ impl SolverInstance {
         let (mut stats, mut buf) = (SolveStats::default(), Buf::new());
         let solve = self.plugin.table().solve.expect("checked at load");
         let guard = limit.map(|l| watchdog::Watchdog::start(self.qualified_name(), l));
+        let in_flight = self.in_flight("solve");
         // SAFETY: `problem` borrows validated arrays for the duration of the call; `services`
         // points at `ctx`, alive until after the call.
         let status = unsafe {
@@ -112,18 +143,22 @@ impl SolverInstance {
                 self.handle(),
                 kind,
                 problem,
-                &services,
+                services.table(),
                 &mut stats,
                 &mut buf.raw(),
             )
         };
-        drop(guard);
+        drop((guard, in_flight));
+        drop(services);
         self.logs = ctx.take_logs();
         self.progress = ctx.progress();
         if status == abi::STATUS_PANIC {
             self.poisoned = true;
         }
         let timed_out = ctx.timed_out.load(std::sync::atomic::Ordering::Relaxed);
+        if let (Some(message), abi::STATUS_OK) = (ctx.refusals(), status) {
+            return Err(self.fail(abi::STATUS_BAD_VALUE, message));
+        }
         match (status, timed_out, ctx.user_cancelled()) {
             (abi::STATUS_OK, _, _) => Ok(stats),
             (abi::STATUS_CANCELLED, true, _) => Err(PluginError::TimeLimit {

@@ -29,6 +29,7 @@ impl SolverInstance {
         }
         let mut buf = Buf::new();
         let reset = self.plugin.table().reset.expect("checked at load");
+        let _in_flight = self.in_flight("reset");
         // SAFETY: `handle` is live; `buf` outlives the call.
         let status = unsafe { reset(self.handle(), &mut buf.raw()) };
         self.status(status, &buf)
@@ -52,6 +53,7 @@ impl SolverInstance {
             return Ok(None);
         };
         let (mut size, mut buf) = (0u64, Buf::new());
+        let _in_flight = self.in_flight("save_state");
         // SAFETY: `handle` is live; out-pointers are valid.
         let status = unsafe { size_fn(self.handle(), &mut size, &mut buf.raw()) };
         self.status(status, &buf)?;
@@ -98,6 +100,7 @@ impl SolverInstance {
             ));
         };
         let mut buf = Buf::new();
+        let _in_flight = self.in_flight("load_state");
         // SAFETY: `state` is readable for its length during the call.
         let status = unsafe {
             load(

@@ -27,6 +27,7 @@ impl Watchdog {
                     limit.as_secs_f64(),
                     grace.as_secs_f64()
                 );
+                crate::host_exits();
                 std::process::exit(HANG_EXIT_CODE);
             }
         });

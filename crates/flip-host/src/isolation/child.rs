@@ -59,6 +59,8 @@ pub fn child_main() -> i32 {
         std::fs::File::from_raw_fd(fd)
     };
     die_with_parent();
+    // How the child ends is the parent's to report, plugin's exit status included.
+    crate::host_exits();
     let out: Channel = Arc::new(Mutex::new(BufWriter::new(channel)));
     let mut input = std::io::stdin().lock();
     let mut state = State {

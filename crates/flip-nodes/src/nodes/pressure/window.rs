@@ -35,21 +35,12 @@ pub(crate) fn solve(
 }
 
 /// The divergence left on the owned cells only (the window's outer layers hold the walls of
-/// the window, not the domain's), its largest value over all ranks, and the largest
-/// right-hand side over all ranks: what the projection check compares.
-pub(super) fn owned_divergence(
-    w: &Window,
-    div: &mut Grid3<f32>,
-    sys: &PressureSystem,
-) -> (f32, f64) {
+/// the window, not the domain's), and its largest value over all ranks.
+pub(super) fn owned_divergence(w: &Window, div: &mut Grid3<f32>, sys: &PressureSystem) -> f32 {
     let owned = w.dist.layout().owned_range();
     div.data[..owned.start].fill(0.0);
     div.data[owned.end..].fill(0.0);
-    let local = violation(div, sys);
-    let mut v = [
-        f64::from(local),
-        super::max_abs(w.owned_cells(&sys.problem.rhs)),
-    ];
+    let mut v = [f64::from(violation(div, sys))];
     w.comm().max(&mut v);
-    (v[0] as f32, v[1])
+    v[0] as f32
 }
