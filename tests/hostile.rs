@@ -94,6 +94,11 @@ fn malformed_tables_and_crashing_libraries_are_refused_with_their_reason() {
         ("empty-id", "plugin id `` is not an id"),
         ("slash-id", "plugin id `pcg/cg` is not an id"),
         ("partial-state", "must be all present or all null"),
+        (
+            "table-0x10",
+            "the table points at 0x10, where nothing is mapped",
+        ),
+        ("state-size-data", "entry `state_size` points at 0x"),
         ("ctor-segv", "killed by signal 11 (SIGSEGV)"),
         ("ctor-exit", "exited with status 0 before answering"),
         ("ctor-hang", "did not finish within 3.0 s"),
@@ -110,6 +115,12 @@ fn malformed_tables_and_crashing_libraries_are_refused_with_their_reason() {
         );
         let msg = refusal_of(&set, &file);
         assert!(msg.contains(reason), "{mode}: {msg}");
+        if mode == "state-size-data" {
+            assert!(
+                msg.contains("data of the library (not in an executable segment)"),
+                "{msg}"
+            );
+        }
     }
     // Crash verdicts are cached by content hash: the second look does not start a child.
     let dir = tempfile::tempdir().unwrap();
@@ -118,6 +129,20 @@ fn malformed_tables_and_crashing_libraries_are_refused_with_their_reason() {
     let msg = refusal_of(&PluginSet::load(&options(dir.path(), cache.path())), &file);
     assert!(msg.contains("(cached verdict)"), "{msg}");
     eprintln!("load with a cached crash verdict: {:?}", start.elapsed());
+}
+
+#[test]
+fn an_entry_symbol_that_names_data_is_refused_before_it_is_called() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let file = hostile_copy(dir.path(), "ok", "entry_data");
+    flipgraph_tests::point_entry_at_data(&file);
+    let set = load(dir.path(), cache.path());
+    let msg = refusal_of(&set, &file);
+    assert!(
+        msg.contains("the entry point `flipgraph_plugin_entry` points at 0x")
+            && msg.contains("data of the library (not in an executable segment)"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -125,6 +125,42 @@ pub fn hostile_copy(dir: &Path, mode: &str, name: &str) -> PathBuf {
     path
 }
 
+/// Rewrites the plugin library at `path` so that its entry symbol, `flipgraph_plugin_entry`,
+/// names the address of the static `FLIPGRAPH_FIXTURE_MODE` (data) instead of the function:
+/// the dynamic symbol record of the one takes the other's value, size, type and section.
+pub fn point_entry_at_data(path: &Path) {
+    use object::read::elf::{ElfFile64, SectionHeader, Sym};
+    use object::LittleEndian;
+    let mut bytes = std::fs::read(path).expect("library");
+    let (entry, data, offset) = {
+        let file = ElfFile64::<LittleEndian>::parse(&*bytes).expect("an ELF library");
+        let endian = file.endian();
+        let symbols = file.elf_dynamic_symbol_table();
+        let strings = symbols.strings();
+        let index = |wanted: &[u8]| {
+            (symbols.symbols().iter())
+                .position(|s| s.name(endian, strings) == Ok(wanted))
+                .expect("symbol exported")
+        };
+        let section = file
+            .elf_section_table()
+            .section(symbols.section())
+            .expect("dynsym");
+        let offset = section.sh_offset(endian) as usize;
+        (
+            index(b"flipgraph_plugin_entry"),
+            index(b"FLIPGRAPH_FIXTURE_MODE"),
+            offset,
+        )
+    };
+    let size = std::mem::size_of::<object::elf::Sym64<LittleEndian>>();
+    let record = |i: usize| offset + i * size;
+    // st_name (4 bytes) stays; st_info, st_other, st_shndx, st_value and st_size are copied
+    let from = bytes[record(data) + 4..record(data) + size].to_vec();
+    bytes[record(entry) + 4..record(entry) + size].copy_from_slice(&from);
+    std::fs::write(path, bytes).expect("writable");
+}
+
 /// `mpirun` on `ranks` ranks over loopback TCP, oversubscribing the cores and allowed as root
 /// (CI runs as root in a container): add the program and its arguments.
 pub fn mpirun(ranks: usize) -> std::process::Command {

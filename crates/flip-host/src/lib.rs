@@ -13,6 +13,7 @@ mod in_flight;
 mod instance;
 pub mod isolation;
 mod loaded;
+mod mapped;
 pub mod probe;
 mod services;
 mod validate;

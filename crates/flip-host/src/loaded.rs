@@ -1,3 +1,4 @@
+use super::mapped::Mappings;
 use super::{elf, validate, PluginError};
 use flip_abi::{self as abi, PluginTable};
 use flip_sdk::ParamKind;
@@ -173,12 +174,22 @@ impl LoadedPlugin {
         let entry: abi::EntryFn = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }
             .map(|s| *s)
             .map_err(|_| PluginError::MissingEntry { path: path.into() })?;
+        let pointers = Pointers {
+            maps: Mappings::of_this_process(),
+            library: path,
+        };
+        let symbol = "the entry point `flipgraph_plugin_entry`";
+        pointers.code(symbol, entry as usize).map_err(malformed)?;
         // SAFETY: calling the entry point is the ABI's first step; it takes no arguments.
         let table = unsafe { entry() };
         if table.is_null() {
             return Err(malformed("the entry point returned a null table".into()));
         }
-        // SAFETY: the header is the first field of every table version; read it alone first.
+        let header_size = std::mem::size_of::<abi::PluginHeader>();
+        pointers
+            .readable("the table", table as usize, header_size)
+            .map_err(malformed)?;
+        // SAFETY: the header is the first field of every table version, and readable.
         let header = unsafe { &(*table).header };
         if header.abi_version != abi::ABI_VERSION {
             return Err(PluginError::AbiMismatch {
@@ -194,9 +205,24 @@ impl LoadedPlugin {
                 header.table_size
             )));
         }
-        // SAFETY: version and size matched: the table has this ABI's layout.
+        let table_size = std::mem::size_of::<PluginTable>();
+        pointers
+            .readable("the table", table as usize, table_size)
+            .map_err(malformed)?;
+        // SAFETY: version and size matched and it is readable: the table has this ABI's layout.
         let t = unsafe { &*table };
         validate::check_entries(t).map_err(|e| malformed(e.to_string()))?;
+        pointers.entries(t).map_err(malformed)?;
+        let texts = [
+            ("api", header.api),
+            ("id", header.id),
+            ("name", header.name),
+            ("version", header.version),
+        ];
+        for (what, text) in texts.into_iter().filter(|(_, p)| !p.is_null()) {
+            let at = text as usize;
+            (pointers.readable(&format!("header {what}"), at, 1)).map_err(malformed)?;
+        }
         let (api, id, name, version) = header_texts(header).map_err(malformed)?;
         let wanted = "flipgraph.pressure_solver";
         if api != wanted {
@@ -245,6 +271,53 @@ impl LoadedPlugin {
     pub(super) fn table(&self) -> &PluginTable {
         // SAFETY: checked at load; the library stays loaded while `self` lives.
         unsafe { &*self.table }
+    }
+}
+
+/// Checks the pointers a library hands over against this process's mappings (skipped where
+/// the system does not list them).
+struct Pointers<'a> {
+    maps: Option<Mappings>,
+    library: &'a Path,
+}
+
+impl Pointers<'_> {
+    /// `address` must be code of the library.
+    fn code(&self, what: &str, address: usize) -> Result<(), String> {
+        match &self.maps {
+            Some(m) => m
+                .code_of(self.library, address)
+                .map_err(|e| format!("{what} {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// `len` bytes at `address` must be readable.
+    fn readable(&self, what: &str, address: usize, len: usize) -> Result<(), String> {
+        match &self.maps {
+            Some(m) => m.readable(address, len).map_err(|e| format!("{what} {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// Every entry of the table present must be code of the library.
+    fn entries(&self, t: &PluginTable) -> Result<(), String> {
+        let entries = [
+            ("describe", t.describe.map(|f| f as usize)),
+            ("create", t.create.map(|f| f as usize)),
+            ("solve", t.solve.map(|f| f as usize)),
+            ("destroy", t.destroy.map(|f| f as usize)),
+            ("reset", t.reset.map(|f| f as usize)),
+            ("state_size", t.state_size.map(|f| f as usize)),
+            ("save_state", t.save_state.map(|f| f as usize)),
+            ("load_state", t.load_state.map(|f| f as usize)),
+        ];
+        for (name, address) in entries {
+            if let Some(address) = address {
+                self.code(&format!("entry `{name}`"), address)?;
+            }
+        }
+        Ok(())
     }
 }
 

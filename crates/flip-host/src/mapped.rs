@@ -1,0 +1,133 @@
+//! The memory this process maps (Linux: `/proc/self/maps`), so that the pointers a plugin hands
+//! over (its entry point, its table, the table's entries) are checked before the host follows
+//! them: a function pointer must lie in the library's executable segments and the table in
+//! readable memory. Elsewhere the checks are skipped.
+
+use std::path::{Path, PathBuf};
+
+/// One mapping: `[start, end)` with its permissions and file.
+#[derive(Debug)]
+struct Mapping {
+    start: usize,
+    end: usize,
+    read: bool,
+    exec: bool,
+    file: Option<PathBuf>,
+}
+
+/// Why a pointer the plugin handed over cannot be followed.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub(crate) enum Misplaced {
+    /// Not in any mapping of the process.
+    #[error("points at {0:#x}, where nothing is mapped")]
+    Unmapped(usize),
+    /// In the library, but not in its code.
+    #[error("points at {0:#x}, data of the library (not in an executable segment)")]
+    Data(usize),
+    /// In memory that is not the library's code.
+    #[error("points at {0:#x}, outside the library's code")]
+    Elsewhere(usize),
+    /// Readable memory does not hold all of it.
+    #[error("points at {at:#x}, where {len} bytes are not all readable")]
+    Unreadable {
+        /// The pointer.
+        at: usize,
+        /// Bytes needed.
+        len: usize,
+    },
+}
+
+/// The process's mappings at one moment (taken after the library was opened).
+#[derive(Debug)]
+pub(crate) struct Mappings(Vec<Mapping>);
+
+impl Mappings {
+    /// This process's mappings, or `None` where the system does not list them.
+    pub(crate) fn of_this_process() -> Option<Self> {
+        let text = std::fs::read_to_string("/proc/self/maps").ok()?;
+        Some(Self(text.lines().filter_map(parse).collect()))
+    }
+
+    fn at(&self, address: usize) -> Option<&Mapping> {
+        self.0
+            .iter()
+            .find(|m| m.start <= address && address < m.end)
+    }
+
+    /// Checks that `address` is code of the library file `library` (its path as opened).
+    pub(crate) fn code_of(&self, library: &Path, address: usize) -> Result<(), Misplaced> {
+        let Some(m) = self.at(address) else {
+            return Err(Misplaced::Unmapped(address));
+        };
+        let ours = library.canonicalize().ok();
+        let in_library = match (&m.file, &ours) {
+            (Some(file), Some(ours)) => file == ours,
+            (None, Some(_)) => false,
+            (_, None) => true, // a library the system loader found by name: any code will do
+        };
+        match (in_library, m.exec) {
+            (true, true) => Ok(()),
+            (true, false) => Err(Misplaced::Data(address)),
+            (false, _) => Err(Misplaced::Elsewhere(address)),
+        }
+    }
+
+    /// Checks that the `len` bytes at `address` are readable.
+    pub(crate) fn readable(&self, address: usize, len: usize) -> Result<(), Misplaced> {
+        let end = address.checked_add(len);
+        let mut at = address;
+        while end.is_some_and(|end| at < end) {
+            match self.at(at) {
+                Some(m) if m.read => at = m.end,
+                Some(_) => return Err(Misplaced::Unreadable { at: address, len }),
+                None if at == address => return Err(Misplaced::Unmapped(address)),
+                None => return Err(Misplaced::Unreadable { at: address, len }),
+            }
+        }
+        end.map(drop)
+            .ok_or(Misplaced::Unreadable { at: address, len })
+    }
+}
+
+/// One line of `/proc/self/maps`: `start-end perms offset dev inode [path]`.
+fn parse(line: &str) -> Option<Mapping> {
+    let mut fields = line.split_whitespace();
+    let (start, end) = fields.next()?.split_once('-')?;
+    let perms = fields.next()?.as_bytes();
+    let path = fields.nth(3).filter(|p| p.starts_with('/'));
+    Some(Mapping {
+        start: usize::from_str_radix(start, 16).ok()?,
+        end: usize::from_str_radix(end, 16).ok()?,
+        read: perms.first() == Some(&b'r'),
+        exec: perms.get(2) == Some(&b'x'),
+        file: path.map(PathBuf::from),
+    })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    static DATA: [u8; 64] = [1; 64];
+
+    fn code() {}
+
+    #[test]
+    fn code_data_and_nothing_are_told_apart() {
+        let maps = Mappings::of_this_process().expect("Linux lists its mappings");
+        let exe = std::env::current_exe().unwrap();
+        let code_at = code as fn() as usize;
+        let data_at = DATA.as_ptr() as usize;
+        assert_eq!(maps.code_of(&exe, code_at), Ok(()));
+        assert_eq!(maps.code_of(&exe, data_at), Err(Misplaced::Data(data_at)));
+        assert_eq!(maps.code_of(&exe, 0x10), Err(Misplaced::Unmapped(0x10)));
+        let heap = Box::new([0u8; 64]);
+        let heap_at = heap.as_ptr() as usize;
+        assert_eq!(
+            maps.code_of(&exe, heap_at),
+            Err(Misplaced::Elsewhere(heap_at))
+        );
+        assert_eq!(maps.readable(data_at, 64), Ok(()));
+        assert!(maps.readable(0x10, 8).is_err());
+    }
+}
