@@ -288,3 +288,69 @@ fn graph_text_is_printed_without_terminal_escapes() {
     assert!(!text.contains('\u{1b}') && !text.contains('\n'), "{text}");
     assert!(text.contains("evil\\e[2J\\nforged"), "{text}");
 }
+
+// Issue 36: numbers that overflow f32, settings named by path, export prefixes, validation
+// whose cost the input sets.
+
+/// `[x, 0, 0]`, or `x` for a scalar parameter.
+fn huge(kind: &flip_graph::ParamKind, x: f64) -> Option<ParamValue> {
+    match kind {
+        flip_graph::ParamKind::Float { .. } | flip_graph::ParamKind::Int { .. } => {
+            Some(ParamValue::Number(x))
+        }
+        flip_graph::ParamKind::Vec3 => Some(ParamValue::Vector(vec![x, 0.0, 0.0])),
+        _ => None,
+    }
+}
+
+#[test]
+fn numbers_that_overflow_f32_are_refused_naming_the_parameter() {
+    // The issue's two: an emitter centre and a gravity of 1e39 (finite as f64, ∞ as f32).
+    let mut doc = graph("dam_break_2d.ron");
+    set(
+        &mut doc,
+        "source",
+        "center",
+        ParamValue::Vector(vec![1e39, 0.3, 0.0]),
+    );
+    set(
+        &mut doc,
+        "gravity",
+        "gravity",
+        ParamValue::Vector(vec![0.0, -1e39, 0.0]),
+    );
+    let errors = errors_of(&doc);
+    find(&errors, Some("source"), Some("center"), "f32");
+    find(&errors, Some("gravity"), Some("gravity"), "f32");
+    assert!(
+        !errors.iter().any(|e| e.field.as_deref() == Some("size")),
+        "the centre is wrong, not the size: {errors:#?}"
+    );
+
+    // The class: every numeric parameter of every built-in kind, one node each.
+    let reg = registry();
+    let mut doc = graph("dam_break_2d.ron");
+    let mut expected = Vec::new();
+    for kind in reg.kinds() {
+        for p in &kind.spec.params {
+            let Some(v) = huge(&p.kind, 1e39) else {
+                continue;
+            };
+            let id = format!("x{}", expected.len());
+            let mut n = node(&id, &kind.spec.kind);
+            n.params.insert(p.name.clone(), v);
+            doc.nodes.push(n);
+            expected.push((id, p.name.clone()));
+        }
+    }
+    assert!(expected.len() > 40, "{}", expected.len());
+    let errors = compile(&doc, &reg).expect_err("refused");
+    for (id, param) in &expected {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.node.as_deref() == Some(id) && e.field.as_deref() == Some(param)),
+            "node {id}: `{param}` = 1e39 is not refused"
+        );
+    }
+}
