@@ -354,3 +354,39 @@ fn numbers_that_overflow_f32_are_refused_naming_the_parameter() {
         );
     }
 }
+
+#[test]
+fn export_prefixes_cannot_leave_the_output_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let writers = [
+        ("dam_break_2d.ron", "export"),
+        ("dam_break_2d.ron", "fields"),
+        ("drop_mesh_3d.ron", "surface"),
+        ("drop_mesh_3d.ron", "vdb"),
+    ];
+    for (file, node) in writers {
+        for escape in [
+            "../escape_prefix",
+            "../../x_",
+            "/tmp/flipgraph-x_",
+            "a\\..\\..\\b",
+        ] {
+            // a prefix is part of a file name: refused even where folders may leave `--out`
+            for allow in [false, true] {
+                let mut doc = graph(file);
+                set(&mut doc, node, "prefix", ParamValue::Text(escape.into()));
+                let errors = instantiate(&doc, &out, allow).err().expect(escape);
+                find(&errors, Some(node), Some("prefix"), "file name");
+            }
+        }
+    }
+    let mut doc = graph("dam_break_2d.ron");
+    set(
+        &mut doc,
+        "export",
+        "prefix",
+        ParamValue::Text("..f_".into()),
+    );
+    instantiate(&doc, &out, false).expect("dots inside a file name are fine");
+}

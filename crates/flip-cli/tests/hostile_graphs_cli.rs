@@ -93,3 +93,37 @@ fn export_folders_outside_the_output_need_the_flag() {
     );
     assert!(o.status.success(), "{}", text(&o));
 }
+
+// Issue 36: saved variants, every refusal naming the file, escaping prefixes, options of
+// features this build lacks, validation whose cost the input sets, compare's failed variants.
+
+#[test]
+fn export_prefixes_stay_inside_the_output_folder() {
+    let cache = tempfile::tempdir().unwrap();
+    let root_dir = tempfile::tempdir().unwrap();
+    let out = root_dir.path().join("a/out");
+    let o = flipgraph(
+        &[
+            "run",
+            "graphs/dam_break_2d.ron",
+            "--quiet",
+            "--frames",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "settings.grid=32",
+            "--set",
+            "export.prefix=../../escape_prefix",
+        ],
+        cache.path(),
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("node `export`, `prefix`: "), "{t}");
+    assert!(
+        !root_dir.path().join("a/escape_prefix0001.ply").exists()
+            && !root_dir.path().join("escape_prefix0001.ply").exists(),
+        "written outside --out"
+    );
+}
