@@ -127,3 +127,23 @@ fn export_prefixes_stay_inside_the_output_folder() {
         "written outside --out"
     );
 }
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn options_of_a_feature_this_build_lacks_say_how_to_build_one() {
+    let cache = tempfile::tempdir().unwrap();
+    for args in [
+        &["run", "graphs/dam_break_2d.ron", "--mpi"][..],
+        &["bench", "step", "--mpi"],
+        &["bench", "mpi", "--size", "32"],
+    ] {
+        let o = flipgraph(args, cache.path());
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(
+            t.contains("this flipgraph was built without MPI support")
+                && t.contains("cargo build --release -p flip-cli --features mpi"),
+            "{args:?}: {t}"
+        );
+    }
+}
