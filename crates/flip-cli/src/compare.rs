@@ -12,6 +12,7 @@ mod sweep;
 mod task;
 
 use crate::cmd_run::build;
+use crate::exit::{fail, ExitStatus};
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -118,7 +119,7 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
         show_frame(frame, frames);
     }
     println!();
-    write_report(&out, &variants.into_reports())
+    write_report(&out, graph, &variants.into_reports())
 }
 
 /// The variants given on the command line, else those saved in the graph.
@@ -175,11 +176,11 @@ fn show_frame(frame: u32, frames: u32) {
     std::io::stdout().flush().ok();
 }
 
-/// The report of a comparison: table, metrics.csv, summary.json and plots in `out`.
+/// The report of a comparison of `graph`: table, metrics.csv, summary.json and plots in `out`.
 ///
 /// # Errors
-/// I/O, or every variant failed.
-fn write_report(out: &Path, reports: &[VariantReport]) -> Result<()> {
+/// I/O, or a variant failed (exit 6, after the report is written), naming each and why.
+fn write_report(out: &Path, graph: &Path, reports: &[VariantReport]) -> Result<()> {
     metrics::print_table(reports);
     metrics::write_files(out, reports)?;
     plots::write_all(out, reports)?;
@@ -187,8 +188,28 @@ fn write_report(out: &Path, reports: &[VariantReport]) -> Result<()> {
         "report: {} (metrics.csv, summary.json, plot_*.png, preview_*.png)",
         out.display()
     );
-    if reports.iter().all(|r| r.failure.is_some()) {
-        return Err(anyhow!("every variant failed"));
+    let failed: Vec<String> = reports
+        .iter()
+        .filter_map(|r| {
+            Some(format!(
+                "variant `{}` failed: {}",
+                r.name,
+                r.failure.as_ref()?
+            ))
+        })
+        .collect();
+    if failed.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    Err(fail(
+        ExitStatus::VariantFailed,
+        format!(
+            "{}: {} of {} variants failed (report written to {}):\n  {}",
+            graph.display(),
+            failed.len(),
+            reports.len(),
+            out.display(),
+            failed.join("\n  ")
+        ),
+    ))
 }

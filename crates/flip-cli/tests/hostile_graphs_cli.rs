@@ -147,3 +147,42 @@ fn options_of_a_feature_this_build_lacks_say_how_to_build_one() {
         );
     }
 }
+
+#[test]
+fn compare_fails_when_a_variant_fails_and_shows_na() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = flipgraph(
+        &[
+            "compare",
+            "graphs/dam_break_2d.ron",
+            "--frames",
+            "1",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--set",
+            "settings.grid=32",
+            "--set",
+            "export.png=false",
+            "--variant",
+            "good:pressure.solver=pcg/mic0-pcg",
+            "--variant",
+            "bad:pressure.solver=nope/x",
+        ],
+        cache.path(),
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(6), "{t}");
+    assert!(t.contains("variant `bad` failed"), "{t}");
+    assert!(t.contains("nope/x"), "{t}");
+    let row = t
+        .lines()
+        .find(|l| l.starts_with("bad "))
+        .unwrap_or_else(|| panic!("no row for `bad`: {t}"));
+    assert!(!row.contains("0.00e0") && !row.contains("NaN"), "{row}");
+    assert!(row.matches("n/a").count() >= 6, "{row}");
+    assert!(
+        out.path().join("summary.json").exists(),
+        "the report is written"
+    );
+}
