@@ -169,7 +169,7 @@ fn nonsense_settings_are_refused() {
     );
 
     let mut doc = graph("dam_break_2d.ron");
-    apply_override(&mut doc, &"settings.frames=0".parse().unwrap()).unwrap();
+    doc.settings.frames = 0;
     find(
         &errors_of(&doc),
         None,
@@ -352,6 +352,29 @@ fn numbers_that_overflow_f32_are_refused_naming_the_parameter() {
                 .any(|e| e.node.as_deref() == Some(id) && e.field.as_deref() == Some(param)),
             "node {id}: `{param}` = 1e39 is not refused"
         );
+    }
+}
+
+#[test]
+fn settings_errors_name_the_settings_path_and_the_real_bound() {
+    let mut doc = graph("dam_break_2d.ron");
+    for (bad, field, bound) in [
+        (
+            "settings.max_substeps=-1",
+            "`settings.max_substeps`",
+            "from 1",
+        ),
+        ("settings.frames=2.5", "`settings.frames`", "from 1"),
+        ("settings.seed=-1", "`settings.seed`", "from 0"),
+        ("settings.fps=fast", "`settings.fps`", "a number"),
+        ("settings.grid=[64, -64, 1]", "`settings.grid`", "from 1"),
+    ] {
+        let err = bad
+            .parse()
+            .and_then(|o| apply_override(&mut doc, &o))
+            .expect_err(bad)
+            .to_string();
+        assert!(err.contains(field) && err.contains(bound), "{bad}: {err}");
     }
 }
 

@@ -130,7 +130,8 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     };
     let graph_file = manifest.graph_file.clone();
     let frames = settle(&mut manifest, args);
-    crate::estimate::check_fits(&doc, &session.registry, args.ignore_memory_check)?;
+    let ignore = args.ignore_memory_check;
+    crate::estimate::check_fits(&doc, &graph_file.display(), &session.registry, ignore)?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut sim = build_with(session, &doc, &graph_file, &out, args.allow_outside_out)?;
     let resume_at = match (&args.resume, &args.from) {

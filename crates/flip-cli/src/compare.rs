@@ -74,7 +74,8 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
     let graph = a.graph.as_ref().expect("clap requires a graph");
     let base_doc = session.graph(graph, &a.sets)?;
     let frames = a.frames.unwrap_or(base_doc.settings.frames);
-    let specs = variant_specs(&base_doc, &a.variants)?;
+    let specs =
+        variant_specs(&base_doc, &a.variants).map_err(|e| anyhow!("{}: {e:#}", graph.display()))?;
     let previews = a
         .preview_frames
         .clone()

@@ -46,7 +46,7 @@ fn validate_creates_nodes_and_names_file_node_and_field() {
         cache.path(),
     );
     assert!(
-        text(&o).contains("`frames` needs a whole number"),
+        text(&o).contains("`settings.frames` needs a whole number from 1 to"),
         "{}",
         text(&o)
     );
@@ -96,6 +96,57 @@ fn export_folders_outside_the_output_need_the_flag() {
 
 // Issue 36: saved variants, every refusal naming the file, escaping prefixes, options of
 // features this build lacks, validation whose cost the input sets, compare's failed variants.
+
+#[test]
+fn every_refusal_names_the_graph_file() {
+    let cache = tempfile::tempdir().unwrap();
+    // The memory refusal, under a 2 GiB address-space limit.
+    let exe = env!("CARGO_BIN_EXE_flipgraph");
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let o = Command::new("sh")
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache.path())
+        .args(["-c", "ulimit -v 2097152 && exec \"$0\" \"$@\""])
+        .args([exe, "--plugin-dir", deps.to_str().unwrap()])
+        .args(["run", "graphs/drop_3d.ron", "--quiet"])
+        .args(["--set", "settings.grid=[512, 512, 512]"])
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(5), "{t}");
+    assert!(
+        t.contains("graphs/drop_3d.ron: this run needs about"),
+        "{t}"
+    );
+    // A run that blows up names it too (1e30 is finite in f32: not refused before the run).
+    let out = tempfile::tempdir().unwrap();
+    let o = flipgraph(
+        &[
+            "run",
+            "graphs/dam_break_2d.ron",
+            "--quiet",
+            "--frames",
+            "1",
+            "--out",
+            out.path().to_str().unwrap(),
+            "--set",
+            "settings.grid=32",
+            "--set",
+            "gravity.gravity=[0, -1e30, 0]",
+        ],
+        cache.path(),
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(4), "{t}");
+    assert!(
+        t.contains("graphs/dam_break_2d.ron: simulation blew up at frame 1"),
+        "{t}"
+    );
+}
 
 #[test]
 fn export_prefixes_stay_inside_the_output_folder() {
