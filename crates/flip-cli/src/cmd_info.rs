@@ -1,6 +1,7 @@
 //! `validate`, `plugins`, `nodes`.
 
 use crate::cmd_run::{build_with, default_out};
+use crate::estimate::check_fits;
 use crate::session::Session;
 use anyhow::{anyhow, Result};
 use flip_abi::sanitize;
@@ -23,14 +24,19 @@ pub struct ValidateArgs {
     /// Let export folders lie outside the output folder (absolute paths, `..`).
     #[arg(long)]
     pub allow_outside_out: bool,
+    /// Validate even if the memory estimate exceeds what this machine has.
+    #[arg(long)]
+    pub ignore_memory_check: bool,
 }
 
-/// `flipgraph validate GRAPH`: compiles the graph and creates its nodes (reading masks,
-/// checking output folders and solver capabilities) without running a step, so it refuses
-/// what `run` would refuse.
+/// `flipgraph validate GRAPH`: checks the memory estimate, compiles the graph and creates its
+/// nodes (reading masks, checking output folders and solver capabilities) without running a
+/// step, so it refuses what `run` would refuse.
 pub fn validate(session: &Session, args: &ValidateArgs) -> Result<()> {
     let graph = args.graph.as_path();
     let doc = session.graph(graph, &args.sets)?;
+    let ignore = args.ignore_memory_check;
+    check_fits(&doc, &graph.display(), &session.registry, ignore)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(graph));
     let sim = build_with(session, &doc, graph, &out, args.allow_outside_out)?;
     let plan = sim.plan();

@@ -200,6 +200,29 @@ fn options_of_a_feature_this_build_lacks_say_how_to_build_one() {
 }
 
 #[test]
+fn validation_cost_does_not_grow_with_a_number_in_the_graph() {
+    let cache = tempfile::tempdir().unwrap();
+    let start = std::time::Instant::now();
+    let o = flipgraph(
+        &[
+            "validate",
+            "graphs/cup_pour_3d.ron",
+            "--set",
+            "settings.cell_size=0.000001",
+        ],
+        cache.path(),
+    );
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("cup_pour_3d.ron: node `pool`, `center`: the shape"),
+        "{t}"
+    );
+    // ~27 s before (the cup's distance cache prepared for a 1 µm grid)
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+}
+
+#[test]
 fn compare_fails_when_a_variant_fails_and_shows_na() {
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
