@@ -84,9 +84,7 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
         let plan = sweep::SweepPlan::new(graph, &a.sets, frames, previews, specs)?;
         return sweep::write(session, &plan, dir, &a.sbatch);
     }
-    let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from("out/compare").join(graph.file_stem().unwrap_or_default())
-    });
+    let out = a.out.clone().unwrap_or_else(|| default_report_dir(graph));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let mut variants = Lockstep::new(&base_doc, &session.registry, &specs, jobs, |spec, doc| {
@@ -121,6 +119,12 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
     }
     println!();
     write_report(&out, graph, &variants.into_reports())
+}
+
+/// Default report folder for a graph: `out/compare/<stem>` (each variant writes into its own
+/// folder under it).
+pub fn default_report_dir(graph: &Path) -> PathBuf {
+    PathBuf::from("out/compare").join(graph.file_stem().unwrap_or_default())
 }
 
 /// The variants given on the command line, else those saved in the graph.

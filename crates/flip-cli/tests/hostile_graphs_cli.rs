@@ -97,6 +97,52 @@ fn export_folders_outside_the_output_need_the_flag() {
 // Issue 36: saved variants, every refusal naming the file, escaping prefixes, options of
 // features this build lacks, validation whose cost the input sets, compare's failed variants.
 
+/// `graphs/<name>` with `from` replaced by `to`, written into `dir` (under the same name, so
+/// the graph's relative paths are kept by `dir` standing in for graphs/).
+fn edited_graph(dir: &Path, name: &str, edits: &[(&str, &str)]) -> std::path::PathBuf {
+    let mut text = std::fs::read_to_string(root().join("graphs").join(name)).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from} not in {name}");
+        text = text.replace(from, to);
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn saved_variants_are_validated_as_if_applied() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let graph = edited_graph(
+        dir.path(),
+        "lcp_circle_2d.ron",
+        &[
+            ("pressure.solver=lcp/pi-mg", "pressure.solver=nope/x"),
+            (
+                "\"pressure.solver=pcg/mic0-pcg\", ",
+                "\"pressure.solver=pcg/mic0-pcg\", \"ghost.flip_ratio=1\", \
+                 \"g2p.flip_ratio=7\", \"g2p.nosuch=1\", ",
+            ),
+        ],
+    );
+    let o = flipgraph(&["validate", graph.to_str().unwrap()], cache.path());
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    for line in [
+        "lcp_circle_2d.ron: variant `pi-mg`: node `pressure`, `solver`: ",
+        "lcp_circle_2d.ron: variant `standard-mic0`: node `ghost`, `flip_ratio`: ",
+        "lcp_circle_2d.ron: variant `standard-mic0`: node `g2p`, `flip_ratio`: 7 is outside",
+        "lcp_circle_2d.ron: variant `standard-mic0`: node `g2p`, `nosuch`: unknown parameter",
+    ] {
+        assert!(t.contains(line), "`{line}` missing from:\n{t}");
+    }
+    assert!(!t.contains("`fas-mg`"), "the good variants pass: {t}");
+    // the shipped graph's variants are fine
+    let o = flipgraph(&["validate", "graphs/lcp_circle_2d.ron"], cache.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 #[test]
 fn every_refusal_names_the_graph_file() {
     let cache = tempfile::tempdir().unwrap();

@@ -2,8 +2,9 @@
 //! graph files write values. The CLI's `--set`, compare variants (CLI and editor) and saved
 //! `variants` all parse their text once into an [`Override`] and apply it here.
 
-use crate::doc::GraphDoc;
+use crate::doc::{GraphDoc, VariantDoc};
 use crate::endpoint::split_dotted;
+use crate::error::GraphError;
 use crate::registry::NodeRegistry;
 use crate::value::ParamValue;
 use std::collections::BTreeSet;
@@ -130,6 +131,8 @@ pub enum OverrideError {
         item: String,
         /// The node id it names.
         node: String,
+        /// The parameter it sets.
+        param: String,
     },
     /// `settings.<field>` that does not exist.
     #[error("unknown setting `settings.{0}` (settings are {all})", all = SETTINGS.join(", "))]
@@ -142,6 +145,28 @@ pub enum OverrideError {
         /// What it takes.
         expected: String,
     },
+}
+
+impl OverrideError {
+    /// As a validation problem, naming the node and parameter or the setting it concerns.
+    pub fn to_graph_error(&self) -> GraphError {
+        match self {
+            Self::UnknownNode { node, param, .. } => {
+                GraphError::node(node, Some(param), "no such node in the graph")
+            }
+            Self::UnknownSetting(field) => GraphError::setting(
+                field,
+                format!("no such setting (settings are {})", SETTINGS.join(", ")),
+            ),
+            Self::BadSetting { field, expected } => {
+                GraphError::field(field, format!("needs {expected}"))
+            }
+            Self::NoValue(_) | Self::NoParam(_) => GraphError {
+                message: self.to_string(),
+                ..GraphError::default()
+            },
+        }
+    }
 }
 
 /// The settings an override can set.
@@ -242,6 +267,7 @@ pub fn apply_override(doc: &mut GraphDoc, o: &Override) -> Result<(), OverrideEr
                 .ok_or_else(|| OverrideError::UnknownNode {
                     item: o.to_string(),
                     node: node.clone(),
+                    param: param.clone(),
                 })?;
             n.params.insert(param.clone(), v);
             Ok(())
@@ -255,6 +281,47 @@ pub fn apply_override(doc: &mut GraphDoc, o: &Override) -> Result<(), OverrideEr
 /// The first bad override.
 pub fn apply_overrides(doc: &mut GraphDoc, items: &[Override]) -> Result<(), OverrideError> {
     items.iter().try_for_each(|o| apply_override(doc, o))
+}
+
+/// `doc` with its saved variant `variant` applied as `compare` applies it (the overrides in
+/// order, stale solver parameters dropped: [`apply_overrides_scoped`]), without saved
+/// variants of its own, and every problem of the variant's name and overrides, each naming
+/// the variant. A bad override is left out, so validating the result finds the other
+/// problems.
+pub fn apply_variant(
+    doc: &GraphDoc,
+    variant: &VariantDoc,
+    registry: &NodeRegistry,
+) -> (GraphDoc, Vec<GraphError>) {
+    let mut errors = Vec::new();
+    if !VariantDoc::valid_name(&variant.name) {
+        errors.push(GraphError::field(
+            "name",
+            "a variant name is letters, digits, - or _",
+        ));
+    }
+    let mut applied = GraphDoc {
+        variants: Vec::new(),
+        ..doc.clone()
+    };
+    let mut good = Vec::new();
+    for item in &variant.set {
+        let mut scratch = applied.clone();
+        match item.parse().and_then(|o| {
+            apply_override(&mut scratch, &o)?;
+            Ok(o)
+        }) {
+            Ok(o) => good.push(o),
+            Err(e) => errors.push(e.to_graph_error()),
+        }
+    }
+    apply_overrides_scoped(&mut applied, &good, registry)
+        .expect("each override applied on its own");
+    let errors = errors
+        .into_iter()
+        .map(|e| e.in_variant(&variant.name))
+        .collect();
+    (applied, errors)
 }
 
 /// Applies every override in order, then drops the parameters they made stale: one the node
