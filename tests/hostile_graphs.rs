@@ -415,13 +415,14 @@ fn export_prefixes_cannot_leave_the_output_folder() {
 }
 
 #[test]
-fn validation_work_does_not_grow_with_numbers_in_the_graph() {
+fn validation_refuses_an_emitter_outside_the_domain_before_preparing_meshes() {
     // A cell of 1 µm: the domain is 40 µm wide and the imported cup (~0.5 m away) is far
-    // outside it. Preparing the cup's distance cache for that resolution took ~21 s of CPU.
+    // outside it. Preparing the cup's distance cache for that resolution took ~21 s of CPU;
+    // the emitter's cheap check refuses first (the cache's own bound: flip-core's
+    // `the_caches_follow_the_domain_not_the_mesh_in_cells`).
     let mut doc = graph("cup_pour_3d.ron");
     doc.settings.cell_size = 1e-6;
     let out = tempfile::tempdir().unwrap();
-    let start = std::time::Instant::now();
     let errors = instantiate(&doc, out.path(), false).err().expect("refused");
     find(
         &errors,
@@ -429,23 +430,4 @@ fn validation_work_does_not_grow_with_numbers_in_the_graph() {
         Some("center"),
         "entirely outside the domain",
     );
-    assert!(start.elapsed().as_secs_f64() < 3.0, "{:?}", start.elapsed());
-
-    // The same with the emitter moved inside the tiny domain: only the mesh work is left,
-    // now bounded by the grid's size (~2 s here, ~1 s for the shipped graph).
-    set(
-        &mut doc,
-        "pool",
-        "center",
-        ParamValue::Vector(vec![20e-6, 30e-6, 20e-6]),
-    );
-    set(
-        &mut doc,
-        "pool",
-        "size",
-        ParamValue::Vector(vec![10e-6, 5e-6, 10e-6]),
-    );
-    let start = std::time::Instant::now();
-    let _ = instantiate(&doc, out.path(), false);
-    assert!(start.elapsed().as_secs_f64() < 8.0, "{:?}", start.elapsed());
 }

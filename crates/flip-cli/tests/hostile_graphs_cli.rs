@@ -246,9 +246,8 @@ fn options_of_a_feature_this_build_lacks_say_how_to_build_one() {
 }
 
 #[test]
-fn validation_cost_does_not_grow_with_a_number_in_the_graph() {
+fn validation_of_a_grid_of_tiny_cells_answers_with_the_cheap_refusal() {
     let cache = tempfile::tempdir().unwrap();
-    let start = std::time::Instant::now();
     let o = flipgraph(
         &[
             "validate",
@@ -264,8 +263,6 @@ fn validation_cost_does_not_grow_with_a_number_in_the_graph() {
         t.contains("cup_pour_3d.ron: node `pool`, `center`: the shape"),
         "{t}"
     );
-    // ~27 s before (the cup's distance cache prepared for a 1 µm grid)
-    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
 }
 
 #[test]

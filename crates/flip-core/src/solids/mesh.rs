@@ -221,6 +221,21 @@ mod tests {
     }
 
     #[test]
+    fn the_caches_follow_the_domain_not_the_mesh_in_cells() {
+        // A 0.6 m sphere beside a domain of 40 µm cells of 1 µm: at the domain's spacing its
+        // caches would hold ~10¹⁷ nodes; they get the domain's budget (at least 2¹⁸) instead.
+        let mesh = uv_sphere(Vec3::splat(0.5), 0.3, 12);
+        let around = (Vec3::ZERO, Vec3::splat(40e-6));
+        let sdf = MeshSdf::cached(&mesh, around, 1e-6, false);
+        let budget = (2.0 * node_count(around.0, around.1, 1e-6)).max(MIN_BUDGET);
+        assert_eq!(sdf.caches().len(), 2);
+        for cache in sdf.caches() {
+            let nodes: f64 = cache.dims().iter().map(|&d| d as f64).product();
+            assert!(nodes <= budget, "{nodes} nodes for a budget of {budget}");
+        }
+    }
+
+    #[test]
     fn a_hole_does_not_flip_the_inside() {
         let c = Vec3::splat(0.5);
         let mut mesh = uv_sphere(c, 0.3, 24);
