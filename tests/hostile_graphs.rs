@@ -169,7 +169,7 @@ fn nonsense_settings_are_refused() {
     );
 
     let mut doc = graph("dam_break_2d.ron");
-    apply_override(&mut doc, &"settings.frames=0".parse().unwrap()).unwrap();
+    doc.settings.frames = 0;
     find(
         &errors_of(&doc),
         None,
@@ -287,4 +287,147 @@ fn graph_text_is_printed_without_terminal_escapes() {
         .collect();
     assert!(!text.contains('\u{1b}') && !text.contains('\n'), "{text}");
     assert!(text.contains("evil\\e[2J\\nforged"), "{text}");
+}
+
+// Issue 36: numbers that overflow f32, settings named by path, export prefixes, validation
+// whose cost the input sets.
+
+/// `[x, 0, 0]`, or `x` for a scalar parameter.
+fn huge(kind: &flip_graph::ParamKind, x: f64) -> Option<ParamValue> {
+    match kind {
+        flip_graph::ParamKind::Float { .. } | flip_graph::ParamKind::Int { .. } => {
+            Some(ParamValue::Number(x))
+        }
+        flip_graph::ParamKind::Vec3 => Some(ParamValue::Vector(vec![x, 0.0, 0.0])),
+        _ => None,
+    }
+}
+
+#[test]
+fn numbers_that_overflow_f32_are_refused_naming_the_parameter() {
+    // The issue's two: an emitter centre and a gravity of 1e39 (finite as f64, ∞ as f32).
+    let mut doc = graph("dam_break_2d.ron");
+    set(
+        &mut doc,
+        "source",
+        "center",
+        ParamValue::Vector(vec![1e39, 0.3, 0.0]),
+    );
+    set(
+        &mut doc,
+        "gravity",
+        "gravity",
+        ParamValue::Vector(vec![0.0, -1e39, 0.0]),
+    );
+    let errors = errors_of(&doc);
+    find(&errors, Some("source"), Some("center"), "f32");
+    find(&errors, Some("gravity"), Some("gravity"), "f32");
+    assert!(
+        !errors.iter().any(|e| e.field.as_deref() == Some("size")),
+        "the centre is wrong, not the size: {errors:#?}"
+    );
+
+    // The class: every numeric parameter of every built-in kind, one node each.
+    let reg = registry();
+    let mut doc = graph("dam_break_2d.ron");
+    let mut expected = Vec::new();
+    for kind in reg.kinds() {
+        for p in &kind.spec.params {
+            let Some(v) = huge(&p.kind, 1e39) else {
+                continue;
+            };
+            let id = format!("x{}", expected.len());
+            let mut n = node(&id, &kind.spec.kind);
+            n.params.insert(p.name.clone(), v);
+            doc.nodes.push(n);
+            expected.push((id, p.name.clone()));
+        }
+    }
+    assert!(expected.len() > 40, "{}", expected.len());
+    let errors = compile(&doc, &reg).expect_err("refused");
+    for (id, param) in &expected {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.node.as_deref() == Some(id) && e.field.as_deref() == Some(param)),
+            "node {id}: `{param}` = 1e39 is not refused"
+        );
+    }
+}
+
+#[test]
+fn settings_errors_name_the_settings_path_and_the_real_bound() {
+    let mut doc = graph("dam_break_2d.ron");
+    for (bad, field, bound) in [
+        (
+            "settings.max_substeps=-1",
+            "`settings.max_substeps`",
+            "from 1",
+        ),
+        ("settings.frames=2.5", "`settings.frames`", "from 1"),
+        ("settings.seed=-1", "`settings.seed`", "from 0"),
+        ("settings.fps=fast", "`settings.fps`", "a number"),
+        ("settings.grid=[64, -64, 1]", "`settings.grid`", "from 1"),
+    ] {
+        let err = bad
+            .parse()
+            .and_then(|o| apply_override(&mut doc, &o))
+            .expect_err(bad)
+            .to_string();
+        assert!(err.contains(field) && err.contains(bound), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn export_prefixes_cannot_leave_the_output_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let writers = [
+        ("dam_break_2d.ron", "export"),
+        ("dam_break_2d.ron", "fields"),
+        ("drop_mesh_3d.ron", "surface"),
+        ("drop_mesh_3d.ron", "vdb"),
+    ];
+    for (file, node) in writers {
+        for escape in [
+            "../escape_prefix",
+            "../../x_",
+            "/tmp/flipgraph-x_",
+            "a\\..\\..\\b",
+        ] {
+            // a prefix is part of a file name: refused even where folders may leave `--out`
+            for allow in [false, true] {
+                let mut doc = graph(file);
+                set(&mut doc, node, "prefix", ParamValue::Text(escape.into()));
+                let errors = instantiate(&doc, &out, allow).err().expect(escape);
+                find(&errors, Some(node), Some("prefix"), "file name");
+            }
+        }
+    }
+    let mut doc = graph("dam_break_2d.ron");
+    set(
+        &mut doc,
+        "export",
+        "prefix",
+        ParamValue::Text("..f_".into()),
+    );
+    instantiate(&doc, &out, false).expect("dots inside a file name are fine");
+}
+
+#[test]
+fn validation_refuses_an_emitter_outside_the_domain_before_preparing_meshes() {
+    // A cell of 1 µm: the domain is 40 µm wide and the imported cup (~0.5 m away) is far
+    // outside it. Preparing the cup's distance cache for that resolution took ~21 s of CPU;
+    // the emitter's cheap check refuses first (the cache's own bound: flip-core's
+    // `the_caches_follow_the_domain_not_the_mesh_in_cells`).
+    let mut doc = graph("cup_pour_3d.ron");
+    doc.settings.cell_size = 1e-6;
+    let out = tempfile::tempdir().unwrap();
+    let errors = instantiate(&doc, out.path(), false).err().expect("refused");
+    find(
+        &errors,
+        Some("pool"),
+        Some("center"),
+        "entirely outside the domain",
+    );
 }

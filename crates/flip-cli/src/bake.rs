@@ -201,7 +201,8 @@ impl Bake {
         } else {
             self.manifest.status = RunStatus::Failed;
             let status = run_status(&e, self.sim.plan());
-            fail(status, format!("{e} ({kept})"))
+            let graph = self.manifest.graph_file.display();
+            fail(status, format!("{graph}: {e} ({kept})"))
         };
         self.manifest.ended_unix = Some(now_unix());
         let _ = self.manifest.write(&self.out);

@@ -54,6 +54,10 @@ pub enum BenchCommand {
     /// ms per solve, communication share, bytes per halo exchange, messages per iteration.
     #[cfg(feature = "mpi")]
     Mpi(mpi::MpiArgs),
+    /// In builds without the `mpi` feature: refused, saying how to build one.
+    #[cfg(not(feature = "mpi"))]
+    #[command(hide = true)]
+    Mpi(MissingFeatureArgs),
 }
 
 /// Runs a benchmark.
@@ -68,7 +72,17 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Tallcell(a) => tallcell::run(session, &a),
         #[cfg(feature = "mpi")]
         BenchCommand::Mpi(a) => mpi::run(session, &a),
+        #[cfg(not(feature = "mpi"))]
+        BenchCommand::Mpi(_) => crate::features::MPI.require("bench mpi"),
     }
+}
+
+/// The arguments of a subcommand this build lacks: any, so the refusal says why.
+#[cfg(not(feature = "mpi"))]
+#[derive(clap::Args)]
+pub struct MissingFeatureArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    _args: Vec<String>,
 }
 
 /// Peak resident memory of this process (MB), from /proc (Linux).

@@ -1,13 +1,16 @@
 //! `validate`, `plugins`, `nodes`.
 
 use crate::cmd_run::{build_with, default_out};
-use crate::session::Session;
+use crate::compare::default_report_dir;
+use crate::estimate::check_fits;
+use crate::session::{format_errors, Session};
 use anyhow::{anyhow, Result};
 use flip_abi::sanitize;
-use flip_graph::{ParamKind, ParamSpec};
+use flip_graph::overrides::apply_variant;
+use flip_graph::{GraphDoc, ParamKind, ParamSpec, RunPaths, Simulation};
 use flip_host::StateSupport;
 use flip_nodes::roles::{KindFacts, NodeRole};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `validate`.
 #[derive(clap::Args)]
@@ -23,26 +26,71 @@ pub struct ValidateArgs {
     /// Let export folders lie outside the output folder (absolute paths, `..`).
     #[arg(long)]
     pub allow_outside_out: bool,
+    /// Validate even if the memory estimate exceeds what this machine has.
+    #[arg(long)]
+    pub ignore_memory_check: bool,
 }
 
-/// `flipgraph validate GRAPH`: compiles the graph and creates its nodes (reading masks,
-/// checking output folders and solver capabilities) without running a step, so it refuses
-/// what `run` would refuse.
+/// `flipgraph validate GRAPH`: checks the memory estimate, compiles the graph and creates its
+/// nodes (reading masks, checking output folders and solver capabilities) without running a
+/// step, so it refuses what `run` would refuse; then the same for each saved variant applied,
+/// as `compare` would run it.
 pub fn validate(session: &Session, args: &ValidateArgs) -> Result<()> {
     let graph = args.graph.as_path();
     let doc = session.graph(graph, &args.sets)?;
+    let ignore = args.ignore_memory_check;
+    check_fits(&doc, &graph.display(), &session.registry, ignore)?;
     let out = args.out.clone().unwrap_or_else(|| default_out(graph));
     let sim = build_with(session, &doc, graph, &out, args.allow_outside_out)?;
+    validate_variants(session, &doc, graph, args)?;
     let plan = sim.plan();
     println!(
-        "{}: ok — {} nodes in {} parallel levels, {} edges, grid {:?}",
+        "{}: ok — {} nodes in {} parallel levels, {} edges, grid {:?}, {} saved variants",
         sanitize(&graph.display().to_string()),
         plan.nodes.len(),
         plan.levels.len(),
         doc.edges.len(),
-        doc.settings.grid
+        doc.settings.grid,
+        doc.variants.len()
     );
     Ok(())
+}
+
+/// Validates each saved variant of `doc` as if applied ([`apply_variant`]): its memory
+/// estimate, then its graph and nodes, writing where `compare` would put it; every problem
+/// names the variant.
+fn validate_variants(
+    session: &Session,
+    doc: &GraphDoc,
+    graph: &Path,
+    args: &ValidateArgs,
+) -> Result<()> {
+    let reports = default_report_dir(graph);
+    let mut errors = Vec::new();
+    for v in &doc.variants {
+        let (applied, bad) = apply_variant(doc, v, &session.registry);
+        errors.extend(bad);
+        let origin = format!("{}: variant `{}`", graph.display(), v.name);
+        check_fits(
+            &applied,
+            &origin,
+            &session.registry,
+            args.ignore_memory_check,
+        )?;
+        let paths = RunPaths {
+            out_dir: &reports.join(&v.name),
+            base_dir: graph.parent().unwrap_or(Path::new(".")),
+            allow_outside_out: args.allow_outside_out,
+        };
+        if let Err(es) = Simulation::with_paths(&applied, &session.registry, paths) {
+            errors.extend(es.into_iter().map(|e| e.in_variant(&v.name)));
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(anyhow!(format_errors(&errors, graph)))
+    }
 }
 
 fn describe(p: &ParamSpec) -> String {

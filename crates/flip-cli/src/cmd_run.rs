@@ -69,8 +69,8 @@ pub struct RunArgs {
     pub allow_outside_out: bool,
     /// Run decomposed over the ranks of `mpirun -np N` (slabs along the grid's outermost
     /// axis; rank 0 writes the frames). A resume or fork needs a run made on as many ranks.
-    #[cfg(feature = "mpi")]
-    #[arg(long)]
+    /// (Hidden in builds without the `mpi` feature, which refuse it saying how to build one.)
+    #[arg(long, hide = !crate::features::MPI.enabled)]
     pub mpi: bool,
 }
 
@@ -108,8 +108,9 @@ pub fn build_with(
 
 /// Runs `args`.
 pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
-    #[cfg(feature = "mpi")]
     if args.mpi {
+        crate::features::MPI.require("run --mpi")?;
+        #[cfg(feature = "mpi")]
         return crate::cmd_run_mpi::run(session, args);
     }
     let (doc, mut manifest, out, fresh_nodes) = if let Some(dir) = &args.resume {
@@ -129,7 +130,8 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     };
     let graph_file = manifest.graph_file.clone();
     let frames = settle(&mut manifest, args);
-    crate::estimate::check_fits(&doc, &session.registry, args.ignore_memory_check)?;
+    let ignore = args.ignore_memory_check;
+    crate::estimate::check_fits(&doc, &graph_file.display(), &session.registry, ignore)?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut sim = build_with(session, &doc, &graph_file, &out, args.allow_outside_out)?;
     let resume_at = match (&args.resume, &args.from) {

@@ -12,6 +12,7 @@ mod sweep;
 mod task;
 
 use crate::cmd_run::build;
+use crate::exit::{fail, ExitStatus};
 use crate::session::Session;
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -73,7 +74,8 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
     let graph = a.graph.as_ref().expect("clap requires a graph");
     let base_doc = session.graph(graph, &a.sets)?;
     let frames = a.frames.unwrap_or(base_doc.settings.frames);
-    let specs = variant_specs(&base_doc, &a.variants)?;
+    let specs =
+        variant_specs(&base_doc, &a.variants).map_err(|e| anyhow!("{}: {e:#}", graph.display()))?;
     let previews = a
         .preview_frames
         .clone()
@@ -82,9 +84,7 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
         let plan = sweep::SweepPlan::new(graph, &a.sets, frames, previews, specs)?;
         return sweep::write(session, &plan, dir, &a.sbatch);
     }
-    let out = a.out.clone().unwrap_or_else(|| {
-        PathBuf::from("out/compare").join(graph.file_stem().unwrap_or_default())
-    });
+    let out = a.out.clone().unwrap_or_else(|| default_report_dir(graph));
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let jobs = a.jobs.unwrap_or_else(default_jobs).max(1);
     let mut variants = Lockstep::new(&base_doc, &session.registry, &specs, jobs, |spec, doc| {
@@ -118,7 +118,13 @@ pub fn run(session: &Session, a: &CompareArgs) -> Result<()> {
         show_frame(frame, frames);
     }
     println!();
-    write_report(&out, &variants.into_reports())
+    write_report(&out, graph, &variants.into_reports())
+}
+
+/// Default report folder for a graph: `out/compare/<stem>` (each variant writes into its own
+/// folder under it).
+pub fn default_report_dir(graph: &Path) -> PathBuf {
+    PathBuf::from("out/compare").join(graph.file_stem().unwrap_or_default())
 }
 
 /// The variants given on the command line, else those saved in the graph.
@@ -175,11 +181,11 @@ fn show_frame(frame: u32, frames: u32) {
     std::io::stdout().flush().ok();
 }
 
-/// The report of a comparison: table, metrics.csv, summary.json and plots in `out`.
+/// The report of a comparison of `graph`: table, metrics.csv, summary.json and plots in `out`.
 ///
 /// # Errors
-/// I/O, or every variant failed.
-fn write_report(out: &Path, reports: &[VariantReport]) -> Result<()> {
+/// I/O, or a variant failed (exit 6, after the report is written), naming each and why.
+fn write_report(out: &Path, graph: &Path, reports: &[VariantReport]) -> Result<()> {
     metrics::print_table(reports);
     metrics::write_files(out, reports)?;
     plots::write_all(out, reports)?;
@@ -187,8 +193,28 @@ fn write_report(out: &Path, reports: &[VariantReport]) -> Result<()> {
         "report: {} (metrics.csv, summary.json, plot_*.png, preview_*.png)",
         out.display()
     );
-    if reports.iter().all(|r| r.failure.is_some()) {
-        return Err(anyhow!("every variant failed"));
+    let failed: Vec<String> = reports
+        .iter()
+        .filter_map(|r| {
+            Some(format!(
+                "variant `{}` failed: {}",
+                r.name,
+                r.failure.as_ref()?
+            ))
+        })
+        .collect();
+    if failed.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    Err(fail(
+        ExitStatus::VariantFailed,
+        format!(
+            "{}: {} of {} variants failed (report written to {}):\n  {}",
+            graph.display(),
+            failed.len(),
+            reports.len(),
+            out.display(),
+            failed.join("\n  ")
+        ),
+    ))
 }

@@ -174,8 +174,14 @@ fn disk_per_frame(plan: &ExecPlan, cells: usize, particles: usize) -> u64 {
     bytes as u64
 }
 
-/// Refuses (exit 5) a run whose estimate exceeds the memory this process may use.
-pub fn check_fits(doc: &GraphDoc, registry: &NodeRegistry, ignore: bool) -> Result<()> {
+/// Refuses (exit 5) a run of `doc` whose estimate exceeds the memory this process may use;
+/// `origin` names it (the graph file, and the variant).
+pub fn check_fits(
+    doc: &GraphDoc,
+    origin: &dyn std::fmt::Display,
+    registry: &NodeRegistry,
+    ignore: bool,
+) -> Result<()> {
     let Ok(e) = estimate(doc, registry) else {
         return Ok(()); // validation reports the graph's problems with file and node names
     };
@@ -186,8 +192,8 @@ pub fn check_fits(doc: &GraphDoc, registry: &NodeRegistry, ignore: bool) -> Resu
         return Err(fail(
             ExitStatus::Resources,
             format!(
-                "this run needs about {} of memory ({} cells, {} particles) but only {} \
-                 may be used ({source}); shrink settings.grid or run with \
+                "{origin}: this run needs about {} of memory ({} cells, {} particles) but only \
+                 {} may be used ({source}); shrink settings.grid or run with \
                  --ignore-memory-check",
                 gib(e.memory_bytes),
                 e.cells,

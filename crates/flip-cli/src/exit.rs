@@ -16,6 +16,8 @@ pub enum ExitStatus {
     BlewUp = 4,
     /// The run would not fit in this machine's memory or disk.
     Resources = 5,
+    /// `compare`: a variant failed (the report is written; it says which and why).
+    VariantFailed = 6,
     /// Stopped by SIGINT/SIGTERM after writing a checkpoint.
     Interrupted = 130,
 }

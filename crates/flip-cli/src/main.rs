@@ -11,6 +11,7 @@ mod cmd_verify;
 mod compare;
 mod estimate;
 mod exit;
+mod features;
 mod limits;
 mod manifest;
 #[cfg(feature = "mpi")]

@@ -70,8 +70,9 @@ fn summary_without_timing(path: &Path) -> serde_json::Value {
 fn merged_array_tasks_equal_a_plain_compare_and_lost_tasks_show_as_failed() {
     let tmp = tempfile::tempdir().unwrap();
     let (plain, sweep) = (tmp.path().join("plain"), tmp.path().join("sweep"));
+    // The variant with the refused override fails: the report is written, the status says so.
     let o = flipgraph(&compare_args(&["--out", plain.to_str().unwrap()]));
-    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o));
 
     let o = flipgraph(&compare_args(&[
         "--slurm",
@@ -93,7 +94,7 @@ fn merged_array_tasks_equal_a_plain_compare_and_lost_tasks_show_as_failed() {
         assert_eq!(o.status.success(), k != 2, "task {k}: {}", text(&o));
     }
     let o = flipgraph(&["compare", "--merge", sweep.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(6), "{}", text(&o));
 
     assert_eq!(
         csv_without_timing(&plain.join("metrics.csv")),

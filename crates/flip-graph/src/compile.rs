@@ -60,7 +60,9 @@ fn resolve_params(
     // Fixed parameters first; the dynamic ones depend on their values.
     let mut params = kind.spec.params.clone();
     let mut resolved = ParamMap::new();
+    let before = errors.len();
     check_params(&node.id, &params, &node.params, &mut resolved, errors);
+    let fixed_ok = errors.len() == before;
     match kind.params_for(&node.params) {
         Ok(all) => {
             let dynamic = all[params.len()..].to_vec();
@@ -76,8 +78,13 @@ fn resolve_params(
                 }
             }
         }
-        // Says why (e.g. which solver plugins were found or refused).
-        Err(e) => errors.push(GraphError::node(&node.id, None, e.to_string())),
+        // Says why (e.g. which solver plugins were found or refused), naming the parameter
+        // when the kind says which; not again when a fixed parameter it reads was refused.
+        Err(_) if !fixed_ok => {}
+        Err(e) => errors.push(match e.downcast::<crate::node::NodeError>() {
+            Ok(e) => e.at_node(&node.id),
+            Err(e) => GraphError::node(&node.id, None, e.to_string()),
+        }),
     }
     // The node keeps its ports even when its parameters are wrong, so edges still check.
     Some((kind.spec.clone(), resolved))
@@ -195,12 +202,10 @@ fn connect(
     errors: &mut Vec<GraphError>,
 ) {
     if !e.from.is_well_formed() || !e.to.is_well_formed() {
-        errors.push(GraphError {
-            file: None,
-            node: None,
-            field: Some(format!("edge {} -> {}", e.from, e.to)),
-            message: "edge ends are written `node.port`".into(),
-        });
+        errors.push(GraphError::field(
+            &format!("edge {} -> {}", e.from, e.to),
+            "edge ends are written `node.port`",
+        ));
         return;
     }
     let (fnode, fport) = (e.from.node.as_str(), e.from.port.as_str());

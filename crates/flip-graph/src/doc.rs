@@ -130,6 +130,17 @@ pub struct VariantDoc {
     pub set: Vec<String>,
 }
 
+impl VariantDoc {
+    /// Whether `name` is a valid variant name: letters, digits, `-` and `_` (it names a
+    /// folder of the comparison's report and a CSV cell).
+    pub fn valid_name(name: &str) -> bool {
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+    }
+}
+
 /// A node group ([`crate::groups`]): the nodes whose `group` names it are drawn as one node
 /// whose ports are the listed inner ports. The run ignores groups.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

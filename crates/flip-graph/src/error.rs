@@ -1,12 +1,14 @@
 use flip_abi::sanitize;
 use std::fmt;
 
-/// A problem found while loading or validating a graph. Names the file, node and port/field
-/// where it applies.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A problem found while loading or validating a graph. Names the file, saved variant, node and
+/// port/field where it applies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GraphError {
     /// The graph file, if known.
     pub file: Option<String>,
+    /// The saved variant (`variants`) whose overrides the problem comes with, if any.
+    pub variant: Option<String>,
     /// The node id.
     pub node: Option<String>,
     /// The port, parameter or setting.
@@ -20,41 +22,43 @@ impl GraphError {
     pub fn file(file: &str, message: impl Into<String>) -> Self {
         Self {
             file: Some(file.into()),
-            node: None,
-            field: None,
             message: message.into(),
+            ..Self::default()
         }
     }
     /// An error about a node (and optionally one of its ports/params).
     pub fn node(node: &str, field: Option<&str>, message: impl Into<String>) -> Self {
         Self {
-            file: None,
             node: Some(node.into()),
             field: field.map(Into::into),
             message: message.into(),
+            ..Self::default()
         }
     }
     /// An error about a top-level field of the document (`nodes`, `edges`, `variants`).
     pub fn field(field: &str, message: impl Into<String>) -> Self {
         Self {
-            file: None,
-            node: None,
             field: Some(field.into()),
             message: message.into(),
+            ..Self::default()
         }
     }
     /// An error about a setting.
     pub fn setting(field: &str, message: impl Into<String>) -> Self {
         Self {
-            file: None,
-            node: None,
             field: Some(format!("settings.{field}")),
             message: message.into(),
+            ..Self::default()
         }
     }
     /// Attaches the file name.
     pub fn in_file(mut self, file: &str) -> Self {
         self.file.get_or_insert_with(|| file.into());
+        self
+    }
+    /// Attaches the saved variant's name.
+    pub fn in_variant(mut self, variant: &str) -> Self {
+        self.variant.get_or_insert_with(|| variant.into());
         self
     }
 }
@@ -64,6 +68,9 @@ impl fmt::Display for GraphError {
         // Ids, fields and messages come from files a user may not trust: no terminal escapes.
         if let Some(file) = &self.file {
             write!(f, "{}: ", sanitize(file))?;
+        }
+        if let Some(variant) = &self.variant {
+            write!(f, "variant `{}`: ", sanitize(variant))?;
         }
         let node = self.node.as_deref().map(sanitize);
         let field = self.field.as_deref().map(sanitize);

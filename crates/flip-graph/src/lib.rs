@@ -63,7 +63,9 @@ pub use runner::checkpoint::{
     decode_state, encode_state, Checkpoint, CheckpointError, Snapshot, CHECKPOINT_VERSION,
 };
 pub use runner::{NodeTiming, RunPaths, Simulation, StepReport};
-pub use spec::{NodeSpec, ParamKind, ParamSpec, ParamValueError, PortSpec, SpecTag, SpecTags};
+pub use spec::{
+    NodeSpec, ParamKind, ParamSpec, ParamValueError, PortSpec, Precision, SpecTag, SpecTags,
+};
 pub use stats::NodeStats;
 pub use step::StateSlot;
 pub use value::{ParamMap, ParamValue, Value};

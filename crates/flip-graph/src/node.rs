@@ -89,6 +89,15 @@ impl NodeError {
 }
 
 impl NodeError {
+    /// The validation error of node `node` refusing with this error, naming the parameter
+    /// when the node says which.
+    pub fn at_node(self, node: &str) -> crate::GraphError {
+        match self {
+            Self::Param { param, message } => crate::GraphError::node(node, Some(&param), message),
+            e => crate::GraphError::node(node, None, e.to_string()),
+        }
+    }
+
     /// Wraps the typed error of a component the node called.
     pub fn other(e: impl std::error::Error + Send + Sync + 'static) -> Self {
         Self::Other(Box::new(e))

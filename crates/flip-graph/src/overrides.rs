@@ -2,8 +2,9 @@
 //! graph files write values. The CLI's `--set`, compare variants (CLI and editor) and saved
 //! `variants` all parse their text once into an [`Override`] and apply it here.
 
-use crate::doc::GraphDoc;
+use crate::doc::{GraphDoc, VariantDoc};
 use crate::endpoint::split_dotted;
+use crate::error::GraphError;
 use crate::registry::NodeRegistry;
 use crate::value::ParamValue;
 use std::collections::BTreeSet;
@@ -130,19 +131,56 @@ pub enum OverrideError {
         item: String,
         /// The node id it names.
         node: String,
+        /// The parameter it sets.
+        param: String,
     },
     /// `settings.<field>` that does not exist.
-    #[error("unknown setting `{0}`")]
+    #[error("unknown setting `settings.{0}` (settings are {all})", all = SETTINGS.join(", "))]
     UnknownSetting(String),
     /// A setting given a value of the wrong shape.
     #[error("`{field}` needs {expected}")]
     BadSetting {
-        /// The setting (as named in the message).
+        /// The setting, `settings.<field>`.
         field: String,
         /// What it takes.
-        expected: &'static str,
+        expected: String,
     },
 }
+
+impl OverrideError {
+    /// As a validation problem, naming the node and parameter or the setting it concerns.
+    pub fn to_graph_error(&self) -> GraphError {
+        match self {
+            Self::UnknownNode { node, param, .. } => {
+                GraphError::node(node, Some(param), "no such node in the graph")
+            }
+            Self::UnknownSetting(field) => GraphError::setting(
+                field,
+                format!("no such setting (settings are {})", SETTINGS.join(", ")),
+            ),
+            Self::BadSetting { field, expected } => {
+                GraphError::field(field, format!("needs {expected}"))
+            }
+            Self::NoValue(_) | Self::NoParam(_) => GraphError {
+                message: self.to_string(),
+                ..GraphError::default()
+            },
+        }
+    }
+}
+
+/// The settings an override can set.
+const SETTINGS: [&str; 9] = [
+    "grid",
+    "cell_size",
+    "fps",
+    "frames",
+    "cfl",
+    "max_substeps",
+    "fixed_dt",
+    "seed",
+    "density",
+];
 
 /// Parses a value the way graph files write it: `true`, `0.5`, `[0, -9.81, 0]`; anything
 /// else is text (`mic0-pcg`, `pcg/mic0-pcg`).
@@ -153,25 +191,26 @@ pub fn parse_value(text: &str) -> ParamValue {
 
 fn number(v: &ParamValue, field: &str) -> Result<f64, OverrideError> {
     v.as_f64().ok_or_else(|| OverrideError::BadSetting {
-        field: field.into(),
-        expected: "a number",
+        field: format!("settings.{field}"),
+        expected: "a number".into(),
     })
 }
 
-/// A whole number in `0..=max`; a fraction, a negative or a too-large value is refused rather
-/// than truncated or saturated by a cast.
-fn whole(v: &ParamValue, field: &str, max: f64) -> Result<f64, OverrideError> {
+/// A whole number in `min..=max` (the bounds validation holds the setting to); a fraction or
+/// a value outside is refused rather than truncated or saturated by a cast.
+fn whole(v: &ParamValue, field: &str, min: f64, max: f64) -> Result<f64, OverrideError> {
     let x = number(v, field)?;
-    if x.fract() == 0.0 && (0.0..=max).contains(&x) {
+    if x.fract() == 0.0 && (min..=max).contains(&x) {
         return Ok(x);
     }
+    let max = if max == SEED_MAX {
+        "2^53".to_string()
+    } else {
+        format!("{max}")
+    };
     Err(OverrideError::BadSetting {
-        field: field.into(),
-        expected: if max == U32 {
-            "a whole number from 0 to 4294967295"
-        } else {
-            "a whole number from 0 to 2^53"
-        },
+        field: format!("settings.{field}"),
+        expected: format!("a whole number from {min} to {max}"),
     })
 }
 
@@ -181,36 +220,33 @@ const SEED_MAX: f64 = 9_007_199_254_740_992.0;
 
 fn set_setting(doc: &mut GraphDoc, field: &str, v: &ParamValue) -> Result<(), OverrideError> {
     let s = &mut doc.settings;
+    // Grid axes are checked further (at least 4 cells, nk = 1 in 2D) by validation.
+    let axis = |x: f64| whole(&ParamValue::Number(x), "grid", 1.0, U32).map(|n| n as usize);
     match field {
         "grid" => match v {
             ParamValue::Vector(g) if g.len() == 3 => {
-                let axis = |x: f64| whole(&ParamValue::Number(x), "settings.grid", U32);
-                s.grid = [
-                    axis(g[0])? as usize,
-                    axis(g[1])? as usize,
-                    axis(g[2])? as usize,
-                ]
+                s.grid = [axis(g[0])?, axis(g[1])?, axis(g[2])?];
             }
-            ParamValue::Number(_) => {
+            ParamValue::Number(n) => {
                 // one number: that many cells on every axis of this dimension, cell size 1/n
-                let n = whole(v, "settings.grid", U32)? as usize;
+                let n = axis(*n)?;
                 s.grid = if s.grid[2] == 1 { [n, n, 1] } else { [n, n, n] };
                 s.cell_size = 1.0 / n as f32;
             }
             _ => {
                 return Err(OverrideError::BadSetting {
                     field: "settings.grid".into(),
-                    expected: "[ni, nj, nk] or one size",
+                    expected: "[ni, nj, nk] or one size".into(),
                 })
             }
         },
         "cell_size" => s.cell_size = number(v, field)? as f32,
         "fps" => s.fps = number(v, field)? as f32,
-        "frames" => s.frames = whole(v, field, U32)? as u32,
+        "frames" => s.frames = whole(v, field, 1.0, U32)? as u32,
         "cfl" => s.cfl = number(v, field)? as f32,
-        "max_substeps" => s.max_substeps = whole(v, field, U32)? as u32,
+        "max_substeps" => s.max_substeps = whole(v, field, 1.0, U32)? as u32,
         "fixed_dt" => s.fixed_dt = number(v, field)? as f32,
-        "seed" => s.seed = whole(v, field, SEED_MAX)? as u64,
+        "seed" => s.seed = whole(v, field, 0.0, SEED_MAX)? as u64,
         "density" => s.density = number(v, field)? as f32,
         _ => return Err(OverrideError::UnknownSetting(field.into())),
     }
@@ -231,6 +267,7 @@ pub fn apply_override(doc: &mut GraphDoc, o: &Override) -> Result<(), OverrideEr
                 .ok_or_else(|| OverrideError::UnknownNode {
                     item: o.to_string(),
                     node: node.clone(),
+                    param: param.clone(),
                 })?;
             n.params.insert(param.clone(), v);
             Ok(())
@@ -244,6 +281,47 @@ pub fn apply_override(doc: &mut GraphDoc, o: &Override) -> Result<(), OverrideEr
 /// The first bad override.
 pub fn apply_overrides(doc: &mut GraphDoc, items: &[Override]) -> Result<(), OverrideError> {
     items.iter().try_for_each(|o| apply_override(doc, o))
+}
+
+/// `doc` with its saved variant `variant` applied as `compare` applies it (the overrides in
+/// order, stale solver parameters dropped: [`apply_overrides_scoped`]), without saved
+/// variants of its own, and every problem of the variant's name and overrides, each naming
+/// the variant. A bad override is left out, so validating the result finds the other
+/// problems.
+pub fn apply_variant(
+    doc: &GraphDoc,
+    variant: &VariantDoc,
+    registry: &NodeRegistry,
+) -> (GraphDoc, Vec<GraphError>) {
+    let mut errors = Vec::new();
+    if !VariantDoc::valid_name(&variant.name) {
+        errors.push(GraphError::field(
+            "name",
+            "a variant name is letters, digits, - or _",
+        ));
+    }
+    let mut applied = GraphDoc {
+        variants: Vec::new(),
+        ..doc.clone()
+    };
+    let mut good = Vec::new();
+    for item in &variant.set {
+        let mut scratch = applied.clone();
+        match item.parse().and_then(|o| {
+            apply_override(&mut scratch, &o)?;
+            Ok(o)
+        }) {
+            Ok(o) => good.push(o),
+            Err(e) => errors.push(e.to_graph_error()),
+        }
+    }
+    apply_overrides_scoped(&mut applied, &good, registry)
+        .expect("each override applied on its own");
+    let errors = errors
+        .into_iter()
+        .map(|e| e.in_variant(&variant.name))
+        .collect();
+    (applied, errors)
 }
 
 /// Applies every override in order, then drops the parameters they made stale: one the node
@@ -358,8 +436,12 @@ mod tests {
         };
         assert_eq!(err("pressure"), "`pressure`: expected node.param=value");
         assert_eq!(err("x.y=1"), "`x.y=1`: no node `x` in the graph");
-        assert_eq!(err("settings.fps=fast"), "`fps` needs a number");
-        assert_eq!(err("settings.nope=1"), "unknown setting `nope`");
+        assert_eq!(err("settings.fps=fast"), "`settings.fps` needs a number");
+        assert!(err("settings.nope=1").starts_with("unknown setting `settings.nope` (settings"));
+        assert_eq!(
+            err("settings.frames=0"),
+            "`settings.frames` needs a whole number from 1 to 4294967295"
+        );
         assert_eq!(err("solver=1"), "`solver`: expected node.param");
         assert_eq!(err(".solver=1"), "`.solver`: expected node.param");
     }

@@ -8,6 +8,9 @@ use std::collections::HashMap;
 pub type NodeFactory = Box<dyn Fn(&NodeInit<'_>) -> Result<Box<dyn Node>, NodeError> + Send + Sync>;
 /// Parameters that depend on other parameters (the solver node's algorithm parameters).
 pub type DynamicParams = Box<dyn Fn(&ParamMap) -> Result<Vec<ParamSpec>, BoxError> + Send + Sync>;
+/// A kind's cheap check of a node's parameters: no file read, no work or allocation that grows
+/// with a number in the graph (node creation may do both).
+pub type NodeCheck = Box<dyn Fn(&NodeInit<'_>) -> Result<(), NodeError> + Send + Sync>;
 /// Why a kind's dynamic parameters cannot be listed: the kind's own typed error.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -17,6 +20,7 @@ pub struct NodeKind {
     pub spec: NodeSpec,
     factory: NodeFactory,
     dynamic_params: Option<DynamicParams>,
+    check: Option<NodeCheck>,
 }
 
 impl NodeKind {
@@ -26,7 +30,23 @@ impl NodeKind {
             spec,
             factory,
             dynamic_params: None,
+            check: None,
         }
+    }
+
+    /// Adds a cheap check, run for every node of a graph before any node is created, so a
+    /// graph is refused before its costly node creations (meshes prepared for its grid).
+    pub fn with_check(mut self, check: NodeCheck) -> Self {
+        self.check = Some(check);
+        self
+    }
+
+    /// Runs the cheap check (none: fine).
+    ///
+    /// # Errors
+    /// What the check refuses.
+    pub fn check(&self, init: &NodeInit<'_>) -> Result<(), NodeError> {
+        self.check.as_ref().map_or(Ok(()), |c| c(init))
     }
 
     /// Adds parameters computed from the other parameters' values.

@@ -34,6 +34,27 @@ pub enum ParamKind {
     Text,
 }
 
+/// The precision a node reads a number parameter in. Values are checked after conversion to
+/// it: a number finite as f64 but not as f32 (`1e39`) is refused for an f32 parameter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    /// `f32` (the built-in nodes: [`ParamValue::as_vec3`] and their typed reads).
+    #[default]
+    F32,
+    /// `f64` (a solver plugin's parameters, passed on as they are).
+    F64,
+}
+
+impl Precision {
+    /// `x` as read in this precision, if it stays finite.
+    fn fits(self, x: f64) -> bool {
+        match self {
+            Self::F32 => (x as f32).is_finite(),
+            Self::F64 => x.is_finite(),
+        }
+    }
+}
+
 /// A parameter of a node kind.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamSpec {
@@ -47,6 +68,8 @@ pub struct ParamSpec {
     pub kind: ParamKind,
     /// Default value.
     pub default: ParamValue,
+    /// The precision the node reads numbers in (vectors are always f32).
+    pub precision: Precision,
 }
 
 impl ParamSpec {
@@ -57,7 +80,13 @@ impl ParamSpec {
             help: help.into(),
             kind,
             default,
+            precision: Precision::default(),
         }
+    }
+    /// The spec with numbers read in `precision`.
+    #[must_use]
+    pub fn with_precision(self, precision: Precision) -> Self {
+        Self { precision, ..self }
     }
     /// A float parameter.
     pub fn float(name: &str, label: &str, help: &str, default: f64, min: f64, max: f64) -> Self {
@@ -131,7 +160,8 @@ impl ParamSpec {
         )
     }
 
-    /// Checks `value` against the kind and range.
+    /// Checks `value` against the kind and range, and every number of it after conversion to
+    /// the precision the node reads it in.
     ///
     /// # Errors
     /// What is wrong with the value.
@@ -141,6 +171,12 @@ impl ParamSpec {
             (&ParamKind::Float { min, max }, &ParamValue::Number(x)) => {
                 if !x.is_finite() || x < min || x > max {
                     return Err(E::OutOfRange { value: x, min, max });
+                }
+                if !self.precision.fits(x) {
+                    return Err(E::Overflows {
+                        value: x,
+                        precision: self.precision,
+                    });
                 }
             }
             (&ParamKind::Int { min, max }, &ParamValue::Number(x)) => {
@@ -152,6 +188,12 @@ impl ParamSpec {
             (ParamKind::Vec3, ParamValue::Vector(v)) if v.len() == 3 || v.len() == 2 => {
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err(E::NonFinite);
+                }
+                if let Some(&x) = v.iter().find(|&&x| !Precision::F32.fits(x)) {
+                    return Err(E::Overflows {
+                        value: x,
+                        precision: Precision::F32,
+                    });
                 }
             }
             (ParamKind::Choice(cs), ParamValue::Text(s)) => {
@@ -200,6 +242,15 @@ pub enum ParamValueError {
     /// A vector with a NaN or infinite component.
     #[error("vector has a non-finite component")]
     NonFinite,
+    /// A number (or a vector's component) that is not finite in the precision the node reads
+    /// it in.
+    #[error("{value:e} does not fit the node's {} (largest magnitude {})", precision_name(*.precision), precision_max(*.precision))]
+    Overflows {
+        /// The number given.
+        value: f64,
+        /// The precision it overflows.
+        precision: Precision,
+    },
     /// Text that is none of the choices.
     #[error("`{value}` is not one of {}", choices.join(", "))]
     NotAChoice {
@@ -216,6 +267,20 @@ pub enum ParamValueError {
         /// The value given, as written.
         found: String,
     },
+}
+
+fn precision_name(p: Precision) -> &'static str {
+    match p {
+        Precision::F32 => "f32",
+        Precision::F64 => "f64",
+    }
+}
+
+fn precision_max(p: Precision) -> String {
+    match p {
+        Precision::F32 => format!("{:e}", f32::MAX),
+        Precision::F64 => format!("{:e}", f64::MAX),
+    }
 }
 
 fn kind_name(kind: &ParamKind) -> &'static str {

@@ -43,12 +43,9 @@ pub struct VariantSpec {
     pub overrides: Vec<Override>,
 }
 
-/// Whether `name` is a valid variant name.
+/// Whether `name` is a valid variant name ([`flip_graph::VariantDoc::valid_name`]).
 pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+    flip_graph::VariantDoc::valid_name(name)
 }
 
 impl VariantSpec {

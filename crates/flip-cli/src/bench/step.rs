@@ -44,8 +44,8 @@ pub struct StepArgs {
     pub scramble: bool,
     /// Weak scaling under `mpirun -np N`: every rank owns `size` layers along the slab axis
     /// (the domain and the liquid column stretch with the ranks); rank 0 prints one row.
-    #[cfg(feature = "mpi")]
-    #[arg(long)]
+    /// (Hidden in builds without the `mpi` feature, which refuse it saying how to build one.)
+    #[arg(long, hide = !crate::features::MPI.enabled)]
     pub mpi: bool,
 }
 
@@ -122,8 +122,9 @@ pub(super) fn graph_of(a: &StepArgs) -> PathBuf {
 
 /// Runs the benchmark.
 pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
-    #[cfg(feature = "mpi")]
     if a.mpi {
+        crate::features::MPI.require("bench step --mpi")?;
+        #[cfg(feature = "mpi")]
         return super::step_mpi::run(session, a);
     }
     let graph = graph_of(a);

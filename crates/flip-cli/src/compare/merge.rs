@@ -12,7 +12,7 @@ use std::path::Path;
 /// Merges the sweep in `dir` into its report (written to `dir`).
 ///
 /// # Errors
-/// No plan, I/O, or every variant failed.
+/// No plan, I/O, or a variant failed.
 pub fn merge(dir: &Path) -> Result<()> {
     let plan = SweepPlan::read(dir)?;
     let mut reports: Vec<VariantReport> = plan
@@ -41,7 +41,7 @@ pub fn merge(dir: &Path) -> Result<()> {
         plan.graph.display(),
         plan.frames
     );
-    write_report(dir, &reports)
+    write_report(dir, &plan.graph, &reports)
 }
 
 /// Task `k`'s report, or a failed one saying why it has none or stopped early.

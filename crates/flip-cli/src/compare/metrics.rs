@@ -5,15 +5,18 @@ use flip_nodes::compare::{FrameMetrics, VariantReport};
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn mean(frames: &[FrameMetrics], f: impl Fn(&FrameMetrics) -> f64) -> f64 {
-    if frames.is_empty() {
-        f64::NAN
-    } else {
-        frames.iter().map(f).sum::<f64>() / frames.len() as f64
-    }
+fn mean(frames: &[FrameMetrics], f: impl Fn(&FrameMetrics) -> f64) -> Option<f64> {
+    (!frames.is_empty()).then(|| frames.iter().map(f).sum::<f64>() / frames.len() as f64)
 }
 
-/// Prints one line per variant.
+/// `v` written with `write`, or `n/a`.
+fn or_na(v: Option<f64>, write: impl Fn(f64) -> String) -> String {
+    v.map_or_else(|| "n/a".into(), write)
+}
+
+/// Prints one line per variant. Figures a variant does not have are `n/a`: every figure when
+/// it completed no frame, and its largest residual and divergence when it failed (the frame
+/// that failed has none, so the largest of the run is not known).
 pub fn print_table(reports: &[VariantReport]) {
     println!(
         "{:<14} {:>7} {:>11} {:>11} {:>10} {:>10} {:>11} {:>11} {:>11}  status",
@@ -28,20 +31,22 @@ pub fn print_table(reports: &[VariantReport]) {
         "rms vs base"
     );
     for r in reports {
-        let last = r.frames.last().cloned().unwrap_or_default();
-        let max = |f: fn(&FrameMetrics) -> f64| r.frames.iter().map(f).fold(0.0, f64::max);
+        let last = r.frames.last();
+        let whole_run = r.failure.is_none() && !r.frames.is_empty();
+        let max = |f: fn(&FrameMetrics) -> f64| {
+            whole_run.then(|| r.frames.iter().map(f).fold(0.0, f64::max))
+        };
         println!(
-            "{:<14} {:>7} {:>11.2} {:>11.1} {:>10.2e} {:>10.2e} {:>11.4} {:>11.4} {:>11}  {}",
+            "{:<14} {:>7} {:>11} {:>11} {:>10} {:>10} {:>11} {:>11} {:>11}  {}",
             r.name,
             r.frames.len(),
-            mean(&r.frames, |m| m.solve_ms),
-            mean(&r.frames, |m| m.iterations),
-            max(|m| m.residual),
-            max(|m| m.max_divergence),
-            last.volume,
-            last.kinetic_energy,
-            last.rms_vs_baseline
-                .map_or_else(|| "n/a".into(), |d| format!("{d:.2e}")),
+            or_na(mean(&r.frames, |m| m.solve_ms), |x| format!("{x:.2}")),
+            or_na(mean(&r.frames, |m| m.iterations), |x| format!("{x:.1}")),
+            or_na(max(|m| m.residual), |x| format!("{x:.2e}")),
+            or_na(max(|m| m.max_divergence), |x| format!("{x:.2e}")),
+            or_na(last.map(|m| m.volume), |x| format!("{x:.4}")),
+            or_na(last.map(|m| m.kinetic_energy), |x| format!("{x:.4}")),
+            or_na(last.and_then(|m| m.rms_vs_baseline), |d| format!("{d:.2e}")),
             r.failure.as_deref().unwrap_or("ok")
         );
     }

@@ -6,7 +6,10 @@
 //! away from the surface; those near it stay exact.
 
 use super::bvh::Bvh;
-use super::sdf_grid::SdfGrid;
+use super::sdf_grid::{node_count, SdfGrid};
+
+/// Nodes a cache grid may always hold, however small the domain.
+const MIN_BUDGET: f64 = (1u64 << 18) as f64;
 use crate::surface::TriMesh;
 use glam::Vec3;
 use std::sync::Arc;
@@ -46,7 +49,9 @@ impl MeshSdf {
     /// Prepares `mesh` and samples its signed distance on two grids (rest-frame coordinates;
     /// in 2D only the cut plane, [`MeshShape::flat`]): spacing `h` over the box `around` grown
     /// to hold the mesh's bounds with a margin of three nodes, and spacing `h/2` over the
-    /// mesh's bounds with the same margin, where queries crowd near the surface.
+    /// mesh's bounds with the same margin, where queries crowd near the surface. Each grid
+    /// holds at most twice the nodes of `around` at spacing `h` (at least 2¹⁸), coarser where
+    /// it would need more.
     /// [`MeshSdf::distance`] reads the finest grid that is exact enough at the query (see
     /// [`SdfGrid`]: farther than its cell diagonal from the surface), else evaluates.
     pub fn cached(mesh: &TriMesh, around: (Vec3, Vec3), h: f32, is_2d: bool) -> Self {
@@ -58,12 +63,20 @@ impl MeshSdf {
             (around.0.min(bounds_lo), around.1.max(bounds_hi), h),
         ];
         let mid = 0.5 * (sdf.lo.z + sdf.hi.z);
+        let flat = |(mut lo, mut hi): (Vec3, Vec3)| {
+            if is_2d {
+                (lo.z, hi.z) = (mid, mid);
+            }
+            (lo, hi)
+        };
+        // The work follows the simulation's grid, not the mesh's size in cells: a mesh far
+        // larger than `around` (a domain of tiny cells) gets coarser caches.
+        let (lo, hi) = flat(around);
+        let budget = (2.0 * node_count(lo, hi, h)).max(MIN_BUDGET);
         let caches = boxes
-            .map(|(mut lo, mut hi, h)| {
-                if is_2d {
-                    (lo.z, hi.z) = (mid, mid);
-                }
-                SdfGrid::build(lo, hi, h, |p| sdf.exact_distance(p))
+            .map(|(lo, hi, h)| {
+                let (lo, hi) = flat((lo, hi));
+                SdfGrid::build_within(lo, hi, h, budget, |p| sdf.exact_distance(p))
             })
             .into();
         sdf.caches = caches;
@@ -205,6 +218,21 @@ mod tests {
         let w = sdf.winding_number(c);
         assert!((w - 1.0).abs() < 0.05, "winding number at the centre {w}");
         assert!(sdf.winding_number(Vec3::new(0.5, 0.5, 0.9)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn the_caches_follow_the_domain_not_the_mesh_in_cells() {
+        // A 0.6 m sphere beside a domain of 40 µm cells of 1 µm: at the domain's spacing its
+        // caches would hold ~10¹⁷ nodes; they get the domain's budget (at least 2¹⁸) instead.
+        let mesh = uv_sphere(Vec3::splat(0.5), 0.3, 12);
+        let around = (Vec3::ZERO, Vec3::splat(40e-6));
+        let sdf = MeshSdf::cached(&mesh, around, 1e-6, false);
+        let budget = (2.0 * node_count(around.0, around.1, 1e-6)).max(MIN_BUDGET);
+        assert_eq!(sdf.caches().len(), 2);
+        for cache in sdf.caches() {
+            let nodes: f64 = cache.dims().iter().map(|&d| d as f64).product();
+            assert!(nodes <= budget, "{nodes} nodes for a budget of {budget}");
+        }
     }
 
     #[test]

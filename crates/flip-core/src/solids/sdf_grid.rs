@@ -25,6 +25,15 @@ pub struct SdfGrid {
 /// Most nodes one cache grid holds (64 MiB of distances).
 pub const MAX_NODES: f64 = (1u64 << 24) as f64;
 
+/// Nodes of the box `lo..hi` at spacing `h` (a flat axis has one layer).
+pub fn node_count(lo: Vec3, hi: Vec3, h: f32) -> f64 {
+    let extent = (hi - lo).max(Vec3::ZERO);
+    if !(extent.is_finite() && h.is_finite() && h > 0.0) {
+        return 1.0;
+    }
+    node_counts(extent, h).iter().map(|&d| d as f64).product()
+}
+
 /// Nodes along each axis of a box of `extent` (finite, non-negative) at spacing `h`.
 fn node_counts(extent: Vec3, h: f32) -> [usize; 3] {
     [0, 1, 2].map(|a| (extent[a] / h).ceil().min(1e9) as usize + 1)
@@ -37,6 +46,18 @@ impl SdfGrid {
     /// node farther than a cell diagonal from the surface) until the grid holds at most
     /// [`MAX_NODES`]; a box with a non-finite extent gets a single node.
     pub fn build(lo: Vec3, hi: Vec3, h: f32, f: impl Fn(Vec3) -> f32 + Sync) -> Self {
+        Self::build_within(lo, hi, h, MAX_NODES, f)
+    }
+
+    /// [`SdfGrid::build`] with at most `max_nodes` nodes (and at most [`MAX_NODES`]).
+    pub fn build_within(
+        lo: Vec3,
+        hi: Vec3,
+        h: f32,
+        max_nodes: f64,
+        f: impl Fn(Vec3) -> f32 + Sync,
+    ) -> Self {
+        let max_nodes = max_nodes.min(MAX_NODES);
         let extent = (hi - lo).max(Vec3::ZERO);
         let extent = if extent.is_finite() {
             extent
@@ -45,7 +66,7 @@ impl SdfGrid {
         };
         let mut h = if h.is_finite() && h > 0.0 { h } else { 1.0 };
         let mut dims = node_counts(extent, h);
-        while dims.iter().map(|&d| d as f64).product::<f64>() > MAX_NODES {
+        while dims.iter().map(|&d| d as f64).product::<f64>() > max_nodes {
             h *= 1.25;
             dims = node_counts(extent, h);
         }

@@ -37,10 +37,40 @@ pub(crate) fn check_grid(
     )))
 }
 
-/// The output folder named by parameter `param` (relative to the run's output folder),
-/// checked without creating it: it must stay inside the output folder unless the run allows
-/// otherwise, and it (or its nearest existing ancestor) must be a writable folder.
-pub(crate) fn output_folder(
+/// Where an output node writes: the folder named by parameter `folder` (relative to the run's
+/// output folder) and the file-name prefix named by `prefix`. The one home of the checks of
+/// the parameters that form output paths, made without creating anything:
+/// - the folder stays inside the output folder unless the run allows otherwise, and it (or
+///   its nearest existing ancestor) is a writable folder;
+/// - the prefix is part of a file name: no path separator, whatever the run allows (folders
+///   are the folder parameter's).
+pub(crate) fn output_location(
+    init: &flip_graph::NodeInit<'_>,
+    folder: &str,
+    prefix: &str,
+) -> Result<(std::path::PathBuf, String), flip_graph::NodeError> {
+    let params = crate::params::Params(init.params);
+    let name = params.text(prefix)?;
+    check_file_name_part(prefix, name)?;
+    Ok((output_folder(init, folder)?, name.to_string()))
+}
+
+/// Refuses a part of a file name (parameter `param`) that could name another folder.
+fn check_file_name_part(param: &str, part: &str) -> Result<(), flip_graph::NodeError> {
+    if !part.contains(['/', '\\', '\0']) {
+        return Ok(());
+    }
+    Err(flip_graph::NodeError::param(
+        param,
+        format!(
+            "`{part}` is part of a file name and cannot hold `/`, `\\` or NUL; name folders \
+             with `folder`"
+        ),
+    ))
+}
+
+/// The output folder named by parameter `param` ([`output_location`]).
+fn output_folder(
     init: &flip_graph::NodeInit<'_>,
     param: &str,
 ) -> Result<std::path::PathBuf, flip_graph::NodeError> {

@@ -25,17 +25,9 @@ struct Emitter {
 impl Emitter {
     fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
         let p = Params(init.params);
-        let center = p.vec3("center")?;
-        let half = 0.5 * p.vec3("size")?;
-        let radius = p.f32("radius")?;
-        let shape = match p.text("shape")? {
-            "box" => EmitShape::Box {
-                min: center - half,
-                max: center + half,
-            },
-            "sphere" => EmitShape::Sphere { center, radius },
-            "mesh" => EmitShape::Mesh(super::mesh_file::load(init)?),
-            _ => EmitShape::HalfSphere { center, radius },
+        let shape = match primitive(&p)? {
+            Some(shape) => shape,
+            None => EmitShape::Mesh(super::mesh_file::load(init)?),
         };
         check_inside(&shape, &init.settings.grid_spec())?;
         let per_cell = match p.usize("per_cell")? {
@@ -67,6 +59,42 @@ impl Emitter {
     }
 }
 
+/// The box, sphere or half sphere of the parameters; `None` for a mesh (its file is needed).
+fn primitive(p: &Params<'_>) -> Result<Option<EmitShape>, NodeError> {
+    let center = p.vec3("center")?;
+    let half = 0.5 * p.vec3("size")?;
+    let radius = p.f32("radius")?;
+    Ok(match p.text("shape")? {
+        "box" => Some(EmitShape::Box {
+            min: center - half,
+            max: center + half,
+        }),
+        "sphere" => Some(EmitShape::Sphere { center, radius }),
+        "mesh" => None,
+        _ => Some(EmitShape::HalfSphere { center, radius }),
+    })
+}
+
+/// The cheap check, before any node is created: a box or sphere outside the domain.
+fn check(init: &NodeInit<'_>) -> Result<(), NodeError> {
+    match primitive(&Params(init.params))? {
+        Some(shape) => check_inside(&shape, &init.settings.grid_spec()),
+        None => Ok(()),
+    }
+}
+
+/// Lengths in metres, readable at any scale.
+fn metres(v: &[f32]) -> String {
+    let one = |x: &f32| {
+        if *x == 0.0 || (0.01..1e5).contains(&x.abs()) {
+            format!("{x:.3}")
+        } else {
+            format!("{x:.3e}")
+        }
+    };
+    format!("[{}]", v.iter().map(one).collect::<Vec<_>>().join(", "))
+}
+
 /// Refuses a shape that holds no point of the domain: it would never emit anything.
 fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), NodeError> {
     let (min, max, param) = match shape {
@@ -89,10 +117,10 @@ fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), Nod
         return Err(NodeError::param(
             "center",
             format!(
-                "the shape ({:.3?} to {:.3?} m) lies entirely outside the domain (0 to {:.3?} m)",
-                &min.to_array()[..axes],
-                &max.to_array()[..axes],
-                &extent.to_array()[..axes]
+                "the shape ({} to {} m) lies entirely outside the domain (0 to {} m)",
+                metres(&min.to_array()[..axes]),
+                metres(&max.to_array()[..axes]),
+                metres(&extent.to_array()[..axes])
             ),
         ));
     }
@@ -256,5 +284,5 @@ pub fn kind() -> NodeKind {
         .collect(),
     )
     .with(NodeRole::Emitter);
-    NodeKind::new(s, Box::new(|init| Ok(Box::new(Emitter::new(init)?))))
+    NodeKind::new(s, Box::new(|init| Ok(Box::new(Emitter::new(init)?)))).with_check(Box::new(check))
 }

@@ -1,6 +1,6 @@
 //! Where the output nodes write: a folder inside the run's output folder, a file prefix, and
 //! every n-th frame. One home for the three parameters, their checks and the file names.
-use super::common::output_folder;
+use super::common::output_location;
 use crate::params::Params;
 use flip_graph::{EvalCtx, NodeError, NodeInit, ParamSpec};
 use std::path::PathBuf;
@@ -13,13 +13,13 @@ pub(crate) struct FrameFiles {
 }
 
 impl FrameFiles {
-    /// Reads `folder` (checked by [`output_folder`]), `prefix` and `every`.
+    /// Reads `folder` and `prefix` (checked by [`output_location`]) and `every`.
     pub fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
-        let p = Params(init.params);
+        let (folder, prefix) = output_location(init, "folder", "prefix")?;
         Ok(Self {
-            folder: output_folder(init, "folder")?,
-            prefix: p.text("prefix")?.to_string(),
-            every: p.usize("every")?.max(1) as u32,
+            folder,
+            prefix,
+            every: Params(init.params).usize("every")?.max(1) as u32,
         })
     }
 

@@ -334,7 +334,8 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         Box::new(move |init| Ok(Box::new(PressureSolve::new(init, &plugins)?))),
     )
     .with_dynamic_params(Box::new(move |values| {
-        params::algorithm_specs(&for_params, values).map_err(Into::into)
+        params::algorithm_specs(&for_params, values)
+            .map_err(|e| NodeError::param("solver", e).into())
     }))
 }
 

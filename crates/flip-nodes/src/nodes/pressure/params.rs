@@ -1,5 +1,5 @@
 //! The solver node's algorithm parameters, built from the plugin's schema.
-use flip_graph::{ParamMap, ParamSpec, ParamValue, WindowRefusal};
+use flip_graph::{ParamMap, ParamSpec, ParamValue, Precision, WindowRefusal};
 use flip_host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
 use flip_sdk::ParamKind as PluginKind;
 use std::time::Duration;
@@ -241,6 +241,8 @@ pub(crate) fn algorithm_specs(
                 ParamSpec::choice(&p.name, &p.label, &p.help, &labels, default)
             }
         })
+        // passed to the plugin as f64 (`algorithm_values`)
+        .map(|spec| spec.with_precision(Precision::F64))
         .collect())
 }
 

@@ -135,6 +135,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         values
             .entry("solver".into())
             .or_insert_with(|| ParamValue::Text(default_solver(&for_params)));
-        params::algorithm_specs(&for_params, &values).map_err(Into::into)
+        params::algorithm_specs(&for_params, &values)
+            .map_err(|e| NodeError::param("solver", e).into())
     }))
 }
