@@ -230,7 +230,9 @@ fn missing_solver_is_refused_with_the_available_ones() {
     let errors = flip_graph::compile(&doc, &flip_nodes::builtin_registry(empty)).unwrap_err();
     assert!(
         errors.iter().any(|e| e.node.as_deref() == Some("pressure")
-            && e.message.contains("no loaded plugin provides solver")),
+            && e.field.as_deref() == Some("solver")
+            && e.message
+                .contains("none are available (for a solver: no plugin is loaded")),
         "{errors:#?}"
     );
     assert!(plugins().plugins.len() >= 2);

@@ -252,7 +252,7 @@ pub enum ParamValueError {
         precision: Precision,
     },
     /// Text that is none of the choices.
-    #[error("`{value}` is not one of {}", choices.join(", "))]
+    #[error("`{value}` is not one of {}", one_of(choices))]
     NotAChoice {
         /// The text given.
         value: String,
@@ -267,6 +267,15 @@ pub enum ParamValueError {
         /// The value given, as written.
         found: String,
     },
+}
+
+/// The choices, or why there are none.
+fn one_of(choices: &[String]) -> String {
+    if choices.is_empty() {
+        "the choices: none are available (for a solver: no plugin is loaded; `flipgraph plugins` lists what was refused)".into()
+    } else {
+        choices.join(", ")
+    }
 }
 
 fn precision_name(p: Precision) -> &'static str {
