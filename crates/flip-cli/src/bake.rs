@@ -9,8 +9,10 @@ use anyhow::{Context, Result};
 use flip_graph::{Checkpoint, Simulation, Snapshot};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
+
+mod unresponsive;
 
 /// Folder of the checkpoints inside an output folder.
 pub const CHECKPOINT_DIR: &str = "checkpoints";
@@ -25,12 +27,15 @@ pub fn checkpoint_path(out: &Path, frame: u32) -> PathBuf {
 pub struct Signals {
     stop: Arc<AtomicBool>,
     which: Arc<AtomicUsize>,
+    last_whole: unresponsive::LastWhole,
 }
 
 impl Signals {
-    /// Routes SIGINT and SIGTERM to `stop` (the simulation's stop flag). A second signal ends
-    /// the process at once with status 130, for a plugin that ignores the cancel service.
-    pub fn install(stop: Arc<AtomicBool>) -> Result<Self> {
+    /// Routes SIGINT and SIGTERM to `stop` (the simulation's stop flag) of the run writing to
+    /// `out` (graph hash `graph_sha256`). A plugin call that ignores it ends the process
+    /// [`unresponsive::GRACE`] later, after the last whole frame is checkpointed; a second
+    /// signal ends it at once. Both with status 130.
+    pub fn install(stop: Arc<AtomicBool>, out: &Path, graph_sha256: &str) -> Result<Self> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let which = Arc::new(AtomicUsize::new(0));
         for sig in [SIGINT, SIGTERM] {
@@ -38,7 +43,13 @@ impl Signals {
             signal_hook::flag::register_usize(sig, which.clone(), sig as usize)?;
             signal_hook::flag::register(sig, stop.clone())?;
         }
-        Ok(Self { stop, which })
+        let last_whole = unresponsive::LastWhole::default();
+        unresponsive::watch(out.into(), graph_sha256.into(), last_whole.clone())?;
+        Ok(Self {
+            stop,
+            which,
+            last_whole,
+        })
     }
 
     fn name(&self) -> Option<&'static str> {
@@ -109,13 +120,18 @@ impl Bake {
         Ok(())
     }
 
-    fn snapshot(&mut self) -> Result<Snapshot> {
-        self.sim.snapshot().map_err(|e| {
+    /// The run between frames, also kept for the thread that ends an unresponsive run.
+    fn snapshot(&mut self) -> Result<Arc<Snapshot>> {
+        let snap = self.sim.snapshot().map_err(|e| {
             fail(
                 ExitStatus::Plugin,
                 format!("cannot save the run's state: {e}"),
             )
-        })
+        })?;
+        let snap = Arc::new(snap);
+        let mut last = (self.signals.last_whole.lock()).unwrap_or_else(PoisonError::into_inner);
+        *last = Some(snap.clone());
+        Ok(snap)
     }
 
     /// Names in the manifest (and warns about) nodes whose state checkpoints cannot hold.

@@ -156,7 +156,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     manifest.write(&out)?;
     let progress = Progress::new(args.progress, args.quiet, sim.frame(), frames);
     progress.started(&graph_file, &out, doc.settings.grid, &doc.description);
-    let signals = Signals::install(sim.cancel_flag())?;
+    let signals = Signals::install(sim.cancel_flag(), &out, &manifest.graph_sha256)?;
     let mut summary = RunSummary::new(&sim);
     let mut bake = Bake {
         sim,

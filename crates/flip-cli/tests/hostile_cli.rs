@@ -170,3 +170,53 @@ fn a_solver_that_ends_the_process_is_named_and_the_frames_stay() {
         .unwrap_or(0);
     assert!(frames >= 1, "the frames before the exit are kept: {t}");
 }
+
+#[test]
+fn one_sigint_ends_a_run_whose_solver_ignores_it_keeping_the_last_whole_frame() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let child = flipgraph(dir.path(), cache.path())
+        .args(["run", "graphs/dam_break_2d.ron", "--quiet", "--frames=10"])
+        .args(["--set", "settings.grid=24", "--set", "export.png=false"])
+        .args(["--out", out.path().to_str().unwrap()])
+        .args(["--set", "pressure.solver=hostile/ignore-cancel"])
+        .args(["--set", "pressure.fail_after=8"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{t}");
+    assert!(
+        t.contains("interrupted (SIGINT), but plugin `hostile` algorithm `ignore-cancel`: `solve` did not return within 3 s"),
+        "{t}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        start.elapsed()
+    );
+    let manifest = std::fs::read_to_string(out.path().join("run.json")).unwrap();
+    let run: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let frames = run["frame_records"].as_array().unwrap().len() as u64;
+    assert!(frames >= 1, "{manifest}");
+    let listed = run["checkpoints"].as_array().unwrap();
+    assert!(
+        listed.iter().any(|f| f.as_u64() == Some(frames)),
+        "{manifest}"
+    );
+    assert_eq!(run["status"], "interrupted", "{manifest}");
+    assert!(out
+        .path()
+        .join(format!("checkpoints/frame_{frames:06}.fgck"))
+        .is_file());
+}

@@ -50,6 +50,11 @@ pub fn host_exits() {
     HOST_EXITS.store(true, Ordering::SeqCst);
 }
 
+/// The plugin calls in flight, oldest first ("plugin `p` algorithm `a`: `solve`").
+pub fn calls_in_flight() -> Vec<String> {
+    lock().iter().map(|(_, what)| what.clone()).collect()
+}
+
 /// The oldest call in flight, unless the host is the one exiting.
 fn culprit() -> Option<String> {
     if HOST_EXITS.load(Ordering::SeqCst) {
