@@ -142,17 +142,24 @@ fn sigint_stops_a_solve_that_polls_cancel_with_status_130() {
     );
 }
 
+/// `run` of the 2D dam break at 24² into `out` (PLY frames) whose pressure solve turns to the
+/// fixture's `algorithm` after 8 honest solves (in frame 3).
+fn frames_then(plugins: &Path, cache: &Path, out: &Path, algorithm: &str) -> Command {
+    let mut c = flipgraph(plugins, cache);
+    c.args(["run", "graphs/dam_break_2d.ron", "--quiet", "--frames=10"])
+        .args(["--set", "settings.grid=24", "--set", "export.png=false"])
+        .args(["--out", out.to_str().unwrap()])
+        .args(["--set", &format!("pressure.solver=hostile/{algorithm}")])
+        .args(["--set", "pressure.fail_after=8"]);
+    c
+}
+
 #[test]
 fn a_solver_that_ends_the_process_is_named_and_the_frames_stay() {
     let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     hostile_copy(dir.path(), "ok", "hostile");
     let out = tempfile::tempdir().unwrap();
-    let o = flipgraph(dir.path(), cache.path())
-        .args(["run", "graphs/dam_break_2d.ron", "--quiet", "--frames=10"])
-        .args(["--set", "settings.grid=24", "--set", "export.png=false"])
-        .args(["--out", out.path().to_str().unwrap()])
-        .args(["--set", "pressure.solver=hostile/exit-zero"])
-        .args(["--set", "pressure.fail_after=8"])
+    let o = frames_then(dir.path(), cache.path(), out.path(), "exit-zero")
         .output()
         .unwrap();
     let t = text(&o);
@@ -176,12 +183,7 @@ fn one_sigint_ends_a_run_whose_solver_ignores_it_keeping_the_last_whole_frame() 
     let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     hostile_copy(dir.path(), "ok", "hostile");
     let out = tempfile::tempdir().unwrap();
-    let child = flipgraph(dir.path(), cache.path())
-        .args(["run", "graphs/dam_break_2d.ron", "--quiet", "--frames=10"])
-        .args(["--set", "settings.grid=24", "--set", "export.png=false"])
-        .args(["--out", out.path().to_str().unwrap()])
-        .args(["--set", "pressure.solver=hostile/ignore-cancel"])
-        .args(["--set", "pressure.fail_after=8"])
+    let child = frames_then(dir.path(), cache.path(), out.path(), "ignore-cancel")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
