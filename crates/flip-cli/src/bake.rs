@@ -78,6 +78,11 @@ pub struct Bake {
 }
 
 impl Bake {
+    /// Reports plugin calls that run far past their typical duration, as they run.
+    pub fn report_overdue_calls(&self) {
+        unresponsive::report_overdue(self.progress.clone());
+    }
+
     /// Simulates up to `frames` frames, checkpointing every `manifest.checkpoint_every`.
     ///
     /// # Errors

@@ -165,6 +165,7 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
         progress,
         signals,
     };
+    bake.report_overdue_calls();
     if args.from.is_some() {
         let snap = bake.sim.snapshot().map_err(|e| anyhow!("{e}"))?;
         bake.write_checkpoint(&snap)?;

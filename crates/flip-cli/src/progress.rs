@@ -19,6 +19,7 @@ pub enum ProgressMode {
 }
 
 /// The reporter of one run.
+#[derive(Clone)]
 pub struct Progress {
     mode: ProgressMode,
     bar: ProgressBar,

@@ -222,3 +222,37 @@ fn one_sigint_ends_a_run_whose_solver_ignores_it_keeping_the_last_whole_frame() 
         .join(format!("checkpoints/frame_{frames:06}.fgck"))
         .is_file());
 }
+
+#[test]
+fn a_solve_far_past_its_typical_time_is_reported_while_it_runs() {
+    let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    hostile_copy(dir.path(), "ok", "hostile");
+    let out = tempfile::tempdir().unwrap();
+    let mut child = frames_then(dir.path(), cache.path(), out.path(), "sleep")
+        .args(["--progress", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    std::thread::spawn(move || {
+        // never hang the test: a run that reports nothing is ended
+        std::thread::sleep(Duration::from_secs(30));
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    });
+    let lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let warning = lines
+        .map_while(Result::ok)
+        .find(|l| l.contains("\"warning\"") && l.contains("has run"));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+    let warning = warning.expect("a warning before the run ended");
+    assert!(
+        warning.contains("plugin `hostile` algorithm `sleep`: `solve` has run")
+            && warning.contains("times its typical"),
+        "{warning}"
+    );
+}

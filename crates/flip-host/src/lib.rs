@@ -23,7 +23,7 @@ pub use discovery::{
     PLUGIN_DIR_ENV,
 };
 pub use elf::LibraryFileError;
-pub use in_flight::{calls_in_flight, host_exits, PLUGIN_EXIT_CODE};
+pub use in_flight::{calls_in_flight, host_exits, overdue_calls, Overdue, PLUGIN_EXIT_CODE};
 pub use instance::{ProblemRef, SolveLimits, SolverInstance, HANG_EXIT_CODE};
 pub use isolation::{ChildCommand, ChildFailure};
 pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo, StateSupport};

@@ -1,4 +1,6 @@
-//! One interrupt ends a run even while a plugin call ignores it: a thread waits for the first
+//! Plugin calls that do not return. A call running [`OVERDUE_FACTOR`] times longer than it
+//! usually takes is reported in the progress output as it runs, before any limit strikes. And
+//! one interrupt ends a run even while a plugin call ignores it: a thread waits for the first
 //! SIGINT or SIGTERM, gives the run [`GRACE`] to stop on its own, and if a plugin call is still
 //! in flight then, writes the checkpoint of the last whole frame, names the call, and ends the
 //! process with status 130 (an in-process thread cannot be stopped safely). Frames already
@@ -6,6 +8,7 @@
 
 use super::checkpoint_path;
 use crate::manifest::{now_unix, Manifest, RunStatus};
+use crate::progress::Progress;
 use anyhow::Result;
 use flip_graph::Snapshot;
 use std::path::{Path, PathBuf};
@@ -14,6 +17,34 @@ use std::time::Duration;
 
 /// How long a run may take to stop after an interrupt before the process ends.
 pub const GRACE: Duration = Duration::from_secs(3);
+
+/// A call this many times slower than its typical duration is reported...
+pub const OVERDUE_FACTOR: f64 = 10.0;
+/// ...once it has run this long.
+pub const OVERDUE_AFTER: Duration = Duration::from_secs(2);
+
+/// Starts the thread that reports plugin calls running far past their typical duration, once
+/// each, as warnings of `progress`.
+pub fn report_overdue(progress: Progress) {
+    std::thread::spawn(move || {
+        let mut told = std::collections::HashSet::new();
+        loop {
+            std::thread::sleep(Duration::from_millis(500));
+            for late in flip_host::overdue_calls(OVERDUE_FACTOR, OVERDUE_AFTER) {
+                if told.insert(late.ticket) {
+                    progress.warning(&format!(
+                        "{} has run {:.1} s, {:.0} times its typical {:.3} s; it may not \
+                         return (Ctrl-C stops the run and keeps the last whole frame)",
+                        late.what,
+                        late.running.as_secs_f64(),
+                        late.running.as_secs_f64() / late.typical.as_secs_f64().max(1e-9),
+                        late.typical.as_secs_f64()
+                    ));
+                }
+            }
+        }
+    });
+}
 
 /// The last whole frame of a run, kept for the thread that may have to end it.
 pub type LastWhole = Arc<Mutex<Option<Arc<Snapshot>>>>;
