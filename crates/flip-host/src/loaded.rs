@@ -1,4 +1,4 @@
-use super::mapped::Mappings;
+use super::mapped::{Mappings, Pointers};
 use super::{elf, validate, PluginError};
 use flip_abi::{self as abi, PluginTable};
 use flip_sdk::ParamKind;
@@ -236,7 +236,7 @@ impl LoadedPlugin {
             )));
         }
         // SAFETY: the table was checked above.
-        let algorithms = unsafe { validate::algorithms(t, &id) }.map_err(malformed)?;
+        let algorithms = unsafe { validate::algorithms(t, &id, &pointers) }.map_err(malformed)?;
         Ok(Self {
             table,
             path: path.into(),
@@ -271,53 +271,6 @@ impl LoadedPlugin {
     pub(super) fn table(&self) -> &PluginTable {
         // SAFETY: checked at load; the library stays loaded while `self` lives.
         unsafe { &*self.table }
-    }
-}
-
-/// Checks the pointers a library hands over against this process's mappings (skipped where
-/// the system does not list them).
-struct Pointers<'a> {
-    maps: Option<Mappings>,
-    library: &'a Path,
-}
-
-impl Pointers<'_> {
-    /// `address` must be code of the library.
-    fn code(&self, what: &str, address: usize) -> Result<(), String> {
-        match &self.maps {
-            Some(m) => m
-                .code_of(self.library, address)
-                .map_err(|e| format!("{what} {e}")),
-            None => Ok(()),
-        }
-    }
-
-    /// `len` bytes at `address` must be readable.
-    fn readable(&self, what: &str, address: usize, len: usize) -> Result<(), String> {
-        match &self.maps {
-            Some(m) => m.readable(address, len).map_err(|e| format!("{what} {e}")),
-            None => Ok(()),
-        }
-    }
-
-    /// Every entry of the table present must be code of the library.
-    fn entries(&self, t: &PluginTable) -> Result<(), String> {
-        let entries = [
-            ("describe", t.describe.map(|f| f as usize)),
-            ("create", t.create.map(|f| f as usize)),
-            ("solve", t.solve.map(|f| f as usize)),
-            ("destroy", t.destroy.map(|f| f as usize)),
-            ("reset", t.reset.map(|f| f as usize)),
-            ("state_size", t.state_size.map(|f| f as usize)),
-            ("save_state", t.save_state.map(|f| f as usize)),
-            ("load_state", t.load_state.map(|f| f as usize)),
-        ];
-        for (name, address) in entries {
-            if let Some(address) = address {
-                self.code(&format!("entry `{name}`"), address)?;
-            }
-        }
-        Ok(())
     }
 }
 

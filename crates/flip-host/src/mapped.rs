@@ -3,6 +3,7 @@
 //! them: a function pointer must lie in the library's executable segments and the table in
 //! readable memory. Elsewhere the checks are skipped.
 
+use flip_abi::PluginTable;
 use std::path::{Path, PathBuf};
 
 /// One mapping: `[start, end)` with its permissions and file.
@@ -89,6 +90,78 @@ impl Mappings {
     }
 }
 
+/// How many bytes from `address` on are readable, up to `cap`.
+impl Mappings {
+    pub(crate) fn readable_len(&self, address: usize, cap: usize) -> usize {
+        let mut at = address;
+        while let Some(m) = self.at(at).filter(|m| m.read) {
+            at = m.end;
+            if at - address >= cap {
+                return cap;
+            }
+        }
+        at - address
+    }
+}
+
+/// Checks the pointers a library hands over against this process's mappings (skipped where
+/// the system does not list them).
+pub(crate) struct Pointers<'a> {
+    /// The process's mappings (`None`: not listed here, nothing is checked).
+    pub maps: Option<Mappings>,
+    /// The library's file.
+    pub library: &'a Path,
+}
+
+impl Pointers<'_> {
+    /// `address` must be code of the library.
+    pub fn code(&self, what: &str, address: usize) -> Result<(), String> {
+        match &self.maps {
+            Some(m) => m
+                .code_of(self.library, address)
+                .map_err(|e| format!("{what} {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// `len` bytes at `address` must be readable.
+    pub fn readable(&self, what: &str, address: usize, len: usize) -> Result<(), String> {
+        match &self.maps {
+            Some(m) => m.readable(address, len).map_err(|e| format!("{what} {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// The most bytes a text of at most `cap` bytes at `address` may be read with: up to
+    /// its NUL within readable memory (the read stops at `cap + 1` either way).
+    pub fn text_cap(&self, address: usize, cap: usize) -> usize {
+        match &self.maps {
+            Some(m) => m.readable_len(address, cap + 1).saturating_sub(1),
+            None => cap,
+        }
+    }
+
+    /// Every entry of the table present must be code of the library.
+    pub fn entries(&self, t: &PluginTable) -> Result<(), String> {
+        let entries = [
+            ("describe", t.describe.map(|f| f as usize)),
+            ("create", t.create.map(|f| f as usize)),
+            ("solve", t.solve.map(|f| f as usize)),
+            ("destroy", t.destroy.map(|f| f as usize)),
+            ("reset", t.reset.map(|f| f as usize)),
+            ("state_size", t.state_size.map(|f| f as usize)),
+            ("save_state", t.save_state.map(|f| f as usize)),
+            ("load_state", t.load_state.map(|f| f as usize)),
+        ];
+        for (name, address) in entries {
+            if let Some(address) = address {
+                self.code(&format!("entry `{name}`"), address)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One line of `/proc/self/maps`: `start-end perms offset dev inode [path]`.
 fn parse(line: &str) -> Option<Mapping> {
     let mut fields = line.split_whitespace();
@@ -129,5 +202,7 @@ mod tests {
         );
         assert_eq!(maps.readable(data_at, 64), Ok(()));
         assert!(maps.readable(0x10, 8).is_err());
+        assert_eq!(maps.readable_len(data_at, 16), 16);
+        assert_eq!(maps.readable_len(0x10, 16), 0);
     }
 }

@@ -3,6 +3,7 @@
 //! names the entry or field; the caller adds the file.
 
 use super::loaded::{AlgorithmInfo, ParamInfo};
+use super::mapped::Pointers;
 use flip_abi::text::{is_valid_id, is_valid_param_name, sanitize};
 use flip_abi::{self as abi, AlgorithmDesc, ParamDesc, PluginTable, RESERVED_PARAM_NAMES};
 use flip_sdk::ParamKind;
@@ -46,12 +47,22 @@ pub(super) unsafe fn read_text(p: *const c_char, cap: usize) -> Result<String, T
         .map_err(TextError::NotUtf8)
 }
 
-/// Reads a text field, naming it in the error.
+/// Reads a text field, naming it in the error: first checked to start in readable memory,
+/// then read no further than readable memory goes.
 ///
 /// # Safety
-/// As [`read_text`].
-unsafe fn field(p: *const c_char, cap: usize, what: &str) -> Result<String, String> {
-    // SAFETY: the caller's contract.
+/// As [`read_text`], where `ptrs` lists no mappings.
+unsafe fn field(
+    p: *const c_char,
+    cap: usize,
+    what: &str,
+    ptrs: &Pointers<'_>,
+) -> Result<String, String> {
+    if !p.is_null() {
+        ptrs.readable(what, p as usize, 1)?;
+    }
+    let cap = ptrs.text_cap(p as usize, cap);
+    // SAFETY: the caller's contract, within readable memory.
     unsafe { read_text(p, cap) }.map_err(|e| format!("{what} {e}"))
 }
 
@@ -102,6 +113,7 @@ pub(super) fn check_entries(t: &PluginTable) -> Result<(), EntriesError> {
 pub(super) unsafe fn algorithms(
     t: &PluginTable,
     plugin: &str,
+    ptrs: &Pointers<'_>,
 ) -> Result<Vec<AlgorithmInfo>, String> {
     let describe = t.describe.ok_or("required entry `describe` is null")?;
     let mut out: Vec<AlgorithmInfo> = Vec::with_capacity(t.algorithm_count as usize);
@@ -127,7 +139,7 @@ pub(super) unsafe fn algorithms(
             });
         }
         // SAFETY: the description's pointers are the plugin's (ABI contract, bounded reads).
-        let info = unsafe { algorithm(&desc, index, plugin) }
+        let info = unsafe { algorithm(&desc, index, plugin, ptrs) }
             .map_err(|e| format!("algorithm #{index}: {e}"))?;
         if out.iter().any(|a| a.name == info.name) {
             return Err(format!("algorithm name `{}` appears twice", info.name));
@@ -147,9 +159,14 @@ pub(super) unsafe fn algorithms(
 
 /// # Safety
 /// `d` came from the plugin's `describe`.
-unsafe fn algorithm(d: &AlgorithmDesc, index: u32, plugin: &str) -> Result<AlgorithmInfo, String> {
+unsafe fn algorithm(
+    d: &AlgorithmDesc,
+    index: u32,
+    plugin: &str,
+    ptrs: &Pointers<'_>,
+) -> Result<AlgorithmInfo, String> {
     // SAFETY: the caller's contract; every read is bounded.
-    let name = unsafe { field(d.name, abi::MAX_ID_LEN, "name") }?;
+    let name = unsafe { field(d.name, abi::MAX_ID_LEN, "name", ptrs) }?;
     if !is_valid_id(&name) {
         return Err(format!("name `{name}` is not an id of [a-z0-9_-]{{1,32}}"));
     }
@@ -182,10 +199,14 @@ unsafe fn algorithm(d: &AlgorithmDesc, index: u32, plugin: &str) -> Result<Algor
             d.param_count
         )));
     }
+    let size = d.param_count as usize * std::mem::size_of::<ParamDesc>();
+    if size > 0 {
+        (ptrs.readable("params", d.params as usize, size)).map_err(|e| what(&e))?;
+    }
     let mut params: Vec<ParamInfo> = Vec::with_capacity(d.param_count as usize);
     for i in 0..d.param_count as usize {
-        // SAFETY: `params` holds `param_count` entries (ABI contract).
-        let p = unsafe { param(&*d.params.add(i)) }
+        // SAFETY: `params` holds `param_count` entries (ABI contract), readable.
+        let p = unsafe { param(&*d.params.add(i), ptrs) }
             .map_err(|e| what(&format!("parameter #{i}: {e}")))?;
         if params.iter().any(|q| q.name == p.name) {
             return Err(what(&format!("parameter `{}` appears twice", p.name)));
@@ -196,9 +217,9 @@ unsafe fn algorithm(d: &AlgorithmDesc, index: u32, plugin: &str) -> Result<Algor
         plugin: plugin.to_owned(),
         index,
         // SAFETY: as above.
-        label: unsafe { field(d.label, abi::MAX_TEXT_LEN, "label") }.map_err(|e| what(&e))?,
+        label: unsafe { field(d.label, abi::MAX_TEXT_LEN, "label", ptrs) }.map_err(|e| what(&e))?,
         // SAFETY: as above.
-        help: unsafe { field(d.help, abi::MAX_HELP_LEN, "help") }.map_err(|e| what(&e))?,
+        help: unsafe { field(d.help, abi::MAX_HELP_LEN, "help", ptrs) }.map_err(|e| what(&e))?,
         name,
         capabilities: caps,
         params,
@@ -207,9 +228,9 @@ unsafe fn algorithm(d: &AlgorithmDesc, index: u32, plugin: &str) -> Result<Algor
 
 /// # Safety
 /// `p` came from the plugin's description.
-unsafe fn param(p: &ParamDesc) -> Result<ParamInfo, String> {
+unsafe fn param(p: &ParamDesc, ptrs: &Pointers<'_>) -> Result<ParamInfo, String> {
     // SAFETY: bounded reads of the plugin's strings.
-    let name = unsafe { field(p.name, abi::MAX_ID_LEN, "name") }?;
+    let name = unsafe { field(p.name, abi::MAX_ID_LEN, "name", ptrs) }?;
     let named = |e: String| format!("`{name}`: {e}");
     if !is_valid_param_name(&name) {
         return Err(named("not a name of [a-z0-9_]{1,32}".into()));
@@ -237,17 +258,21 @@ unsafe fn param(p: &ParamDesc) -> Result<ParamInfo, String> {
             p.choice_count
         )));
     }
+    let size = p.choice_count as usize * std::mem::size_of::<*const c_char>();
+    if size > 0 {
+        (ptrs.readable("choices", p.choices as usize, size)).map_err(named)?;
+    }
     let mut choices = Vec::with_capacity(p.choice_count as usize);
     for c in 0..p.choice_count as usize {
-        // SAFETY: `choices` holds `choice_count` string pointers (ABI contract).
-        let label = unsafe { field(*p.choices.add(c), abi::MAX_TEXT_LEN, "choice") };
+        // SAFETY: `choices` holds `choice_count` string pointers (ABI contract), readable.
+        let label = unsafe { field(*p.choices.add(c), abi::MAX_TEXT_LEN, "choice", ptrs) };
         choices.push(label.map_err(|e| named(format!("#{c} {e}")))?);
     }
     let info = ParamInfo {
         // SAFETY: as above.
-        label: unsafe { field(p.label, abi::MAX_TEXT_LEN, "label") }.map_err(named)?,
+        label: unsafe { field(p.label, abi::MAX_TEXT_LEN, "label", ptrs) }.map_err(named)?,
         // SAFETY: as above.
-        help: unsafe { field(p.help, abi::MAX_HELP_LEN, "help") }.map_err(named)?,
+        help: unsafe { field(p.help, abi::MAX_HELP_LEN, "help", ptrs) }.map_err(named)?,
         name: name.clone(),
         kind,
         default: p.default,
