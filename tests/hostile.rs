@@ -99,6 +99,10 @@ fn malformed_tables_and_crashing_libraries_are_refused_with_their_reason() {
             "the table points at 0x10, where nothing is mapped",
         ),
         ("state-size-data", "entry `state_size` points at 0x"),
+        (
+            "wild-label",
+            "algorithm #0: `claims-converged`: label points at 0x10, where nothing is mapped",
+        ),
         ("ctor-segv", "killed by signal 11 (SIGSEGV)"),
         ("ctor-exit", "exited with status 0 before answering"),
         ("ctor-hang", "did not finish within 3.0 s"),
