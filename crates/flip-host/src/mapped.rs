@@ -162,12 +162,16 @@ impl Pointers<'_> {
     }
 }
 
-/// One line of `/proc/self/maps`: `start-end perms offset dev inode [path]`.
+/// One line of `/proc/self/maps`: `start-end perms offset dev inode [path]` (a path may
+/// hold spaces; no field before it holds a `/`).
 fn parse(line: &str) -> Option<Mapping> {
     let mut fields = line.split_whitespace();
     let (start, end) = fields.next()?.split_once('-')?;
     let perms = fields.next()?.as_bytes();
-    let path = fields.nth(3).filter(|p| p.starts_with('/'));
+    let path = line.find(" /").map(|at| {
+        let path = line[at + 1..].trim_end();
+        path.strip_suffix(" (deleted)").unwrap_or(path)
+    });
     Some(Mapping {
         start: usize::from_str_radix(start, 16).ok()?,
         end: usize::from_str_radix(end, 16).ok()?,
@@ -180,6 +184,17 @@ fn parse(line: &str) -> Option<Mapping> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_with_spaces_are_read_whole() {
+        let line = "7f00-7f80 r-xp 00001000 fe:01 123   /home/a b/My Plugins/libflipgraph_x.so";
+        let m = parse(line).unwrap();
+        let file = m.file.unwrap();
+        assert_eq!(file, Path::new("/home/a b/My Plugins/libflipgraph_x.so"));
+        assert!(m.read && m.exec && (m.start, m.end) == (0x7f00, 0x7f80));
+        let anonymous = parse("7f00-7f80 rw-p 00000000 00:00 0 ").unwrap();
+        assert!(anonymous.file.is_none() && !anonymous.exec);
+    }
 
     static DATA: [u8; 64] = [1; 64];
 
