@@ -156,6 +156,18 @@ impl SolverInstance {
         self.params.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 
+    /// The value parameter `name` has in this instance: given at creation, else the
+    /// algorithm's default (`None`: the algorithm has no such parameter).
+    pub fn param_in_effect(&self, name: &str) -> Option<f64> {
+        self.param(name).or_else(|| {
+            let info = self.plugin.algorithm(&self.algorithm)?;
+            info.params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| p.default)
+        })
+    }
+
     /// A [`PluginError::WrongResult`] naming this instance's plugin and algorithm, for checks
     /// the caller makes on the result (e.g. the divergence after projection).
     pub fn wrong_result(&self, message: String) -> PluginError {
@@ -355,16 +367,20 @@ impl SolverInstance {
     /// The largest residual the host accepts from a solve that reports convergence, and why:
     /// [`CONVERGED_REL`] of `max |rhs|` plus [`CONVERGED_ABS`], whatever the algorithm calls
     /// its tolerances; where the host knows their names (`rel_tolerance`, `abs_tolerance`,
-    /// `tolerance`), [`SLACK`] times the tolerance the instance was given, never above
-    /// [`CONVERGED_CAP`] of `max |rhs|`.
+    /// `tolerance`), [`SLACK`] times the tolerance in effect (given, else the default), never
+    /// above [`CONVERGED_CAP`] of `max |rhs|` plus the larger of [`CONVERGED_ABS`] and twice
+    /// the absolute tolerance.
     fn converged_bound(&self, r: &check::Residual) -> (f64, &'static str) {
-        let given = |name| self.param(name).filter(|v| v.is_finite()).unwrap_or(0.0);
-        let declared = given("abs_tolerance")
-            .max(given("tolerance"))
-            .max(given("rel_tolerance") * r.rhs_norm);
+        let in_effect = |name| {
+            let value = self.param_in_effect(name);
+            value.filter(|v| v.is_finite()).unwrap_or(0.0)
+        };
+        let absolute = in_effect("abs_tolerance").max(in_effect("tolerance"));
+        let declared = absolute.max(in_effect("rel_tolerance") * r.rhs_norm);
         let rounding = 1e-10 * r.scale;
         if declared > 0.0 {
-            let bound = (SLACK * declared).min(CONVERGED_CAP * r.rhs_norm + CONVERGED_ABS);
+            let cap = CONVERGED_CAP * r.rhs_norm + CONVERGED_ABS.max(2.0 * absolute);
+            let bound = (SLACK * declared).min(cap);
             (bound + rounding, "10 times its tolerance")
         } else {
             let bound = CONVERGED_REL * r.rhs_norm + CONVERGED_ABS;
