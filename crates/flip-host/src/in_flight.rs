@@ -5,6 +5,7 @@
 //! The host's own exits ([`host_exits`]) are left alone, whatever is still running.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
@@ -18,6 +19,10 @@ struct Call {
     /// "plugin `p` algorithm `a`: `solve`".
     what: String,
     since: Instant,
+    /// The host's thread making the call.
+    thread: std::thread::ThreadId,
+    /// The plugin's library file.
+    library: PathBuf,
 }
 
 /// The calls in flight, oldest first.
@@ -33,7 +38,7 @@ pub(crate) struct InFlight(u64);
 
 impl InFlight {
     /// Lists the call `what` (plugin, algorithm and entry) until the guard is dropped.
-    pub(crate) fn enter(what: String) -> Self {
+    pub(crate) fn enter(what: String, library: &Path) -> Self {
         HOOK.call_once(|| {
             // SAFETY: registers a function that takes no arguments and never unwinds.
             unsafe { libc::atexit(at_exit) };
@@ -44,6 +49,8 @@ impl InFlight {
             ticket,
             what,
             since,
+            thread: std::thread::current().id(),
+            library: library.canonicalize().unwrap_or_else(|_| library.into()),
         });
         Self(ticket)
     }
@@ -114,20 +121,66 @@ pub fn calls_in_flight() -> Vec<String> {
     lock(&CALLS).iter().map(|c| c.what.clone()).collect()
 }
 
-/// The oldest call in flight, unless the host is the one exiting.
-fn culprit() -> Option<String> {
+/// The calls that may have ended the process, unless the host is the one exiting: those of
+/// the plugins whose code is on the exiting thread's stack, else the call the exiting thread
+/// makes, else every call in flight.
+fn culprits() -> Vec<String> {
     if HOST_EXITS.load(Ordering::SeqCst) {
-        return None;
+        return Vec::new();
     }
     // try_lock: the exiting thread may be the one holding the list
-    let calls = CALLS.try_lock().ok()?;
-    calls.first().map(|c| c.what.clone())
+    let Ok(calls) = CALLS.try_lock() else {
+        return Vec::new();
+    };
+    let here = std::thread::current().id();
+    let on_stack = libraries_on_stack();
+    let named = |keep: &dyn Fn(&Call) -> bool| -> Vec<String> {
+        calls
+            .iter()
+            .filter(|c| keep(c))
+            .map(|c| c.what.clone())
+            .collect()
+    };
+    [
+        named(&|c| on_stack.contains(&c.library)),
+        named(&|c| c.thread == here),
+        named(&|_| true),
+    ]
+    .into_iter()
+    .find(|found| !found.is_empty())
+    .unwrap_or_default()
+}
+
+/// The library files whose code is on this thread's stack.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn libraries_on_stack() -> Vec<PathBuf> {
+    let mut frames = [std::ptr::null_mut::<libc::c_void>(); 128];
+    // SAFETY: writes at most `frames.len()` return addresses into `frames`.
+    let n = unsafe { libc::backtrace(frames.as_mut_ptr(), frames.len() as libc::c_int) };
+    let Some(maps) = crate::mapped::Mappings::of_this_process() else {
+        return Vec::new();
+    };
+    let frames = &frames[..usize::try_from(n).unwrap_or(0)];
+    frames
+        .iter()
+        .filter_map(|f| maps.file_at(f.addr()))
+        .collect()
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn libraries_on_stack() -> Vec<PathBuf> {
+    Vec::new()
 }
 
 extern "C" fn at_exit() {
-    let Some(what) = culprit() else { return };
+    let calls = culprits();
+    let who = match calls.as_slice() {
+        [] => return,
+        [one] => one.clone(),
+        many => format!("one of the plugin calls in flight ({})", many.join("; ")),
+    };
     eprintln!(
-        "error: {what} ended the process while the host waited for it to return; \
+        "error: {who} ended the process while the host waited for it to return; \
          flipgraph stops here (frames written so far are kept)"
     );
     // SAFETY: ends the process at once, without running the remaining exit handlers.
@@ -142,9 +195,9 @@ mod tests {
     fn a_call_is_listed_until_its_guard_drops() {
         // (other tests of this binary may have calls in flight too)
         let what = "plugin `p` algorithm `a`: `solve`".to_string();
-        let guard = InFlight::enter(what.clone());
+        let guard = InFlight::enter(what.clone(), Path::new("libflipgraph_p.so"));
         assert!(calls_in_flight().contains(&what));
-        assert!(culprit().is_some());
+        assert_eq!(culprits(), [what.clone()], "the call this thread makes");
         drop(guard);
         assert!(!calls_in_flight().contains(&what));
     }
@@ -153,9 +206,9 @@ mod tests {
     fn a_call_far_past_its_typical_duration_is_overdue() {
         let what = || "plugin `q` algorithm `b`: `solve`".to_string();
         for _ in 0..3 {
-            drop(InFlight::enter(what())); // returns at once: typical ~0 s
+            drop(InFlight::enter(what(), Path::new("q.so"))); // returns at once: typical ~0 s
         }
-        let slow = InFlight::enter(what());
+        let slow = InFlight::enter(what(), Path::new("q.so"));
         std::thread::sleep(Duration::from_millis(30));
         let late = overdue_calls(10.0, Duration::from_millis(10));
         assert!(late.iter().any(|o| o.ticket == slow.0 && o.what == what()));

@@ -55,6 +55,11 @@ impl Mappings {
             .find(|m| m.start <= address && address < m.end)
     }
 
+    /// The file mapped at `address`, if any.
+    pub(crate) fn file_at(&self, address: usize) -> Option<PathBuf> {
+        self.at(address)?.file.clone()
+    }
+
     /// Checks that `address` is code of the library file `library` (its path as opened).
     pub(crate) fn code_of(&self, library: &Path, address: usize) -> Result<(), Misplaced> {
         let Some(m) = self.at(address) else {

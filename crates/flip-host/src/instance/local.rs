@@ -60,10 +60,8 @@ pub(super) fn create(
     let ctx = CallContext::new(None, None);
     let services = ctx.services();
     let create = plugin.table().create.expect("checked at load");
-    let _in_flight = InFlight::enter(format!(
-        "plugin `{}` algorithm `{algorithm}`: `create`",
-        plugin.id
-    ));
+    let what = format!("plugin `{}` algorithm `{algorithm}`: `create`", plugin.id);
+    let _in_flight = InFlight::enter(what, &plugin.path);
     // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
     let status = unsafe {
         create(
@@ -114,10 +112,11 @@ impl SolverInstance {
 
     /// Lists a call of the plugin's `entry` as in flight until the guard drops.
     pub(super) fn in_flight(&self, entry: &str) -> InFlight {
-        InFlight::enter(format!(
+        let what = format!(
             "plugin `{}` algorithm `{}`: `{entry}`",
             self.plugin.id, self.algorithm
-        ))
+        );
+        InFlight::enter(what, &self.plugin.path)
     }
 
     /// Calls the plugin's `solve` under the limits.
