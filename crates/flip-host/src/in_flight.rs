@@ -197,7 +197,11 @@ mod tests {
         let what = "plugin `p` algorithm `a`: `solve`".to_string();
         let guard = InFlight::enter(what.clone(), Path::new("libflipgraph_p.so"));
         assert!(calls_in_flight().contains(&what));
-        assert_eq!(culprits(), [what.clone()], "the call this thread makes");
+        assert_eq!(
+            culprits(),
+            std::slice::from_ref(&what),
+            "the call this thread makes"
+        );
         drop(guard);
         assert!(!calls_in_flight().contains(&what));
     }
