@@ -124,22 +124,26 @@ fn sigint_stops_a_solve_that_polls_cancel_with_status_130() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    let (o, took) = interrupt_after(child, Duration::from_millis(1500));
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{t}");
+    assert!(t.contains("interrupted (SIGINT) during frame"), "{t}");
+    assert!(took < Duration::from_secs(2), "stops promptly: {took:?}");
+}
+
+/// Sends SIGINT to `child` after `delay`: its output, and how long it took to end after.
+fn interrupt_after(
+    child: std::process::Child,
+    delay: Duration,
+) -> (std::process::Output, Duration) {
+    std::thread::sleep(delay);
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
     let start = Instant::now();
-    let o = child.wait_with_output().unwrap();
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(130), "{t}");
-    assert!(t.contains("interrupted (SIGINT) during frame"), "{t}");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "stops promptly: {:?}",
-        start.elapsed()
-    );
+    (child.wait_with_output().unwrap(), start.elapsed())
 }
 
 /// `run` of the 2D dam break at 24² into `out` (PLY frames) whose pressure solve turns to the
@@ -190,25 +194,14 @@ fn one_sigint_ends_a_run_whose_solver_ignores_it_keeping_the_last_whole_frame() 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(2500));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let start = Instant::now();
-    let o = child.wait_with_output().unwrap();
+    let (o, took) = interrupt_after(child, Duration::from_millis(2500));
     let t = text(&o);
     assert_eq!(o.status.code(), Some(130), "{t}");
     assert!(
         t.contains("interrupted (SIGINT), but plugin `hostile` algorithm `ignore-cancel`: `solve` did not return within 3 s"),
         "{t}"
     );
-    assert!(
-        start.elapsed() < Duration::from_secs(8),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(took < Duration::from_secs(8), "{took:?}");
     let manifest = std::fs::read_to_string(out.path().join("run.json")).unwrap();
     let run: serde_json::Value = serde_json::from_str(&manifest).unwrap();
     let frames = run["frame_records"].as_array().unwrap().len() as u64;
