@@ -7,6 +7,26 @@ use common::{root, text};
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// `command` (`run` or `compare`) on one frame of the 2D dam break at 32² into `out`, with
+/// `--set` before each of `sets` (which may end in other arguments).
+fn dam_break(command: &str, out: &Path, sets: &[&str], cache: &Path) -> Output {
+    let out = out.to_str().unwrap();
+    let mut args = vec![
+        command,
+        "graphs/dam_break_2d.ron",
+        "--frames",
+        "1",
+        "--out",
+        out,
+    ];
+    args.extend(["--set", "settings.grid=32", "--set"]);
+    args.extend(sets);
+    if command == "run" {
+        args.push("--quiet");
+    }
+    flipgraph(&args, cache)
+}
+
 fn flipgraph(args: &[&str], cache: &Path) -> Output {
     // target/<profile>/deps holds the freshly built plugins on a clean checkout.
     let deps = std::env::current_exe()
@@ -170,20 +190,10 @@ fn every_refusal_names_the_graph_file() {
     );
     // A run that blows up names it too (1e30 is finite in f32: not refused before the run).
     let out = tempfile::tempdir().unwrap();
-    let o = flipgraph(
-        &[
-            "run",
-            "graphs/dam_break_2d.ron",
-            "--quiet",
-            "--frames",
-            "1",
-            "--out",
-            out.path().to_str().unwrap(),
-            "--set",
-            "settings.grid=32",
-            "--set",
-            "gravity.gravity=[0, -1e30, 0]",
-        ],
+    let o = dam_break(
+        "run",
+        out.path(),
+        &["gravity.gravity=[0, -1e30, 0]"],
         cache.path(),
     );
     let t = text(&o);
@@ -199,20 +209,10 @@ fn export_prefixes_stay_inside_the_output_folder() {
     let cache = tempfile::tempdir().unwrap();
     let root_dir = tempfile::tempdir().unwrap();
     let out = root_dir.path().join("a/out");
-    let o = flipgraph(
-        &[
-            "run",
-            "graphs/dam_break_2d.ron",
-            "--quiet",
-            "--frames",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--set",
-            "settings.grid=32",
-            "--set",
-            "export.prefix=../../escape_prefix",
-        ],
+    let o = dam_break(
+        "run",
+        &out,
+        &["export.prefix=../../escape_prefix"],
         cache.path(),
     );
     let t = text(&o);
@@ -269,25 +269,14 @@ fn validation_of_a_grid_of_tiny_cells_answers_with_the_cheap_refusal() {
 fn compare_fails_when_a_variant_fails_and_shows_na() {
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let o = flipgraph(
-        &[
-            "compare",
-            "graphs/dam_break_2d.ron",
-            "--frames",
-            "1",
-            "--out",
-            out.path().to_str().unwrap(),
-            "--set",
-            "settings.grid=32",
-            "--set",
-            "export.png=false",
-            "--variant",
-            "good:pressure.solver=pcg/mic0-pcg",
-            "--variant",
-            "bad:pressure.solver=nope/x",
-        ],
-        cache.path(),
-    );
+    let variants = [
+        "export.png=false",
+        "--variant",
+        "good:pressure.solver=pcg/mic0-pcg",
+        "--variant",
+        "bad:pressure.solver=nope/x",
+    ];
+    let o = dam_break("compare", out.path(), &variants, cache.path());
     let t = text(&o);
     assert_eq!(o.status.code(), Some(6), "{t}");
     assert!(t.contains("variant `bad` failed"), "{t}");
