@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// `command` (`run` or `compare`) on one frame of the 2D dam break at 32² into `out`, with
-/// `--set` before each of `sets` (which may end in other arguments).
-fn dam_break(command: &str, out: &Path, sets: &[&str], cache: &Path) -> Output {
+/// `--set set` and then `more` arguments.
+fn dam_break(command: &str, out: &Path, set: &str, more: &[&str], cache: &Path) -> Output {
     let out = out.to_str().unwrap();
     let mut args = vec![
         command,
@@ -19,8 +19,8 @@ fn dam_break(command: &str, out: &Path, sets: &[&str], cache: &Path) -> Output {
         "--out",
         out,
     ];
-    args.extend(["--set", "settings.grid=32", "--set"]);
-    args.extend(sets);
+    args.extend(["--set", "settings.grid=32", "--set", set]);
+    args.extend(more);
     if command == "run" {
         args.push("--quiet");
     }
@@ -193,7 +193,8 @@ fn every_refusal_names_the_graph_file() {
     let o = dam_break(
         "run",
         out.path(),
-        &["gravity.gravity=[0, -1e30, 0]"],
+        "gravity.gravity=[0, -1e30, 0]",
+        &[],
         cache.path(),
     );
     let t = text(&o);
@@ -212,7 +213,8 @@ fn export_prefixes_stay_inside_the_output_folder() {
     let o = dam_break(
         "run",
         &out,
-        &["export.prefix=../../escape_prefix"],
+        "export.prefix=../../escape_prefix",
+        &[],
         cache.path(),
     );
     let t = text(&o);
@@ -270,13 +272,18 @@ fn compare_fails_when_a_variant_fails_and_shows_na() {
     let cache = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let variants = [
-        "export.png=false",
         "--variant",
         "good:pressure.solver=pcg/mic0-pcg",
         "--variant",
         "bad:pressure.solver=nope/x",
     ];
-    let o = dam_break("compare", out.path(), &variants, cache.path());
+    let o = dam_break(
+        "compare",
+        out.path(),
+        "export.png=false",
+        &variants,
+        cache.path(),
+    );
     let t = text(&o);
     assert_eq!(o.status.code(), Some(6), "{t}");
     assert!(t.contains("variant `bad` failed"), "{t}");
