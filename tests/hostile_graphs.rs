@@ -28,6 +28,14 @@ fn find<'a>(
         .unwrap_or_else(|| panic!("no `{needle}` on {node:?}/{field:?} in {errors:#?}"))
 }
 
+/// A node of each kind that writes files, in the shipped graph that has one: (graph, node).
+const WRITERS: [(&str, &str); 4] = [
+    ("dam_break_2d.ron", "export"),
+    ("dam_break_2d.ron", "fields"),
+    ("drop_mesh_3d.ron", "surface"),
+    ("drop_mesh_3d.ron", "vdb"),
+];
+
 fn node(id: &str, kind: &str) -> NodeDoc {
     NodeDoc::new(id, kind)
 }
@@ -228,13 +236,7 @@ fn export_folders_stay_inside_the_output_folder_unless_allowed() {
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
     // every node that writes files: particles, grid fields (VTK and VDB) and meshes
-    let writers = [
-        ("dam_break_2d.ron", "export"),
-        ("dam_break_2d.ron", "fields"),
-        ("drop_mesh_3d.ron", "surface"),
-        ("drop_mesh_3d.ron", "vdb"),
-    ];
-    for (file, node) in writers {
+    for (file, node) in WRITERS {
         for escape in ["../..", "frames/../../x", "/tmp/flipgraph-elsewhere"] {
             let mut doc = graph(file);
             set(&mut doc, node, "folder", ParamValue::Text(escape.into()));
@@ -382,13 +384,7 @@ fn settings_errors_name_the_settings_path_and_the_real_bound() {
 fn export_prefixes_cannot_leave_the_output_folder() {
     let root = tempfile::tempdir().unwrap();
     let out = root.path().join("out");
-    let writers = [
-        ("dam_break_2d.ron", "export"),
-        ("dam_break_2d.ron", "fields"),
-        ("drop_mesh_3d.ron", "surface"),
-        ("drop_mesh_3d.ron", "vdb"),
-    ];
-    for (file, node) in writers {
+    for (file, node) in WRITERS {
         for escape in [
             "../escape_prefix",
             "../../x_",
