@@ -355,7 +355,8 @@ impl Run<'_, '_> {
 
     /// Prints this rank's error and ends every rank.
     fn abort(&self, e: &dyn std::fmt::Display) -> ! {
-        eprintln!("rank {}: error: {e}", self.comm.rank());
+        let graph = self.record.manifest.graph_file.display();
+        eprintln!("rank {}: error: {graph}: {e}", self.comm.rank());
         self.comm.abort(2)
     }
 }

@@ -197,6 +197,37 @@ fn a_solver_that_cannot_run_distributed_is_refused_before_the_run_starts() {
 }
 
 #[test]
+fn a_decomposed_run_that_blows_up_names_the_graph() {
+    // 1e30 fits f32, so the run starts; its first frame blows up on every rank.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = mpirun(
+        2,
+        &[
+            "run",
+            "graphs/dam_break_2d.ron",
+            "--mpi",
+            "--frames",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "pressure.solver=multigrid/mgpcg",
+            "--set",
+            "settings.grid=32",
+            "--set",
+            "gravity.gravity=[0, -1e30, 0]",
+        ],
+    );
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(
+        t.contains("graphs/dam_break_2d.ron: simulation blew up at frame 1"),
+        "{t}"
+    );
+}
+
+#[test]
 fn a_decomposed_run_resumes_from_its_rank_checkpoints_as_if_never_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let run = |out: &Path, frames: &str, ranks: usize| {
