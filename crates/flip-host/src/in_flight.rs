@@ -4,7 +4,7 @@
 //! instead of the plugin's status. Frames already written stay: they are written atomically.
 //! The host's own exits ([`host_exits`]) are left alone, whatever is still running.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
@@ -28,7 +28,7 @@ struct Call {
 /// The calls in flight, oldest first.
 static CALLS: Mutex<Vec<Call>> = Mutex::new(Vec::new());
 /// The typical duration of each call (`what`) that returned: a running mean of seconds.
-static TYPICAL: Mutex<Option<HashMap<String, f64>>> = Mutex::new(None);
+static TYPICAL: Mutex<BTreeMap<String, f64>> = Mutex::new(BTreeMap::new());
 static NEXT: AtomicU64 = AtomicU64::new(0);
 static HOST_EXITS: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
@@ -66,7 +66,7 @@ impl Drop for InFlight {
         drop(calls);
         let seconds = call.since.elapsed().as_secs_f64();
         let mut typical = lock(&TYPICAL);
-        let mean = typical.get_or_insert_with(HashMap::new).entry(call.what);
+        let mean = typical.entry(call.what);
         mean.and_modify(|m| *m += 0.2 * (seconds - *m))
             .or_insert(seconds);
     }
@@ -92,7 +92,8 @@ pub struct Overdue {
 /// The calls in flight that have run more than `factor` times their typical duration and
 /// longer than `floor` (calls never seen to return have no typical duration yet).
 pub fn overdue_calls(factor: f64, floor: Duration) -> Vec<Overdue> {
-    let typical = lock(&TYPICAL).clone().unwrap_or_default();
+    // (`InFlight::drop` never holds both locks at once)
+    let typical = lock(&TYPICAL);
     let calls = lock(&CALLS);
     calls
         .iter()

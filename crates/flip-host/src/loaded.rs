@@ -1,4 +1,4 @@
-use super::mapped::{Mappings, Pointers};
+use super::mapped::Pointers;
 use super::{elf, validate, PluginError};
 use flip_abi::{self as abi, PluginTable};
 use flip_sdk::ParamKind;
@@ -174,10 +174,7 @@ impl LoadedPlugin {
         let entry: abi::EntryFn = unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }
             .map(|s| *s)
             .map_err(|_| PluginError::MissingEntry { path: path.into() })?;
-        let pointers = Pointers {
-            maps: Mappings::of_this_process(),
-            library: path,
-        };
+        let pointers = Pointers::new(path);
         let symbol = "the entry point `flipgraph_plugin_entry`";
         pointers.code(symbol, entry as usize).map_err(malformed)?;
         // SAFETY: calling the entry point is the ABI's first step; it takes no arguments.

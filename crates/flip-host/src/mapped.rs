@@ -60,16 +60,16 @@ impl Mappings {
         self.at(address)?.file.clone()
     }
 
-    /// Checks that `address` is code of the library file `library` (its path as opened).
-    pub(crate) fn code_of(&self, library: &Path, address: usize) -> Result<(), Misplaced> {
+    /// Checks that `address` is code of the library file `library` (its canonical path;
+    /// `None` for a library the system loader found by name: any code will do).
+    pub(crate) fn code_of(&self, library: Option<&Path>, address: usize) -> Result<(), Misplaced> {
         let Some(m) = self.at(address) else {
             return Err(Misplaced::Unmapped(address));
         };
-        let ours = library.canonicalize().ok();
-        let in_library = match (&m.file, &ours) {
+        let in_library = match (m.file.as_deref(), library) {
             (Some(file), Some(ours)) => file == ours,
             (None, Some(_)) => false,
-            (_, None) => true, // a library the system loader found by name: any code will do
+            (_, None) => true,
         };
         match (in_library, m.exec) {
             (true, true) => Ok(()),
@@ -95,8 +95,8 @@ impl Mappings {
     }
 }
 
-/// How many bytes from `address` on are readable, up to `cap`.
 impl Mappings {
+    /// How many bytes from `address` on are readable, up to `cap`.
     pub(crate) fn readable_len(&self, address: usize, cap: usize) -> usize {
         let mut at = address;
         while let Some(m) = self.at(at).filter(|m| m.read) {
@@ -111,19 +111,27 @@ impl Mappings {
 
 /// Checks the pointers a library hands over against this process's mappings (skipped where
 /// the system does not list them).
-pub(crate) struct Pointers<'a> {
+pub(crate) struct Pointers {
     /// The process's mappings (`None`: not listed here, nothing is checked).
-    pub maps: Option<Mappings>,
-    /// The library's file.
-    pub library: &'a Path,
+    maps: Option<Mappings>,
+    /// The library's file, canonical (`None`: found by the system loader by name).
+    library: Option<PathBuf>,
 }
 
-impl Pointers<'_> {
+impl Pointers {
+    /// The checks for the library opened from `library`, against the mappings of now.
+    pub fn new(library: &Path) -> Self {
+        Self {
+            maps: Mappings::of_this_process(),
+            library: library.canonicalize().ok(),
+        }
+    }
+
     /// `address` must be code of the library.
     pub fn code(&self, what: &str, address: usize) -> Result<(), String> {
         match &self.maps {
             Some(m) => m
-                .code_of(self.library, address)
+                .code_of(self.library.as_deref(), address)
                 .map_err(|e| format!("{what} {e}")),
             None => Ok(()),
         }
@@ -208,16 +216,22 @@ mod tests {
     #[test]
     fn code_data_and_nothing_are_told_apart() {
         let maps = Mappings::of_this_process().expect("Linux lists its mappings");
-        let exe = std::env::current_exe().unwrap();
+        let exe = std::env::current_exe().unwrap().canonicalize().unwrap();
         let code_at = code as fn() as usize;
         let data_at = DATA.as_ptr() as usize;
-        assert_eq!(maps.code_of(&exe, code_at), Ok(()));
-        assert_eq!(maps.code_of(&exe, data_at), Err(Misplaced::Data(data_at)));
-        assert_eq!(maps.code_of(&exe, 0x10), Err(Misplaced::Unmapped(0x10)));
+        assert_eq!(maps.code_of(Some(&exe), code_at), Ok(()));
+        assert_eq!(
+            maps.code_of(Some(&exe), data_at),
+            Err(Misplaced::Data(data_at))
+        );
+        assert_eq!(
+            maps.code_of(Some(&exe), 0x10),
+            Err(Misplaced::Unmapped(0x10))
+        );
         let heap = Box::new([0u8; 64]);
         let heap_at = heap.as_ptr() as usize;
         assert_eq!(
-            maps.code_of(&exe, heap_at),
+            maps.code_of(Some(&exe), heap_at),
             Err(Misplaced::Elsewhere(heap_at))
         );
         assert_eq!(maps.readable(data_at, 64), Ok(()));

@@ -237,29 +237,26 @@ impl Drop for Services<'_> {
 /// The contexts of the calls in flight, by the handle their plugin was given.
 mod live {
     use super::CallContext;
-    use std::collections::HashMap;
+    use std::collections::BTreeMap;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{PoisonError, RwLock};
 
     /// Handle → address of the `CallContext`, alive while its handle is listed.
-    static LIVE: RwLock<Option<HashMap<usize, usize>>> = RwLock::new(None);
+    static LIVE: RwLock<BTreeMap<usize, usize>> = RwLock::new(BTreeMap::new());
     /// Handles are never reused: one kept from an earlier call names no call.
     static NEXT: AtomicUsize = AtomicUsize::new(1);
 
     pub(super) fn register(ctx: &CallContext) -> usize {
         let handle = NEXT.fetch_add(1, Ordering::Relaxed);
         let mut live = LIVE.write().unwrap_or_else(PoisonError::into_inner);
-        live.get_or_insert_with(HashMap::new)
-            .insert(handle, std::ptr::from_ref(ctx) as usize);
+        live.insert(handle, std::ptr::from_ref(ctx) as usize);
         handle
     }
 
     /// Waits for service calls using the context to return.
     pub(super) fn withdraw(handle: usize) {
         let mut live = LIVE.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(map) = live.as_mut() {
-            map.remove(&handle);
-        }
+        live.remove(&handle);
     }
 
     thread_local! {
@@ -284,8 +281,7 @@ mod live {
         handle: *mut std::ffi::c_void,
         f: impl FnOnce(&CallContext) -> R,
     ) -> Option<R> {
-        let live = LIVE.read().unwrap_or_else(PoisonError::into_inner);
-        let map = live.as_ref()?;
+        let map = LIVE.read().unwrap_or_else(PoisonError::into_inner);
         let Some(&address) = map.get(&handle.addr()) else {
             let calling = CALLING.with(std::cell::Cell::get);
             let blamed: Vec<usize> = match map.get(&calling) {

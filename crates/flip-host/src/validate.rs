@@ -56,7 +56,7 @@ unsafe fn field(
     p: *const c_char,
     cap: usize,
     what: &str,
-    ptrs: &Pointers<'_>,
+    ptrs: &Pointers,
 ) -> Result<String, String> {
     if !p.is_null() {
         ptrs.readable(what, p as usize, 1)?;
@@ -113,7 +113,7 @@ pub(super) fn check_entries(t: &PluginTable) -> Result<(), EntriesError> {
 pub(super) unsafe fn algorithms(
     t: &PluginTable,
     plugin: &str,
-    ptrs: &Pointers<'_>,
+    ptrs: &Pointers,
 ) -> Result<Vec<AlgorithmInfo>, String> {
     let describe = t.describe.ok_or("required entry `describe` is null")?;
     let mut out: Vec<AlgorithmInfo> = Vec::with_capacity(t.algorithm_count as usize);
@@ -163,7 +163,7 @@ unsafe fn algorithm(
     d: &AlgorithmDesc,
     index: u32,
     plugin: &str,
-    ptrs: &Pointers<'_>,
+    ptrs: &Pointers,
 ) -> Result<AlgorithmInfo, String> {
     // SAFETY: the caller's contract; every read is bounded.
     let name = unsafe { field(d.name, abi::MAX_ID_LEN, "name", ptrs) }?;
@@ -228,7 +228,7 @@ unsafe fn algorithm(
 
 /// # Safety
 /// `p` came from the plugin's description.
-unsafe fn param(p: &ParamDesc, ptrs: &Pointers<'_>) -> Result<ParamInfo, String> {
+unsafe fn param(p: &ParamDesc, ptrs: &Pointers) -> Result<ParamInfo, String> {
     // SAFETY: bounded reads of the plugin's strings.
     let name = unsafe { field(p.name, abi::MAX_ID_LEN, "name", ptrs) }?;
     let named = |e: String| format!("`{name}`: {e}");
