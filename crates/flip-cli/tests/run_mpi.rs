@@ -163,24 +163,29 @@ fn a_node_that_needs_the_whole_domain_is_refused_by_name() {
     );
 }
 
+/// `run --mpi` of one frame of the shipped dam break on 2 ranks into `out`, with `more`
+/// arguments.
+fn one_dam_break_frame_on_2_ranks(out: &Path, more: &[&str]) -> Output {
+    let out = out.to_str().unwrap();
+    let run = [
+        "run",
+        "graphs/dam_break_2d.ron",
+        "--mpi",
+        "--frames",
+        "1",
+        "--out",
+        out,
+    ];
+    mpirun(2, &[&run[..], more].concat())
+}
+
 #[test]
 fn a_solver_that_cannot_run_distributed_is_refused_before_the_run_starts() {
     // The shipped dam break uses MIC(0)-PCG, a sequential preconditioner: refused up front,
     // naming the node, the solver and the ones that would do, with nothing simulated.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = mpirun(
-        2,
-        &[
-            "run",
-            "graphs/dam_break_2d.ron",
-            "--mpi",
-            "--frames",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-    );
+    let o = one_dam_break_frame_on_2_ranks(&out, &[]);
     let t = text(&o);
     assert!(!o.status.success(), "{t}");
     for says in [
@@ -201,24 +206,15 @@ fn a_decomposed_run_that_blows_up_names_the_graph() {
     // 1e30 fits f32, so the run starts; its first frame blows up on every rank.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let o = mpirun(
-        2,
-        &[
-            "run",
-            "graphs/dam_break_2d.ron",
-            "--mpi",
-            "--frames",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--set",
-            "pressure.solver=multigrid/mgpcg",
-            "--set",
-            "settings.grid=32",
-            "--set",
-            "gravity.gravity=[0, -1e30, 0]",
-        ],
-    );
+    let sets = [
+        "--set",
+        "pressure.solver=multigrid/mgpcg",
+        "--set",
+        "settings.grid=32",
+        "--set",
+        "gravity.gravity=[0, -1e30, 0]",
+    ];
+    let o = one_dam_break_frame_on_2_ranks(&out, &sets);
     let t = text(&o);
     assert!(!o.status.success(), "{t}");
     assert!(
