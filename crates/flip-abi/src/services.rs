@@ -76,7 +76,8 @@ pub struct HostServices {
     pub size: u32,
     /// [`HOST_SERVICES_VERSION`] of the host.
     pub version: u32,
-    /// Opaque host pointer passed back to every callback.
+    /// Opaque value passed back to every callback (a handle the host looks up, not an address
+    /// it follows: any other value, or one from an earlier call, is refused and fails the call).
     pub context: *mut c_void,
     /// Logging (nullable).
     pub log: Option<LogFn>,
