@@ -12,7 +12,7 @@
 //! wall does not look like a free surface and the liquid's level set continues into the solid
 //! as the mirror image.
 
-use super::sweep::fast_sweep;
+use super::sweep::{fast_sweep, fast_sweep_capped};
 use crate::grid::{Grid3, GridSpec};
 use crate::solids::Solids;
 use crate::transfer::{bucket, Lattice, Slabs};
@@ -51,6 +51,8 @@ pub struct ParticlePhiScratch {
     mirrors: Vec<Vec3>,
     mirror_mass: Vec<f32>,
     band: Vec<u8>,
+    /// The unsigned distance being swept.
+    unsigned: Vec<f32>,
 }
 
 /// Builds the liquid signed distance (negative inside, metres) on cell centres from particle
@@ -123,7 +125,9 @@ fn build(
         0 => far,
         band => band as f32 * spec.dx,
     };
-    let mut unsigned = vec![cap; phi.data.len()];
+    let unsigned = &mut scratch.unsigned;
+    unsigned.clear();
+    unsigned.resize(phi.data.len(), cap);
     unsigned
         .par_iter_mut()
         .zip(phi.data.par_iter())
@@ -133,7 +137,10 @@ fn build(
                 *u = (height_above_surface(d).abs() * spec.dx).min(cap);
             }
         });
-    fast_sweep(spec, &scratch.band, &mut unsigned, redistance.sweeps);
+    match redistance.band {
+        0 => fast_sweep(spec, &scratch.band, unsigned, redistance.sweeps),
+        _ => fast_sweep_capped(spec, &scratch.band, unsigned, redistance.sweeps, cap),
+    }
     phi.data
         .par_iter_mut()
         .zip(unsigned.par_iter())
@@ -261,9 +268,8 @@ fn mirror_walls(spec: &GridSpec, solids: &Solids, acc: &mut [[f32; 4]]) {
         let low = spec.dx;
         let high = (n - 1) as f32 * spec.dx;
         // every line along axis a, by the index of its first cell
-        let firsts: Vec<usize> = (0..acc.len())
-            .filter(|c| (c / strides[a]).is_multiple_of(n))
-            .collect();
+        let stride = strides[a];
+        let firsts = (0..acc.len() / n).map(|l| l % stride + (l / stride) * stride * n);
         for first in firsts {
             for (wall, inner, plane) in [
                 (first, first + strides[a], low),

@@ -6,12 +6,97 @@
 
 use crate::grid::GridSpec;
 use rayon::prelude::*;
+use std::ops::Range;
 
 /// Wavefronts with fewer cells than this are swept serially.
 const PAR_MIN_CELLS: usize = 2048;
 
 /// Zhao's fast sweeping for `|∇d| = 1`, cells with `fixed[c] != 0` held at their values.
 pub(crate) fn fast_sweep(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: usize) {
+    let everywhere = Reach::everywhere(spec);
+    fast_sweep_within(spec, fixed, d, sweeps, &everywhere);
+}
+
+/// [`fast_sweep`] of a field capped at `cap` (every free cell starts at `cap`, every held
+/// cell at a value in `[0, cap]`): only cells near enough to a held cell to drop below the cap
+/// are visited ([`Reach::capped`]); the result equals the sweep of the whole grid bit for bit.
+pub(crate) fn fast_sweep_capped(
+    spec: &GridSpec,
+    fixed: &[u8],
+    d: &mut [f32],
+    sweeps: usize,
+    cap: f32,
+) {
+    let reach = Reach::capped(spec, fixed, cap);
+    fast_sweep_within(spec, fixed, d, sweeps, &reach);
+}
+
+/// The columns of every x-line that a sweep visits: `lines[j + nj·k]` is a range of `i`.
+struct Reach {
+    lines: Vec<Range<usize>>,
+}
+
+impl Reach {
+    /// Every cell.
+    fn everywhere(spec: &GridSpec) -> Self {
+        Self {
+            lines: vec![0..spec.ni; spec.nj * spec.nk],
+        }
+    }
+
+    /// The cells within `m` cells (Chebyshev distance) of a held cell, as one range per x-line
+    /// (the hull of that line's cells). A Godunov update exceeds its smallest neighbour by at
+    /// least `h/√dim` (three equal neighbours in 3D, Zhao 2005), so a free cell `m` cells from
+    /// every held cell (values ≥ 0) never drops below `m·h/√dim`: with `m·h/√dim ≥ cap` it
+    /// keeps its starting `cap`, and leaving it out changes no value.
+    fn capped(spec: &GridSpec, fixed: &[u8], cap: f32) -> Self {
+        let [ni, nj, nk] = spec.dims();
+        let dim = spec.dimension() as f32;
+        // one cell more than the bound, against rounding in the update
+        let m = ((cap / spec.dx) * dim.sqrt()).ceil().max(0.0) as usize + 1;
+        let empty = usize::MAX..0;
+        // each line's held cells, widened by m along x
+        let own: Vec<Range<usize>> = fixed
+            .par_chunks(ni)
+            .map(|line| {
+                let lo = line.iter().position(|&f| f != 0);
+                let hi = line.iter().rposition(|&f| f != 0);
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => lo.saturating_sub(m)..(hi + 1 + m).min(ni),
+                    _ => empty.clone(),
+                }
+            })
+            .collect();
+        let hull = |a: &Range<usize>, b: &Range<usize>| a.start.min(b.start)..a.end.max(b.end);
+        // widened by m along y, then along z
+        let widen = |src: &[Range<usize>], stride: usize, n: usize| {
+            (0..src.len())
+                .into_par_iter()
+                .map(|line| {
+                    let q = (line / stride) % n;
+                    let (lo, hi) = (q.saturating_sub(m), (q + m).min(n - 1));
+                    let first = line - (q - lo) * stride;
+                    (0..=hi - lo)
+                        .map(|s| &src[first + s * stride])
+                        .fold(empty.clone(), |acc, r| hull(&acc, r))
+                })
+                .collect::<Vec<_>>()
+        };
+        let along_y = widen(&own, 1, nj);
+        let lines = widen(&along_y, nj, nk);
+        Self { lines }
+    }
+
+    /// The visited part of `cols` on x-line `line` (`j + nj·k`).
+    fn clip(&self, line: usize, cols: Range<usize>) -> Range<usize> {
+        let r = &self.lines[line];
+        let (lo, hi) = (cols.start.max(r.start), cols.end.min(r.end));
+        lo..hi.max(lo)
+    }
+}
+
+/// [`fast_sweep`] visiting only the cells of `reach`.
+fn fast_sweep_within(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: usize, reach: &Reach) {
     let orderings = if spec.is_2d() { 4 } else { 8 };
     let beyond = vec![f32::INFINITY; spec.ni];
     for _ in 0..sweeps {
@@ -19,12 +104,19 @@ pub(crate) fn fast_sweep(spec: &GridSpec, fixed: &[u8], d: &mut [f32], sweeps: u
             let s = [o & 1 == 0, o & 2 == 0, o & 4 == 0]; // true = ascending
             if spec.nk == 1 {
                 match tiles_2d(spec) {
-                    Some(tile) => sweep_tiles(spec, fixed, d, s, &beyond, tile),
+                    Some(tile) => sweep_tiles(spec, fixed, d, s, &beyond, tile, reach),
                     // the whole layer as one tile: row by row
-                    None => sweep_tile(d, fixed, [&beyond; 2], &beyond, 0..spec.ni, s, spec.dx),
+                    None => {
+                        let rows = Rows {
+                            first: 0,
+                            reach,
+                            cols: 0..spec.ni,
+                        };
+                        sweep_tile(d, fixed, [&beyond; 2], &beyond, rows, s, spec.dx)
+                    }
                 }
             } else {
-                sweep_ordering(spec, fixed, d, s, &beyond);
+                sweep_ordering(spec, fixed, d, s, &beyond, reach);
             }
         }
     }
@@ -52,6 +144,7 @@ fn sweep_tiles(
     asc: [bool; 3],
     beyond: &[f32],
     tile: [usize; 2],
+    reach: &Reach,
 ) {
     let [ni, nj, _] = spec.dims();
     let [w, t] = tile;
@@ -82,7 +175,12 @@ fn sweep_tiles(
                 let high = edges_now.get(band + 1).map_or(beyond, |e| &e[0]);
                 let cols = c * w..((c + 1) * w).min(ni);
                 let held = &fixed[band * t * ni..][..rows.len()];
-                sweep_tile(rows, held, [low, high], beyond, cols, asc, spec.dx);
+                let part = Rows {
+                    first: band * t,
+                    reach,
+                    cols,
+                };
+                sweep_tile(rows, held, [low, high], beyond, part, asc, spec.dx);
             });
         for (band, c) in col_of.iter().enumerate() {
             let Some(c) = *c else { continue };
@@ -95,14 +193,22 @@ fn sweep_tiles(
     }
 }
 
-/// The columns `cols` of a band of rows (`held` its mask), row by row in the sweep's direction;
-/// `outside` are the rows below and above the band, `beyond` a row of `+∞`.
+/// Which part of a band of rows a tile sweeps: the columns `cols` of rows from `first` on,
+/// clipped to `reach`.
+struct Rows<'a> {
+    first: usize,
+    reach: &'a Reach,
+    cols: Range<usize>,
+}
+
+/// A tile of a band of rows (`held` its mask), row by row in the sweep's direction; `outside`
+/// are the rows below and above the band, `beyond` a row of `+∞`.
 fn sweep_tile(
     rows: &mut [f32],
     held: &[u8],
     outside: [&[f32]; 2],
     beyond: &[f32],
-    cols: std::ops::Range<usize>,
+    part: Rows<'_>,
     asc: [bool; 3],
     h: f32,
 ) {
@@ -119,15 +225,8 @@ fn sweep_tile(
         };
         let high = if r + 1 < n { &above[..ni] } else { outside[1] };
         let held = &held[r * ni..][..ni];
-        update_line(
-            line,
-            held,
-            [low, high],
-            [beyond, beyond],
-            cols.clone(),
-            asc[0],
-            h,
-        );
+        let cols = part.reach.clip(part.first + r, part.cols.clone());
+        update_line(line, held, [low, high], [beyond, beyond], cols, asc[0], h);
     }
 }
 
@@ -135,7 +234,14 @@ fn sweep_tile(
 type Line<'a> = (usize, usize, &'a mut [f32]);
 
 /// One sweep in the ordering `asc` (ascending per axis), as wavefronts of x-lines.
-fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], beyond: &[f32]) {
+fn sweep_ordering(
+    spec: &GridSpec,
+    fixed: &[u8],
+    d: &mut [f32],
+    asc: [bool; 3],
+    beyond: &[f32],
+    reach: &Reach,
+) {
     let [ni, nj, nk] = spec.dims();
     let jp = |j: usize| if asc[1] { j } else { nj - 1 - j };
     let kp = |k: usize| if asc[2] { k } else { nk - 1 - k };
@@ -166,11 +272,15 @@ fn sweep_ordering(spec: &GridSpec, fixed: &[u8], d: &mut [f32], asc: [bool; 3], 
         };
         let update = |(j, k, line): &mut Line<'_>| {
             let (j, k) = (*j, *k);
+            let cols = reach.clip(j + nj * k, 0..ni);
+            if cols.is_empty() {
+                return;
+            }
             let (ji, ki) = (j as isize, k as isize);
             let ny = [nb(ji - 1, ki), nb(ji + 1, ki)].map(|l| l.unwrap_or(beyond));
             let nz = [nb(ji, ki - 1), nb(ji, ki + 1)].map(|l| l.unwrap_or(beyond));
             let held = &fixed[ni * (j + nj * k)..][..ni];
-            update_line(line, held, ny, nz, 0..ni, asc[0], h);
+            update_line(line, held, ny, nz, cols, asc[0], h);
         };
         if cur.len() * ni >= PAR_MIN_CELLS {
             cur.par_iter_mut().for_each(update);
@@ -187,7 +297,7 @@ fn update_line(
     held: &[u8],
     ny: [&[f32]; 2],
     nz: [&[f32]; 2],
-    cols: std::ops::Range<usize>,
+    cols: Range<usize>,
     asc_x: bool,
     h: f32,
 ) {

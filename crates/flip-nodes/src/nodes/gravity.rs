@@ -7,6 +7,7 @@ use flip_graph::{
     EvalCtx, Node, NodeError, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use glam::Vec3;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 struct Gravity {
@@ -25,7 +26,7 @@ impl Node for Gravity {
         for (a, comp) in f.vel.axes_mut().into_iter().enumerate().take(axes) {
             let dv = self.g[a] * ctx.dt;
             if dv != 0.0 {
-                comp.data.iter_mut().for_each(|u| *u += dv);
+                comp.data.par_iter_mut().for_each(|u| *u += dv);
             }
         }
         io.set("velocity", Value::shared(VELOCITY, field));
