@@ -16,7 +16,7 @@ use super::sweep::{fast_sweep, fast_sweep_capped};
 use crate::grid::{Grid3, GridSpec};
 use crate::solids::Solids;
 use crate::transfer::{bucket, Lattice, Slabs};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use rayon::prelude::*;
 
 /// Kernel half-width in cells: particles closer than this to a solid are mirrored.
@@ -190,19 +190,15 @@ fn splat(
                     let [ox, oy, oz] = b.off;
                     let base = b.base - offset;
                     let layers = if oz == 0 { 1 } else { 2 };
+                    // (1, x, y, z) scaled by each corner's weight: one 4-wide add per corner
+                    let point = Vec4::new(1.0, x.x, x.y, x.z);
                     for l in 0..layers {
                         for r in 0..2 {
-                            for (c, at) in [base + l * oz + r * oy, base + l * oz + r * oy + ox]
-                                .into_iter()
-                                .enumerate()
-                            {
-                                let wt = m * w[4 * l + 2 * r + c];
-                                let a = &mut win[at];
-                                a[0] += wt;
-                                a[1] += wt * x.x;
-                                a[2] += wt * x.y;
-                                a[3] += wt * x.z;
-                            }
+                            let at = base + l * oz + r * oy;
+                            let row = &mut win[at..=at + ox]; // one bounds check per row
+                            let (w0, w1) = (m * w[4 * l + 2 * r], m * w[4 * l + 2 * r + 1]);
+                            row[0] = (Vec4::from_array(row[0]) + w0 * point).to_array();
+                            row[ox] = (Vec4::from_array(row[ox]) + w1 * point).to_array();
                         }
                     }
                 }
