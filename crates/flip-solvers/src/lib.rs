@@ -9,8 +9,6 @@
 pub mod fixtures;
 /// Variational reference problems: circle/sphere container, slanted wall, thin plate.
 pub mod fixtures_variational;
-/// Connected fluid regions and the pure-Neumann (singular) ones.
-pub mod neumann;
 /// An owned problem (for tests, benchmarks and inner solves) with a borrowed SDK view.
 pub mod owned;
 /// Matrix-free stencil operators and parallel, deterministic reductions.

@@ -44,8 +44,8 @@ mod level;
 mod mgpcg;
 /// Kernels of the outer iteration on the fine problem (residual, projection, CG updates).
 mod outer;
-/// Connected regions of the fine level and the singular (pure Neumann) ones.
-mod regions;
+/// The range projection on level 0's singular regions.
+mod projection;
 /// Hierarchies shared by the solver instances of one process when their matrices agree.
 mod shared;
 /// Coarse cells cut down to slivers by solids, made solid.

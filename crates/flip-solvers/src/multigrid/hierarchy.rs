@@ -6,9 +6,9 @@
 use super::coarse::CoarseSolver;
 use super::coarsen;
 use super::level::Level;
-use super::regions::Regions;
 use super::transfer;
 use super::{Coarsening, MultigridConfig};
+use flip_sdk::regions::Regions;
 use flip_sdk::Problem;
 
 /// Levels `0` (finest) to `len - 1` (coarsest) and the coarsest-level solver.

@@ -334,11 +334,6 @@ impl Level {
         }
     }
 
-    /// The couplings as three separate natural arrays (for `neumann::Regions` on small levels).
-    pub fn off_arrays(&self) -> [Vec<f32>; 3] {
-        [0, 1, 2].map(|a| self.off.iter().map(|o| o[a]).collect())
-    }
-
     /// Writes `x` (both colours) into the natural scratch array on the padded rows `rows`.
     pub fn x_to_scratch(&mut self, rows: std::ops::Range<usize>) {
         let (pi, half) = (self.pdims[0], self.half);

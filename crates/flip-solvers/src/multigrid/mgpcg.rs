@@ -6,6 +6,7 @@ use super::cycle::vcycle;
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
+use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::MultigridConfig;
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
@@ -77,7 +78,7 @@ fn precondition(h: &mut Hierarchy, v: &mut Vectors) -> f64 {
             std::mem::take(&mut level.cs[0].x),
             std::mem::take(&mut level.cs[1].x),
         ];
-        h.regions.remove_mean(level, &mut x);
+        remove_mean(&h.regions, level, &mut x);
         let [x0, x1] = x;
         level.cs[0].x = x0;
         level.cs[1].x = x1;
@@ -149,7 +150,7 @@ impl PressureSolver for MgPcgSolver {
                 let used = cg(h, v, res, bound, config.max_iterations - iterations);
                 iterations += used.max(1);
                 if h.regions.any_singular() {
-                    h.regions.remove_mean(&h.levels[0], &mut v.p);
+                    remove_mean(&h.regions, &h.levels[0], &mut v.p);
                 }
                 res = outer::residual(&mut h.levels[0], v);
             }

@@ -2,6 +2,7 @@
 
 use super::cycle::{full_cycle, vcycle};
 use super::outer::{self, Vectors};
+use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::{Cycle, MultigridConfig};
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
@@ -96,7 +97,7 @@ impl PressureSolver for MultigridSolver {
                 res = outer::residual(&mut h.levels[0], v);
             }
             if h.regions.any_singular() {
-                h.regions.remove_mean(&h.levels[0], &mut v.p);
+                remove_mean(&h.regions, &h.levels[0], &mut v.p);
                 res = outer::residual(&mut h.levels[0], v);
             }
             outer::store(problem, &h.levels[0], v, 0);
