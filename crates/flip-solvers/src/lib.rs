@@ -21,6 +21,8 @@ pub use owned::OwnedProblem;
 pub use stencil::Stencil;
 /// Sparse direct (Cholesky) reference solve through faer.
 pub mod direct;
+/// The one multigrid hierarchy: level, smoother, transfer and coarse-solve traits, cycles.
+mod hierarchy;
 /// Conjugate gradient with Jacobi, IC(0), MIC(0) and red-black SSOR preconditioners.
 pub mod krylov;
 /// LCP solvers for separating walls (Lai et al.): PGS, policy iteration, penalty, FAS-MG, FMG.

@@ -6,6 +6,7 @@
 //! the coarse problem is always consistent.
 
 use super::level::Level;
+use crate::hierarchy::CoarseSolve;
 use flip_sdk::regions::Regions;
 
 /// Factorised coarsest-level operator.
@@ -161,6 +162,15 @@ impl CoarseSolver {
                 *w -= sum[r as usize] / m as f64;
             }
         }
+    }
+}
+
+impl CoarseSolve<Level> for CoarseSolver {
+    fn solve(&mut self, level: &mut Level) {
+        CoarseSolver::solve(self, level);
+    }
+    fn correct(&mut self, level: &mut Level) {
+        CoarseSolver::correct(self, level);
     }
 }
 
