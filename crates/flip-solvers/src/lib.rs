@@ -31,6 +31,7 @@ pub mod lcp;
 pub mod multigrid;
 /// Solvers of the general sparse (CSR) problem kind: CG (Jacobi, IC(0)) and faer Cholesky/LU.
 pub mod sparse;
-/// Tolerance rule shared by every solver.
+/// Chentanez & Müller's tall-cell multigrid.
 pub mod tallcell;
+/// Tolerance rule shared by every solver.
 pub mod tolerance;
