@@ -7,8 +7,10 @@
 //!   matrix, valid for any SPD matrix in the stencil arrays) or [`Coarsening::Rediscretise`]
 //!   (unit stencil on open faces); both keep the 5/7-point form and coarsen cell kinds by the
 //!   Chentanez & Müller rule that preserves air bubbles.
-//! - Cycles: V-cycle (Karlsson Alg. 9, Chentanez & Müller Alg. 3), full cycle (Karlsson Alg. 10,
-//!   Chentanez & Müller Alg. 4), iterated by [`MultigridSolver`] as in Karlsson Alg. 8; and
+//! - Cycles: the crate's one hierarchy (`crate::hierarchy`), whose level type this module's
+//!   colour-split level is: V-cycle (Karlsson Alg. 9, Chentanez & Müller Alg. 3), full cycle
+//!   (Karlsson Alg. 10, Chentanez & Müller Alg. 4), iterated by [`MultigridSolver`] as in
+//!   Karlsson Alg. 8; and
 //!   [`MgPcgSolver`], CG preconditioned by one symmetric V-cycle (McAdams et al. 2010).
 //!
 //! Every solver keeps its hierarchy between solves and rebuilds the coarse levels only when the
