@@ -9,6 +9,7 @@
 //! returns p = 0, or a finite but absurd p, is caught.
 
 use super::{CsrProblem, Problem};
+use crate::regions::{Couplings, Regions};
 
 /// The recomputed residual of a solution.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -28,40 +29,6 @@ pub struct Residual {
 struct Row {
     r: f64,
     lcp: Option<(f64, f64)>,
-}
-
-/// Labels connected regions of active rows and says which are pure Neumann (no row with a
-/// Dirichlet term: diagonal above the sum of its couplings by more than 1e-6).
-fn regions(
-    n: usize,
-    active: impl Fn(usize) -> bool,
-    neighbours: impl Fn(usize, &mut Vec<usize>),
-    dirichlet: impl Fn(usize) -> bool,
-) -> (Vec<u32>, Vec<bool>) {
-    let mut label = vec![u32::MAX; n];
-    let (mut singular, mut stack, mut nb) = (Vec::new(), Vec::new(), Vec::new());
-    for start in (0..n).filter(|&c| active(c)) {
-        if label[start] != u32::MAX {
-            continue;
-        }
-        let id = singular.len() as u32;
-        let mut neumann = true;
-        label[start] = id;
-        stack.push(start);
-        while let Some(c) = stack.pop() {
-            neumann &= !dirichlet(c);
-            nb.clear();
-            neighbours(c, &mut nb);
-            for &m in &nb {
-                if label[m] == u32::MAX && active(m) {
-                    label[m] = id;
-                    stack.push(m);
-                }
-            }
-        }
-        singular.push(neumann);
-    }
-    (label, singular)
 }
 
 /// Folds per-row terms into the residual, projecting singular regions.
@@ -195,16 +162,6 @@ pub fn structured(p: &Problem<'_>) -> Residual {
     let n = p.cell_count();
     let axes = axes(p);
     let x = &*p.pressure;
-    let couplings = |c: usize, f: &mut dyn FnMut(usize, f64)| {
-        for &(off, sa) in &axes {
-            if c + sa < n && off[c] != 0.0 {
-                f(c + sa, f64::from(off[c]));
-            }
-            if c >= sa && off[c - sa] != 0.0 {
-                f(c - sa, f64::from(off[c - sa]));
-            }
-        }
-    };
     let mut out = Residual {
         finite: true,
         ..Residual::default()
@@ -226,16 +183,9 @@ pub fn structured(p: &Problem<'_>) -> Residual {
             })
         })
         .collect();
-    let (label, singular) = regions(
-        n,
-        |c| p.is_fluid(c),
-        |c, v| couplings(c, &mut |m, _| v.push(m)),
-        |c| {
-            let mut coupled = 0.0;
-            couplings(c, &mut |_, o| coupled -= o);
-            f64::from(p.diag[c]) > coupled + 1e-6
-        },
-    );
+    let Regions {
+        label, singular, ..
+    } = Regions::of(&GridCouplings::of(p));
     out.max = finish(&rows, &label, &singular);
     out
 }
@@ -264,59 +214,98 @@ pub fn csr(p: &CsrProblem<'_>) -> Residual {
             })
         })
         .collect();
-    let Regions { label, singular } = csr_regions(p);
+    let Regions {
+        label, singular, ..
+    } = csr_regions(p);
     out.max = finish(&rows, &label, &singular);
     out
 }
 
-/// Connected components of a symmetric sparse matrix and which of them are pure Neumann
-/// (singular): the projection rule of `abi::CsrProblem`, shared by the host's check and the
-/// CSR solvers.
-#[derive(Clone, Debug, Default)]
-pub struct Regions {
-    /// Component of each row (`u32::MAX` for none: non-symmetric problems have no regions).
-    pub label: Vec<u32>,
-    /// Per component: pure Neumann.
-    pub singular: Vec<bool>,
+/// The coupling graph of a structured problem: fluid cells, coupled where `off` is nonzero.
+struct GridCouplings<'p, 'a> {
+    p: &'p Problem<'a>,
+    axes: Vec<(&'p [f32], usize)>,
 }
 
-impl Regions {
-    /// Subtracts, on each singular component, the mean of `v` over it.
-    pub fn remove_mean(&self, v: &mut [f64]) {
-        let k = self.singular.len();
-        let (mut sum, mut count) = (vec![0.0f64; k], vec![0usize; k]);
-        for (x, &l) in v.iter().zip(&self.label) {
-            if l != u32::MAX && self.singular[l as usize] {
-                sum[l as usize] += x;
-                count[l as usize] += 1;
-            }
-        }
-        for (x, &l) in v.iter_mut().zip(&self.label) {
-            if l != u32::MAX && self.singular[l as usize] {
-                *x -= sum[l as usize] / count[l as usize] as f64;
-            }
-        }
-    }
-
-    /// Whether any component is singular.
-    pub fn any_singular(&self) -> bool {
-        self.singular.iter().any(|&s| s)
+impl<'p, 'a> GridCouplings<'p, 'a> {
+    fn of(p: &'p Problem<'a>) -> Self {
+        Self { p, axes: axes(p) }
     }
 }
 
-/// The [`Regions`] of `p` (none unless `p.symmetric`).
+impl Couplings for GridCouplings<'_, '_> {
+    fn len(&self) -> usize {
+        self.p.cell_count()
+    }
+    fn unknown(&self, c: usize) -> bool {
+        self.p.is_fluid(c)
+    }
+    fn dirichlet(&self, c: usize) -> bool {
+        let n = self.len();
+        let mut coupled = 0.0;
+        for &(off, sa) in &self.axes {
+            if c + sa < n && off[c] != 0.0 {
+                coupled -= f64::from(off[c]);
+            }
+            if c >= sa && off[c - sa] != 0.0 {
+                coupled -= f64::from(off[c - sa]);
+            }
+        }
+        f64::from(self.p.diag[c]) > coupled + 1e-6
+    }
+    fn coupled_to_next(&self, c: usize) -> bool {
+        self.p.dims[0] > 1 && c + 1 < self.len() && self.p.off[0][c] != 0.0 && self.unknown(c + 1)
+    }
+    fn earlier(&self, c: usize, mut f: impl FnMut(usize)) {
+        for &(off, sa) in &self.axes {
+            if sa > 1 && c >= sa && off[c - sa] != 0.0 && self.unknown(c - sa) {
+                f(c - sa);
+            }
+        }
+    }
+    fn plane(&self) -> Option<usize> {
+        let s = strides(self.p);
+        Some(if self.p.dims[2] > 1 { s[2] } else { s[1] })
+    }
+}
+
+/// The coupling graph of a symmetric sparse problem (no unknowns when it is not symmetric).
+struct CsrCouplings<'p, 'a>(&'p CsrProblem<'a>);
+
+impl Couplings for CsrCouplings<'_, '_> {
+    fn len(&self) -> usize {
+        self.0.rows()
+    }
+    fn unknown(&self, _: usize) -> bool {
+        self.0.symmetric
+    }
+    fn dirichlet(&self, r: usize) -> bool {
+        let (mut diag, mut off) = (0.0, 0.0);
+        for (c, a) in self.0.row(r) {
+            if c == r {
+                diag = a;
+            } else {
+                off += a.abs();
+            }
+        }
+        diag > off + 1e-6
+    }
+    fn coupled_to_next(&self, _: usize) -> bool {
+        false
+    }
+    fn earlier(&self, r: usize, mut f: impl FnMut(usize)) {
+        for (c, a) in self.0.row(r) {
+            if c < r && a != 0.0 {
+                f(c);
+            }
+        }
+    }
+}
+
+/// The [`Regions`] of `p` (none unless `p.symmetric`): the projection rule of
+/// `abi::CsrProblem`, shared by the host's check and the CSR solvers.
 pub fn csr_regions(p: &CsrProblem<'_>) -> Regions {
-    let diag = |r: usize| p.row(r).find(|&(c, _)| c == r).map_or(0.0, |e| e.1);
-    let (label, singular) = regions(
-        p.rows(),
-        |_| p.symmetric,
-        |r, v| v.extend(p.row(r).filter(|&(c, a)| c != r && a != 0.0).map(|e| e.0)),
-        |r| {
-            let off: f64 = p.row(r).filter(|&(c, _)| c != r).map(|e| e.1.abs()).sum();
-            diag(r) > off + 1e-6
-        },
-    );
-    Regions { label, singular }
+    Regions::of(&CsrCouplings(p))
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ mod owned;
 mod params;
 /// The safe problem view.
 mod problem;
+/// Connected regions of a matrix's unknowns and the pure-Neumann (singular) ones.
+pub mod regions;
 /// Host services (cancel flag, logging, progress) as safe calls.
 pub mod services;
 /// The envelope of saved solver state.

@@ -173,19 +173,19 @@ pub fn build(scene: Scene, dims: [usize; 3], seed: u64) -> OwnedProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::neumann::Regions;
     use crate::stencil::Stencil;
+    use flip_sdk::regions::Regions;
 
     #[test]
     fn scenes_have_the_expected_regions() {
         for dims in [[16, 16, 1], [10, 12, 9]] {
             let mut closed = build(Scene::ClosedBox, dims, 1);
             let v = closed.view();
-            let r = Regions::find(&Stencil::of(&v));
+            let r = Regions::of(&Stencil::of(&v));
             assert_eq!(r.singular, vec![true]);
             let mut puddles = build(Scene::TwoPuddles, dims, 1);
             let v = puddles.view();
-            let r = Regions::find(&Stencil::of(&v));
+            let r = Regions::of(&Stencil::of(&v));
             assert_eq!(r.singular.len(), 3, "two puddles and a one-cell puddle");
             assert!(!r.any_singular());
             // closed region: rhs sums to zero (compatible)

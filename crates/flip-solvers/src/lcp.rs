@@ -55,8 +55,6 @@ mod penalty;
 mod pgs;
 /// Policy iteration (Alg. 1).
 mod policy;
-/// Connected regions of the fine system.
-mod regions;
 /// Relaxation and residuals on one level.
 mod smooth;
 /// The whole grid or one rank's slab (distributed outer loops).

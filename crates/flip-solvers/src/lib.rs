@@ -9,8 +9,6 @@
 pub mod fixtures;
 /// Variational reference problems: circle/sphere container, slanted wall, thin plate.
 pub mod fixtures_variational;
-/// Connected fluid regions and the pure-Neumann (singular) ones.
-pub mod neumann;
 /// An owned problem (for tests, benchmarks and inner solves) with a borrowed SDK view.
 pub mod owned;
 /// Matrix-free stencil operators and parallel, deterministic reductions.
@@ -23,6 +21,8 @@ pub use owned::OwnedProblem;
 pub use stencil::Stencil;
 /// Sparse direct (Cholesky) reference solve through faer.
 pub mod direct;
+/// The one multigrid hierarchy: level, smoother, transfer and coarse-solve traits, cycles.
+mod hierarchy;
 /// Conjugate gradient with Jacobi, IC(0), MIC(0) and red-black SSOR preconditioners.
 pub mod krylov;
 /// LCP solvers for separating walls (Lai et al.): PGS, policy iteration, penalty, FAS-MG, FMG.
@@ -31,6 +31,7 @@ pub mod lcp;
 pub mod multigrid;
 /// Solvers of the general sparse (CSR) problem kind: CG (Jacobi, IC(0)) and faer Cholesky/LU.
 pub mod sparse;
-/// Tolerance rule shared by every solver.
+/// Chentanez & Müller's tall-cell multigrid.
 pub mod tallcell;
+/// Tolerance rule shared by every solver.
 pub mod tolerance;

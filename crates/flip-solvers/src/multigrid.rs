@@ -7,8 +7,10 @@
 //!   matrix, valid for any SPD matrix in the stencil arrays) or [`Coarsening::Rediscretise`]
 //!   (unit stencil on open faces); both keep the 5/7-point form and coarsen cell kinds by the
 //!   Chentanez & Müller rule that preserves air bubbles.
-//! - Cycles: V-cycle (Karlsson Alg. 9, Chentanez & Müller Alg. 3), full cycle (Karlsson Alg. 10,
-//!   Chentanez & Müller Alg. 4), iterated by [`MultigridSolver`] as in Karlsson Alg. 8; and
+//! - Cycles: the crate's one hierarchy (`crate::hierarchy`), whose level type this module's
+//!   colour-split level is: V-cycle (Karlsson Alg. 9, Chentanez & Müller Alg. 3), full cycle
+//!   (Karlsson Alg. 10, Chentanez & Müller Alg. 4), iterated by [`MultigridSolver`] as in
+//!   Karlsson Alg. 8; and
 //!   [`MgPcgSolver`], CG preconditioned by one symmetric V-cycle (McAdams et al. 2010).
 //!
 //! Every solver keeps its hierarchy between solves and rebuilds the coarse levels only when the
@@ -30,8 +32,6 @@
 mod coarse;
 /// Construction of coarse levels: Galerkin aggregation and rediscretisation.
 mod coarsen;
-/// V-cycle and full cycle.
-mod cycle;
 /// MGPCG on one rank's slab (distributed CG, V-cycle with its finest level divided).
 mod distributed;
 /// Level 0's face fractions and ghost-fluid weights from the problem.
@@ -44,8 +44,8 @@ mod level;
 mod mgpcg;
 /// Kernels of the outer iteration on the fine problem (residual, projection, CG updates).
 mod outer;
-/// Connected regions of the fine level and the singular (pure Neumann) ones.
-mod regions;
+/// The range projection on level 0's singular regions.
+mod projection;
 /// Hierarchies shared by the solver instances of one process when their matrices agree.
 mod shared;
 /// Coarse cells cut down to slivers by solids, made solid.

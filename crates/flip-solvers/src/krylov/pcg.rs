@@ -6,8 +6,8 @@ use super::kernels::{
 };
 use super::precond::Preconditioner;
 use super::PcgConfig;
-use crate::neumann::Regions;
 use crate::stencil::{dot, norm_inf, Stencil};
+use flip_sdk::regions::Regions;
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 use rayon::prelude::*;
 
@@ -85,7 +85,7 @@ impl<P: Preconditioner> Pcg<P> {
         // Rebuild regions and preconditioner only for a new matrix.
         let hash = matrix_hash(a, &mut self.hash_partials);
         if self.matrix_hash != Some(hash) {
-            self.regions = Regions::find(a);
+            self.regions.find(a);
             self.precond.setup(a);
             self.matrix_hash = Some(hash);
         }

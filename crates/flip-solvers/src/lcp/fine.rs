@@ -69,7 +69,7 @@ fn neighbours(p: &Problem<'_>, cell: usize, c: [u32; 3]) -> [Option<(usize, f32)
 }
 
 /// Builds the fine level of `p` into `level` and `grid`; `dirichlet[u]` tells whether row `u`
-/// has a Dirichlet term (diagonal above the sum of its couplings, as `neumann::Regions` tests).
+/// has a Dirichlet term (diagonal above the sum of its couplings, as the region finder's `Stencil` graph tests).
 pub(crate) fn build(
     p: &Problem<'_>,
     level: &mut Level,

@@ -7,7 +7,8 @@ use super::fine;
 use super::grid::GridLevel;
 use super::level::Scratch;
 pub(crate) use super::level::{Level, NONE};
-use super::regions::CompactRegions;
+use super::matrix::{LevelMatrix, Rows};
+use flip_sdk::regions::{Couplings, Regions};
 use flip_sdk::Problem;
 
 /// Cell-to-unknown mapping, grid-layout view and singular regions of the fine system.
@@ -22,7 +23,7 @@ pub(crate) struct FineSystem {
     /// Size of each such region.
     region_size: Vec<usize>,
     /// Connected regions (scratch).
-    regions: CompactRegions,
+    regions: Regions,
     /// Per unknown: the row has a Dirichlet term (scratch).
     dirichlet: Vec<bool>,
 }
@@ -47,7 +48,10 @@ impl FineSystem {
         let n = level.len();
         // Pure-Neumann regions without complementarity rows are solved linearly: project rhs.
         let regions = &mut self.regions;
-        regions.find(&level.a, n, &self.dirichlet);
+        regions.find(&CompactRows {
+            a: &level.a,
+            dirichlet: &self.dirichlet[..n],
+        });
         let mut has_s = vec![false; regions.singular.len()];
         for (&l, &s) in regions.label.iter().zip(&level.s) {
             has_s[l as usize] |= s;
@@ -102,5 +106,34 @@ impl FineSystem {
         for (u, &c) in self.cell.iter().enumerate() {
             grid[c as usize] = x[u];
         }
+    }
+}
+
+/// The fine system's rows as the region finder's coupling graph: every unknown, coupled to the
+/// columns of its row (a symmetric pattern), Dirichlet where the fine level says so.
+struct CompactRows<'a> {
+    a: &'a LevelMatrix,
+    dirichlet: &'a [bool],
+}
+
+impl Couplings for CompactRows<'_> {
+    fn len(&self) -> usize {
+        self.dirichlet.len()
+    }
+    fn unknown(&self, _: usize) -> bool {
+        true
+    }
+    fn dirichlet(&self, u: usize) -> bool {
+        self.dirichlet[u]
+    }
+    fn coupled_to_next(&self, _: usize) -> bool {
+        false
+    }
+    fn earlier(&self, u: usize, mut f: impl FnMut(usize)) {
+        self.a.for_row(u, |j, _| {
+            if (j as usize) < u {
+                f(j as usize);
+            }
+        });
     }
 }

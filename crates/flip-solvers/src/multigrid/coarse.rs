@@ -6,8 +6,8 @@
 //! the coarse problem is always consistent.
 
 use super::level::Level;
-use crate::neumann::Regions;
-use crate::stencil::Stencil;
+use crate::hierarchy::CoarseSolve;
+use flip_sdk::regions::Regions;
 
 /// Factorised coarsest-level operator.
 #[derive(Default)]
@@ -29,14 +29,7 @@ pub(crate) struct CoarseSolver {
 impl CoarseSolver {
     /// Factorises the operator of `level`.
     pub fn factor(&mut self, level: &Level) {
-        let off = level.off_arrays();
-        let stencil = Stencil {
-            dims: level.pdims,
-            kind: &level.kind,
-            diag: &level.diag,
-            off: [&off[0], &off[1], &off[2]],
-        };
-        let regions = Regions::find(&stencil);
+        let regions = Regions::of(level);
         self.cells.clear();
         self.split.clear();
         self.region.clear();
@@ -169,6 +162,15 @@ impl CoarseSolver {
                 *w -= sum[r as usize] / m as f64;
             }
         }
+    }
+}
+
+impl CoarseSolve<Level> for CoarseSolver {
+    fn solve(&mut self, level: &mut Level) {
+        CoarseSolver::solve(self, level);
+    }
+    fn correct(&mut self, level: &mut Level) {
+        CoarseSolver::correct(self, level);
     }
 }
 

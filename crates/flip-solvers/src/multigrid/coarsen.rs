@@ -13,7 +13,7 @@ pub(crate) use fine::{load_fine, FineCover};
 pub(crate) use rediscretise::rediscretise;
 
 /// Below this, a diagonal surplus over the couplings is round-off, not a Dirichlet term (the
-/// threshold of `neumann::Regions`).
+/// threshold of `flip_sdk::regions`).
 pub(crate) const EXCESS_EPS: f64 = 1e-6;
 
 /// Fine-coordinate range of the children of coarse coordinate `cc` along axis `a`.

@@ -28,12 +28,12 @@ mod slab;
 #[cfg(test)]
 mod tests;
 
-use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
 use super::outer::Vectors;
 use super::smoother::{half_sweep, BLACK, RED};
 use super::transfer::{prolong_from_rows, restrict_rows};
 use super::MultigridConfig;
+use crate::hierarchy::cycle::vcycle;
 use crate::krylov::{Pcg, PcgConfig, Preconditioner};
 use crate::stencil::Stencil;
 use flip_sdk::{distributed, Distributed, Problem, SolveError, SolveStats};
@@ -59,7 +59,7 @@ impl SlabVcycle {
     fn new(config: &MultigridConfig) -> Self {
         let mut hierarchy = Hierarchy::new(config);
         // The range projection's regions span ranks; distributed scenes have air instead.
-        hierarchy.find_regions = false;
+        hierarchy.build.find_regions = false;
         Self {
             hierarchy,
             slab: None,

@@ -6,17 +6,17 @@
 use super::coarse::CoarseSolver;
 use super::coarsen;
 use super::level::Level;
-use super::regions::Regions;
-use super::transfer;
+use super::smoother::RedBlack;
+use super::transfer::{self, Barycentric};
 use super::{Coarsening, MultigridConfig};
+use flip_sdk::regions::Regions;
 use flip_sdk::Problem;
 
-/// Levels `0` (finest) to `len - 1` (coarsest) and the coarsest-level solver.
-pub(crate) struct Hierarchy {
-    /// The levels, finest first.
-    pub levels: Vec<Level>,
-    /// Exact solver of the coarsest level.
-    pub coarse: CoarseSolver,
+/// The linear multigrid's hierarchy: colour-split grid levels.
+pub(crate) type Hierarchy = crate::hierarchy::Hierarchy<Level>;
+
+/// What the linear hierarchy keeps to rebuild its coarse levels.
+pub(crate) struct Build {
     /// Singular regions of the fine problem (for the range projection).
     pub regions: Regions,
     /// Number of times the coarse levels were (re)built.
@@ -29,8 +29,6 @@ pub(crate) struct Hierarchy {
     coarsening: Coarsening,
     coarsest_size: usize,
     bubble_levels: usize,
-    n_sweep: usize,
-    n_sweep_coarse: usize,
 }
 
 impl Hierarchy {
@@ -39,15 +37,18 @@ impl Hierarchy {
         Self {
             levels: Vec::new(),
             coarse: CoarseSolver::default(),
-            regions: Regions::default(),
-            rebuilds: 0,
-            find_regions: true,
-            built: false,
-            coarsening: config.coarsening,
-            coarsest_size: config.coarsest_size,
-            bubble_levels: config.bubble_levels,
-            n_sweep: config.n_sweep,
-            n_sweep_coarse: config.n_sweep_coarse,
+            smoother: RedBlack,
+            transfer: Barycentric,
+            sweeps: [config.n_sweep, config.n_sweep_coarse],
+            build: Build {
+                regions: Regions::default(),
+                rebuilds: 0,
+                find_regions: true,
+                built: false,
+                coarsening: config.coarsening,
+                coarsest_size: config.coarsest_size,
+                bubble_levels: config.bubble_levels,
+            },
         }
     }
 
@@ -55,7 +56,7 @@ impl Hierarchy {
     fn level_dims(&self, dims: [usize; 3]) -> Vec<([usize; 3], [bool; 3])> {
         let mut out = vec![(dims, [false; 3])];
         let mut d = dims;
-        while d.iter().any(|&n| n > self.coarsest_size) {
+        while d.iter().any(|&n| n > self.build.coarsest_size) {
             let active = d.map(|n| n > 1);
             d = d.map(|n| n.div_ceil(2));
             out.push((d, active));
@@ -66,7 +67,7 @@ impl Hierarchy {
     /// Whether [`Hierarchy::update`] reads the problem's `face_open` (besides its cell kinds,
     /// diagonal and couplings, which it always reads).
     pub fn reads_face_open(&self) -> bool {
-        self.coarsening == Coarsening::Rediscretise
+        self.build.coarsening == Coarsening::Rediscretise
     }
 
     /// Allocates the levels for a fine grid of `dims` cells unless they fit; returns whether
@@ -75,13 +76,13 @@ impl Hierarchy {
         if self.levels.first().map(|l| l.dims) == Some(dims) {
             return false;
         }
-        let with_open = self.coarsening == Coarsening::Rediscretise;
+        let with_open = self.build.coarsening == Coarsening::Rediscretise;
         self.levels = self
             .level_dims(dims)
             .into_iter()
             .map(|(d, active)| Level::new(d, active, with_open))
             .collect();
-        self.built = false;
+        self.build.built = false;
         true
     }
 
@@ -90,11 +91,11 @@ impl Hierarchy {
         self.fit(p.dims);
         let cover = coarsen::FineCover::whole(&self.levels[0]);
         let (changed, uniform) = coarsen::load_fine(&mut self.levels[0], p, &cover);
-        if !changed && self.built {
+        if !changed && self.build.built {
             return false;
         }
-        if self.find_regions {
-            self.regions.find(&self.levels[0]);
+        if self.build.find_regions {
+            self.build.regions.find(&self.levels[0]);
         }
         self.levels[0].uniform = uniform;
         self.rebuild_from(1);
@@ -105,7 +106,13 @@ impl Hierarchy {
     /// completing it (Galerkin coarsening; see [`coarsen::galerkin_rows`]).
     pub fn coarsen_rows(&mut self, l: usize, rows: std::ops::Range<usize>) {
         let (fine, coarse) = self.levels.split_at_mut(l);
-        coarsen::galerkin_rows(&fine[l - 1], &mut coarse[0], l, self.bubble_levels, rows);
+        coarsen::galerkin_rows(
+            &fine[l - 1],
+            &mut coarse[0],
+            l,
+            self.build.bubble_levels,
+            rows,
+        );
     }
 
     /// Builds levels `first..` from the level above each, then factors the coarsest.
@@ -113,18 +120,20 @@ impl Hierarchy {
         for l in first..self.levels.len() {
             let (fine, coarse) = self.levels.split_at_mut(l);
             let (fine, coarse) = (&mut fine[l - 1], &mut coarse[0]);
-            match self.coarsening {
-                Coarsening::Galerkin => coarsen::galerkin(fine, coarse, l, self.bubble_levels),
+            match self.build.coarsening {
+                Coarsening::Galerkin => {
+                    coarsen::galerkin(fine, coarse, l, self.build.bubble_levels)
+                }
                 Coarsening::Rediscretise => {
-                    coarsen::rediscretise(fine, coarse, l, self.bubble_levels)
+                    coarsen::rediscretise(fine, coarse, l, self.build.bubble_levels)
                 }
             }
             self.complete(l);
         }
         let coarsest = self.levels.last().expect("at least one level");
         self.coarse.factor(coarsest);
-        self.rebuilds += 1;
-        self.built = true;
+        self.build.rebuilds += 1;
+        self.build.built = true;
     }
 
     /// Finishes level `l` once its matrix is built: slivers dropped, transfer masks and
@@ -142,19 +151,5 @@ impl Hierarchy {
         transfer::compute_mask(coarse);
         transfer::compute_inv_norm(fine, coarse);
         coarse.pack(None);
-    }
-
-    /// Number of levels.
-    pub fn depth(&self) -> usize {
-        self.levels.len()
-    }
-
-    /// Smoothing sweeps before and after the coarse correction on level `l`.
-    pub fn sweeps(&self, l: usize) -> usize {
-        if l == 0 {
-            self.n_sweep
-        } else {
-            self.n_sweep_coarse
-        }
     }
 }

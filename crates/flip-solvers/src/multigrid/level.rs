@@ -16,6 +16,7 @@
 //!   0 on every non-unknown, which the interpolation relies on (air neighbours are Dirichlet
 //!   values); a stale correction left on cells that turned to air once stalled real solves.
 
+use crate::hierarchy::MultigridLevel;
 use flip_abi::{CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
 
@@ -107,6 +108,20 @@ pub(crate) struct Level {
     pub uniform: Option<f32>,
     /// Natural padded scratch row storage (interpolation source, restriction output).
     pub scratch: Vec<f32>,
+}
+
+impl MultigridLevel for Level {
+    type Smoother = super::smoother::RedBlack;
+    type Transfer = super::transfer::Barycentric;
+    type Coarse = super::coarse::CoarseSolver;
+    type Build = super::hierarchy::Build;
+    /// The scaled residual; after a forward sweep on red cells only (see `smoother`).
+    fn residual(&mut self, after_forward: bool) {
+        Level::residual(self, after_forward);
+    }
+    fn zero_x(&mut self) {
+        Level::zero_x(self);
+    }
 }
 
 /// Padded extent of an axis of `n` cells: even, with at least one ghost cell on each side.
@@ -332,11 +347,6 @@ impl Level {
                 col.x.fill(0.0);
             }
         }
-    }
-
-    /// The couplings as three separate natural arrays (for `neumann::Regions` on small levels).
-    pub fn off_arrays(&self) -> [Vec<f32>; 3] {
-        [0, 1, 2].map(|a| self.off.iter().map(|o| o[a]).collect())
     }
 
     /// Writes `x` (both colours) into the natural scratch array on the padded rows `rows`.

@@ -2,12 +2,13 @@
 //! symmetric V-cycle in f32 (zero initial guess, forward red-black pre-smoothing, backward
 //! post-smoothing, exact coarsest solve), so the preconditioner is a fixed SPD operator.
 
-use super::cycle::vcycle;
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
 use super::outer::{self, Vectors};
+use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::MultigridConfig;
+use crate::hierarchy::cycle::vcycle;
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// CG preconditioned by a symmetric multigrid V-cycle. `iterations` counts CG iterations.
@@ -71,13 +72,13 @@ impl MgPcgSolver {
 /// `r`); returns `r · z`.
 fn precondition(h: &mut Hierarchy, v: &mut Vectors) -> f64 {
     vcycle(h, 0, true, true);
-    if h.regions.any_singular() {
+    if h.build.regions.any_singular() {
         let level = &mut h.levels[0];
         let mut x = [
             std::mem::take(&mut level.cs[0].x),
             std::mem::take(&mut level.cs[1].x),
         ];
-        h.regions.remove_mean(level, &mut x);
+        remove_mean(&h.build.regions, level, &mut x);
         let [x0, x1] = x;
         level.cs[0].x = x0;
         level.cs[1].x = x1;
@@ -135,7 +136,7 @@ impl PressureSolver for MgPcgSolver {
         let (config, v) = (&self.config, &mut self.v);
         let stats = self.hierarchy.solve_with(problem, |h, problem| {
             v.fit(&h.levels[0], true);
-            let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, v);
+            let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);
             let bound = config.tolerance.bound(bnorm);
             let mut res = outer::residual(&mut h.levels[0], v);
             let initial = res;
@@ -148,8 +149,8 @@ impl PressureSolver for MgPcgSolver {
                 }
                 let used = cg(h, v, res, bound, config.max_iterations - iterations);
                 iterations += used.max(1);
-                if h.regions.any_singular() {
-                    h.regions.remove_mean(&h.levels[0], &mut v.p);
+                if h.build.regions.any_singular() {
+                    remove_mean(&h.build.regions, &h.levels[0], &mut v.p);
                 }
                 res = outer::residual(&mut h.levels[0], v);
             }

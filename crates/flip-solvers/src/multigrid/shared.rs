@@ -305,7 +305,7 @@ impl SharedHierarchy {
     /// Forgets what was built: the next solve builds again.
     pub fn reset(&mut self) {
         self.release();
-        lock(&self.own.hierarchy).built = false;
+        lock(&self.own.hierarchy).build.built = false;
         let in_use = lock(&self.own.state).in_use;
         self.own.set(Held::Nothing, in_use);
         self.spare = None;
@@ -422,6 +422,6 @@ impl Mix {
 impl SharedHierarchy {
     /// Whether this instance's own hierarchy holds built levels.
     pub fn own_built(&self) -> bool {
-        lock(&self.own.hierarchy).built
+        lock(&self.own.hierarchy).build.built
     }
 }

@@ -4,12 +4,29 @@
 //! parallel and each row is a vectorised loop over contiguous slices.
 
 use super::level::{dispatch, ColourView, Level, Neighbours, RowGeom};
+use crate::hierarchy::Smoother;
 use rayon::prelude::*;
 
 /// Colour updated first by a forward sweep.
 pub(crate) const RED: usize = 0;
 /// The other colour.
 pub(crate) const BLACK: usize = 1;
+
+/// Red-black Gauss-Seidel in f32 on the colour-split levels: the linear hierarchy's smoother.
+pub(crate) struct RedBlack;
+
+impl Smoother<Level> for RedBlack {
+    fn forward(&self, level: &mut Level, sweeps: usize, zero_guess: bool) {
+        smooth_forward(level, sweeps, zero_guess);
+    }
+    fn backward(&self, level: &mut Level, sweeps: usize) {
+        smooth_backward(level, sweeps);
+    }
+    /// A red half-sweep reads black only; a backward sweep starts with black, reading red.
+    fn reads_first(&self, backward: bool) -> Option<usize> {
+        Some(if backward { RED } else { BLACK })
+    }
+}
 
 /// One half-sweep: `x[c] = (b[c] - Σ A[c][n] x[n]) / A[c][c]` on the cells of `colour` (eq. 54).
 /// With `zero_other`, the other colour is taken as zero (first half-sweep from a zero guess),

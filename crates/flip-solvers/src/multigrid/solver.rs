@@ -1,9 +1,10 @@
 //! Multigrid as a stand-alone iterative solver (Karlsson Alg. 8).
 
-use super::cycle::{full_cycle, vcycle};
 use super::outer::{self, Vectors};
+use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::{Cycle, MultigridConfig};
+use crate::hierarchy::cycle::{full_cycle, vcycle};
 use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
 
 /// Iterates multigrid cycles until the tolerance: each round runs `n_full_cycle` full cycles
@@ -78,7 +79,7 @@ impl PressureSolver for MultigridSolver {
         let (config, v) = (&self.config, &mut self.v);
         let stats = self.hierarchy.solve_with(problem, |h, problem| {
             v.fit(&h.levels[0], false);
-            let bnorm = outer::load_whole(problem, &h.levels[0], &h.regions, v);
+            let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);
             let bound = config.tolerance.bound(bnorm);
             let mut res = outer::residual(&mut h.levels[0], v);
             let initial = res;
@@ -95,8 +96,8 @@ impl PressureSolver for MultigridSolver {
                 iterations += 1;
                 res = outer::residual(&mut h.levels[0], v);
             }
-            if h.regions.any_singular() {
-                h.regions.remove_mean(&h.levels[0], &mut v.p);
+            if h.build.regions.any_singular() {
+                remove_mean(&h.build.regions, &h.levels[0], &mut v.p);
                 res = outer::residual(&mut h.levels[0], v);
             }
             outer::store(problem, &h.levels[0], v, 0);

@@ -4,10 +4,10 @@
 use super::*;
 use crate::direct::solve_reference;
 use crate::fixtures::{self, Scene, ALL_SCENES};
-use crate::neumann::Regions;
 use crate::stencil::{norm_inf, Stencil};
 use crate::OwnedProblem;
 use flip_abi::{CELL_AIR, CELL_FLUID};
+use flip_sdk::regions::Regions;
 use flip_sdk::{PressureSolver, SolveError};
 
 /// The three algorithms of the plugin.
@@ -46,7 +46,7 @@ pub(super) fn true_residual(p: &mut OwnedProblem) -> (f64, f64) {
     let x = p.pressure.clone();
     let view = p.view();
     let a = Stencil::of(&view);
-    let regions = Regions::find(&a);
+    let regions = Regions::of(&a);
     let mut b: Vec<f64> = (0..a.len())
         .map(|c| {
             if a.kind[c] == CELL_FLUID {

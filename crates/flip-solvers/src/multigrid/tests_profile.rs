@@ -66,7 +66,7 @@ fn mg_kernels() {
         println!("{name:28} {:8.3} ms (min; median {:.3})", ts[0], ts[7]);
     };
     time("load (rhs, guess)", &mut || {
-        outer::load_whole(&view, &h.levels[0], &h.regions, &mut v);
+        outer::load_whole(&view, &h.levels[0], &h.build.regions, &mut v);
     });
     let mut flip = false;
     time("rebuild (same dims)", &mut || {
@@ -93,10 +93,10 @@ fn mg_kernels() {
         prolong(&mut c[0], &mut f[0], true, Some(0));
     });
     time("vcycle", &mut || {
-        super::cycle::vcycle(&mut h, 0, true, true)
+        crate::hierarchy::cycle::vcycle(&mut h, 0, true, true)
     });
     time("vcycle from level 1", &mut || {
-        super::cycle::vcycle(&mut h, 1, true, true)
+        crate::hierarchy::cycle::vcycle(&mut h, 1, true, true)
     });
     time("outer residual f64", &mut || {
         outer::residual(&mut h.levels[0], &mut v);

@@ -1,11 +1,11 @@
 //! Scaling tests (iteration counts flat with grid size) and the symmetry of the MGPCG
 //! preconditioner. Timings: `flipgraph bench problems`.
 
-use super::cycle::vcycle;
 use super::hierarchy::Hierarchy;
 use super::tests::{solver, Algo, ALGOS};
 use super::*;
 use crate::fixtures::{self, Scene};
+use crate::hierarchy::cycle::vcycle;
 
 fn iterations(algo: Algo, coarsening: Coarsening, dims: [usize; 3]) -> u32 {
     let mut p = fixtures::build(Scene::DamBreak, dims, 1);

@@ -14,11 +14,27 @@
 //! (parent) and `h + 1 - e` (x neighbour), contiguous slices.
 
 use super::level::Level;
+use crate::hierarchy::Transfer;
 use rayon::prelude::*;
 use std::ops::Range;
 
 mod masks;
 pub(crate) use masks::{compute_inv_norm, compute_mask};
+
+/// Lai et al.'s barycentric interpolation and its scaled transpose: the linear hierarchy's
+/// transfers.
+pub(crate) struct Barycentric;
+
+impl Transfer<Level> for Barycentric {
+    /// After a forward sweep, which ends with a black half-sweep, the black residual vanishes:
+    /// only red cells are restricted.
+    fn restrict(&self, fine: &Level, coarse: &mut Level, after_forward: bool) {
+        restrict(fine, coarse, after_forward);
+    }
+    fn prolong(&self, coarse: &mut Level, fine: &mut Level, add: bool, only: Option<usize>) {
+        prolong(coarse, fine, add, only);
+    }
+}
 
 /// Weights of the parent and of each neighbour, and the restriction scale, for `coarse`.
 fn weights(coarse: &Level) -> (f32, f32, f32) {

@@ -7,7 +7,8 @@
 use super::{linear_only, residual};
 use crate::krylov::PcgConfig;
 use crate::stencil::max_nan;
-use flip_sdk::check::{csr_regions, Regions};
+use flip_sdk::check::csr_regions;
+use flip_sdk::regions::Regions;
 use flip_sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
 
 /// The preconditioner of [`CsrPcg`].

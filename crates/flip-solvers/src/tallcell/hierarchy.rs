@@ -5,10 +5,12 @@
 use super::coarsen::coarsen;
 use super::grid::Grid;
 use super::operator::{assemble, Sparse};
-use super::transfer::Prolongation;
+use super::smoother::SequentialRedBlack;
+use super::transfer::{Prolongation, Trilinear};
+use crate::hierarchy::{CoarseSolve, MultigridLevel};
 use flip_sdk::TallCellProblem;
 
-/// One level.
+/// One level: its re-discretised matrix and the vectors of the cycles.
 pub struct Level {
     /// Its matrix.
     pub matrix: Sparse,
@@ -16,15 +18,44 @@ pub struct Level {
     pub colours: [Vec<u32>; 2],
     /// Interpolation from the next coarser level (none on the coarsest).
     pub from_coarse: Option<Prolongation>,
+    /// Iterate.
+    pub x: Vec<f64>,
+    /// Right-hand side.
+    pub b: Vec<f64>,
+    /// Residual `b - A x`, input of the restriction.
+    pub r: Vec<f64>,
 }
 
-/// The levels, finest first, and the coarsest level's LU factors.
-pub struct Hierarchy {
-    /// Finest first.
-    pub levels: Vec<Level>,
-    /// Dense LU of the coarsest matrix.
-    pub coarse: DenseLu,
+impl Level {
+    /// A level of `matrix` with zero vectors.
+    fn new(matrix: Sparse, colours: [Vec<u32>; 2]) -> Self {
+        let n = matrix.rows();
+        Self {
+            matrix,
+            colours,
+            from_coarse: None,
+            x: vec![0.0; n],
+            b: vec![0.0; n],
+            r: vec![0.0; n],
+        }
+    }
 }
+
+impl MultigridLevel for Level {
+    type Smoother = SequentialRedBlack;
+    type Transfer = Trilinear;
+    type Coarse = DenseLu;
+    type Build = ();
+    fn residual(&mut self, _: bool) {
+        self.matrix.residual(&self.b, &self.x, &mut self.r);
+    }
+    fn zero_x(&mut self) {
+        self.x.fill(0.0);
+    }
+}
+
+/// The tall-cell hierarchy: levels finest first, the coarsest solved by dense LU.
+pub type Hierarchy = crate::hierarchy::Hierarchy<Level>;
 
 /// Rows of the unknowns of `g` by colour.
 fn colours(g: &Grid, rows: &[u32]) -> [Vec<u32>; 2] {
@@ -44,7 +75,13 @@ impl Hierarchy {
     /// are re-discretised (`2^(d−2)` per level, the factor that makes `Pᵀ A P` and the
     /// re-discretised unit stencil agree) and stop at `coarsest` unknowns. The bubble rule
     /// applies to φ on the first `bubble_levels` down-samplings.
-    pub fn new(p: &TallCellProblem<'_>, coarsest: usize, bubble_levels: usize) -> Self {
+    /// `sweeps`: smoothing sweeps before and after each coarse correction.
+    pub fn new(
+        p: &TallCellProblem<'_>,
+        coarsest: usize,
+        bubble_levels: usize,
+        sweeps: usize,
+    ) -> Self {
         let mut grid = Grid::from_geometry(&p.geometry);
         let mut rows = vec![u32::MAX; grid.phi.len()];
         for (r, &s) in p.geometry.row_sample.iter().enumerate() {
@@ -52,11 +89,7 @@ impl Hierarchy {
         }
         let factor = if grid.dimension == 3 { 2.0 } else { 1.0 };
         let mut scale = 1.0;
-        let mut levels = vec![Level {
-            matrix: Sparse::from_csr(&p.csr),
-            colours: colours(&grid, &rows),
-            from_coarse: None,
-        }];
+        let mut levels = vec![Level::new(Sparse::from_csr(&p.csr), colours(&grid, &rows))];
         while levels.last().map_or(0, |l| l.matrix.rows()) > coarsest
             && grid.columns.iter().any(|&n| n > 1)
         {
@@ -68,15 +101,31 @@ impl Hierarchy {
             scale *= factor;
             let last = levels.last_mut().expect("the finest level");
             last.from_coarse = Some(Prolongation::new(&grid, &rows, &next, &next_rows));
-            levels.push(Level {
-                matrix: assemble(&next, &next_rows, scale),
-                colours: colours(&next, &next_rows),
-                from_coarse: None,
-            });
+            levels.push(Level::new(
+                assemble(&next, &next_rows, scale),
+                colours(&next, &next_rows),
+            ));
             (grid, rows) = (next, next_rows);
         }
         let coarse = DenseLu::new(&levels.last().expect("one level").matrix);
-        Self { levels, coarse }
+        Self {
+            levels,
+            coarse,
+            smoother: SequentialRedBlack,
+            transfer: Trilinear,
+            sweeps: [sweeps; 2],
+            build: (),
+        }
+    }
+}
+
+/// The exact coarse correction `x + A⁻¹ (b − A x)` is `A⁻¹ b`.
+impl CoarseSolve<Level> for DenseLu {
+    fn solve(&mut self, level: &mut Level) {
+        DenseLu::solve(self, &level.b, &mut level.x);
+    }
+    fn correct(&mut self, level: &mut Level) {
+        DenseLu::solve(self, &level.b, &mut level.x);
     }
 }
 

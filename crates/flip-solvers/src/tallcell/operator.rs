@@ -9,6 +9,10 @@ use flip_sdk::stencil::dirichlet_weight;
 use flip_sdk::{merge_row, CsrProblem};
 use rayon::prelude::*;
 
+/// Rows per parallel task of the residual, the transfers and the set-up (smaller levels run
+/// on one thread).
+pub const CHUNK: usize = 2048;
+
 /// A square sparse matrix in compressed rows: the off-diagonal entries, and the diagonal
 /// apart (with its inverse), so the smoother's inner loop has no branch.
 #[derive(Clone, Debug, Default)]
@@ -82,7 +86,7 @@ impl Sparse {
     /// `out = b − A x`.
     pub fn residual(&self, b: &[f64], x: &[f64], out: &mut [f64]) {
         out.par_iter_mut()
-            .with_min_len(super::cycle::CHUNK)
+            .with_min_len(CHUNK)
             .enumerate()
             .for_each(|(r, o)| *o = b[r] - self.diag[r] * x[r] - self.off_dot(r, x));
     }
@@ -95,7 +99,7 @@ pub fn assemble(g: &Grid, row_of: &[u32], scale: f64) -> Sparse {
         .collect();
     let rows: Vec<Vec<(u32, f64)>> = samples
         .par_iter()
-        .with_min_len(super::cycle::CHUNK)
+        .with_min_len(CHUNK)
         .map(|&n| row_entries(g, row_of, n, scale))
         .collect();
     let mut m = Sparse::default();

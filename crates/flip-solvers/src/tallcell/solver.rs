@@ -3,6 +3,7 @@
 //! the tolerance.
 
 use super::hierarchy::Hierarchy;
+use crate::hierarchy::cycle::{full_cycle, vcycle};
 use crate::stencil::max_nan;
 use crate::tolerance::Tolerance;
 use flip_sdk::{cancelled, PressureSolver, Problem, SolveError, SolveStats, TallCellProblem};
@@ -63,7 +64,9 @@ impl TallMultigrid {
     /// The levels a problem's hierarchy has (for reports and tests).
     pub fn level_count(&self, p: &TallCellProblem<'_>) -> usize {
         let c = &self.config;
-        Hierarchy::new(p, c.coarsest, c.bubble_levels).levels.len()
+        Hierarchy::new(p, c.coarsest, c.bubble_levels, c.sweeps)
+            .levels
+            .len()
     }
 }
 
@@ -84,7 +87,7 @@ impl PressureSolver for TallMultigrid {
         if let Some(r) = (0..p.csr.rows()).find(|&r| !p.csr.rhs[r].is_finite()) {
             return Err(SolveError::BadValue(format!("rhs[{r}] is not finite")));
         }
-        let h = Hierarchy::new(p, c.coarsest, c.bubble_levels);
+        let mut h = Hierarchy::new(p, c.coarsest, c.bubble_levels, c.sweeps);
         let b = p.csr.rhs.to_vec();
         let mut x: Vec<f64> = p
             .csr
@@ -101,9 +104,22 @@ impl PressureSolver for TallMultigrid {
         let initial = norm(&r);
         let (mut res, mut it) = (initial, 0u32);
         while res > bound && it < c.max_iterations && !cancelled() {
+            let fine = &mut h.levels[0];
             match c.cycle {
-                TallCycle::Full => h.full_cycle(&mut x, &b, c.sweeps),
-                TallCycle::V => h.v_cycle(0, &mut x, &b, c.sweeps),
+                TallCycle::Full => {
+                    // On the correction equation: the coarse-to-fine pass yields the correction.
+                    fine.b.copy_from_slice(&r);
+                    full_cycle(&mut h);
+                    for (xi, d) in x.iter_mut().zip(&h.levels[0].x) {
+                        *xi += d;
+                    }
+                }
+                TallCycle::V => {
+                    fine.b.copy_from_slice(&b);
+                    std::mem::swap(&mut fine.x, &mut x);
+                    vcycle(&mut h, 0, false, false);
+                    std::mem::swap(&mut h.levels[0].x, &mut x);
+                }
             }
             h.levels[0].matrix.residual(&b, &x, &mut r);
             res = norm(&r);

@@ -4,9 +4,29 @@
 //! and top, the lowest sample below the terrain, zero in the air); restriction is its
 //! transpose, so the residual is carried only by the samples (zero inside tall cells).
 
-use super::cycle::CHUNK;
 use super::grid::{Grid, Look};
+use super::hierarchy::Level;
+use super::operator::CHUNK;
+use crate::hierarchy::Transfer;
 use rayon::prelude::*;
+
+/// The bi-/trilinear transfers of every level, each held by the finer level
+/// ([`Level::from_coarse`]).
+pub(crate) struct Trilinear;
+
+impl Transfer<Level> for Trilinear {
+    fn restrict(&self, fine: &Level, coarse: &mut Level, _: bool) {
+        let p = fine.from_coarse.as_ref().expect("a coarser level");
+        p.restrict(&fine.r, &mut coarse.b);
+    }
+    fn prolong(&self, coarse: &mut Level, fine: &mut Level, add: bool, _: Option<usize>) {
+        let p = fine.from_coarse.as_ref().expect("a coarser level");
+        if !add {
+            fine.x.fill(0.0);
+        }
+        p.add_prolonged(&coarse.x, &mut fine.x);
+    }
+}
 
 /// Interpolation weights of each fine unknown: `(coarse unknown, weight)` lists in compressed
 /// rows (fine unknown `f`'s entries are `weights[start[f]..start[f + 1]]`), and the same

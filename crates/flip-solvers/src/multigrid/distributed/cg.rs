@@ -71,7 +71,7 @@ impl Run<'_> {
         let origin = self.slab.offset();
         let h = &mut *self.h;
         let rows = self.slab.levels[0].rows.clone();
-        let local = outer::load(p, &h.levels[0], &h.regions, self.v, origin, rows);
+        let local = outer::load(p, &h.levels[0], &h.build.regions, self.v, origin, rows);
         let bound = config.tolerance.bound(self.d.max1(local)?);
         let mut res = self.residual()?;
         let initial = res;

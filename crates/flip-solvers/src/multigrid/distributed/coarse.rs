@@ -10,10 +10,10 @@
 //! A block holds the touched layers `[lo, hi)` (two values), then the level's colour-split
 //! entries of those layers' padded rows, colour 0 then colour 1.
 
-use super::super::cycle::vcycle;
 use super::super::hierarchy::Hierarchy;
 use super::super::level::Level;
 use super::slab::{layer_rows, rows_per_layer, SlabRows};
+use crate::hierarchy::cycle::vcycle;
 use flip_sdk::{Distributed, SolveError};
 use std::ops::Range;
 

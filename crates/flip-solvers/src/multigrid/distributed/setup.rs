@@ -78,7 +78,7 @@ pub(super) fn update(
         offset: lo * l.layer_len(),
     };
     let (changed, uniform) = coarsen::load_fine(&mut h.levels[0], p, &cover);
-    if d.max1(f64::from(u8::from(changed || !h.built)))? == 0.0 {
+    if d.max1(f64::from(u8::from(changed || !h.build.built)))? == 0.0 {
         return Ok(false);
     }
     // The kernels of this rank's rows only need the uniform coupling of its loaded rows.
@@ -100,7 +100,7 @@ pub(super) fn update(
         h.rebuild_from(g + 1);
     } else {
         // The levels below are neither built nor touched here: their memory stays unmapped.
-        h.built = true;
+        h.build.built = true;
     }
     Ok(true)
 }

@@ -2,7 +2,8 @@
 
 use super::Vectors;
 use crate::multigrid::level::Level;
-use crate::multigrid::regions::Regions;
+use crate::multigrid::projection::remove_mean;
+use flip_sdk::regions::Regions;
 use flip_sdk::Problem;
 use rayon::prelude::*;
 
@@ -70,7 +71,7 @@ pub(crate) fn load(
         bmax = bmax.max(m);
     }
     if regions.any_singular() {
-        regions.remove_mean(level, &mut v.b);
+        remove_mean(regions, level, &mut v.b);
         bmax =
             v.b.iter()
                 .map(|b| b.par_iter().map(|x| x.abs()).reduce(|| 0.0, f64::max))

@@ -1,0 +1,70 @@
+//! The multigrid cycles on a [`Hierarchy`] of any level type, for the correction equation of a
+//! level.
+
+use super::{CoarseSolve, Hierarchy, MultigridLevel, Smoother, Transfer};
+
+/// V-cycle on level `l` for `A x = b` (Karlsson 2014 Alg. 9, Chentanez & Müller 2011 Alg. 3).
+///
+/// `zero_guess`: `x` is taken as 0 on entry (its old contents are never read). `symmetric`:
+/// post-smoothing runs in the adjoint order, making the cycle a symmetric operator (the MGPCG
+/// preconditioner, McAdams et al. 2010).
+pub(crate) fn vcycle<L: MultigridLevel>(
+    h: &mut Hierarchy<L>,
+    l: usize,
+    zero_guess: bool,
+    symmetric: bool,
+) {
+    if l + 1 == h.depth() {
+        if zero_guess {
+            h.coarse.solve(&mut h.levels[l]);
+        } else {
+            h.coarse.correct(&mut h.levels[l]);
+        }
+        return;
+    }
+    let sweeps = h.sweeps(l);
+    h.smoother.forward(&mut h.levels[l], sweeps, zero_guess); // Alg. 9 lines 1-3
+    h.levels[l].residual(true); // line 4
+    {
+        let (fine, coarse) = h.levels.split_at_mut(l + 1);
+        h.transfer.restrict(&fine[l], &mut coarse[0], true); // line 5
+    }
+    vcycle(h, l + 1, true, symmetric); // lines 6-7 (p^{m-1} = 0)
+    {
+        let (fine, coarse) = h.levels.split_at_mut(l + 1);
+        // Line 8, eq. 58, for the part the first post-smoothing sweep reads.
+        let only = h.smoother.reads_first(symmetric);
+        h.transfer.prolong(&mut coarse[0], &mut fine[l], true, only);
+    }
+    if symmetric {
+        h.smoother.backward(&mut h.levels[l], sweeps); // lines 9-11, adjoint order
+    } else {
+        h.smoother.forward(&mut h.levels[l], sweeps, false);
+    }
+}
+
+/// Full cycle on level 0 for `A x = b`, `x` taken as 0 on entry (Karlsson 2014 Alg. 10,
+/// Chentanez & Müller 2011 Alg. 4 on the correction equation): restrict the right-hand side to
+/// every level, solve the coarsest, then for each finer level interpolate the coarse solution
+/// as initial guess and run a V-cycle.
+pub(crate) fn full_cycle<L: MultigridLevel>(h: &mut Hierarchy<L>) {
+    let depth = h.depth();
+    for l in 0..depth - 1 {
+        let (fine, coarse) = h.levels.split_at_mut(l + 1);
+        let fine = &mut fine[l];
+        fine.zero_x();
+        fine.residual(false); // r = b (x = 0)
+        h.transfer.restrict(fine, &mut coarse[0], false); // Alg. 4 lines 3-5
+    }
+    h.coarse.solve(&mut h.levels[depth - 1]); // line 7
+    for l in (0..depth - 1).rev() {
+        {
+            let (fine, coarse) = h.levels.split_at_mut(l + 1);
+            // Alg. 10 line 4: p^m = prolong(p^{m-1}), the part the V-cycle's first sweep reads.
+            let only = h.smoother.reads_first(false);
+            h.transfer
+                .prolong(&mut coarse[0], &mut fine[l], false, only);
+        }
+        vcycle(h, l, false, false); // line 6
+    }
+}
