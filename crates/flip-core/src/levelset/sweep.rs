@@ -54,22 +54,21 @@ impl Reach {
         let dim = spec.dimension() as f32;
         // one cell more than the bound, against rounding in the update
         let m = ((cap / spec.dx) * dim.sqrt()).ceil().max(0.0) as usize + 1;
-        let empty = usize::MAX..0;
-        // each line's held cells, widened by m along x
-        let own: Vec<Range<usize>> = fixed
+        // each line's held cells, widened by m along x (`None`: no cell)
+        let own: Vec<Option<Range<usize>>> = fixed
             .par_chunks(ni)
             .map(|line| {
-                let lo = line.iter().position(|&f| f != 0);
-                let hi = line.iter().rposition(|&f| f != 0);
-                match (lo, hi) {
-                    (Some(lo), Some(hi)) => lo.saturating_sub(m)..(hi + 1 + m).min(ni),
-                    _ => empty.clone(),
-                }
+                let lo = line.iter().position(|&f| f != 0)?;
+                let hi = line.iter().rposition(|&f| f != 0)?;
+                Some(lo.saturating_sub(m)..(hi + 1 + m).min(ni))
             })
             .collect();
-        let hull = |a: &Range<usize>, b: &Range<usize>| a.start.min(b.start)..a.end.max(b.end);
+        let hull = |a: Option<Range<usize>>, b: &Option<Range<usize>>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+            (a, b) => a.or_else(|| b.clone()),
+        };
         // widened by m along y, then along z
-        let widen = |src: &[Range<usize>], stride: usize, n: usize| {
+        let widen = |src: &[Option<Range<usize>>], stride: usize, n: usize| {
             (0..src.len())
                 .into_par_iter()
                 .map(|line| {
@@ -78,13 +77,15 @@ impl Reach {
                     let first = line - (q - lo) * stride;
                     (0..=hi - lo)
                         .map(|s| &src[first + s * stride])
-                        .fold(empty.clone(), |acc, r| hull(&acc, r))
+                        .fold(None, hull)
                 })
                 .collect::<Vec<_>>()
         };
         let along_y = widen(&own, 1, nj);
         let lines = widen(&along_y, nj, nk);
-        Self { lines }
+        Self {
+            lines: lines.into_iter().map(|r| r.unwrap_or(0..0)).collect(),
+        }
     }
 
     /// The visited part of `cols` on x-line `line` (`j + nj·k`).
