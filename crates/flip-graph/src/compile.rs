@@ -113,10 +113,12 @@ fn check_params(
 /// # Errors
 /// Every problem found: settings, unknown kinds, bad parameters, unknown ports, type
 /// mismatches, doubly-driven or missing required inputs, cycles (a cycle must pass through
-/// the `step_output` → `step_input` boundary, which is not an edge).
+/// the `step_output` → `step_input` boundary, which is not an edge). Nodes with no wire at all
+/// are left out first ([`crate::unwired`]), then bypassed ones ([`crate::bypass`]).
 pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<GraphError>> {
     let mut errors = crate::groups::check(doc);
-    let doc = &*crate::bypass::without_bypassed(doc, registry)?;
+    let wired = crate::unwired::without_unwired(doc);
+    let doc = &*crate::bypass::without_bypassed(&wired, registry)?;
     check_settings(&doc.settings, &mut errors);
     if doc.nodes.is_empty() {
         errors.push(GraphError::field("nodes", "the graph has no nodes"));

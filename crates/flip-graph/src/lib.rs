@@ -46,6 +46,8 @@ pub mod step;
 /// A toy data kind for the scheduler's own tests.
 #[cfg(test)]
 mod toy;
+/// Nodes with no wire at all: left out of the run.
+pub mod unwired;
 /// The runtime values that flow along edges, and parameter values.
 pub mod value;
 /// A rank's window of a decomposed run and the grid-field exchanges between windows.

@@ -170,6 +170,11 @@ impl App {
         self.run.frames.len()
     }
 
+    /// The run's cached frames, first frame first.
+    pub fn frames(&self) -> &[Arc<crate::frames::FrameData>] {
+        &self.run.frames
+    }
+
     /// Whether the run's worker is simulating frames (not playing the cache back).
     pub fn is_simulating(&self) -> bool {
         self.run.playback.playing

@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 /// Edits are applied to the simulation after this much quiet (dragging a value sends many).
 pub const RELOAD_DELAY: Duration = Duration::from_millis(300);
 
+/// What a node without wires says (`flipgraph run` leaves it out the same way).
+pub const LEFT_OUT: &str = "no wires: left out of the run (as by `flipgraph run`)";
+
 /// The run mode: one simulation of the graph and its cached frames.
 pub struct RunMode {
     /// The simulation thread.
@@ -43,6 +46,8 @@ pub struct RunMode {
     pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
     /// What an edit does to the run (from here or from frame 0; live edits).
     pub(crate) edit_policy: EditPolicy,
+    /// The nodes left out of the run for having no wire ([`flip_graph::unwired`]).
+    pub(crate) left_out: Vec<String>,
     /// Node kinds (which parameters are live).
     registry: Arc<NodeRegistry>,
 }
@@ -70,6 +75,7 @@ impl RunMode {
             pending_reload: None,
             loaded: None,
             edit_policy: Default::default(),
+            left_out: vec![],
             registry,
         }
     }
@@ -78,14 +84,21 @@ impl RunMode {
     /// what it simulates did not change (a node moved, an unwired node added, edited or
     /// deleted): then the cache and the running simulation stay. The run continues from the
     /// shown frame or restarts at frame 0 as [`start_after_edit`] says. Returns whether it
-    /// was sent (the node status is then rebuilt).
+    /// was sent or the nodes left out changed (the node status is then rebuilt).
     pub fn reload(&mut self, doc: &EditorDoc, base_dir: &Path) -> bool {
         self.pending_reload = None;
         let out_dir = self.write_exports.then(|| base_dir.join("out"));
-        let doc = sim_view(&doc.to_doc());
+        let doc = doc.to_doc();
+        let left_out: Vec<String> = flip_graph::unwired::unwired(&doc)
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let left_out_changed = left_out != self.left_out;
+        self.left_out = left_out;
+        let doc = sim_view(&doc);
         let view = (doc.clone(), out_dir.clone());
         if self.loaded.as_ref() == Some(&view) {
-            return false;
+            return left_out_changed;
         }
         let same_out = self.loaded.as_ref().is_some_and(|(_, o)| *o == out_dir);
         let old = self.loaded.as_ref().filter(|_| same_out).map(|(d, _)| d);
@@ -123,11 +136,19 @@ impl RunMode {
         self.frames.get(self.playback.shown)
     }
 
-    /// The per-node status: the shown frame's, validation errors and the failure.
+    /// The per-node status: the shown frame's, the nodes left out, validation errors and the
+    /// failure.
     pub fn node_status(&self) -> HashMap<String, NodeStatus> {
         let mut status: HashMap<String, NodeStatus> = HashMap::new();
         if let Some(f) = self.shown_frame() {
             status.extend(f.nodes.iter().cloned());
+        }
+        for id in &self.left_out {
+            status
+                .entry(id.clone())
+                .or_default()
+                .warnings
+                .push(LEFT_OUT.into());
         }
         for (node, errs) in &self.invalid {
             if !node.is_empty() {
