@@ -4,6 +4,7 @@
 use crate::frames::{enforce_budget, FrameData, CACHE_BUDGET_BYTES};
 use crate::graph::convert::EditorDoc;
 use crate::run::autorun::Progress;
+use crate::run::lineage::Lineage;
 use crate::run::playback::Playback;
 use crate::run::resim::{start_after_edit, EditPolicy, Start};
 use crate::run::worker::{sim_view, Command, Event, Worker};
@@ -48,6 +49,9 @@ pub struct RunMode {
     pub(crate) edit_policy: EditPolicy,
     /// The nodes left out of the run for having no wire ([`flip_graph::unwired`]).
     pub(crate) left_out: Vec<String>,
+    /// Which graph simulated each cached frame; the number of the one loaded.
+    lineage: Lineage,
+    graph: u64,
     /// Node kinds (which parameters are live).
     registry: Arc<NodeRegistry>,
 }
@@ -76,6 +80,8 @@ impl RunMode {
             loaded: None,
             edit_policy: Default::default(),
             left_out: vec![],
+            lineage: Lineage::default(),
+            graph: 0,
             registry,
         }
     }
@@ -107,9 +113,25 @@ impl RunMode {
         let (shown, newest) = (number(self.frames.get(p.shown)), number(self.frames.last()));
         let policy = self.edit_policy;
         let start = start_after_edit(old, &doc, shown, newest, policy, &self.registry);
-        let kept = match &start {
+        let policy_kept = match &start {
             Start::After { frame, .. } => *frame as usize,
             Start::Zero => 0,
+        };
+        if self.loaded.is_none() {
+            self.lineage.clear(); // a fresh run (Reset, another file)
+        }
+        let (graph, kept) = self.lineage.load(&doc, &self.frames, policy_kept);
+        self.graph = graph;
+        let start = match start {
+            // a graph run before keeps exactly its own frames
+            _ if kept != policy_kept => match kept {
+                0 => Start::Zero,
+                k => Start::After {
+                    frame: k as u32,
+                    live: false,
+                },
+            },
+            start => start,
         };
         self.loaded = Some(view);
         p.replay = None;
@@ -199,7 +221,8 @@ impl RunMode {
                         self.invalid.entry(key).or_default().push(text);
                     }
                 }
-                Event::Frame { gen, data } if gen == self.gen => {
+                Event::Frame { gen, mut data } if gen == self.gen => {
+                    data.graph = self.graph;
                     self.frames.push(Arc::from(data));
                     enforce_budget(&mut self.frames, CACHE_BUDGET_BYTES);
                     self.playback.arrived(self.frames.len());
