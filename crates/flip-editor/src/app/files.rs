@@ -4,7 +4,8 @@
 use crate::app::path_dialog::{Outcome, PathDialog, Purpose};
 use crate::app::App;
 use crate::graph::convert::EditorDoc;
-use crate::graph::document::{empty_graph, text_to_save, Pending};
+use crate::graph::document::{empty_graph, Pending};
+use crate::graph::file_text::text_to_save;
 use crate::graph::history::History;
 use crate::run::worker::Command;
 use egui::{Align2, Context, RichText};

@@ -36,6 +36,16 @@ pub fn small_graph(
     path
 }
 
+/// A shipped graph file copied as it is into a fresh folder.
+pub fn shipped_copy(name: &str) -> PathBuf {
+    let path = small_graph(name, 8, 1, |_| {});
+    let shipped = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../graphs")
+        .join(name);
+    std::fs::copy(shipped, &path).unwrap();
+    path
+}
+
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The built-in nodes and the solver plugins built alongside the tests.
@@ -188,4 +198,15 @@ pub fn position_bits(frames: impl Iterator<Item = Vec<[f32; 3]>>) -> Vec<Vec<[u3
     frames
         .map(|f| f.iter().map(|p| p.map(f32::to_bits)).collect())
         .collect()
+}
+
+impl EditorUi {
+    /// Types `text` into the value field at `pos`: a click opens it for typing, Ctrl+A selects
+    /// what it holds, Enter confirms.
+    pub fn type_into(&mut self, pos: Pos2, text: &str) {
+        self.click(pos);
+        self.press(Key::A, Modifiers::COMMAND);
+        self.frame(vec![Event::Text(text.into())]);
+        self.press(Key::Enter, Modifiers::NONE);
+    }
 }
