@@ -9,7 +9,7 @@ use crate::settings_check::check_settings;
 use crate::spec::NodeSpec;
 use crate::step::{STEP_INPUT, STEP_OUTPUT};
 use crate::value::ParamMap;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A node of the plan.
 #[derive(Clone, Debug)]
@@ -53,7 +53,11 @@ fn resolve_params(
         errors.push(GraphError::node(
             &node.id,
             None,
-            format!("unknown node kind `{}`", node.kind),
+            format!(
+                "unknown node kind `{}`{}",
+                node.kind,
+                crate::suggest::did_you_mean(&node.kind, reg.kinds().map(|k| k.spec.kind.as_str()))
+            ),
         ));
         return None;
     };
@@ -150,9 +154,15 @@ pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<
     for e in &doc.edges {
         connect(e, &index, &mut nodes, &mut errors);
     }
+    // an input with a wire is connected, whatever is wrong with the wire or the node it comes
+    // from (that is reported once, there)
+    let wired: HashSet<(&str, &str)> = (doc.edges.iter())
+        .map(|e| (e.to.node.as_str(), e.to.port.as_str()))
+        .collect();
     for n in nodes.iter().flatten() {
         for (port, src) in n.spec.inputs.iter().zip(&n.sources) {
-            if port.required && src.is_none() {
+            let has_wire = wired.contains(&(n.id.as_str(), port.name.as_str()));
+            if port.required && src.is_none() && !has_wire {
                 errors.push(GraphError::node(
                     &n.id,
                     Some(&port.name),

@@ -43,6 +43,8 @@ pub mod spec;
 pub mod stats;
 /// The step-state node pair.
 pub mod step;
+/// "Did you mean …": the known names nearest a mistyped one.
+pub mod suggest;
 /// A toy data kind for the scheduler's own tests.
 #[cfg(test)]
 mod toy;

@@ -15,6 +15,8 @@ pub struct Chrome {
     pub path_dialog: Option<PathDialog>,
     /// The last message and when it came.
     pub toast: Option<(String, Instant)>,
+    /// A file that could not be opened and why: shown until dismissed.
+    pub open_error: Option<String>,
     /// The window title as last set.
     pub title: String,
     /// Fit the canvas to the graph on the next frame.
@@ -34,6 +36,7 @@ impl Chrome {
             modal: None,
             path_dialog: None,
             toast: None,
+            open_error: None,
             title: String::new(),
             fit_view: true,
             tidy: false,
@@ -68,6 +71,31 @@ impl Chrome {
                 });
             });
         ui.ctx().request_repaint_after(Duration::from_millis(500));
+    }
+}
+
+impl Chrome {
+    /// Why a file could not be opened, in a window that stays until dismissed.
+    pub fn open_error_ui(&mut self, ctx: &egui::Context) {
+        let Some(msg) = &self.open_error else {
+            return;
+        };
+        let mut dismissed = false;
+        egui::Window::new("Cannot open the graph")
+            .order(egui::Order::Foreground)
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_TOP, [0.0, 60.0])
+            .show(ctx, |ui| {
+                let text =
+                    RichText::new(msg.as_str()).color(egui::Color32::from_rgb(255, 150, 130));
+                ui.add(egui::Label::new(text).wrap());
+                ui.label(RichText::new("the graph shown is the one open before").weak());
+                dismissed = ui.button("Dismiss").clicked();
+            });
+        if dismissed {
+            self.open_error = None;
+        }
     }
 }
 

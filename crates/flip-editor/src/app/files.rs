@@ -63,6 +63,7 @@ impl App {
         match GraphDoc::load(path) {
             Ok(doc) => {
                 let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                self.chrome.open_error = None;
                 self.replace(&doc, Some(path.clone()));
                 // what the editor makes of the file, with the file's text
                 let text = std::fs::read_to_string(&path).ok();
@@ -70,7 +71,7 @@ impl App {
                 self.notify(format!("opened {}", self.path_name()));
             }
             Err(e) => {
-                self.notify(format!("cannot open: {e}"));
+                self.chrome.open_error = Some(e.to_string());
                 if self.run.gen == 0 {
                     self.reload();
                 }

@@ -224,6 +224,7 @@ impl App {
                     .show(ctx, |ui| self.canvas_panel(ui));
             }
         }
+        self.chrome.open_error_ui(ctx);
         self.modal_ui(ctx);
         self.path_dialog_ui(ctx);
         self.update_title(ctx);
