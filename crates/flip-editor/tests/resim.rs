@@ -78,7 +78,6 @@ fn clone_frame(f: &FrameData) -> FrameData {
         solve_iterations: f.solve_iterations,
         solve_residual: f.solve_residual,
         graph: f.graph,
-        graph: 0,
     }
 }
 

@@ -62,8 +62,8 @@ pub struct FrameData {
     pub solve_iterations: f64,
     /// Largest final residual of the frame's solves.
     pub solve_residual: f64,
-    /// The run mode's number for the graph that simulated it (set on arrival; see
-    /// [`crate::run::lineage`]).
+    /// The run mode's number for the graph that simulated it (set on arrival; an undo keeps
+    /// the frames of the graph it returns to).
     pub graph: u64,
 }
 
