@@ -94,6 +94,16 @@ fn resolve_params(
     Some((kind.spec.clone(), resolved))
 }
 
+fn check_id(id: &str, errors: &mut Vec<GraphError>) {
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        errors.push(GraphError::node(
+            id,
+            None,
+            "node ids use letters, digits and _ only",
+        ));
+    }
+}
+
 fn check_params(
     id: &str,
     specs: &[crate::spec::ParamSpec],
@@ -118,9 +128,19 @@ fn check_params(
 /// Every problem found: settings, unknown kinds, bad parameters, unknown ports, type
 /// mismatches, doubly-driven or missing required inputs, cycles (a cycle must pass through
 /// the `step_output` → `step_input` boundary, which is not an edge). Nodes with no wire at all
-/// are left out first ([`crate::unwired`]), then bypassed ones ([`crate::bypass`]).
+/// are left out after their ids, kinds and parameters are checked ([`crate::unwired`]), then
+/// bypassed ones ([`crate::bypass`]).
 pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<GraphError>> {
     let mut errors = crate::groups::check(doc);
+    let scratch = crate::unwired::unwired(doc);
+    for n in doc
+        .nodes
+        .iter()
+        .filter(|n| scratch.contains(&n.id.as_str()))
+    {
+        check_id(&n.id, &mut errors);
+        let _ = resolve_params(registry, n, &mut errors);
+    }
     let wired = crate::unwired::without_unwired(doc);
     let doc = &*crate::bypass::without_bypassed(&wired, registry)?;
     check_settings(&doc.settings, &mut errors);
@@ -130,13 +150,7 @@ pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut nodes: Vec<Option<PlanNode>> = Vec::new();
     for (i, n) in doc.nodes.iter().enumerate() {
-        if n.id.is_empty() || !n.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            errors.push(GraphError::node(
-                &n.id,
-                None,
-                "node ids use letters, digits and _ only",
-            ));
-        }
+        check_id(&n.id, &mut errors);
         if index.insert(n.id.as_str(), i).is_some() {
             errors.push(GraphError::node(&n.id, None, "duplicate node id"));
         }

@@ -1,12 +1,14 @@
 //! Nodes with no wire at all (scratch nodes kept on the canvas): they are left out of the run,
-//! by the CLI and the editor alike, since nothing they compute can reach the state. Only a node
-//! with at least one wire is validated and run. [`compile`](crate::compile) leaves them out
-//! before anything else; front ends name them with [`unwired`].
+//! by the CLI and the editor alike, since nothing they compute can reach the state.
+//! [`compile`](crate::compile) still checks their ids, kinds and parameters, but not their
+//! ports, and creates none of them; front ends name them with [`unwired`]. The step-state pair
+//! is never left out: it is the graph's frame, wired or not.
 
 use crate::doc::GraphDoc;
+use crate::step::{STEP_INPUT, STEP_OUTPUT};
 use std::borrow::Cow;
 
-/// The ids of the nodes of `doc` that no edge touches, in document order.
+/// The ids of the nodes of `doc` (the step pair aside) that no edge touches, in document order.
 pub fn unwired(doc: &GraphDoc) -> Vec<&str> {
     let wired = |id: &str| {
         doc.edges
@@ -15,6 +17,7 @@ pub fn unwired(doc: &GraphDoc) -> Vec<&str> {
     };
     doc.nodes
         .iter()
+        .filter(|n| n.kind != STEP_INPUT && n.kind != STEP_OUTPUT)
         .map(|n| n.id.as_str())
         .filter(|id| !wired(id))
         .collect()
