@@ -3,6 +3,7 @@
 //! window may close.
 
 use crate::app::path_dialog::PathDialog;
+use crate::app::recent::RecentFiles;
 use crate::graph::document::Pending;
 use egui::{RichText, Ui};
 use std::time::{Duration, Instant};
@@ -17,6 +18,10 @@ pub struct Chrome {
     pub toast: Option<(String, Instant)>,
     /// A file that could not be opened and why: shown until dismissed.
     pub open_error: Option<String>,
+    /// The recently opened graphs (File ▸ Open Recent).
+    pub recent: RecentFiles,
+    /// The last graph opened, offered at a start without one until opened or dismissed.
+    pub offer_last: Option<std::path::PathBuf>,
     /// The window title as last set.
     pub title: String,
     /// Fit the canvas to the graph on the next frame.
@@ -37,6 +42,8 @@ impl Chrome {
             path_dialog: None,
             toast: None,
             open_error: None,
+            recent: RecentFiles::default(),
+            offer_last: None,
             title: String::new(),
             fit_view: true,
             tidy: false,

@@ -19,15 +19,18 @@ impl App {
     pub(crate) fn record_history(&mut self, ctx: &Context) {
         if self.history.unrecorded && !ctx.input(|i| i.pointer.any_down()) {
             self.history.unrecorded = false;
-            self.history.record(self.doc.to_doc());
+            let doc = self.doc.to_doc();
+            self.file.dirty = self.file.clean.as_ref() != Some(&doc);
+            self.history.record(doc);
         }
     }
 
-    /// Shows `doc` (an undo step, a paste) and reruns the simulation if it must.
+    /// Shows `doc` (an undo step, a paste) and reruns the simulation if it must; unsaved
+    /// unless it is the document as opened or last saved.
     pub(crate) fn show_doc(&mut self, doc: &GraphDoc, select: &[String]) {
         self.doc
             .replace_keeping_view(doc, &self.user.registry, select);
-        self.file.dirty = true;
+        self.file.dirty = self.file.clean.as_ref() != Some(doc);
         self.compare.stale = true;
         self.run.pending_reload = Some(std::time::Instant::now());
     }
@@ -147,7 +150,7 @@ impl App {
                 self.history.unrecorded = true;
                 let lost: Vec<String> = dropped
                     .iter()
-                    .map(|e| format!("{} → {}", e.from, e.to))
+                    .map(crate::graph::doc_edits::wire_label)
                     .collect();
                 match lost.is_empty() {
                     true => self.notify(format!("`{id}` is now a {kind} node")),

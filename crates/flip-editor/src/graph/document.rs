@@ -15,18 +15,22 @@ pub struct OpenFile {
     pub path: Option<PathBuf>,
     /// Changes not saved yet.
     pub dirty: bool,
+    /// The document as opened or last saved: undoing back to it leaves nothing unsaved.
+    pub clean: Option<GraphDoc>,
     /// The file as read or last saved, and its text (see
     /// [`crate::graph::file_text::text_to_save`]).
     pub text: Option<(GraphDoc, String)>,
 }
 
 /// An action that would discard the document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pending {
     /// Start an empty graph.
     New,
     /// Open a file (asks which).
     Open,
+    /// Open this file (a recent one).
+    OpenPath(PathBuf),
     /// Close the window.
     Quit,
 }

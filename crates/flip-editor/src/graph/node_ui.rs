@@ -143,7 +143,7 @@ impl NodeDataTrait for NodeData {
         if !wires.is_empty() {
             ui.menu_button("Insert on wire", |ui| {
                 for w in wires {
-                    if ui.button(format!("{} → {}", w.from, w.to)).clicked() {
+                    if ui.button(crate::graph::doc_edits::wire_label(&w)).clicked() {
                         out.push(NodeResponse::User(Response::InsertOnWire(node_id, w)));
                         ui.close_menu();
                     }

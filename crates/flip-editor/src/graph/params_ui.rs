@@ -121,7 +121,8 @@ fn drag_speed(x: f64, min: f64, max: f64) -> f64 {
 }
 
 /// A typed number, refused unless finite: egui would clamp a NaN to the top of the range and
-/// show `inf`, so `nan` (or `inf`) leaves the value as it was.
+/// show `inf`, so `nan` (or `inf`) leaves the value as it was. Every number field (floats,
+/// integers, vector components) parses with it.
 pub fn parse_finite(text: &str) -> Option<f64> {
     let x: f64 = text.trim().replace('−', "-").parse().ok()?;
     x.is_finite().then_some(x)
@@ -160,7 +161,8 @@ fn value_editor(
         }
         (ParamKind::Int { min, max }, ParamValue::Number(x)) => {
             let mut i = x.round() as i64;
-            let r = ui.add(DragValue::new(&mut i).range(*min..=*max).speed(0.1));
+            let drag = DragValue::new(&mut i).range(*min..=*max).speed(0.1);
+            let r = ui.add(drag.custom_parser(parse_finite));
             if r.changed() {
                 *x = i as f64;
             }
@@ -171,7 +173,8 @@ fn value_editor(
             // 2-vectors (allowed in files, z = 0) keep their length.
             let mut changed = false;
             for c in v.iter_mut() {
-                let r = ui.add(DragValue::new(c).speed(0.01).max_decimals(4));
+                let drag = DragValue::new(c).speed(0.01).max_decimals(4);
+                let r = ui.add(drag.custom_parser(parse_finite));
                 changed |= r.changed();
             }
             changed

@@ -59,22 +59,31 @@ pub fn plugins_and_registry() -> (Arc<PluginSet>, NodeRegistry) {
 pub struct EditorUi {
     pub ctx: egui::Context,
     pub app: App,
+    /// The window title the app last asked for.
+    pub title: String,
     time: f64,
 }
 
 impl EditorUi {
     /// The editor with `graph` open (`None`: the built-in scene).
     pub fn open(graph: Option<&Path>) -> Self {
+        Self::with_recent(graph, None)
+    }
+
+    /// [`EditorUi::open`], keeping the recent graphs in `recent`.
+    pub fn with_recent(graph: Option<&Path>, recent: Option<PathBuf>) -> Self {
         let (plugins, registry) = plugins_and_registry();
         let ctx = egui::Context::default();
         let opts = Options {
             graph: graph.map(Path::to_path_buf),
             auto: AutoRun::default(),
+            recent,
         };
         let app = App::new(&ctx, plugins, registry, opts);
         let mut ui = Self {
             ctx,
             app,
+            title: String::new(),
             time: 0.0,
         };
         ui.frames(3);
@@ -92,6 +101,13 @@ impl EditorUi {
         };
         let app = &mut self.app;
         let out = self.ctx.run(input, |ctx| app.ui(ctx));
+        for v in out.viewport_output.values() {
+            for c in &v.commands {
+                if let egui::ViewportCommand::Title(t) = c {
+                    self.title = t.clone();
+                }
+            }
+        }
         let mut shapes = vec![];
         flatten(out.shapes.into_iter().map(|s| s.shape), &mut shapes);
         shapes
