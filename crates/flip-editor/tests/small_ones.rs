@@ -91,3 +91,55 @@ fn missing_glyphs(ctx: &egui::Context, shapes: &[Shape]) -> Vec<(char, String)> 
     }
     out
 }
+
+#[test]
+fn paste_puts_the_nodes_at_the_pointer() {
+    let path = small_graph("dam_break_2d.ron", 32, 10, |_| {});
+    let doc = GraphDoc::load(&path).unwrap();
+    let text = flip_editor::graph::clipboard::copy(&doc, &["gravity".to_string()]);
+    let mut ui = EditorUi::open(Some(&path));
+    let original = ui.find_text("gravity")[0];
+    // an empty spot of the canvas, far from the copied node
+    let at = egui::pos2(original.x + 500.0, original.y + 400.0);
+    ui.frame(vec![egui::Event::PointerMoved(at)]);
+    ui.frame(vec![egui::Event::Paste(text)]);
+    ui.settle();
+    let pasted: Vec<egui::Pos2> = common::app_ui::texts(&ui.frame(vec![]))
+        .into_iter()
+        .filter(|(t, _)| t.starts_with("gravity") && t != "gravity")
+        .map(|(_, r)| r.center())
+        .collect();
+    assert_eq!(pasted.len(), 1, "one pasted node");
+    // its title bar (where the id label is) starts at the pointer
+    let d = pasted[0] - at;
+    assert!(
+        (0.0..200.0).contains(&d.x) && (0.0..40.0).contains(&d.y),
+        "{d:?}"
+    );
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
+fn an_open_combo_shows_no_tooltip_over_its_entries() {
+    let path = small_graph("dam_break_2d.ron", 32, 10, |_| {});
+    let mut ui = EditorUi::open(Some(&path));
+    let combo = ui.find_text("pcg/mic0-pcg");
+    assert_eq!(combo.len(), 1, "the pressure node's solver combo");
+    ui.click(combo[0]);
+    assert!(
+        !ui.find_text("direct/cholesky").is_empty(),
+        "the list is open"
+    );
+    // the pointer rests on the combo well past the tooltip delay
+    ui.frame(vec![egui::Event::PointerMoved(
+        combo[0] + egui::vec2(2.0, 0.0),
+    )]);
+    let tooltip = (0..15).any(|_| {
+        ui.frame(vec![]);
+        ui.ctx.memory(|m| {
+            (m.areas().visible_layer_ids().iter()).any(|l| l.order == egui::Order::Tooltip)
+        })
+    });
+    assert!(!tooltip, "a tooltip covers the list");
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}

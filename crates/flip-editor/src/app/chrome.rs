@@ -24,6 +24,8 @@ pub struct Chrome {
     pub offer_last: Option<std::path::PathBuf>,
     /// The window title as last set.
     pub title: String,
+    /// Where the node canvas was drawn last (pastes land at the pointer on it).
+    pub canvas_rect: Option<egui::Rect>,
     /// Fit the canvas to the graph on the next frame.
     pub fit_view: bool,
     /// Rearrange the nodes on the next frame.
@@ -45,6 +47,7 @@ impl Chrome {
             recent: RecentFiles::default(),
             offer_last: None,
             title: String::new(),
+            canvas_rect: None,
             fit_view: true,
             tidy: false,
             overlap_check: 3,

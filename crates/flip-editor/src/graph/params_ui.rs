@@ -238,7 +238,10 @@ fn choice_editor(
                 changed |= ui.selectable_value(s, c.clone(), label).changed();
             }
         });
-    full_text_hint(combo.response, &shown);
+    // not while the list is open: the tooltip would hide its first entries
+    if combo.inner.is_none() {
+        full_text_hint(combo.response, &shown);
+    }
     changed
 }
 
