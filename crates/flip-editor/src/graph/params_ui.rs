@@ -9,8 +9,14 @@ use flip_graph::{ParamKind, ParamSpec, ParamValue};
 use std::collections::HashSet;
 use std::path::Path;
 
-/// Width of the value part of a parameter row.
-const VALUE_WIDTH: f32 = 96.0;
+/// Width of the value part of a parameter row, in widget heights: it follows the canvas zoom
+/// (the library scales the style's sizes), so zoomed-out nodes shrink with their positions.
+const VALUE_WIDTH: f32 = 96.0 / 18.0;
+
+/// [`VALUE_WIDTH`] in points for `ui`'s (zoomed) style.
+fn value_width(ui: &Ui) -> f32 {
+    VALUE_WIDTH * ui.spacing().interact_size.y
+}
 
 impl WidgetValueTrait for ValueType {
     type Response = Response;
@@ -184,7 +190,7 @@ fn value_editor(
         }
         (ParamKind::Path, ParamValue::Text(s)) => path_editor(ui, s, base_dir),
         (ParamKind::Text, ParamValue::Text(s)) => {
-            let r = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH));
+            let r = ui.add(TextEdit::singleline(s).desired_width(value_width(ui)));
             let changed = r.changed();
             full_text_hint(r, s);
             changed
@@ -228,7 +234,7 @@ fn choice_editor(
     };
     let combo = ComboBox::from_id_salt(id)
         .selected_text(shown.clone())
-        .width(VALUE_WIDTH)
+        .width(value_width(ui))
         .show_ui(ui, |ui| {
             if choices.is_empty() {
                 ui.label("(none available)");
@@ -253,7 +259,8 @@ fn full_text_hint(field: egui::Response, text: &str) {
 }
 
 fn path_editor(ui: &mut Ui, s: &mut String, base_dir: &Path) -> bool {
-    let field = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0));
+    let width = value_width(ui) * 116.0 / 96.0;
+    let field = ui.add(TextEdit::singleline(s).desired_width(width));
     let mut changed = field.changed();
     full_text_hint(field, s);
     if ui
