@@ -53,6 +53,13 @@ pub fn validate(session: &Session, args: &ValidateArgs) -> Result<()> {
         doc.settings.grid,
         doc.variants.len()
     );
+    let left_out = flip_graph::unwired::unwired(&doc);
+    if !left_out.is_empty() {
+        println!(
+            "left out of the run (no wires): {}",
+            sanitize(&left_out.join(", "))
+        );
+    }
     Ok(())
 }
 

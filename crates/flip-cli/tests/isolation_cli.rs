@@ -170,7 +170,7 @@ fn validate_checks_the_isolation_parameters() {
     let bad = validate(&["pressure.fallback_solver=nope/x"]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(
-        text(&bad).contains("node `pressure`, `fallback_solver`: `nope/x` is not one of none,"),
+        text(&bad).contains("node `pressure`, `fallback_solver`: `nope/x` is not one of the"),
         "{}",
         text(&bad)
     );

@@ -5,6 +5,7 @@
 mod bench;
 
 use anyhow::{anyhow, bail, Context as _, Result};
+use flip_editor::app::recent::RecentFiles;
 use flip_editor::run::autorun::AutoRun;
 use flip_editor::viewport::camera::Overlay;
 use flip_editor::{App, Options};
@@ -119,9 +120,14 @@ fn main() -> Result<()> {
     }
     let registry = flip_nodes::builtin_registry(plugins.clone());
     let exit_code = args.auto.exit_code.clone();
+    // scripted runs leave the user's recent graphs alone
+    let recent = (!args.auto.active())
+        .then(RecentFiles::default_list)
+        .flatten();
     let opts = Options {
         graph: args.graph,
         auto: args.auto,
+        recent,
     };
     let native = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

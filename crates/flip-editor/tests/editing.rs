@@ -3,7 +3,7 @@
 //! change the simulation).
 
 use flip_editor::graph::convert::from_doc;
-use flip_editor::graph::document::text_to_save;
+use flip_editor::graph::file_text::text_to_save;
 use flip_editor::run::worker::sim_view;
 use flip_graph::{EdgeDoc, GraphDoc, NodeDoc, ParamValue};
 use flip_host::{default_plugin_dirs, PluginSet};

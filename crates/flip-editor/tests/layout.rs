@@ -162,3 +162,34 @@ fn with_positions(text: &str, doc: &GraphDoc) -> String {
     }
     head + &tail
 }
+
+/// Issue 37, item 6: nodes piled on top of each other when zoomed out (after Fit on a
+/// spread-out graph): their value fields kept their width while the positions shrank.
+#[test]
+fn zoomed_out_nodes_shrink_with_their_positions() {
+    let registry = registry();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../graphs/dam_break_2d.ron");
+    let doc = GraphDoc::load(&path).unwrap();
+    let mut user = UserState::new(registry.clone());
+    let mut ed = from_doc(&doc, &registry);
+    let at_one = sizes_at(&mut ed, &mut user, 1.0);
+    let mut ed = from_doc(&doc, &registry);
+    let zoomed_out = sizes_at(&mut ed, &mut user, 0.3);
+    let ed = from_doc(&doc, &registry);
+    let mut wider = vec![];
+    for (n, small) in &zoomed_out {
+        let full = at_one[n];
+        // text rounds up to whole pixels at small zooms: a little slack
+        if small.x > full.x * 1.2 {
+            let id = &ed.state.graph[*n].user_data.doc_id;
+            wider.push(format!(
+                "{id}: {:.0} at zoom 0.3, {:.0} at 1",
+                small.x, full.x
+            ));
+        }
+    }
+    assert!(
+        wider.is_empty(),
+        "nodes wider when zoomed out (file units): {wider:?}"
+    );
+}

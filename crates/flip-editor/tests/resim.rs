@@ -77,6 +77,7 @@ fn clone_frame(f: &FrameData) -> FrameData {
         nodes: vec![],
         solve_iterations: f.solve_iterations,
         solve_residual: f.solve_residual,
+        graph: f.graph,
     }
 }
 

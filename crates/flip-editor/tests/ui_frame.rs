@@ -80,6 +80,7 @@ fn a_ui_frame_completes_while_the_worker_is_in_a_long_step() {
     let opts = Options {
         graph: Some(path.clone()),
         auto,
+        recent: None,
     };
     let mut app = App::new(&ctx, Arc::new(PluginSet::default()), registry(), opts);
     let mut time = 0.0;

@@ -224,4 +224,18 @@ mod tests {
         assert_eq!(errors[0].node.as_deref(), Some("a"), "{errors:?}");
         assert!(errors[0].message.contains("bypassed"), "{errors:?}");
     }
+
+    #[test]
+    fn a_node_without_wires_is_left_out_of_the_run_not_refused() {
+        let mut d = doc("drip");
+        // a scratch drip: its required input unwired, which a wired node may not have
+        d.nodes.push(NodeDoc::new("scratch", "drip"));
+        assert_eq!(crate::unwired::unwired(&d), ["scratch"]);
+        let plan = crate::compile(&d, &registry()).unwrap();
+        assert!(plan.nodes.iter().all(|n| n.id != "scratch"));
+        assert_eq!(drops_after_one_frame(&d), 2);
+        // one wire makes it part of the run, with its unwired required input refused
+        d.edges.push(EdgeDoc::new("scratch.drops", "out.drops"));
+        assert!(crate::compile(&d, &registry()).is_err());
+    }
 }

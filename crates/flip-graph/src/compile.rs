@@ -9,7 +9,7 @@ use crate::settings_check::check_settings;
 use crate::spec::NodeSpec;
 use crate::step::{STEP_INPUT, STEP_OUTPUT};
 use crate::value::ParamMap;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A node of the plan.
 #[derive(Clone, Debug)]
@@ -53,7 +53,11 @@ fn resolve_params(
         errors.push(GraphError::node(
             &node.id,
             None,
-            format!("unknown node kind `{}`", node.kind),
+            format!(
+                "unknown node kind `{}`{}",
+                node.kind,
+                crate::suggest::did_you_mean(&node.kind, reg.kinds().map(|k| k.spec.kind.as_str()))
+            ),
         ));
         return None;
     };
@@ -90,6 +94,16 @@ fn resolve_params(
     Some((kind.spec.clone(), resolved))
 }
 
+fn check_id(id: &str, errors: &mut Vec<GraphError>) {
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        errors.push(GraphError::node(
+            id,
+            None,
+            "node ids use letters, digits and _ only",
+        ));
+    }
+}
+
 fn check_params(
     id: &str,
     specs: &[crate::spec::ParamSpec],
@@ -113,10 +127,22 @@ fn check_params(
 /// # Errors
 /// Every problem found: settings, unknown kinds, bad parameters, unknown ports, type
 /// mismatches, doubly-driven or missing required inputs, cycles (a cycle must pass through
-/// the `step_output` → `step_input` boundary, which is not an edge).
+/// the `step_output` → `step_input` boundary, which is not an edge). Nodes with no wire at all
+/// are left out after their ids, kinds and parameters are checked ([`crate::unwired`]), then
+/// bypassed ones ([`crate::bypass`]).
 pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<GraphError>> {
     let mut errors = crate::groups::check(doc);
-    let doc = &*crate::bypass::without_bypassed(doc, registry)?;
+    let scratch = crate::unwired::unwired(doc);
+    for n in doc
+        .nodes
+        .iter()
+        .filter(|n| scratch.contains(&n.id.as_str()))
+    {
+        check_id(&n.id, &mut errors);
+        let _ = resolve_params(registry, n, &mut errors);
+    }
+    let wired = crate::unwired::without_unwired(doc);
+    let doc = &*crate::bypass::without_bypassed(&wired, registry)?;
     check_settings(&doc.settings, &mut errors);
     if doc.nodes.is_empty() {
         errors.push(GraphError::field("nodes", "the graph has no nodes"));
@@ -124,13 +150,7 @@ pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut nodes: Vec<Option<PlanNode>> = Vec::new();
     for (i, n) in doc.nodes.iter().enumerate() {
-        if n.id.is_empty() || !n.id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            errors.push(GraphError::node(
-                &n.id,
-                None,
-                "node ids use letters, digits and _ only",
-            ));
-        }
+        check_id(&n.id, &mut errors);
         if index.insert(n.id.as_str(), i).is_some() {
             errors.push(GraphError::node(&n.id, None, "duplicate node id"));
         }
@@ -148,9 +168,15 @@ pub fn compile(doc: &GraphDoc, registry: &NodeRegistry) -> Result<ExecPlan, Vec<
     for e in &doc.edges {
         connect(e, &index, &mut nodes, &mut errors);
     }
+    // an input with a wire is connected, whatever is wrong with the wire or the node it comes
+    // from (that is reported once, there)
+    let wired: HashSet<(&str, &str)> = (doc.edges.iter())
+        .map(|e| (e.to.node.as_str(), e.to.port.as_str()))
+        .collect();
     for n in nodes.iter().flatten() {
         for (port, src) in n.spec.inputs.iter().zip(&n.sources) {
-            if port.required && src.is_none() {
+            let has_wire = wired.contains(&(n.id.as_str(), port.name.as_str()));
+            if port.required && src.is_none() && !has_wire {
                 errors.push(GraphError::node(
                     &n.id,
                     Some(&port.name),

@@ -203,10 +203,10 @@ impl GraphDoc {
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(text)
             .map_err(|e| {
-                GraphError::file(
-                    origin,
-                    format!("malformed RON at {}: {}", e.position, e.code),
-                )
+                GraphError::file(origin, {
+                    let (line, col) = blamed_position(text, &e);
+                    format!("malformed RON at {line}:{col}: {}", e.code)
+                })
             })?;
         if doc.format_version > FORMAT_VERSION || doc.format_version == 0 {
             return Err(GraphError::file(
@@ -268,5 +268,86 @@ impl GraphDoc {
     /// Mutable node with `id`.
     pub fn node_mut(&mut self, id: &str) -> Option<&mut NodeDoc> {
         self.nodes.iter_mut().find(|n| n.id == id)
+    }
+}
+
+/// Where a syntax error is: RON reports a missing separator or closing bracket at the next
+/// token, which is on the next line when the culprit ends a line; such an error is placed just
+/// after the last value before it instead (comments skipped).
+fn blamed_position(text: &str, e: &ron::error::SpannedError) -> (usize, usize) {
+    use ron::error::Error as E;
+    let (line, col) = (e.position.line, e.position.col);
+    let separator = matches!(
+        e.code,
+        E::ExpectedComma
+            | E::ExpectedArrayEnd
+            | E::ExpectedMapEnd
+            | E::ExpectedStructLikeEnd
+            | E::ExpectedMapColon
+            | E::ExpectedOptionEnd
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let at_line_start = lines.get(line.wrapping_sub(1)).is_some_and(|l| {
+        l.chars()
+            .take(col.saturating_sub(1))
+            .all(char::is_whitespace)
+    });
+    if !separator || !at_line_start {
+        return (line, col);
+    }
+    for back in (0..line.saturating_sub(1)).rev() {
+        let code = code_part(lines[back]).trim_end();
+        if !code.trim_start().is_empty() {
+            return (back + 1, code.chars().count() + 1);
+        }
+    }
+    (line, col)
+}
+
+/// `line` without a trailing `//` comment (one outside a string).
+fn code_part(line: &str) -> &str {
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '/' if !in_string && line[i..].starts_with("//") => return &line[..i],
+            _ => {}
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAM_BREAK: &str = include_str!("../../../graphs/dam_break_2d.ron");
+
+    fn error_of(text: &str) -> String {
+        GraphDoc::from_ron(text, "g").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_line_and_column_of_the_culprit() {
+        // a comma missing at the end of line 10 (after `frames: 100`), the comment-free case
+        // and one with a comment after the value
+        let text = DAM_BREAK.replace("frames: 100,", "frames: 100");
+        assert!(
+            error_of(&text).contains("at 10:20: Expected comma"),
+            "{}",
+            error_of(&text)
+        );
+        let text = DAM_BREAK.replace("frames: 100,", "frames: 100 // \"a\" // b");
+        assert!(
+            error_of(&text).contains("at 10:20: Expected comma"),
+            "{}",
+            error_of(&text)
+        );
+        // an error inside a line stays where RON found it
+        let text = DAM_BREAK.replace("cfl: 1.0,", "cfl: 1.0 oops,");
+        assert!(error_of(&text).contains("at 11:18:"), "{}", error_of(&text));
     }
 }

@@ -43,9 +43,13 @@ pub mod spec;
 pub mod stats;
 /// The step-state node pair.
 pub mod step;
+/// "Did you mean …": the known names nearest a mistyped one.
+pub mod suggest;
 /// A toy data kind for the scheduler's own tests.
 #[cfg(test)]
 mod toy;
+/// Nodes with no wire at all: left out of the run.
+pub mod unwired;
 /// The runtime values that flow along edges, and parameter values.
 pub mod value;
 /// A rank's window of a decomposed run and the grid-field exchanges between windows.

@@ -252,7 +252,7 @@ pub enum ParamValueError {
         precision: Precision,
     },
     /// Text that is none of the choices.
-    #[error("`{value}` is not one of {}", one_of(choices))]
+    #[error("`{value}` is not one of {}", one_of(value, choices))]
     NotAChoice {
         /// The text given.
         value: String,
@@ -270,11 +270,19 @@ pub enum ParamValueError {
 }
 
 /// The choices, or why there are none.
-fn one_of(choices: &[String]) -> String {
+/// The choices, all of them when few, else their number and the nearest to `value`.
+fn one_of(value: &str, choices: &[String]) -> String {
+    const LISTED: usize = 6;
     if choices.is_empty() {
         "the choices: none are available (for a solver: no plugin is loaded; `flipgraph plugins` lists what was refused)".into()
-    } else {
+    } else if choices.len() <= LISTED {
         choices.join(", ")
+    } else {
+        let near = crate::suggest::did_you_mean(value, choices.iter().map(String::as_str));
+        format!(
+            "the {} choices{near} (`flipgraph nodes` lists them)",
+            choices.len()
+        )
     }
 }
 

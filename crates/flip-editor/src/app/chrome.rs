@@ -3,6 +3,7 @@
 //! window may close.
 
 use crate::app::path_dialog::PathDialog;
+use crate::app::recent::RecentFiles;
 use crate::graph::document::Pending;
 use egui::{RichText, Ui};
 use std::time::{Duration, Instant};
@@ -15,8 +16,16 @@ pub struct Chrome {
     pub path_dialog: Option<PathDialog>,
     /// The last message and when it came.
     pub toast: Option<(String, Instant)>,
+    /// A file that could not be opened and why: shown until dismissed.
+    pub open_error: Option<String>,
+    /// The recently opened graphs (File ▸ Open Recent).
+    pub recent: RecentFiles,
+    /// The last graph opened, offered at a start without one until opened or dismissed.
+    pub offer_last: Option<std::path::PathBuf>,
     /// The window title as last set.
     pub title: String,
+    /// Where the node canvas was drawn last (pastes land at the pointer on it).
+    pub canvas_rect: Option<egui::Rect>,
     /// Fit the canvas to the graph on the next frame.
     pub fit_view: bool,
     /// Rearrange the nodes on the next frame.
@@ -34,7 +43,11 @@ impl Chrome {
             modal: None,
             path_dialog: None,
             toast: None,
+            open_error: None,
+            recent: RecentFiles::default(),
+            offer_last: None,
             title: String::new(),
+            canvas_rect: None,
             fit_view: true,
             tidy: false,
             overlap_check: 3,
@@ -68,6 +81,31 @@ impl Chrome {
                 });
             });
         ui.ctx().request_repaint_after(Duration::from_millis(500));
+    }
+}
+
+impl Chrome {
+    /// Why a file could not be opened, in a window that stays until dismissed.
+    pub fn open_error_ui(&mut self, ctx: &egui::Context) {
+        let Some(msg) = &self.open_error else {
+            return;
+        };
+        let mut dismissed = false;
+        egui::Window::new("Cannot open the graph")
+            .order(egui::Order::Foreground)
+            .collapsible(false)
+            .resizable(false)
+            .anchor(egui::Align2::CENTER_TOP, [0.0, 60.0])
+            .show(ctx, |ui| {
+                let text =
+                    RichText::new(msg.as_str()).color(egui::Color32::from_rgb(255, 150, 130));
+                ui.add(egui::Label::new(text).wrap());
+                ui.label(RichText::new("the graph shown is the one open before").weak());
+                dismissed = ui.button("Dismiss").clicked();
+            });
+        if dismissed {
+            self.open_error = None;
+        }
     }
 }
 

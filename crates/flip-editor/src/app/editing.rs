@@ -19,15 +19,18 @@ impl App {
     pub(crate) fn record_history(&mut self, ctx: &Context) {
         if self.history.unrecorded && !ctx.input(|i| i.pointer.any_down()) {
             self.history.unrecorded = false;
-            self.history.record(self.doc.to_doc());
+            let doc = self.doc.to_doc();
+            self.file.dirty = self.file.clean.as_ref() != Some(&doc);
+            self.history.record(doc);
         }
     }
 
-    /// Shows `doc` (an undo step, a paste) and reruns the simulation if it must.
+    /// Shows `doc` (an undo step, a paste) and reruns the simulation if it must; unsaved
+    /// unless it is the document as opened or last saved.
     pub(crate) fn show_doc(&mut self, doc: &GraphDoc, select: &[String]) {
         self.doc
             .replace_keeping_view(doc, &self.user.registry, select);
-        self.file.dirty = true;
+        self.file.dirty = self.file.clean.as_ref() != Some(doc);
         self.compare.stale = true;
         self.run.pending_reload = Some(std::time::Instant::now());
     }
@@ -69,12 +72,27 @@ impl App {
         (!ids.is_empty()).then(|| clipboard::copy(&self.doc.to_doc(), &ids))
     }
 
-    /// Adds the nodes in `text` (copied nodes or a graph file) and selects them.
-    pub(crate) fn paste_text(&mut self, text: &str) {
+    /// Adds the nodes in `text` (copied nodes or a graph file) and selects them: their top left
+    /// corner at `pointer` when it is over the canvas, else a little off where they were.
+    pub(crate) fn paste_text(&mut self, text: &str, pointer: Option<egui::Pos2>) {
         match clipboard::parse(text) {
             Ok(fragment) => {
+                let canvas = self.chrome.canvas_rect;
+                let offset = match (pointer, canvas) {
+                    (Some(p), Some(c)) if c.contains(p) => {
+                        let (x, y) = self.doc.doc_point(p, c);
+                        let corner = |f: fn(&(f32, f32)) -> f32| {
+                            let v = fragment.positions.values().map(f);
+                            v.fold(f32::INFINITY, f32::min)
+                        };
+                        let (cx, cy) = (corner(|p| p.0), corner(|p| p.1));
+                        let (cx, cy) = if cx.is_finite() { (cx, cy) } else { (0.0, 0.0) };
+                        (x - cx, y - cy)
+                    }
+                    _ => PASTE_OFFSET,
+                };
                 let mut doc = self.doc.to_doc();
-                let ids = clipboard::paste(&mut doc, &fragment, PASTE_OFFSET);
+                let ids = clipboard::paste(&mut doc, &fragment, offset);
                 self.doc.state.selected_nodes.clear();
                 self.show_doc(&doc, &ids);
                 self.history.unrecorded = true;
@@ -147,7 +165,7 @@ impl App {
                 self.history.unrecorded = true;
                 let lost: Vec<String> = dropped
                     .iter()
-                    .map(|e| format!("{} → {}", e.from, e.to))
+                    .map(crate::graph::doc_edits::wire_label)
                     .collect();
                 match lost.is_empty() {
                     true => self.notify(format!("`{id}` is now a {kind} node")),
@@ -225,7 +243,10 @@ impl App {
                         self.notify("copied the selected nodes");
                     }
                 }
-                egui::Event::Paste(text) => self.paste_text(&text),
+                egui::Event::Paste(text) => {
+                    let pointer = ctx.input(|i| i.pointer.hover_pos());
+                    self.paste_text(&text, pointer);
+                }
                 _ => {}
             }
         }

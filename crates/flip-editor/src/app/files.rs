@@ -4,8 +4,10 @@
 use crate::app::path_dialog::{Outcome, PathDialog, Purpose};
 use crate::app::App;
 use crate::graph::convert::EditorDoc;
-use crate::graph::document::{empty_graph, text_to_save, Pending};
+use crate::graph::document::{empty_graph, Pending};
+use crate::graph::file_text::text_to_save;
 use crate::graph::history::History;
+use crate::hints::Hint;
 use crate::run::worker::Command;
 use egui::{Align2, Context, RichText};
 use flip_graph::GraphDoc;
@@ -31,6 +33,7 @@ impl App {
                 let start = self.user.base_dir.join("");
                 self.chrome.path_dialog = Some(PathDialog::new(Purpose::Open, &start));
             }
+            Pending::OpenPath(path) => self.open_path(&path),
             Pending::Quit => {
                 self.chrome.allow_close = true;
                 self.run.worker.interrupt();
@@ -52,6 +55,7 @@ impl App {
         self.compare.forget(doc);
         self.file.path = path;
         self.file.dirty = false;
+        self.file.clean = Some(self.history.current().clone());
         self.chrome.fit_view = true;
         self.chrome.overlap_check = 3;
         self.reload();
@@ -62,18 +66,28 @@ impl App {
         match GraphDoc::load(path) {
             Ok(doc) => {
                 let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                self.chrome.open_error = None;
                 self.replace(&doc, Some(path.clone()));
                 // what the editor makes of the file, with the file's text
                 let text = std::fs::read_to_string(&path).ok();
                 self.file.text = text.map(|t| (self.doc.to_doc(), t));
                 self.notify(format!("opened {}", self.path_name()));
+                self.remember(&path);
             }
             Err(e) => {
-                self.notify(format!("cannot open: {e}"));
+                self.chrome.open_error = Some(e.to_string());
                 if self.run.gen == 0 {
                     self.reload();
                 }
             }
+        }
+    }
+
+    /// Puts `path` first among the recent graphs.
+    fn remember(&mut self, path: &Path) {
+        self.chrome.offer_last = None;
+        if let Err(e) = self.chrome.recent.opened(path) {
+            self.notify(format!("cannot keep the recent graphs: {e}"));
         }
     }
 
@@ -113,6 +127,7 @@ impl App {
         let written = std::fs::write(&tmp, &text).and_then(|()| std::fs::rename(&tmp, path));
         match written {
             Ok(()) => {
+                self.file.clean = Some(doc.clone());
                 self.file.text = Some((doc, text));
                 self.file.dirty = false;
                 self.notify(format!("saved {}", path.display()));
@@ -130,7 +145,7 @@ impl App {
         let Some(dialog) = self.chrome.path_dialog.as_mut() else {
             return;
         };
-        let purpose = dialog.purpose;
+        let purpose = dialog.purpose.clone();
         match dialog.show(ctx) {
             Outcome::Open => {}
             Outcome::Cancelled => self.chrome.path_dialog = None,
@@ -143,6 +158,7 @@ impl App {
                             let path = path.canonicalize().unwrap_or(path);
                             self.user.base_dir =
                                 path.parent().map_or_else(|| ".".into(), Path::to_path_buf);
+                            self.remember(&path);
                             self.file.path = Some(path);
                             if let Some(action) = then {
                                 self.perform(action);
@@ -151,6 +167,33 @@ impl App {
                     }
                 }
             }
+        }
+    }
+
+    /// At a start without a graph: the last one opened, offered until opened or dismissed.
+    pub(crate) fn offer_last_ui(&mut self, ctx: &Context) {
+        let Some(path) = self.chrome.offer_last.clone() else {
+            return;
+        };
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let (mut open, mut dismiss) = (false, false);
+        egui::Window::new("Continue where you left off?")
+            .collapsible(false)
+            .resizable(false)
+            .anchor(Align2::CENTER_TOP, [0.0, 60.0])
+            .show(ctx, |ui| {
+                ui.label(format!("The last graph opened was {name}."))
+                    .hint(path.display().to_string());
+                ui.horizontal(|ui| {
+                    open = ui.button(format!("Open {name}")).clicked();
+                    dismiss = ui.button("Not now").clicked();
+                });
+            });
+        if open {
+            self.request(Pending::OpenPath(path));
+        }
+        if open || dismiss {
+            self.chrome.offer_last = None;
         }
     }
 
@@ -168,7 +211,7 @@ impl App {
 
     /// The Save / Discard / Cancel dialog.
     pub(crate) fn modal_ui(&mut self, ctx: &Context) {
-        let Some(action) = self.chrome.modal else {
+        let Some(action) = self.chrome.modal.clone() else {
             return;
         };
         let screen = ctx.screen_rect();
@@ -182,7 +225,7 @@ impl App {
             });
         let what = match action {
             Pending::New => "starting a new graph",
-            Pending::Open => "opening another graph",
+            Pending::Open | Pending::OpenPath(_) => "opening another graph",
             Pending::Quit => "closing",
         };
         egui::Window::new("Unsaved changes")
@@ -197,14 +240,14 @@ impl App {
                     if ui.button("Save").clicked() {
                         if self.file.path.is_none() {
                             self.chrome.modal = None;
-                            self.save_as(Some(action));
+                            self.save_as(Some(action.clone()));
                         } else if self.save() {
-                            self.perform(action);
+                            self.perform(action.clone());
                         }
                     }
                     if ui.button("Discard").clicked() {
                         self.file.dirty = false;
-                        self.perform(action);
+                        self.perform(action.clone());
                     }
                     if ui.button("Cancel").clicked() {
                         self.chrome.modal = None;

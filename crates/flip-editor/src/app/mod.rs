@@ -17,8 +17,11 @@ pub mod modes;
 pub mod panels;
 /// The in-app Open / Save As dialog.
 pub mod path_dialog;
+/// Recently opened graphs.
+pub mod recent;
 
 use crate::app::chrome::Chrome;
+use crate::app::recent::RecentFiles;
 use crate::compare::mode::CompareMode;
 use crate::graph::convert::EditorDoc;
 use crate::graph::document::{OpenFile, DEFAULT_SCENE};
@@ -40,6 +43,9 @@ pub struct Options {
     pub graph: Option<PathBuf>,
     /// Autoplay / screenshot / quit for scripted runs.
     pub auto: AutoRun,
+    /// Where the recently opened graphs are listed (`None`: nowhere; see
+    /// [`recent::RecentFiles::default_list`]).
+    pub recent: Option<PathBuf>,
 }
 
 /// The mode the window shows.
@@ -99,9 +105,13 @@ impl App {
             .expect("the built-in scene parses");
         let doc = EditorDoc::new(&default, &user);
         let history = History::new(doc.to_doc());
+        let file = OpenFile {
+            clean: Some(history.current().clone()),
+            ..Default::default()
+        };
         let mut app = Self {
             doc,
-            file: OpenFile::default(),
+            file,
             history,
             user,
             plugins,
@@ -111,6 +121,10 @@ impl App {
             chrome: Chrome::new(),
             auto: opts.auto,
         };
+        app.chrome.recent = RecentFiles::load(opts.recent);
+        if opts.graph.is_none() {
+            app.chrome.offer_last = app.chrome.recent.paths().first().map(|p| p.to_path_buf());
+        }
         if let Some(o) = app.auto.overlay {
             app.run.cam.overlay = o;
         }
@@ -170,6 +184,11 @@ impl App {
         self.run.frames.len()
     }
 
+    /// The run's cached frames, first frame first.
+    pub fn frames(&self) -> &[Arc<crate::frames::FrameData>] {
+        &self.run.frames
+    }
+
     /// Whether the run's worker is simulating frames (not playing the cache back).
     pub fn is_simulating(&self) -> bool {
         self.run.playback.playing
@@ -219,6 +238,8 @@ impl App {
                     .show(ctx, |ui| self.canvas_panel(ui));
             }
         }
+        self.chrome.open_error_ui(ctx);
+        self.offer_last_ui(ctx);
         self.modal_ui(ctx);
         self.path_dialog_ui(ctx);
         self.update_title(ctx);

@@ -5,10 +5,12 @@
 use crate::app::{App, Mode};
 use crate::graph::document::Pending;
 use crate::graph::settings_ui::settings_ui;
+use crate::hints::Hint;
 use crate::run::stats::{plugins_ui, problems_ui};
 use crate::viewport;
 use crate::viewport::options::view_options;
 use egui::{Context, Key, Modifiers, Ui};
+use std::path::{Path, PathBuf};
 
 impl App {
     /// Keyboard shortcuts (ignored while a text field has focus).
@@ -79,6 +81,21 @@ impl App {
             if item(ui, "Open…", "Ctrl+O") {
                 self.request(Pending::Open);
             }
+            let recent: Vec<PathBuf> = (self.chrome.recent.paths().into_iter())
+                .map(Path::to_path_buf)
+                .collect();
+            ui.add_enabled_ui(!recent.is_empty(), |ui| {
+                ui.menu_button("Open Recent", |ui| {
+                    for path in recent {
+                        let name = path.file_name().unwrap_or_default().to_string_lossy();
+                        let r = ui.button(name.as_ref()).hint(path.display().to_string());
+                        if r.clicked() {
+                            ui.close_menu();
+                            self.request(Pending::OpenPath(path));
+                        }
+                    }
+                });
+            });
             if item(ui, "Save", "Ctrl+S") {
                 self.save();
             }

@@ -9,7 +9,7 @@ use egui::{Context, RichText};
 use std::path::{Path, PathBuf};
 
 /// What the dialog is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Purpose {
     /// Open a graph.
     Open,

@@ -7,10 +7,16 @@
 //! 2. UI frame times (the real app's `App::ui` plus egui's tessellation, no GPU upload) while
 //!    the worker simulates `graphs/drop_3d.ron` (3D, 48³).
 //!
+//! 3. with `window` first: the editor in a real window (eframe's GL renderer) simulating the
+//!    2D dam break at SIZE² and then the 3D drop at 48³, steps/s and UI frame times as users
+//!    see them; under Xvfb with Mesa's software GL that is what CI and most remote users have.
+//!
 //! ```sh
 //! flipgraph-editor --bench [SIZE] [FRAMES] [UI_SECONDS] [SET…]
 //! # defaults: 256 48 20; FRAMES 0 skips the run mode, UI_SECONDS 0 the UI frames;
 //! # SET: overrides of the dam break, e.g. pressure.solver=multigrid/mgpcg
+//! LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" \
+//!     flipgraph-editor --bench window [SIZE] [SECONDS]     # defaults: 256 20
 //! ```
 //!
 //! A flag of the editor binary rather than a `flipgraph bench` subcommand: it drives the real
@@ -19,6 +25,7 @@
 
 mod run_mode;
 mod ui_frames;
+mod window;
 
 use flip_graph::{GraphDoc, NodeRegistry};
 use flip_host::{default_plugin_dirs, PluginSet};
@@ -26,7 +33,11 @@ use std::sync::Arc;
 
 /// Runs the benchmark with the arguments after `--bench`.
 pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
-    let mut args = args.into_iter();
+    let mut args = args.into_iter().peekable();
+    if args.peek().map(String::as_str) == Some("window") {
+        args.next();
+        return run_windowed(args);
+    }
     let size: usize = args.next().map_or(Ok(256), |s| s.parse())?;
     let frames: u32 = args.next().map_or(Ok(48), |s| s.parse())?;
     let ui_seconds: f64 = args.next().map_or(Ok(20.0), |s| s.parse())?;
@@ -55,6 +66,33 @@ pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
         println!("load average after the UI frames: {}", load_average());
         ui.print();
     }
+    Ok(())
+}
+
+/// `--bench window [SIZE] [SECONDS]`: the 2D dam break at SIZE², then the 3D drop at 48³, each
+/// in a window for SECONDS.
+fn run_windowed(mut args: impl Iterator<Item = String>) -> anyhow::Result<()> {
+    let size: usize = args.next().map_or(Ok(256), |s| s.parse())?;
+    let seconds: f64 = args.next().map_or(Ok(20.0), |s| s.parse())?;
+    let plugins = Arc::new(PluginSet::load_dirs(&default_plugin_dirs()));
+    let registry = || flip_nodes::builtin_registry(plugins.clone());
+    println!("load average before: {}", load_average());
+    let dam = dam_break(size, 100_000)?;
+    let drop_text = include_str!("../../../../graphs/drop_3d.ron");
+    let mut drop = GraphDoc::from_ron(drop_text, "drop_3d.ron")?;
+    drop.settings.frames = 100_000;
+    let runs = [
+        window::measure(
+            &format!("dam break 2D {size}²"),
+            &dam,
+            plugins.clone(),
+            registry(),
+            seconds,
+        )?,
+        window::measure("drop 3D 48³", &drop, plugins.clone(), registry(), seconds)?,
+    ];
+    println!("load average after: {}", load_average());
+    window::print(&runs);
     Ok(())
 }
 

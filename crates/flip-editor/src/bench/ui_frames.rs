@@ -44,6 +44,7 @@ pub fn measure(
     let opts = Options {
         graph: Some(path),
         auto,
+        recent: None,
     };
     let mut app = App::new(&ctx, plugins, registry, opts);
     let start = Instant::now();

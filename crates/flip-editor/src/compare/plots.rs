@@ -2,6 +2,7 @@
 //! variant's colour), a vertical line at the shown frame; clicking a plot scrubs there.
 
 use crate::compare::mode::VariantView;
+use crate::graph::params_ui::format_number;
 use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 use flip_nodes::compare::FrameMetrics;
@@ -89,7 +90,10 @@ pub fn metric_plots(ui: &mut Ui, variants: &[VariantView], shown: u32, frames: u
                         .allow_boxed_zoom(false)
                         .include_x(1.0)
                         .include_x(f64::from(frames.max(2)))
-                        .include_y(0.0);
+                        .include_y(0.0)
+                        .x_axis_label("frame")
+                        // short tick labels: `0.0000001` did not fit beside a narrow plot
+                        .y_axis_formatter(|mark, _| format_number(mark.value));
                     let r = plot.show(ui, |p| {
                         for (i, v) in variants.iter().enumerate() {
                             let pts: Vec<[f64; 2]> = v
@@ -120,4 +124,69 @@ pub fn metric_plots(ui: &mut Ui, variants: &[VariantView], shown: u32, frames: u
             }
         });
     clicked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::worker::VariantStart;
+
+    /// A variant whose metrics grow from frame 1 to 10, the divergence and the distance tiny.
+    fn variant(name: &str, rms: f64) -> VariantView {
+        VariantView {
+            start: VariantStart {
+                name: name.into(),
+                overrides: vec![],
+                grid: flip_core::GridSpec::new(64, 64, 1, 1.0 / 64.0),
+                failure: None,
+            },
+            frames: vec![],
+            metrics: (1..=10)
+                .map(|f| FrameMetrics {
+                    frame: f,
+                    solve_ms: 5.0 + f64::from(f),
+                    iterations: 40.0 + f64::from(f),
+                    max_divergence: 1e-7 * f64::from(f),
+                    volume: 0.24,
+                    kinetic_energy: 300.0 * f64::from(f),
+                    rms_vs_baseline: Some(rms * f64::from(f)),
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn every_plot_names_its_x_axis_and_its_tick_labels_are_short() {
+        let variants = vec![variant("a", 0.0), variant("b", 1e-4)];
+        let ctx = egui::Context::default();
+        let mut texts = vec![];
+        for _ in 0..3 {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(1200.0, 600.0),
+                )),
+                ..Default::default()
+            };
+            let out = ctx.run(input, |ctx| {
+                egui::CentralPanel::default().show(ctx, |ui| {
+                    metric_plots(ui, &variants, 3, 10);
+                });
+            });
+            texts = (out.shapes.into_iter())
+                .filter_map(|s| match s.shape {
+                    egui::Shape::Text(t) => Some(t.galley.text().to_string()),
+                    _ => None,
+                })
+                .collect();
+        }
+        assert_eq!(texts.iter().filter(|t| *t == "frame").count(), CURVES.len());
+        let numbers = texts.iter().filter(|t| t.parse::<f64>().is_ok());
+        let long: Vec<&String> = numbers.filter(|t| t.len() > 8).collect();
+        assert!(
+            long.is_empty(),
+            "tick labels too wide for the plots: {long:?}"
+        );
+    }
 }

@@ -78,6 +78,15 @@ fn compare_view(ui: &mut Ui, c: &mut CompareMode) {
     }
 }
 
+/// The header's distance to the baseline; `None`: the baseline has no particles this frame,
+/// which happens only when it failed, and the header says so.
+fn rms_note(rms: Option<f64>) -> String {
+    match rms {
+        Some(d) => format!(" · rms {d:.3} m"),
+        None => " · rms n/a (the baseline failed)".into(),
+    }
+}
+
 /// One variant: a header (name, frame numbers or its failure) over its viewport.
 fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
     let frame = c.shown_frame(i).cloned();
@@ -91,10 +100,7 @@ fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
         }
         if let Some(f) = &frame {
             let m = v.metrics.get(c.playback.shown);
-            let rms = m.map_or(String::new(), |m| match m.rms_vs_baseline {
-                Some(d) => format!(" · rms {d:.3} m"),
-                None => " · rms n/a".into(),
-            });
+            let rms = m.map_or(String::new(), |m| rms_note(m.rms_vs_baseline));
             let text = format!(
                 "{:.0} it · {:.0} ms/frame{rms}",
                 f.solve_iterations, f.wall_ms
@@ -131,5 +137,16 @@ fn variant_viewport(ui: &mut Ui, c: &mut CompareMode, i: usize, vmax: f32) {
             .layout(msg.clone(), font, red, rect.width() * 0.8);
         let at = rect.center() - galley.size() / 2.0;
         ui.painter().galley(at, galley, red);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_distance_says_why() {
+        assert_eq!(rms_note(Some(0.01234)), " · rms 0.012 m");
+        assert!(rms_note(None).contains("n/a (the baseline failed)"));
     }
 }

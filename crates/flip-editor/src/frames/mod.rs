@@ -62,6 +62,9 @@ pub struct FrameData {
     pub solve_iterations: f64,
     /// Largest final residual of the frame's solves.
     pub solve_residual: f64,
+    /// The run mode's number for the graph that simulated it (set on arrival; an undo keeps
+    /// the frames of the graph it returns to).
+    pub graph: u64,
 }
 
 impl FrameData {
@@ -201,6 +204,7 @@ pub(crate) fn test_frame(points: usize) -> FrameData {
         nodes: vec![],
         solve_iterations: 0.0,
         solve_residual: 0.0,
+        graph: 0,
     }
 }
 

@@ -3,11 +3,12 @@
 //! of starting a text selection, and the wires are moved under the nodes so they never cross
 //! a node's labels.
 
+use crate::graph::layout::drawn_rects;
 use crate::types::{AllKinds, EditorState, Response, UserState};
 use egui::epaint::ClippedShape;
 use egui::layers::ShapeIdx;
 use egui::{Shape, Ui};
-use egui_node_graph2::GraphResponse;
+use egui_node_graph2::{GraphResponse, NodeId};
 
 /// Draws the graph editor in `ui` (see the module notes).
 pub fn draw(
@@ -16,11 +17,44 @@ pub fn draw(
     user: &mut UserState,
 ) -> GraphResponse<Response, crate::types::NodeData> {
     ui.style_mut().interaction.selectable_labels = false;
+    // the library draws the nodes in the style it scaled at the last zoom, taken from whatever
+    // ui zoomed (a Fit): plain titles there too
+    let zoomed = &mut state.pan_zoom.zoomed_style;
+    if zoomed.interaction.selectable_labels {
+        std::sync::Arc::make_mut(zoomed)
+            .interaction
+            .selectable_labels = false;
+    }
     let kinds = AllKinds(user.registry.kinds().count());
     let first = ui.painter().add(Shape::Noop);
+    let selected = state.selected_nodes.clone();
     let resp = state.draw_graph_editor(ui, kinds, user, vec![]);
+    keep_selection_on_node_clicks(state, ui, selected);
     wires_under_nodes(ui, first);
     resp
+}
+
+/// The library takes a click on a widget inside a node (a button, a menu) for a click off the
+/// editor and clears the selection; such a click keeps the selection when it was on a selected
+/// node, else selects the node clicked.
+fn keep_selection_on_node_clicks(state: &mut EditorState, ui: &Ui, before: Vec<NodeId>) {
+    if before.is_empty() || !state.selected_nodes.is_empty() {
+        return;
+    }
+    let click = ui.input(|i| i.pointer.any_click().then(|| i.pointer.interact_pos()));
+    let Some(Some(at)) = click else {
+        return;
+    };
+    let rects = drawn_rects(ui.ctx(), state.graph.iter_nodes());
+    let on = rects
+        .into_iter()
+        .find(|(_, r)| r.contains(at))
+        .map(|(n, _)| n);
+    state.selected_nodes = match on {
+        Some(n) if before.contains(&n) => before,
+        Some(n) => vec![n],
+        None => return,
+    };
 }
 
 /// Reorders the shapes painted in `ui`'s layer since `first`: the wires (cubic Béziers)

@@ -241,6 +241,13 @@ impl EditorDoc {
         (round(v.x), round(v.y))
     }
 
+    /// The file coordinates of screen point `screen` on a canvas drawn in `canvas`.
+    pub fn doc_point(&self, screen: egui::Pos2, canvas: egui::Rect) -> (f32, f32) {
+        let p = screen - canvas.min.to_vec2() - self.state.pan_zoom.pan;
+        let v = (p - self.origin) / self.state.pan_zoom.zoom;
+        (v.x, v.y)
+    }
+
     /// Follows a zoom from `zoom_before` exactly as the library moves the nodes.
     pub fn track_zoom(&mut self, zoom_before: f32) {
         let pz = &self.state.pan_zoom;

@@ -73,10 +73,20 @@ pub fn swap_kind(
     Ok(dropped)
 }
 
-/// Kinds `id` can be swapped to: those sharing a port name with its kind, by label.
+/// A wire as the editor names it (`from -> to`: the default fonts have no `→`).
+pub fn wire_label(wire: &EdgeDoc) -> String {
+    format!("{} -> {}", wire.from, wire.to)
+}
+
+/// Kinds `id` can be swapped to: those sharing a port name with its kind, by label; for a kind
+/// the registry does not know (a typo, a plugin not loaded), the kinds nearest its name.
 pub fn swap_candidates(registry: &NodeRegistry, kind: &str) -> Vec<(String, String)> {
     let Some(old) = registry.get(kind).map(|k| &k.spec) else {
-        return vec![];
+        let kinds = registry.kinds().map(|k| k.spec.kind.as_str());
+        return (flip_graph::suggest::nearest(kind, kinds).into_iter())
+            .filter_map(|k| registry.get(k))
+            .map(|k| (k.spec.kind.clone(), k.spec.label.clone()))
+            .collect();
     };
     let names = |s: &NodeSpec| -> Vec<String> {
         s.inputs
@@ -142,7 +152,7 @@ pub fn insert_on_wire(
     id: &str,
     wire: &EdgeDoc,
 ) -> Result<(), SwapError> {
-    let refuse = || SwapError::NoWire(format!("{} → {}", wire.from, wire.to));
+    let refuse = || SwapError::NoWire(wire_label(wire));
     let at = doc
         .edges
         .iter()

@@ -1,5 +1,5 @@
 //! The graph as a file: the built-in scene, a new graph, the open file's path and unsaved
-//! state, and the text Save writes.
+//! state (the text Save writes is [`crate::graph::file_text`]'s).
 
 use flip_graph::step::{STEP_INPUT, STEP_OUTPUT};
 use flip_graph::{GraphDoc, NodeDoc, FORMAT_VERSION};
@@ -15,29 +15,24 @@ pub struct OpenFile {
     pub path: Option<PathBuf>,
     /// Changes not saved yet.
     pub dirty: bool,
-    /// The file as read or last saved, and its text (see [`text_to_save`]).
+    /// The document as opened or last saved: undoing back to it leaves nothing unsaved.
+    pub clean: Option<GraphDoc>,
+    /// The file as read or last saved, and its text (see
+    /// [`crate::graph::file_text::text_to_save`]).
     pub text: Option<(GraphDoc, String)>,
 }
 
 /// An action that would discard the document.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pending {
     /// Start an empty graph.
     New,
     /// Open a file (asks which).
     Open,
+    /// Open this file (a recent one).
+    OpenPath(PathBuf),
     /// Close the window.
     Quit,
-}
-
-/// The text Save writes for `doc`: the file's own text when `doc` is what was read from (or
-/// last written to) it, so saving an unchanged graph changes nothing on disk (comments and the
-/// file's order of parameters and positions stay); else the document as RON.
-pub fn text_to_save(doc: &GraphDoc, file: Option<&(GraphDoc, String)>) -> String {
-    match file {
-        Some((read, text)) if read == doc => text.clone(),
-        _ => doc.to_ron(),
-    }
 }
 
 /// A new graph: the step-state pair and the settings of the built-in scene.

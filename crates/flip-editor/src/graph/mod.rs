@@ -9,10 +9,12 @@ pub mod clipboard;
 pub mod convert;
 /// Swapping a node's kind on a graph document.
 pub mod doc_edits;
-/// The graph as a file: the built-in scene, a new graph, the open file, what Save writes.
+/// The graph as a file: the built-in scene, a new graph, the open file.
 pub mod document;
 /// Graph edits: duplicate, delete, cycle check, dynamic parameters, fit view.
 pub mod edit;
+/// What Save writes: the file's own text with the edits patched in.
+pub mod file_text;
 /// Node groups on the canvas.
 pub mod groups;
 /// Undo/redo snapshots.

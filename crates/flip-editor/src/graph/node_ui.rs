@@ -92,8 +92,12 @@ impl NodeDataTrait for NodeData {
                      step_output pair; every edge cycle is an error.",
             );
         }
-        if !self.known {
-            ui.colored_label(Color32::LIGHT_RED, format!("unknown kind `{}`", self.kind));
+        // validation says it when the node is in the run: once
+        if !self.known && self.errors(user_state).is_empty() {
+            let kinds = user_state.registry.kinds().map(|k| k.spec.kind.as_str());
+            let near = flip_graph::suggest::did_you_mean(&self.kind, kinds);
+            let text = RichText::new(format!("unknown node kind `{}`{near}", self.kind));
+            ui.add(egui::Label::new(text.color(ERROR_TEXT)).wrap());
         }
         if let Some(status) = user_state.status.get(&self.doc_id) {
             status_ui(ui, status);
@@ -139,7 +143,7 @@ impl NodeDataTrait for NodeData {
         if !wires.is_empty() {
             ui.menu_button("Insert on wire", |ui| {
                 for w in wires {
-                    if ui.button(format!("{} → {}", w.from, w.to)).clicked() {
+                    if ui.button(crate::graph::doc_edits::wire_label(&w)).clicked() {
                         out.push(NodeResponse::User(Response::InsertOnWire(node_id, w)));
                         ui.close_menu();
                     }

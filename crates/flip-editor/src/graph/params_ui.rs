@@ -9,8 +9,14 @@ use flip_graph::{ParamKind, ParamSpec, ParamValue};
 use std::collections::HashSet;
 use std::path::Path;
 
-/// Width of the value part of a parameter row.
-const VALUE_WIDTH: f32 = 96.0;
+/// Width of the value part of a parameter row, in widget heights: it follows the canvas zoom
+/// (the library scales the style's sizes), so zoomed-out nodes shrink with their positions.
+const VALUE_WIDTH: f32 = 96.0 / 18.0;
+
+/// [`VALUE_WIDTH`] in points for `ui`'s (zoomed) style.
+fn value_width(ui: &Ui) -> f32 {
+    VALUE_WIDTH * ui.spacing().interact_size.y
+}
 
 impl WidgetValueTrait for ValueType {
     type Response = Response;
@@ -121,7 +127,8 @@ fn drag_speed(x: f64, min: f64, max: f64) -> f64 {
 }
 
 /// A typed number, refused unless finite: egui would clamp a NaN to the top of the range and
-/// show `inf`, so `nan` (or `inf`) leaves the value as it was.
+/// show `inf`, so `nan` (or `inf`) leaves the value as it was. Every number field (floats,
+/// integers, vector components) parses with it.
 pub fn parse_finite(text: &str) -> Option<f64> {
     let x: f64 = text.trim().replace('−', "-").parse().ok()?;
     x.is_finite().then_some(x)
@@ -160,7 +167,8 @@ fn value_editor(
         }
         (ParamKind::Int { min, max }, ParamValue::Number(x)) => {
             let mut i = x.round() as i64;
-            let r = ui.add(DragValue::new(&mut i).range(*min..=*max).speed(0.1));
+            let drag = DragValue::new(&mut i).range(*min..=*max).speed(0.1);
+            let r = ui.add(drag.custom_parser(parse_finite));
             if r.changed() {
                 *x = i as f64;
             }
@@ -171,7 +179,8 @@ fn value_editor(
             // 2-vectors (allowed in files, z = 0) keep their length.
             let mut changed = false;
             for c in v.iter_mut() {
-                let r = ui.add(DragValue::new(c).speed(0.01).max_decimals(4));
+                let drag = DragValue::new(c).speed(0.01).max_decimals(4);
+                let r = ui.add(drag.custom_parser(parse_finite));
                 changed |= r.changed();
             }
             changed
@@ -181,7 +190,7 @@ fn value_editor(
         }
         (ParamKind::Path, ParamValue::Text(s)) => path_editor(ui, s, base_dir),
         (ParamKind::Text, ParamValue::Text(s)) => {
-            let r = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH));
+            let r = ui.add(TextEdit::singleline(s).desired_width(value_width(ui)));
             let changed = r.changed();
             full_text_hint(r, s);
             changed
@@ -225,7 +234,7 @@ fn choice_editor(
     };
     let combo = ComboBox::from_id_salt(id)
         .selected_text(shown.clone())
-        .width(VALUE_WIDTH)
+        .width(value_width(ui))
         .show_ui(ui, |ui| {
             if choices.is_empty() {
                 ui.label("(none available)");
@@ -235,7 +244,10 @@ fn choice_editor(
                 changed |= ui.selectable_value(s, c.clone(), label).changed();
             }
         });
-    full_text_hint(combo.response, &shown);
+    // not while the list is open: the tooltip would hide its first entries
+    if combo.inner.is_none() {
+        full_text_hint(combo.response, &shown);
+    }
     changed
 }
 
@@ -247,7 +259,8 @@ fn full_text_hint(field: egui::Response, text: &str) {
 }
 
 fn path_editor(ui: &mut Ui, s: &mut String, base_dir: &Path) -> bool {
-    let field = ui.add(TextEdit::singleline(s).desired_width(VALUE_WIDTH + 20.0));
+    let width = value_width(ui) * 116.0 / 96.0;
+    let field = ui.add(TextEdit::singleline(s).desired_width(width));
     let mut changed = field.changed();
     full_text_hint(field, s);
     if ui

@@ -1,6 +1,7 @@
 //! The graph's settings (grid, cell size, fps, …) and description, edited in the stats panel.
 
 use crate::graph::convert::EditorDoc;
+use crate::graph::params_ui::parse_finite;
 use crate::hints::Hint;
 use egui::{DragValue, Ui};
 
@@ -15,7 +16,14 @@ pub fn settings_ui(ui: &mut Ui, doc: &mut EditorDoc) -> bool {
             for (axis, n) in s.grid.iter_mut().enumerate() {
                 let min = if axis == 2 { 1 } else { 4 };
                 let before = *n;
-                if ui.add(DragValue::new(n).range(min..=512)).changed() {
+                if ui
+                    .add(
+                        DragValue::new(n)
+                            .range(min..=512)
+                            .custom_parser(parse_finite),
+                    )
+                    .changed()
+                {
                     *n = valid_cells(axis, before, *n);
                     changed = true;
                 }
@@ -25,7 +33,12 @@ pub fn settings_ui(ui: &mut Ui, doc: &mut EditorDoc) -> bool {
         let mut row = |ui: &mut Ui, label: &str, v: &mut f32, speed: f64| {
             ui.label(label);
             changed |= ui
-                .add(DragValue::new(v).speed(speed).range(0.0..=1e6))
+                .add(
+                    DragValue::new(v)
+                        .speed(speed)
+                        .range(0.0..=1e6)
+                        .custom_parser(parse_finite),
+                )
                 .changed();
             ui.end_row();
         };
@@ -36,16 +49,26 @@ pub fn settings_ui(ui: &mut Ui, doc: &mut EditorDoc) -> bool {
         row(ui, "density (kg/m³)", &mut s.density, 1.0);
         ui.label("frames");
         changed |= ui
-            .add(DragValue::new(&mut s.frames).range(1..=100_000))
+            .add(
+                DragValue::new(&mut s.frames)
+                    .range(1..=100_000)
+                    .custom_parser(parse_finite),
+            )
             .changed();
         ui.end_row();
         ui.label("max substeps");
         changed |= ui
-            .add(DragValue::new(&mut s.max_substeps).range(1..=10_000))
+            .add(
+                DragValue::new(&mut s.max_substeps)
+                    .range(1..=10_000)
+                    .custom_parser(parse_finite),
+            )
             .changed();
         ui.end_row();
         ui.label("seed");
-        changed |= ui.add(DragValue::new(&mut s.seed)).changed();
+        changed |= ui
+            .add(DragValue::new(&mut s.seed).custom_parser(parse_finite))
+            .changed();
         ui.end_row();
         ui.label("description");
         changed |= ui.text_edit_singleline(&mut doc.description).changed();

@@ -47,6 +47,7 @@ impl FrameData {
             nodes: node_statuses(ids, steps),
             solve_iterations,
             solve_residual,
+            graph: 0,
         }
     }
 }

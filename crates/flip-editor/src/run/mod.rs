@@ -5,6 +5,8 @@
 pub mod autorun;
 /// Capturing a simulated frame for the UI.
 pub mod capture;
+/// Which graph simulated each cached frame (what an undo keeps).
+pub mod lineage;
 /// The run mode's state: thread, frame cache, playback, problems.
 pub mod mode;
 /// The run mode's Play/Step/Reset, options and timeline.

@@ -4,6 +4,7 @@
 use crate::frames::{enforce_budget, FrameData, CACHE_BUDGET_BYTES};
 use crate::graph::convert::EditorDoc;
 use crate::run::autorun::Progress;
+use crate::run::lineage::Lineage;
 use crate::run::playback::Playback;
 use crate::run::resim::{start_after_edit, EditPolicy, Start};
 use crate::run::worker::{sim_view, Command, Event, Worker};
@@ -17,6 +18,9 @@ use std::time::{Duration, Instant};
 
 /// Edits are applied to the simulation after this much quiet (dragging a value sends many).
 pub const RELOAD_DELAY: Duration = Duration::from_millis(300);
+
+/// What a node without wires says (`flipgraph run` leaves it out the same way).
+pub const LEFT_OUT: &str = "no wires: left out of the run (as by `flipgraph run`)";
 
 /// The run mode: one simulation of the graph and its cached frames.
 pub struct RunMode {
@@ -43,6 +47,11 @@ pub struct RunMode {
     pub(crate) loaded: Option<(GraphDoc, Option<PathBuf>)>,
     /// What an edit does to the run (from here or from frame 0; live edits).
     pub(crate) edit_policy: EditPolicy,
+    /// The nodes left out of the run for having no wire ([`flip_graph::unwired`]).
+    pub(crate) left_out: Vec<String>,
+    /// Which graph simulated each cached frame; the number of the one loaded.
+    lineage: Lineage,
+    graph: u64,
     /// Node kinds (which parameters are live).
     registry: Arc<NodeRegistry>,
 }
@@ -70,6 +79,9 @@ impl RunMode {
             pending_reload: None,
             loaded: None,
             edit_policy: Default::default(),
+            left_out: vec![],
+            lineage: Lineage::default(),
+            graph: 0,
             registry,
         }
     }
@@ -78,14 +90,21 @@ impl RunMode {
     /// what it simulates did not change (a node moved, an unwired node added, edited or
     /// deleted): then the cache and the running simulation stay. The run continues from the
     /// shown frame or restarts at frame 0 as [`start_after_edit`] says. Returns whether it
-    /// was sent (the node status is then rebuilt).
+    /// was sent or the nodes left out changed (the node status is then rebuilt).
     pub fn reload(&mut self, doc: &EditorDoc, base_dir: &Path) -> bool {
         self.pending_reload = None;
         let out_dir = self.write_exports.then(|| base_dir.join("out"));
-        let doc = sim_view(&doc.to_doc());
+        let doc = doc.to_doc();
+        let left_out: Vec<String> = flip_graph::unwired::unwired(&doc)
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let left_out_changed = left_out != self.left_out;
+        self.left_out = left_out;
+        let doc = sim_view(&doc);
         let view = (doc.clone(), out_dir.clone());
         if self.loaded.as_ref() == Some(&view) {
-            return false;
+            return left_out_changed;
         }
         let same_out = self.loaded.as_ref().is_some_and(|(_, o)| *o == out_dir);
         let old = self.loaded.as_ref().filter(|_| same_out).map(|(d, _)| d);
@@ -94,9 +113,25 @@ impl RunMode {
         let (shown, newest) = (number(self.frames.get(p.shown)), number(self.frames.last()));
         let policy = self.edit_policy;
         let start = start_after_edit(old, &doc, shown, newest, policy, &self.registry);
-        let kept = match &start {
+        let policy_kept = match &start {
             Start::After { frame, .. } => *frame as usize,
             Start::Zero => 0,
+        };
+        if self.loaded.is_none() {
+            self.lineage.clear(); // a fresh run (Reset, another file)
+        }
+        let (graph, kept) = self.lineage.load(&doc, &self.frames, policy_kept);
+        self.graph = graph;
+        let start = match start {
+            // a graph run before keeps exactly its own frames
+            _ if kept != policy_kept => match kept {
+                0 => Start::Zero,
+                k => Start::After {
+                    frame: k as u32,
+                    live: false,
+                },
+            },
+            start => start,
         };
         self.loaded = Some(view);
         p.replay = None;
@@ -123,11 +158,19 @@ impl RunMode {
         self.frames.get(self.playback.shown)
     }
 
-    /// The per-node status: the shown frame's, validation errors and the failure.
+    /// The per-node status: the shown frame's, the nodes left out, validation errors and the
+    /// failure.
     pub fn node_status(&self) -> HashMap<String, NodeStatus> {
         let mut status: HashMap<String, NodeStatus> = HashMap::new();
         if let Some(f) = self.shown_frame() {
             status.extend(f.nodes.iter().cloned());
+        }
+        for id in &self.left_out {
+            status
+                .entry(id.clone())
+                .or_default()
+                .warnings
+                .push(LEFT_OUT.into());
         }
         for (node, errs) in &self.invalid {
             if !node.is_empty() {
@@ -178,7 +221,8 @@ impl RunMode {
                         self.invalid.entry(key).or_default().push(text);
                     }
                 }
-                Event::Frame { gen, data } if gen == self.gen => {
+                Event::Frame { gen, mut data } if gen == self.gen => {
+                    data.graph = self.graph;
                     self.frames.push(Arc::from(data));
                     enforce_budget(&mut self.frames, CACHE_BUDGET_BYTES);
                     self.playback.arrived(self.frames.len());

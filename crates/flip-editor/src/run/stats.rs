@@ -9,34 +9,49 @@ use egui::{Color32, RichText, Ui};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 use flip_host::PluginSet;
 
-/// The run's failure and the graph's validation errors (a click selects the node in `doc`).
+/// The run's failure and the graph's validation errors. Those about a node are shown on the
+/// node, so here only its name (a click selects it in `doc`): each message appears once.
 pub(crate) fn problems_ui(ui: &mut Ui, run: &RunMode, doc: &mut EditorDoc) {
     let red = Color32::from_rgb(255, 110, 100);
-    if let Some((node, msg)) = &run.failure {
-        let who = node
-            .as_deref()
-            .map_or(String::new(), |n| format!("node `{n}`: "));
-        ui.colored_label(red, format!("⚠ run stopped: {who}{msg}"));
+    match &run.failure {
+        Some((Some(node), _)) => {
+            ui.colored_label(
+                red,
+                format!("⚠ run stopped at node `{node}` (see the node)"),
+            );
+        }
+        Some((None, msg)) => {
+            ui.colored_label(red, format!("⚠ run stopped: {msg}"));
+        }
+        None => {}
+    }
+    if run.failure.is_some() {
         ui.label(RichText::new("fix the graph (it restarts) or press Reset").weak());
     }
-    let mut nodes: Vec<_> = run.invalid.iter().collect();
+    for e in run.invalid.get("").into_iter().flatten() {
+        ui.colored_label(red, format!("⚠ {e}"));
+    }
+    let mut nodes: Vec<&String> = run.invalid.keys().filter(|n| !n.is_empty()).collect();
     nodes.sort();
-    for (node, errs) in nodes {
-        for e in errs {
-            let text = if node.is_empty() {
-                format!("⚠ {e}")
-            } else {
-                format!("⚠ node `{node}`: {e}")
-            };
-            let r = ui
-                .add(egui::Label::new(RichText::new(text).color(red)).sense(egui::Sense::click()));
-            if r.hint("click to select the node").clicked() {
+    if nodes.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.colored_label(red, "⚠ problems on");
+        for node in nodes {
+            let r = ui.add(
+                egui::Label::new(RichText::new(format!("`{node}`")).color(red).underline())
+                    .sense(egui::Sense::click()),
+            );
+            if r.hint("the message is on the node; click to select it")
+                .clicked()
+            {
                 if let Some(id) = doc.find(node) {
                     doc.state.selected_nodes = vec![id];
                 }
             }
         }
-    }
+    });
 }
 
 impl RunMode {

@@ -100,17 +100,14 @@ impl SimThread<Command, Event> {
 }
 
 /// What a run of `doc` depends on: the graph without its layout, description and groups, and
-/// without nodes that have no wire at all (they cannot change the state). Two documents with
-/// the same view simulate the same.
+/// without nodes that have no wire at all (left out of every run, [`flip_graph::unwired`]).
+/// Two documents with the same view simulate the same.
 pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
-    let mut d = flip_graph::groups::ungrouped(doc);
+    let mut d =
+        flip_graph::unwired::without_unwired(&flip_graph::groups::ungrouped(doc)).into_owned();
     d.layout = Default::default();
     d.description.clear();
     d.variants.clear();
-    let wired = |id: &str| d.edges.iter().any(|e| e.from.node == id || e.to.node == id);
-    let keep: Vec<bool> = d.nodes.iter().map(|n| wired(&n.id)).collect();
-    let mut keep = keep.into_iter();
-    d.nodes.retain(|_| keep.next().unwrap_or(true));
     d
 }
 

@@ -267,6 +267,7 @@ fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh
         }
         items.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
     }
+    let items = decimated(items);
     let mut mesh = Mesh::default();
     mesh.reserve_vertices(items.len() * 4);
     mesh.reserve_triangles(items.len() * 2);
@@ -281,6 +282,29 @@ fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh
         quad(&mut mesh, r, c);
     }
     mesh
+}
+
+/// What the viewport can resolve of `items` (depth, centre, colour, size; in drawing order):
+/// of the quads whose centres fall in one quad-sized square of the screen only the last drawn
+/// (the one on top) is kept, so a dense cloud costs what its screen area does, not its count.
+fn decimated(items: Vec<(f32, Pos2, Color32, f32)>) -> Vec<(f32, Pos2, Color32, f32)> {
+    let square = |&(_, q, _, s): &(f32, Pos2, Color32, f32)| {
+        let s = s.max(1.0);
+        (
+            (q.x / s).floor() as i32,
+            (q.y / s).floor() as i32,
+            s.to_bits(),
+        )
+    };
+    let mut top: std::collections::HashMap<(i32, i32, u32), usize> =
+        std::collections::HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        top.insert(square(item), i);
+    }
+    (items.iter().enumerate())
+        .filter(|(i, item)| top[&square(item)] == *i)
+        .map(|(_, item)| *item)
+        .collect()
 }
 
 /// The domain outline (a box in 3D).
@@ -352,6 +376,20 @@ mod tests {
         assert_eq!(speed_color(0.0), Color32::from_rgb(30, 60, 160));
         assert_eq!(speed_color(1.0), Color32::from_rgb(220, 40, 20));
         assert_eq!(speed_color(f32::NAN), speed_color(0.0));
+    }
+
+    #[test]
+    fn quads_on_top_of_each_other_are_drawn_once() {
+        let item = |x: f32, c: u8| (0.0, pos2(x, 10.0), Color32::from_gray(c), 2.0);
+        // three in one 2-pixel square (the last drawn shows), one beside them
+        let kept = decimated(vec![
+            item(10.1, 1),
+            item(10.5, 2),
+            item(11.9, 3),
+            item(12.1, 4),
+        ]);
+        let colors: Vec<Color32> = kept.iter().map(|k| k.2).collect();
+        assert_eq!(colors, [Color32::from_gray(3), Color32::from_gray(4)]);
     }
 
     #[test]

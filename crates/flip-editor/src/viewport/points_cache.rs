@@ -250,7 +250,12 @@ mod tests {
 
     #[test]
     fn the_quads_are_a_primitive_of_their_own() {
-        let frame = Arc::new(test_frame(50));
+        // 50 particles a few pixels apart (the viewport draws coinciding ones once)
+        let mut frame = test_frame(50);
+        for (i, p) in frame.sample.points.iter_mut().enumerate() {
+            *p = [0.1 + i as f32 * 0.016, 0.5, 0.5];
+        }
+        let frame = Arc::new(frame);
         let spec = flip_core::GridSpec::new(8, 8, 8, 0.125);
         let ctx = egui::Context::default();
         let mut cam = Camera::default();

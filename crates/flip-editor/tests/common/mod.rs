@@ -1,6 +1,8 @@
 //! Helpers shared by the worker tests: a one-node "drip" graph and event collection.
 #![allow(dead_code)]
 
+pub mod app_ui;
+
 use flip_editor::run::resim::Start;
 use flip_editor::run::worker::{Command, Event, Worker};
 use flip_graph::{

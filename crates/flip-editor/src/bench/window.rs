@@ -1,0 +1,182 @@
+//! The editor in a real window, as users run it: the app drawn through eframe's GL renderer
+//! (Mesa's software rasteriser under Xvfb with `LIBGL_ALWAYS_SOFTWARE=1`, the GPU otherwise)
+//! while it simulates, for the 2D dam break at SIZE² and the 3D drop at 48³. Reports the
+//! simulation's steps/s in the editor and the UI frame times: the app's update, and the CPU
+//! time of a whole UI frame (update, tessellation and GL drawing, as eframe counts it), whose
+//! worst case bounds how long a click waits for its answer. The window repaints when the app
+//! asks (a new frame, an animation), as it does for users.
+
+use flip_editor::run::autorun::AutoRun;
+use flip_editor::{App, Options};
+use flip_graph::{GraphDoc, NodeRegistry};
+use flip_host::PluginSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+/// Seconds left out at the start (plugins, first frames, font atlas).
+const WARM_UP: f64 = 3.0;
+
+/// What one windowed run measured.
+#[derive(Clone, Debug, Default)]
+pub struct Windowed {
+    /// The scene.
+    pub name: String,
+    /// Particles in the last frame.
+    pub particles: usize,
+    /// Simulation steps (substeps) and frames per second after the warm-up.
+    pub steps_per_s: f64,
+    pub frames_per_s: f64,
+    /// Milliseconds in `App::ui` per UI frame, and CPU milliseconds of whole UI frames.
+    pub update_ms: Vec<f64>,
+    pub frame_ms: Vec<f64>,
+    /// UI frames drawn per second.
+    pub ui_frames_per_s: f64,
+}
+
+/// Opens the editor on `doc` for `seconds` (plus the warm-up) and measures it.
+pub fn measure(
+    name: &str,
+    doc: &GraphDoc,
+    plugins: Arc<PluginSet>,
+    registry: NodeRegistry,
+    seconds: f64,
+) -> anyhow::Result<Windowed> {
+    let path =
+        std::env::temp_dir().join(format!("flipgraph-bench-{}-{name}.ron", std::process::id()));
+    doc.save(&path)?;
+    let result = Arc::new(Mutex::new(Windowed {
+        name: name.into(),
+        ..Default::default()
+    }));
+    let out = result.clone();
+    let native = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1600.0, 1000.0])
+            .with_title("flipgraph editor bench"),
+        vsync: false,
+        ..Default::default()
+    };
+    let graph: PathBuf = path.clone();
+    eframe::run_native(
+        "flipgraph editor bench",
+        native,
+        Box::new(move |cc| {
+            let mut auto = AutoRun::default();
+            auto.autoplay = true;
+            let opts = Options {
+                graph: Some(graph),
+                auto,
+                recent: None,
+            };
+            let app = App::new(&cc.egui_ctx, plugins, registry, opts);
+            Ok(Box::new(Timed::new(app, seconds, out)))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    let _ = std::fs::remove_file(Path::new(&path));
+    let measured = result
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    Ok(measured)
+}
+
+/// The app with a stopwatch around its UI frames.
+struct Timed {
+    app: App,
+    start: Instant,
+    seconds: f64,
+    /// Steps and frames simulated at the end of the warm-up, and when.
+    mark: Option<(usize, usize, Instant)>,
+    out: Arc<Mutex<Windowed>>,
+}
+
+impl Timed {
+    fn new(app: App, seconds: f64, out: Arc<Mutex<Windowed>>) -> Self {
+        Self {
+            app,
+            start: Instant::now(),
+            seconds,
+            mark: None,
+            out,
+        }
+    }
+
+    /// Steps (substeps) and frames simulated so far.
+    fn simulated(&self) -> (usize, usize) {
+        let frames = self.app.frames();
+        (frames.iter().map(|f| f.substeps).sum(), frames.len())
+    }
+}
+
+impl eframe::App for Timed {
+    fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        let t = Instant::now();
+        self.app.ui(ctx);
+        let update = t.elapsed();
+        let elapsed = self.start.elapsed().as_secs_f64();
+        if elapsed < WARM_UP {
+            return;
+        }
+        let now = self.simulated();
+        let (steps0, frames0, t0) = *self.mark.get_or_insert((now.0, now.1, t));
+        let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        out.update_ms.push(update.as_secs_f64() * 1e3);
+        if let Some(cpu) = frame.info().cpu_usage {
+            out.frame_ms.push(f64::from(cpu) * 1e3);
+        }
+        let span = t0.elapsed().as_secs_f64().max(1e-9);
+        out.ui_frames_per_s = out.update_ms.len() as f64 / span;
+        out.steps_per_s = (now.0 - steps0) as f64 / span;
+        out.frames_per_s = (now.1 - frames0) as f64 / span;
+        out.particles = self.app.frames().last().map_or(0, |f| f.particles);
+        if elapsed >= WARM_UP + self.seconds {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+}
+
+/// The table of the windowed runs.
+pub fn print(runs: &[Windowed]) {
+    let gl = match std::env::var("LIBGL_ALWAYS_SOFTWARE").as_deref() {
+        Ok("1") | Ok("true") => "Mesa software GL (LIBGL_ALWAYS_SOFTWARE=1)",
+        _ => "the default GL driver",
+    };
+    println!("\nThe editor in a 1600×1000 window, {gl}, simulating while it draws");
+    println!(
+        "| scene | particles | steps/s | frames/s | UI frames/s | update ms median / p95 | UI frame CPU ms median / p95 / max |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for r in runs {
+        let (u, f) = (quantiles(&r.update_ms), quantiles(&r.frame_ms));
+        println!(
+            "| {} | {} | {:.1} | {:.1} | {:.1} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} |",
+            r.name,
+            r.particles,
+            r.steps_per_s,
+            r.frames_per_s,
+            r.ui_frames_per_s,
+            u.0,
+            u.1,
+            f.0,
+            f.1,
+            f.2
+        );
+    }
+}
+
+/// Median, 95th percentile and largest value.
+fn quantiles(xs: &[f64]) -> (f64, f64, f64) {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        v.get(((v.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+    };
+    (
+        at(0.5).unwrap_or(f64::NAN),
+        at(0.95).unwrap_or(f64::NAN),
+        v.last().copied().unwrap_or(f64::NAN),
+    )
+}
