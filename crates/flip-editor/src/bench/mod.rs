@@ -16,7 +16,7 @@
 //! # defaults: 256 48 20; FRAMES 0 skips the run mode, UI_SECONDS 0 the UI frames;
 //! # SET: overrides of the dam break, e.g. pressure.solver=multigrid/mgpcg
 //! LIBGL_ALWAYS_SOFTWARE=1 xvfb-run -a -s "-screen 0 1600x1000x24" \
-//!     flipgraph-editor --bench window [SIZE] [SECONDS]     # defaults: 256 20
+//!     flipgraph-editor --bench window [SIZE] [SECONDS] [SET…]     # defaults: 256 20
 //! ```
 //!
 //! A flag of the editor binary rather than a `flipgraph bench` subcommand: it drives the real
@@ -48,11 +48,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
     println!("load average before: {}", load_average());
     if frames > 0 {
         let mut doc = dam_break(size, frames)?;
-        flip_graph::overrides::apply_overrides(&mut doc, &sets)?;
-        if !sets.is_empty() {
-            let texts: Vec<String> = sets.iter().map(ToString::to_string).collect();
-            println!("overrides: {}", texts.join(" "));
-        }
+        apply_and_show(&mut doc, &sets)?;
         let bare_before = run_mode::bare(&doc, &registry)?;
         let editor = run_mode::editor(&doc, registry.clone())?;
         let bare_after = run_mode::bare(&doc, &registry)?;
@@ -69,15 +65,17 @@ pub fn run(args: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--bench window [SIZE] [SECONDS]`: the 2D dam break at SIZE², then the 3D drop at 48³, each
-/// in a window for SECONDS.
+/// `--bench window [SIZE] [SECONDS] [SET…]`: the 2D dam break at SIZE² (with the overrides SET),
+/// then the 3D drop at 48³, each in a window for SECONDS.
 fn run_windowed(mut args: impl Iterator<Item = String>) -> anyhow::Result<()> {
     let size: usize = args.next().map_or(Ok(256), |s| s.parse())?;
     let seconds: f64 = args.next().map_or(Ok(20.0), |s| s.parse())?;
+    let sets = flip_graph::overrides::parse_overrides(&args.collect::<Vec<_>>())?;
     let plugins = Arc::new(PluginSet::load_dirs(&default_plugin_dirs()));
     let registry = || flip_nodes::builtin_registry(plugins.clone());
     println!("load average before: {}", load_average());
-    let dam = dam_break(size, 100_000)?;
+    let mut dam = dam_break(size, 100_000)?;
+    apply_and_show(&mut dam, &sets)?;
     let drop_text = include_str!("../../../../graphs/drop_3d.ron");
     let mut drop = GraphDoc::from_ron(drop_text, "drop_3d.ron")?;
     drop.settings.frames = 100_000;
@@ -93,6 +91,16 @@ fn run_windowed(mut args: impl Iterator<Item = String>) -> anyhow::Result<()> {
     ];
     println!("load average after: {}", load_average());
     window::print(&runs);
+    Ok(())
+}
+
+/// Applies the command line's overrides to the dam break and says which they were.
+fn apply_and_show(doc: &mut GraphDoc, sets: &[flip_graph::Override]) -> anyhow::Result<()> {
+    flip_graph::overrides::apply_overrides(doc, sets)?;
+    if !sets.is_empty() {
+        let texts: Vec<String> = sets.iter().map(ToString::to_string).collect();
+        println!("overrides of the dam break: {}", texts.join(" "));
+    }
     Ok(())
 }
 
