@@ -134,6 +134,12 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     crate::estimate::check_fits(&doc, &graph_file.display(), &session.registry, ignore)?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut sim = build_with(session, &doc, &graph_file, &out, args.allow_outside_out)?;
+    let left_out = flip_graph::unwired::unwired(&doc);
+    if !left_out.is_empty() && !args.quiet {
+        let names = left_out.join(", ");
+        let names = flip_abi::sanitize(&names);
+        eprintln!("note: left out of the run (no wires): {names}");
+    }
     let resume_at = match (&args.resume, &args.from) {
         (Some(_), _) => latest_checkpoint(&out, &manifest, None),
         (_, Some(parent)) => latest_checkpoint(parent, &Manifest::read(parent)?, args.frame),

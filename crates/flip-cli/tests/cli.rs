@@ -205,3 +205,37 @@ fn a_failing_variant_is_reported_and_the_others_finish() {
         text(&o)
     );
 }
+
+/// A scratch node nobody wired is left out of the run, and both `validate` and `run` say so.
+#[test]
+fn an_unwired_scratch_node_is_named_and_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let ron = std::fs::read_to_string(root().join("graphs/dam_break_2d.ron")).unwrap();
+    let step_in = r#"(id: "step_in", kind: "step_input"),"#;
+    assert!(
+        ron.contains(step_in),
+        "the shipped dam break has its step input"
+    );
+    let scratch = format!(r#"{step_in} (id: "scratch", kind: "gravity"),"#);
+    let graph = dir.path().join("scratch.ron");
+    std::fs::write(&graph, ron.replacen(step_in, &scratch, 1)).unwrap();
+    let graph = graph.to_str().unwrap();
+    let o = flipgraph(&["validate", graph]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("left out of the run (no wires): scratch"));
+    let out = dir.path().join("out");
+    let o = flipgraph(&[
+        "run",
+        graph,
+        "--frames",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("note: left out of the run (no wires): scratch"),
+        "{stderr}"
+    );
+}
