@@ -296,15 +296,13 @@ fn decimated(items: Vec<(f32, Pos2, Color32, f32)>) -> Vec<(f32, Pos2, Color32, 
             s.to_bits(),
         )
     };
-    let mut top: std::collections::HashMap<(i32, i32, u32), usize> =
-        std::collections::HashMap::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        top.insert(square(item), i);
-    }
-    (items.iter().enumerate())
-        .filter(|(i, item)| top[&square(item)] == *i)
-        .map(|(_, item)| *item)
-        .collect()
+    // last drawn first: the first item of a square is the one on top
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    let mut kept: Vec<_> = (items.into_iter().rev())
+        .filter(|item| seen.insert(square(item)))
+        .collect();
+    kept.reverse();
+    kept
 }
 
 /// The domain outline (a box in 3D).
