@@ -9,7 +9,7 @@
 //! returns p = 0, or a finite but absurd p, is caught.
 
 use super::{CsrProblem, Problem};
-use crate::regions::{Couplings, Regions};
+use crate::regions::{Couplings, Grid, Regions};
 
 /// The recomputed residual of a solution.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -185,7 +185,7 @@ pub fn structured(p: &Problem<'_>) -> Residual {
         .collect();
     let Regions {
         label, singular, ..
-    } = Regions::of(&GridCouplings::of(p));
+    } = Regions::of(&Grid::of(p));
     out.max = finish(&rows, &label, &singular);
     out
 }
@@ -219,54 +219,6 @@ pub fn csr(p: &CsrProblem<'_>) -> Residual {
     } = csr_regions(p);
     out.max = finish(&rows, &label, &singular);
     out
-}
-
-/// The coupling graph of a structured problem: fluid cells, coupled where `off` is nonzero.
-struct GridCouplings<'p, 'a> {
-    p: &'p Problem<'a>,
-    axes: Vec<(&'p [f32], usize)>,
-}
-
-impl<'p, 'a> GridCouplings<'p, 'a> {
-    fn of(p: &'p Problem<'a>) -> Self {
-        Self { p, axes: axes(p) }
-    }
-}
-
-impl Couplings for GridCouplings<'_, '_> {
-    fn len(&self) -> usize {
-        self.p.cell_count()
-    }
-    fn unknown(&self, c: usize) -> bool {
-        self.p.is_fluid(c)
-    }
-    fn dirichlet(&self, c: usize) -> bool {
-        let n = self.len();
-        let mut coupled = 0.0;
-        for &(off, sa) in &self.axes {
-            if c + sa < n && off[c] != 0.0 {
-                coupled -= f64::from(off[c]);
-            }
-            if c >= sa && off[c - sa] != 0.0 {
-                coupled -= f64::from(off[c - sa]);
-            }
-        }
-        f64::from(self.p.diag[c]) > coupled + 1e-6
-    }
-    fn coupled_to_next(&self, c: usize) -> bool {
-        self.p.dims[0] > 1 && c + 1 < self.len() && self.p.off[0][c] != 0.0 && self.unknown(c + 1)
-    }
-    fn earlier(&self, c: usize, mut f: impl FnMut(usize)) {
-        for &(off, sa) in &self.axes {
-            if sa > 1 && c >= sa && off[c - sa] != 0.0 && self.unknown(c - sa) {
-                f(c - sa);
-            }
-        }
-    }
-    fn plane(&self) -> Option<usize> {
-        let s = strides(self.p);
-        Some(if self.p.dims[2] > 1 { s[2] } else { s[1] })
-    }
 }
 
 /// The coupling graph of a symmetric sparse problem (no unknowns when it is not symmetric).

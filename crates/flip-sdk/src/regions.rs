@@ -9,6 +9,8 @@
 //! coupling reaches at most one plane back ([`Couplings::plane`]), the cells are cut into slabs
 //! of whole planes that are labelled in parallel and joined across the cuts.
 
+use crate::Problem;
+use flip_abi as abi;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -270,6 +272,80 @@ impl Regions {
                 sub(v, c, mean);
             }
         }
+    }
+}
+
+/// The coupling graph of a structured (5/7-point) matrix: fluid cells, coupled where `off` is
+/// nonzero; a Dirichlet term is a diagonal above the magnitude of the couplings by more than
+/// 1e-6.
+pub struct Grid<'a> {
+    dims: [usize; 3],
+    cell_kind: &'a [u8],
+    diag: &'a [f32],
+    /// The couplings and index stride of every axis longer than one cell.
+    axes: Vec<(&'a [f32], usize)>,
+}
+
+impl<'a> Grid<'a> {
+    /// The graph of the matrix given by its cell kinds, diagonal and `+x, +y, +z` couplings.
+    pub fn new(
+        dims: [usize; 3],
+        cell_kind: &'a [u8],
+        diag: &'a [f32],
+        off: [&'a [f32]; 3],
+    ) -> Self {
+        let strides = [1, dims[0], dims[0] * dims[1]];
+        let axes = (0..3)
+            .filter(|&a| dims[a] > 1)
+            .map(|a| (off[a], strides[a]))
+            .collect();
+        Self {
+            dims,
+            cell_kind,
+            diag,
+            axes,
+        }
+    }
+
+    /// The graph of `p`'s matrix.
+    pub fn of(p: &'a Problem<'_>) -> Self {
+        Self::new(p.dims, p.cell_kind, p.diag, p.off)
+    }
+}
+
+impl Couplings for Grid<'_> {
+    fn len(&self) -> usize {
+        self.cell_kind.len()
+    }
+    fn unknown(&self, c: usize) -> bool {
+        self.cell_kind[c] == abi::CELL_FLUID
+    }
+    fn dirichlet(&self, c: usize) -> bool {
+        let n = self.len();
+        let mut coupled = 0.0;
+        for &(off, sa) in &self.axes {
+            if c + sa < n && off[c] != 0.0 {
+                coupled -= f64::from(off[c]);
+            }
+            if c >= sa && off[c - sa] != 0.0 {
+                coupled -= f64::from(off[c - sa]);
+            }
+        }
+        f64::from(self.diag[c]) > coupled + 1e-6
+    }
+    fn coupled_to_next(&self, c: usize) -> bool {
+        self.dims[0] > 1 && c + 1 < self.len() && self.axes[0].0[c] != 0.0 && self.unknown(c + 1)
+    }
+    fn earlier(&self, c: usize, mut f: impl FnMut(usize)) {
+        for &(off, sa) in &self.axes {
+            if sa > 1 && c >= sa && off[c - sa] != 0.0 && self.unknown(c - sa) {
+                f(c - sa);
+            }
+        }
+    }
+    fn plane(&self) -> Option<usize> {
+        let [ni, nj, nk] = self.dims;
+        Some(if nk > 1 { ni * nj } else { ni })
     }
 }
 

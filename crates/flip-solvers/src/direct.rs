@@ -304,7 +304,7 @@ impl PressureSolver for DirectSolver {
             .map_err(|e| SolveError::BadValue(e.to_string()))?;
         let a = stencil_of(problem);
         check_rhs(&a, problem.rhs)?;
-        let regions = Regions::of(&a);
+        let regions = Regions::of(&a.couplings());
         self.r.resize(a.len(), 0.0);
         // Residual of the initial guess against the projected right-hand side.
         self.project(&a, &regions, problem.rhs);
@@ -337,7 +337,7 @@ impl PressureSolver for DirectSolver {
 pub fn solve_reference(problem: &Problem<'_>) -> Result<Vec<f64>, DirectError> {
     problem.validate()?;
     let a = stencil_of(problem);
-    let regions = Regions::of(&a);
+    let regions = Regions::of(&a.couplings());
     let mut out = vec![0.0; a.len()];
     DirectSolver::default().solve_grid(&a, &regions, problem.rhs, &mut out)?;
     Ok(out)
@@ -354,7 +354,7 @@ mod tests {
         let view = p.view();
         let (a, mut b) = (stencil_of(&view), vec![0.0; x.len()]);
         restrict_to_fluid(&a, view.rhs, &mut b);
-        Regions::of(&a).remove_mean(&mut b);
+        Regions::of(&a.couplings()).remove_mean(&mut b);
         (a.residual(&b, x, &mut vec![0.0; x.len()]), norm_inf(&b))
     }
 

@@ -181,11 +181,11 @@ mod tests {
         for dims in [[16, 16, 1], [10, 12, 9]] {
             let mut closed = build(Scene::ClosedBox, dims, 1);
             let v = closed.view();
-            let r = Regions::of(&Stencil::of(&v));
+            let r = Regions::of(&Stencil::of(&v).couplings());
             assert_eq!(r.singular, vec![true]);
             let mut puddles = build(Scene::TwoPuddles, dims, 1);
             let v = puddles.view();
-            let r = Regions::of(&Stencil::of(&v));
+            let r = Regions::of(&Stencil::of(&v).couplings());
             assert_eq!(r.singular.len(), 3, "two puddles and a one-cell puddle");
             assert!(!r.any_singular());
             // closed region: rhs sums to zero (compatible)

@@ -4,7 +4,6 @@
 //! whatever the thread count.
 
 use flip_abi::CELL_FLUID;
-use flip_sdk::regions::Couplings;
 use flip_sdk::Problem;
 use rayon::prelude::*;
 
@@ -22,6 +21,11 @@ pub struct Stencil<'a> {
 }
 
 impl<'a> Stencil<'a> {
+    /// The coupling graph of the matrix, for [`flip_sdk::regions::Regions`].
+    pub fn couplings(&self) -> flip_sdk::regions::Grid<'a> {
+        flip_sdk::regions::Grid::new(self.dims, self.kind, self.diag, self.off)
+    }
+
     /// The matrix of `p` (borrows only the matrix arrays, so `p.pressure` stays writable).
     pub fn of(p: &Problem<'a>) -> Self {
         Self {
@@ -135,43 +139,6 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     y.par_iter_mut()
         .zip(x.par_iter())
         .for_each(|(y, x)| *y += alpha * x);
-}
-
-/// The coupling graph of the regions ([`flip_sdk::regions`]): fluid cells, coupled where `off`
-/// is nonzero; a Dirichlet term is a diagonal above the couplings by more than 1e-6.
-impl Couplings for Stencil<'_> {
-    fn len(&self) -> usize {
-        self.kind.len()
-    }
-    fn unknown(&self, c: usize) -> bool {
-        self.kind[c] == CELL_FLUID
-    }
-    fn dirichlet(&self, c: usize) -> bool {
-        let mut coupled = 0.0f64;
-        for (off, s) in self.off.iter().zip(self.strides()) {
-            if off[c] != 0.0 {
-                coupled += f64::from(-off[c]);
-            }
-            if c >= s && off[c - s] != 0.0 {
-                coupled += f64::from(-off[c - s]);
-            }
-        }
-        f64::from(self.diag[c]) > coupled + 1e-6
-    }
-    fn coupled_to_next(&self, c: usize) -> bool {
-        self.off[0][c] != 0.0 && c + 1 < self.len() && self.unknown(c + 1)
-    }
-    fn earlier(&self, c: usize, mut f: impl FnMut(usize)) {
-        for (off, s) in self.off.iter().zip(self.strides()).skip(1) {
-            if c >= s && off[c - s] != 0.0 && self.unknown(c - s) {
-                f(c - s);
-            }
-        }
-    }
-    fn plane(&self) -> Option<usize> {
-        let s = self.strides();
-        Some(if self.dims[2] > 1 { s[2] } else { s[1] })
-    }
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ impl<P: Preconditioner> Pcg<P> {
         // Rebuild regions and preconditioner only for a new matrix.
         let hash = matrix_hash(a, &mut self.hash_partials);
         if self.matrix_hash != Some(hash) {
-            self.regions.find(a);
+            self.regions.find(&a.couplings());
             self.precond.setup(a);
             self.matrix_hash = Some(hash);
         }

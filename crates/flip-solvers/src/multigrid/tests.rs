@@ -46,7 +46,7 @@ pub(super) fn true_residual(p: &mut OwnedProblem) -> (f64, f64) {
     let x = p.pressure.clone();
     let view = p.view();
     let a = Stencil::of(&view);
-    let regions = Regions::of(&a);
+    let regions = Regions::of(&a.couplings());
     let mut b: Vec<f64> = (0..a.len())
         .map(|c| {
             if a.kind[c] == CELL_FLUID {
