@@ -2,7 +2,7 @@
 
 use flip_graph::{Simulation, StepReport};
 use flip_nodes::roles::{KindFacts, NodeRole};
-use flip_nodes::stats::SolveReport;
+use flip_nodes::stats::{SolveReport, WhitewaterStats};
 use std::time::Duration;
 
 /// One pressure solve, as reported by a pressure node.
@@ -51,6 +51,8 @@ pub struct RunSummary {
     pub solves: Vec<SolveRecord>,
     /// Particles at the end.
     pub particles: usize,
+    /// Each whitewater node's last report, with its births summed over the run.
+    pub whitewater: Vec<(String, WhitewaterStats, usize)>,
 }
 
 impl RunSummary {
@@ -76,6 +78,13 @@ impl RunSummary {
             self.particles = r.count;
             for (i, t) in r.node_times.iter().enumerate() {
                 self.node_time[i] += *t;
+            }
+            for (i, w) in r.all_stats::<WhitewaterStats>() {
+                let id = &self.ids[i];
+                match self.whitewater.iter_mut().find(|(n, ..)| n == id) {
+                    Some(entry) => (entry.1, entry.2) = (*w, entry.2 + w.emitted),
+                    None => self.whitewater.push((id.clone(), *w, w.emitted)),
+                }
             }
             for (i, s) in r.all_stats::<SolveReport>() {
                 self.solves.push(SolveRecord {
@@ -134,6 +143,12 @@ impl RunSummary {
                 t,
                 1e3 * t / steps,
                 100.0 * t / total.max(1e-12)
+            );
+        }
+        for (id, w, born) in &self.whitewater {
+            println!(
+                "\nwhitewater {id}: {} spray, {} foam, {} bubbles at the end | {born} born, {} expired and {} left the domain in the last frame",
+                w.spray, w.foam, w.bubbles, w.expired, w.outside
             );
         }
         if !self.solves.is_empty() {

@@ -205,17 +205,9 @@ pub fn emit_in(
     added
 }
 
-/// The random stream of domain cell `cell` for an emission seeded with `seed` (SplitMix64
-/// finaliser over the seed and the cell's coordinates).
+/// The random stream of domain cell `cell` for an emission seeded with `seed`.
 fn cell_seed(seed: u64, cell: [usize; 3]) -> u64 {
-    let mix = |mut z: u64| {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    cell.iter().fold(mix(seed), |h, &c| {
-        mix(h ^ (c as u64).wrapping_add(0x9e37_79b9_7f4a_7c15))
-    })
+    crate::random::stream_seed(seed, cell.map(|c| c as u64))
 }
 
 /// Particles per cell of the cell box `[lo, hi]` (x fastest).

@@ -7,6 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 mod density_png;
+mod diffuse_ply;
 mod mesh;
 mod png;
 mod tallcell_map;
@@ -16,6 +17,7 @@ mod vtk;
 mod vtp;
 
 pub use density_png::write_density_png;
+pub use diffuse_ply::write_diffuse_ply;
 pub use mesh::{write_mesh_obj, write_mesh_ply};
 pub use png::write_png;
 pub use tallcell_png::write_tallcell_png;

@@ -32,6 +32,8 @@ pub mod particles;
 pub mod pressure;
 /// Pressure system assembly and the gradient update (§5.1-5.2).
 pub mod project;
+/// Deterministic random streams keyed by seed, cell, particle and frame.
+mod random;
 /// Particle reseeding: a min/max count per cell.
 pub mod reseed;
 /// Eulerian smoke (Wave §2): semi-Lagrangian advection, buoyancy, vorticity confinement.
@@ -46,6 +48,8 @@ pub mod tallcell;
 pub mod transfer;
 /// Volume (density) correction of the particles (Kugelstadt et al. 2019).
 pub mod volume;
+/// Whitewater: diffuse spray, foam and bubble particles (Ihmsen et al. 2012).
+pub mod whitewater;
 
 pub use cells::{CellGrid, CellKind};
 pub use grid::{Grid3, GridSpec};

@@ -68,6 +68,7 @@ fn clone_frame(f: &FrameData) -> FrameData {
         max_speed: f.max_speed,
         sample: f.sample.clone(),
         grid: f.grid.clone(),
+        diffuse: f.diffuse.clone(),
         level_set: None,
         cells: None,
         density: None,

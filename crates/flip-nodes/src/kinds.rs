@@ -55,8 +55,15 @@ pub const TALL_LIQUID: DataKind = DataKind::new(&KindDesc {
     ops: &tall_liquid::TallLiquidOps,
 });
 
+/// Diffuse whitewater particles: spray, foam, bubbles ([`flip_core::whitewater::Diffuse`]).
+pub const DIFFUSE: DataKind = DataKind::new(&KindDesc {
+    id: "diffuse",
+    name: "diffuse particles",
+    ops: &Inert,
+});
+
 /// Every kind, for palettes.
-pub const ALL: [DataKind; 7] = [
+pub const ALL: [DataKind; 8] = [
     PARTICLES,
     VELOCITY,
     CELLS,
@@ -64,6 +71,7 @@ pub const ALL: [DataKind; 7] = [
     SOLIDS,
     SCALAR,
     TALL_LIQUID,
+    DIFFUSE,
 ];
 
 /// What the step pair carries: liquids their particles (empty at the start); Eulerian smoke

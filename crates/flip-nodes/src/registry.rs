@@ -30,6 +30,8 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::vorticity::kind())?;
         r.register(nodes::gas_domain::kind())?;
         r.register(nodes::export::kind())?;
+        r.register(nodes::whitewater::kind())?;
+        r.register(nodes::export_whitewater::kind())?;
         r.register(nodes::export_fields::kind())?;
         r.register(nodes::surface::kind())?;
         r.register(nodes::export_vdb::kind())?;
@@ -92,6 +94,9 @@ mod tests {
         assert_eq!(role(NodeRole::Surface), ["surface"]);
         assert_eq!(role(NodeRole::GridToParticle), ["g2p"]);
         assert_eq!(role(NodeRole::ParticleExport), ["export"]);
+        assert_eq!(role(NodeRole::Whitewater), ["whitewater"]);
+        let particle_files = kinds_where(&r, |s| s.role().writes_particle_files());
+        assert_eq!(particle_files, ["export", "export_whitewater"]);
         assert_eq!(
             role(NodeRole::FieldExport),
             ["export_fields", "export_vdb", "tallcell_export"]

@@ -52,6 +52,10 @@ pub enum NodeRole {
     ParticleExport,
     /// Writes grid fields per frame (`export_fields`, `export_vdb`, `tallcell_export`).
     FieldExport,
+    /// Makes and moves diffuse spray, foam and bubbles from the liquid (`whitewater`).
+    Whitewater,
+    /// Writes the diffuse particles per frame (`export_whitewater`).
+    DiffuseExport,
     /// None of the above (kinds that declare no role).
     #[default]
     Other,
@@ -61,6 +65,10 @@ impl NodeRole {
     /// One of the step-state pair, which does no work of its own.
     pub fn is_step_boundary(self) -> bool {
         matches!(self, Self::StepInput | Self::StepOutput)
+    }
+    /// Writes particle files per frame: the liquid's or the diffuse particles'.
+    pub fn writes_particle_files(self) -> bool {
+        matches!(self, Self::ParticleExport | Self::DiffuseExport)
     }
     /// A particle transfer: particles to grid or grid to particles.
     pub fn is_transfer(self) -> bool {

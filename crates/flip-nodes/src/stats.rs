@@ -8,5 +8,5 @@ mod solve;
 
 pub use correction::{CorrectionSolve, VolumeCorrectionStats};
 pub use outputs::{ExportStats, LiquidVolume, SurfaceStats};
-pub use particles::{EmitStats, RefitStats, ReseedStats};
+pub use particles::{EmitStats, RefitStats, ReseedStats, WhitewaterStats};
 pub use solve::{RegularSolve, SolveReport, SolvedGrid, TallCellSolve};

@@ -44,6 +44,8 @@ pub struct FrameData {
     pub sample: ParticleSample,
     /// Vorticity and pressure at the same particles (liquid graphs).
     pub grid: GridAttributes,
+    /// Diffuse (whitewater) particle positions, subsampled to [`MAX_POINTS`]; drawn white.
+    pub diffuse: Vec<[f32; 3]>,
     /// Liquid level set slice, if the graph has a level-set node.
     pub level_set: Option<Slice<f32>>,
     /// Cell kind slice (0 fluid, 1 air, 2 solid), if the graph has a marker node.
@@ -71,7 +73,7 @@ impl FrameData {
     /// Bytes held by the particle sample and its grid attributes.
     pub fn cached_bytes(&self) -> usize {
         let s = &self.sample;
-        s.points.len() * std::mem::size_of::<[f32; 3]>()
+        (s.points.len() + self.diffuse.len()) * std::mem::size_of::<[f32; 3]>()
             + s.speeds.len() * 4
             + s.ids.len() * 8
             + self.grid.bytes()
@@ -94,6 +96,7 @@ pub fn enforce_budget(frames: &mut [Arc<FrameData>], budget: usize) {
                 ..ParticleSample::default()
             };
             f.grid = Default::default();
+            f.diffuse = Vec::new();
         }
     }
 }
@@ -195,6 +198,7 @@ pub(crate) fn test_frame(points: usize) -> FrameData {
             id_end: points as u64,
         },
         grid: Default::default(),
+        diffuse: Vec::new(),
         level_set: None,
         cells: None,
         density: None,

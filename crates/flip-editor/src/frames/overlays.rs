@@ -2,9 +2,10 @@
 //! and smoke density, and the solid cells worth drawing, extracted from a simulation's probed
 //! values.
 
+use flip_core::whitewater::Diffuse;
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, Solids};
 use flip_graph::Value;
-use flip_nodes::kinds::{CELLS, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
+use flip_nodes::kinds::{CELLS, DIFFUSE, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
 use std::sync::Arc;
 
 /// The last solids seen and their drawable cells (rebuilt only when the solids change).
@@ -116,6 +117,16 @@ pub struct Overlays {
     pub density: Option<Slice<f32>>,
     /// Solids to draw.
     pub solids: Option<Arc<SolidsDraw>>,
+    /// Positions of the diffuse (whitewater) particles, subsampled to
+    /// [`crate::frames::MAX_POINTS`].
+    pub diffuse: Vec<[f32; 3]>,
+}
+
+/// Positions of the diffuse particles, an even subsample of at most
+/// [`crate::frames::MAX_POINTS`].
+fn diffuse_points(d: &Diffuse) -> Vec<[f32; 3]> {
+    let stride = d.len().div_ceil(crate::frames::MAX_POINTS).max(1);
+    d.pos.iter().step_by(stride).map(|p| p.to_array()).collect()
 }
 
 /// Overlay slices and the solids out of probed values; `last_solids` is reused when the solids
@@ -131,6 +142,8 @@ pub fn overlays(probed: &[Option<Value>], last_solids: &mut SolidsCache) -> Over
             o.level_set = v.get().map(Slice::middle);
         } else if kind == CELLS {
             o.cells = v.get().map(cell_slice);
+        } else if kind == DIFFUSE {
+            o.diffuse = v.get().map(diffuse_points).unwrap_or_default();
         } else if kind == SCALAR && !liquid {
             o.density = v.get().map(Slice::middle);
         } else if let Some(s) = v.shared_as::<Solids>(SOLIDS) {

@@ -23,7 +23,7 @@ impl FrameData {
             Some(p) => (sample_particles(&p), p.len(), p.max_speed()),
             None => (ParticleSample::default(), 0, 0.0),
         };
-        let o = overlays(sim.probed(), last_solids);
+        let mut o = overlays(sim.probed(), last_solids);
         let spec = sim.settings().grid_spec();
         let grid = GridAttributes::new(&spec, sim.probed());
         let (solve_iterations, solve_residual) = solve_summary(steps);
@@ -38,6 +38,7 @@ impl FrameData {
             max_speed,
             sample,
             grid,
+            diffuse: std::mem::take(&mut o.diffuse),
             level_set: o.level_set,
             cells: o.cells,
             density: o.density,

@@ -1,7 +1,7 @@
 //! What the editor asks a simulation to keep of each frame for the overlays and colouring.
 
 use flip_graph::{GraphDoc, NodeDoc, NodeRegistry, Simulation};
-use flip_nodes::nodes::{g2p, level_set, marker, pressure, solids};
+use flip_nodes::nodes::{g2p, level_set, marker, pressure, solids, whitewater};
 use flip_nodes::roles::{KindFacts, NodeRole};
 
 /// Asks `sim` for the values the overlays draw (see [`probe_list`]).
@@ -20,8 +20,8 @@ fn role_of(registry: &NodeRegistry, node: &NodeDoc) -> Option<NodeRole> {
 }
 
 /// Probes for the overlays: `(node id, port)` of the first level-set, marker and last solids
-/// node, of the smoke density carried to the next step, then those of
-/// [`attribute_probes`].
+/// node, of the smoke density carried to the next step, of the first whitewater node's
+/// diffuse particles, then those of [`attribute_probes`].
 pub fn probe_list(doc: &GraphDoc, registry: &NodeRegistry) -> Vec<(String, String)> {
     let role = |n: &NodeDoc| role_of(registry, n);
     let first = |r: NodeRole| {
@@ -57,6 +57,9 @@ pub fn probe_list(doc: &GraphDoc, registry: &NodeRegistry) -> Vec<(String, Strin
         if let Some(e) = doc.edges.iter().find(|e| e.to == to) {
             probes.push((e.from.node.clone(), e.from.port.clone()));
         }
+    }
+    if let Some(id) = first(NodeRole::Whitewater) {
+        probes.push((id, whitewater::DIFFUSE_OUT.to_string()));
     }
     probes.extend(attribute_probes(doc, registry));
     probes

@@ -10,7 +10,7 @@ use crate::run::resim::{fresh_nodes, Start};
 use crate::run::sim_thread::{Emitter, SimLoop, SimThread};
 use crate::run::snapshots::{Snapshots, SNAPSHOT_BUDGET_BYTES};
 use flip_graph::{GraphDoc, GraphError, NodeRegistry, RunError, Simulation};
-use flip_nodes::roles::{KindFacts, NodeRole};
+use flip_nodes::roles::KindFacts;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -111,11 +111,11 @@ pub fn sim_view(doc: &GraphDoc) -> GraphDoc {
     d
 }
 
-/// The graph without its particle-export nodes (and their edges): left out of editor runs
-/// unless exports are switched on.
+/// The graph without its nodes that write particle files (and their edges): left out of
+/// editor runs unless exports are switched on.
 pub fn without_exports(doc: &GraphDoc, registry: &NodeRegistry) -> GraphDoc {
     let exports = |n: &flip_graph::NodeDoc| {
-        (registry.get(&n.kind)).is_some_and(|k| k.spec.role() == NodeRole::ParticleExport)
+        (registry.get(&n.kind)).is_some_and(|k| k.spec.role().writes_particle_files())
     };
     let mut d = doc.clone();
     let gone: Vec<String> = d

@@ -255,6 +255,16 @@ fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh
         let (q, depth) = pr.project(Vec3::from_array(*p));
         items.push((depth, q, speed_color(*t), size));
     }
+    // whitewater in white, smaller than the liquid's particles (2D: drawn over them)
+    for p in &f.diffuse {
+        let (q, depth) = pr.project(Vec3::from_array(*p));
+        items.push((
+            depth,
+            q,
+            Color32::from_rgb(245, 248, 255),
+            (0.6 * size).max(1.0),
+        ));
+    }
     if !pr.spec.is_2d() {
         if let Some(solids) = &f.solids {
             let dx = pr.spec.dx;

@@ -2,8 +2,11 @@
 //! `io.particles_opt(..)?` for an optional input); a front end reads the particles a
 //! simulation carries with [`CarriedParticles`].
 
-use super::{VelocityField, CELLS, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY};
+use super::{
+    VelocityField, CELLS, DIFFUSE, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY,
+};
 use flip_core::tallcell::TallLiquid;
+use flip_core::whitewater::Diffuse;
 use flip_core::{CellGrid, Grid3, Particles, Solids};
 use flip_graph::{NodeError, NodeIo, Simulation, Value};
 use std::sync::Arc;
@@ -50,6 +53,7 @@ typed_inputs! {
     solids, solids_opt, SOLIDS, Solids;
     scalar, scalar_opt, SCALAR, Grid3<f32>;
     tall_liquid, tall_liquid_opt, TALL_LIQUID, TallLiquid;
+    diffuse, diffuse_opt, DIFFUSE, Diffuse;
 }
 
 /// The particles a simulation carries from one step to the next.
