@@ -179,46 +179,71 @@ fn all_open(lat: &Lattice, open: &[Array<f32>; 3], c: usize, ijk: [usize; 3]) ->
 }
 
 /// `diag` and `off` of every unknown: `−w` to a fluid neighbour, `w/θ` (variational) or `w`
-/// (voxelized) on the diagonal for an air neighbour, nothing for a closed face.
+/// (voxelized) on the diagonal for an air neighbour, nothing for a closed face. One pass over
+/// the rows writes all four arrays.
 fn stencil(spec: &GridSpec, geometry: Geometry, p: &mut OwnedProblem) {
     let lat = Lattice::new(spec);
-    let dims = spec.dims();
-    let (kind, open, phi) = (&p.cell_kind, &p.face_open, &p.liquid_phi);
+    let [ni, nj, _] = spec.dims();
+    let OwnedProblem {
+        cell_kind: kind,
+        face_open: open,
+        liquid_phi: phi,
+        diag,
+        off: [off_x, off_y, off_z],
+        ..
+    } = p;
+    let (kind, open, phi) = (&**kind, &*open, &**phi);
     let ghost = geometry == Geometry::Variational;
-    par_for_each_mut(dims, &mut p.diag, |i, j, k, d| {
-        let c = i + dims[0] * (j + dims[1] * k);
-        *d = 0.0;
-        if kind[c] != CELL_FLUID {
-            return;
-        }
-        for a in 0..lat.axes {
-            for dir in [-1, 1] {
-                let (w, nb) = face(&lat, open, c, [i, j, k], a, dir);
-                match nb.map(|n| (n, kind[n])) {
-                    Some((_, CELL_FLUID)) => *d += w,
-                    Some((n, CELL_AIR)) if ghost => *d += dirichlet_weight(w, phi[c], phi[n]),
-                    Some((_, CELL_AIR)) => *d += w,
-                    _ => {}
-                }
+    let rows = diag
+        .par_chunks_mut(ni)
+        .zip(off_x.par_chunks_mut(ni))
+        .zip(off_y.par_chunks_mut(ni))
+        .zip(off_z.par_chunks_mut(ni));
+    rows.enumerate().for_each(|(row, (((d, x), y), z))| {
+        let (j, k) = (row % nj, row / nj);
+        let mut off = [x, y, z];
+        for (i, d) in d.iter_mut().enumerate() {
+            let (c, ijk) = (i + ni * row, [i, j, k]);
+            let fluid = kind[c] == CELL_FLUID;
+            for (a, off) in off.iter_mut().enumerate() {
+                let up = (a < lat.axes).then(|| lat.step(c, ijk, a, 1)).flatten();
+                off[i] = match up {
+                    Some(n) if fluid && kind[n] == CELL_FLUID => -open[a][c],
+                    _ => 0.0,
+                };
             }
+            *d = if fluid {
+                diagonal(&lat, open, phi, kind, c, ijk, ghost)
+            } else {
+                0.0
+            };
         }
     });
-    for (a, off) in p.off.iter_mut().enumerate() {
-        let lat = &lat;
-        off.par_chunks_mut(dims[0])
-            .enumerate()
-            .for_each(|(row, line)| {
-                let (j, k) = (row % dims[1], row / dims[1]);
-                for (i, o) in line.iter_mut().enumerate() {
-                    let c = i + dims[0] * row;
-                    let nb = (a < lat.axes)
-                        .then(|| lat.step(c, [i, j, k], a, 1))
-                        .flatten();
-                    *o = match nb {
-                        Some(n) if kind[c] == CELL_FLUID && kind[n] == CELL_FLUID => -open[a][c],
-                        _ => 0.0,
-                    };
-                }
-            });
+}
+
+/// The diagonal of fluid cell `c`: its open faces to fluid, and to air by
+/// [`dirichlet_weight`] (ghost fluid) or whole.
+#[inline]
+fn diagonal(
+    lat: &Lattice,
+    open: &[Array<f32>; 3],
+    phi: &[f32],
+    kind: &[u8],
+    c: usize,
+    ijk: [usize; 3],
+    ghost: bool,
+) -> f32 {
+    let mut d = 0.0;
+    for a in 0..lat.axes {
+        for dir in [-1, 1] {
+            let (w, nb) = face(lat, open, c, ijk, a, dir);
+            match nb.map(|n| (n, kind[n])) {
+                Some((_, CELL_FLUID)) => d += w,
+                Some((n, CELL_AIR)) if ghost => d += dirichlet_weight(w, phi[c], phi[n]),
+                Some((_, CELL_AIR)) => d += w,
+                _ => {}
+            }
+        }
     }
+    d
 }
