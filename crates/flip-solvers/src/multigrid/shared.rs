@@ -6,9 +6,10 @@
 //! the one another instance's hierarchy was built (or is being built) for solves on that
 //! hierarchy instead of building its own.
 //!
-//! Agreement is verified, not assumed: a fingerprint of the problem's matrix only picks the
-//! candidate, and [`Hierarchy::update`] then compares every coefficient with the level it holds
-//! (a difference rebuilds it for the problem at hand, exactly as without sharing). A solve on a
+//! Agreement is verified, not assumed: a fingerprint of the problem's matrix and face fractions
+//! only picks the candidate, and [`Hierarchy::update`] then compares every coefficient and every
+//! face weight behind a surface term with the level it holds (a difference rebuilds it for the
+//! problem at hand, exactly as without sharing). A solve on a
 //! shared hierarchy is therefore bit-identical to one on the instance's own.
 //!
 //! All waiting happens in [`SharedHierarchy::prepare`], which reserves a hierarchy for the next
