@@ -124,28 +124,39 @@ pub fn measure(spec: &GridSpec, pos: &[glam::Vec3], solids: &Solids, scratch: &m
 /// Mean density over the interior cells of the last [`measure`], or `None` if there are none:
 /// the rest density of a freshly seeded liquid.
 pub fn interior_density(spec: &GridSpec, m: Measurement<'_>) -> Option<f32> {
-    let (sum, n) = interior_sums(spec, m, f64::from);
+    let (sum, n) = interior_sums(spec, m);
     (n > 0).then(|| (sum / n as f64) as f32)
 }
 
 /// `(Σ ρ, count)` over the interior cells of the last [`measure`]: [`interior_density`]'s
 /// parts, for summing over the windows of a decomposed run.
 pub fn interior_density_sums(spec: &GridSpec, m: Measurement<'_>) -> (f64, usize) {
-    interior_sums(spec, m, f64::from)
+    interior_sums(spec, m)
 }
 
-/// `(Σ f(ρ), count)` over interior cells.
-fn interior_sums(
-    spec: &GridSpec,
-    m: Measurement<'_>,
-    f: impl Fn(f32) -> f64 + Sync,
-) -> (f64, usize) {
+/// `(Σ ρ, count)` over interior cells, summed by fixed chunks (the same on any number of
+/// threads).
+fn interior_sums(spec: &GridSpec, m: Measurement<'_>) -> (f64, usize) {
     let deep = -INTERIOR_DEPTH * spec.dx;
-    let cells = m.phi.data.par_iter().zip(m.density.data.par_iter());
-    cells
-        .filter(|(&p, _)| p < deep)
-        .map(|(_, &d)| (f(d), 1usize))
-        .reduce(|| (0.0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    let chunks = m.phi.data.par_chunks(SUM_CHUNK);
+    let partial: Vec<(f64, usize)> = chunks
+        .zip(m.density.data.par_chunks(SUM_CHUNK))
+        .map(|(phi, density)| {
+            let cells = phi.iter().zip(density).filter(|(&p, _)| p < deep);
+            cells.fold((0.0, 0), |(s, n), (_, &d)| (s + f64::from(d), n + 1))
+        })
+        .collect();
+    sum_pairs(&partial)
+}
+
+/// Cells per chunk of a deterministic parallel sum.
+const SUM_CHUNK: usize = 1 << 14;
+
+/// The chunks' `(sum, count)` added in order.
+fn sum_pairs(partial: &[(f64, usize)]) -> (f64, usize) {
+    partial
+        .iter()
+        .fold((0.0, 0), |(s, n), &(ps, pn)| (s + ps, n + pn))
 }
 
 /// Volume of the measured liquid (solid cells left out).
@@ -200,36 +211,72 @@ pub fn assemble_correction(
     } else {
         0.0
     };
-    let global = soft_threshold(volume_error as f32, VOLUME_DEADBAND as f32);
-    let (dx, deep) = (f64::from(spec.dx), -INTERIOR_DEPTH * spec.dx);
+    let local = LocalSource {
+        deep: -INTERIOR_DEPTH * spec.dx,
+        near_solid: NEAR_SOLID * spec.dx,
+        global: soft_threshold(volume_error as f32, VOLUME_DEADBAND as f32),
+        scale: strength,
+        dx: f64::from(spec.dx),
+    };
     let (phi, density, solid) = (&m.phi.data, &m.density.data, &solids.phi.data);
-    let near_solid = NEAR_SOLID * spec.dx;
     let p = &mut sys.problem;
-    p.rhs
-        .par_iter_mut()
-        .zip(p.pressure.par_iter_mut())
-        .zip(p.cell_kind.par_iter())
+    // the right-hand side and, in the same pass, the interior cells' error
+    let partial: Vec<(f64, usize)> = p
+        .rhs
+        .par_chunks_mut(SUM_CHUNK)
+        .zip(p.pressure.par_chunks_mut(SUM_CHUNK))
         .enumerate()
-        .for_each(|(c, ((r, q), &kind))| {
-            *q = 0.0;
-            *r = 0.0;
-            if kind == CELL_FLUID {
-                let mut s = soft_threshold(density[c] * inv_rest - 1.0, DENSITY_DEADBAND)
-                    .clamp(-MAX_ERROR, MAX_ERROR);
-                if solid[c] < near_solid {
-                    s = 0.0;
-                } else if phi[c] >= deep {
-                    s = s.max(0.0);
+        .map(|(n, (rhs, q))| {
+            q.fill(0.0);
+            let at = n * SUM_CHUNK;
+            let mut err = (0.0, 0);
+            for (i, r) in rhs.iter_mut().enumerate() {
+                let c = at + i;
+                let rho = density[c] * inv_rest;
+                if phi[c] < local.deep {
+                    err = (err.0 + f64::from((rho - 1.0).abs()), err.1 + 1);
                 }
-                *r = f64::from(strength * (s - global)) * dx;
+                *r = if p.cell_kind[c] == CELL_FLUID {
+                    local.rhs(rho, phi[c], solid[c])
+                } else {
+                    0.0
+                };
             }
-        });
-    let (err, n) = interior_sums(spec, m, |d| f64::from((d * inv_rest - 1.0).abs()));
+            err
+        })
+        .collect();
+    let (err, n) = sum_pairs(&partial);
     CorrectionReport {
         mean_error: if n > 0 { err / n as f64 } else { 0.0 },
         interior_cells: n,
         volume_error,
         max_shift: 0.0,
+    }
+}
+
+/// The correction's source per fluid cell.
+struct LocalSource {
+    /// φ below which a cell is interior.
+    deep: f32,
+    /// Solid distance below which a cell gets no local term.
+    near_solid: f32,
+    /// The uniform (volume) term `e`, thresholded.
+    global: f32,
+    scale: f32,
+    dx: f64,
+}
+
+impl LocalSource {
+    /// `strength · dx · (s − e)` for a fluid cell of relative density `rho` (ρ/ρ₀).
+    #[inline]
+    fn rhs(&self, rho: f32, phi: f32, solid: f32) -> f64 {
+        let mut s = soft_threshold(rho - 1.0, DENSITY_DEADBAND).clamp(-MAX_ERROR, MAX_ERROR);
+        if solid < self.near_solid {
+            s = 0.0;
+        } else if phi >= self.deep {
+            s = s.max(0.0);
+        }
+        f64::from(self.scale * (s - self.global)) * self.dx
     }
 }
 

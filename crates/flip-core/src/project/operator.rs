@@ -59,26 +59,37 @@ pub fn assemble_operator(
     let p = &mut sys.problem;
     resize(p, spec);
     p.lcp = params.separating;
-    p.liquid_phi.assign(&liquid_phi.data);
-    p.solid_phi.assign(&solids.phi.data);
-    classify(
-        spec,
-        cells,
-        liquid_phi,
-        solids,
-        params.geometry,
-        &mut p.cell_kind,
-    );
-    face_fractions(spec, solids, params.geometry, p);
+    par_assign(&mut p.liquid_phi, &liquid_phi.data);
+    par_assign(&mut p.solid_phi, &solids.phi.data);
+    match params.geometry {
+        Geometry::Variational => variational_cells(spec, liquid_phi, solids, p),
+        Geometry::Voxelized => {
+            classify_voxelized(spec, cells, &mut p.cell_kind);
+            face_fractions_voxelized(spec, p);
+        }
+    }
     stencil(spec, params.geometry, p);
+    if !params.separating {
+        p.complementarity.fill(0);
+        return;
+    }
     let lat = Lattice::new(spec);
     let (kind, open) = (&p.cell_kind, &p.face_open);
     par_for_each_mut(dims, &mut p.complementarity, |i, j, k, s| {
         let c = i + dims[0] * (j + dims[1] * k);
-        *s = u8::from(
-            params.separating && kind[c] == CELL_FLUID && !all_open(&lat, open, c, [i, j, k]),
-        );
+        *s = u8::from(kind[c] == CELL_FLUID && !all_open(&lat, open, c, [i, j, k]));
     });
+}
+
+/// `dst = src`, copied by rows in parallel when the sizes agree.
+fn par_assign(dst: &mut Array<f32>, src: &[f32]) {
+    const ROWS: usize = 1 << 14;
+    if dst.len() != src.len() {
+        dst.assign(src);
+        return;
+    }
+    let pairs = dst.par_chunks_mut(ROWS).zip(src.par_chunks(ROWS));
+    pairs.for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 fn resize(p: &mut OwnedProblem, spec: &GridSpec) {
@@ -96,55 +107,71 @@ fn resize(p: &mut OwnedProblem, spec: &GridSpec) {
     p.complementarity.resize(n, 0);
 }
 
-/// The unknowns. Variational: a cell with every face closed is solid, else fluid where the
-/// liquid level set is negative, else air. Voxelized: the marker's kinds.
-fn classify(
-    spec: &GridSpec,
-    cells: &CellGrid,
-    phi: &Grid3<f32>,
-    solids: &Solids,
-    geometry: Geometry,
-    out: &mut [u8],
-) {
-    par_for_each_mut(spec.dims(), out, |i, j, k, o| {
-        *o = match geometry {
-            Geometry::Voxelized => cells[(i, j, k)] as u8,
-            Geometry::Variational if solids.is_closed_cell(i, j, k) => CELL_SOLID,
-            Geometry::Variational if phi[(i, j, k)] < 0.0 => CELL_FLUID,
-            Geometry::Variational => CELL_AIR,
-        };
+/// Variational unknowns and faces in one pass over the rows: a cell with every face closed is
+/// solid, else fluid where the liquid level set is negative, else air; `face_open[a][c]` is the
+/// solids' open fraction of the face between `c` and `c + â` (0 at the grid's end).
+fn variational_cells(spec: &GridSpec, phi: &Grid3<f32>, solids: &Solids, p: &mut OwnedProblem) {
+    let dims = spec.dims();
+    let [ni, nj, _] = dims;
+    let axes = spec.dimension();
+    let mac = solids.face_open.axes();
+    let OwnedProblem {
+        cell_kind,
+        face_open: [open_x, open_y, open_z],
+        ..
+    } = p;
+    let rows = cell_kind
+        .par_chunks_mut(ni)
+        .zip(open_x.par_chunks_mut(ni))
+        .zip(open_y.par_chunks_mut(ni))
+        .zip(open_z.par_chunks_mut(ni));
+    rows.enumerate().for_each(|(row, (((kind, x), y), z))| {
+        let (j, k) = (row % nj, row / nj);
+        let mut open = [x, y, z];
+        for (i, kind) in kind.iter_mut().enumerate() {
+            *kind = if solids.is_closed_cell(i, j, k) {
+                CELL_SOLID
+            } else if phi[(i, j, k)] < 0.0 {
+                CELL_FLUID
+            } else {
+                CELL_AIR
+            };
+            for (a, (open, mac)) in open.iter_mut().zip(mac).enumerate() {
+                let mut hi = [i, j, k];
+                hi[a] += 1;
+                open[i] = if a >= axes || hi[a] >= dims[a] {
+                    0.0
+                } else {
+                    mac[(hi[0], hi[1], hi[2])]
+                };
+            }
+        }
     });
 }
 
-/// `face_open[a][c]`: open fraction of the face between `c` and `c + â` (0 at the grid's end).
-/// Variational: the solids' fractions; voxelized: closed iff a side is a solid cell.
-fn face_fractions(spec: &GridSpec, solids: &Solids, geometry: Geometry, p: &mut OwnedProblem) {
+/// The voxelized unknowns: the marker's kinds.
+fn classify_voxelized(spec: &GridSpec, cells: &CellGrid, out: &mut [u8]) {
+    par_for_each_mut(spec.dims(), out, |i, j, k, o| *o = cells[(i, j, k)] as u8);
+}
+
+/// Voxelized faces: closed iff a side is a solid cell (0 at the grid's end).
+fn face_fractions_voxelized(spec: &GridSpec, p: &mut OwnedProblem) {
     let dims = spec.dims();
     let kind = &p.cell_kind;
-    for (a, (open, mac)) in p
-        .face_open
-        .iter_mut()
-        .zip(solids.face_open.axes())
-        .enumerate()
-    {
+    for (a, open) in p.face_open.iter_mut().enumerate() {
         par_for_each_mut(dims, open, |i, j, k, w| {
             let mut hi = [i, j, k];
             hi[a] += 1;
             *w = if a >= spec.dimension() || hi[a] >= dims[a] {
                 0.0
             } else {
-                match geometry {
-                    Geometry::Variational => mac[(hi[0], hi[1], hi[2])],
-                    Geometry::Voxelized => {
-                        let c = i + dims[0] * (j + dims[1] * k);
-                        let n = hi[0] + dims[0] * (hi[1] + dims[1] * hi[2]);
-                        let closed = kind[c] == CELL_SOLID || kind[n] == CELL_SOLID;
-                        if closed {
-                            0.0
-                        } else {
-                            1.0
-                        }
-                    }
+                let c = i + dims[0] * (j + dims[1] * k);
+                let n = hi[0] + dims[0] * (hi[1] + dims[1] * hi[2]);
+                let closed = kind[c] == CELL_SOLID || kind[n] == CELL_SOLID;
+                if closed {
+                    0.0
+                } else {
+                    1.0
                 }
             };
         });
@@ -179,46 +206,71 @@ fn all_open(lat: &Lattice, open: &[Array<f32>; 3], c: usize, ijk: [usize; 3]) ->
 }
 
 /// `diag` and `off` of every unknown: `−w` to a fluid neighbour, `w/θ` (variational) or `w`
-/// (voxelized) on the diagonal for an air neighbour, nothing for a closed face.
+/// (voxelized) on the diagonal for an air neighbour, nothing for a closed face. One pass over
+/// the rows writes all four arrays.
 fn stencil(spec: &GridSpec, geometry: Geometry, p: &mut OwnedProblem) {
     let lat = Lattice::new(spec);
-    let dims = spec.dims();
-    let (kind, open, phi) = (&p.cell_kind, &p.face_open, &p.liquid_phi);
+    let [ni, nj, _] = spec.dims();
+    let OwnedProblem {
+        cell_kind: kind,
+        face_open: open,
+        liquid_phi: phi,
+        diag,
+        off: [off_x, off_y, off_z],
+        ..
+    } = p;
+    let (kind, open, phi) = (&**kind, &*open, &**phi);
     let ghost = geometry == Geometry::Variational;
-    par_for_each_mut(dims, &mut p.diag, |i, j, k, d| {
-        let c = i + dims[0] * (j + dims[1] * k);
-        *d = 0.0;
-        if kind[c] != CELL_FLUID {
-            return;
-        }
-        for a in 0..lat.axes {
-            for dir in [-1, 1] {
-                let (w, nb) = face(&lat, open, c, [i, j, k], a, dir);
-                match nb.map(|n| (n, kind[n])) {
-                    Some((_, CELL_FLUID)) => *d += w,
-                    Some((n, CELL_AIR)) if ghost => *d += dirichlet_weight(w, phi[c], phi[n]),
-                    Some((_, CELL_AIR)) => *d += w,
-                    _ => {}
-                }
+    let rows = diag
+        .par_chunks_mut(ni)
+        .zip(off_x.par_chunks_mut(ni))
+        .zip(off_y.par_chunks_mut(ni))
+        .zip(off_z.par_chunks_mut(ni));
+    rows.enumerate().for_each(|(row, (((d, x), y), z))| {
+        let (j, k) = (row % nj, row / nj);
+        let mut off = [x, y, z];
+        for (i, d) in d.iter_mut().enumerate() {
+            let (c, ijk) = (i + ni * row, [i, j, k]);
+            let fluid = kind[c] == CELL_FLUID;
+            for (a, off) in off.iter_mut().enumerate() {
+                let up = (a < lat.axes).then(|| lat.step(c, ijk, a, 1)).flatten();
+                off[i] = match up {
+                    Some(n) if fluid && kind[n] == CELL_FLUID => -open[a][c],
+                    _ => 0.0,
+                };
             }
+            *d = if fluid {
+                diagonal(&lat, open, phi, kind, c, ijk, ghost)
+            } else {
+                0.0
+            };
         }
     });
-    for (a, off) in p.off.iter_mut().enumerate() {
-        let lat = &lat;
-        off.par_chunks_mut(dims[0])
-            .enumerate()
-            .for_each(|(row, line)| {
-                let (j, k) = (row % dims[1], row / dims[1]);
-                for (i, o) in line.iter_mut().enumerate() {
-                    let c = i + dims[0] * row;
-                    let nb = (a < lat.axes)
-                        .then(|| lat.step(c, [i, j, k], a, 1))
-                        .flatten();
-                    *o = match nb {
-                        Some(n) if kind[c] == CELL_FLUID && kind[n] == CELL_FLUID => -open[a][c],
-                        _ => 0.0,
-                    };
-                }
-            });
+}
+
+/// The diagonal of fluid cell `c`: its open faces to fluid, and to air by
+/// [`dirichlet_weight`] (ghost fluid) or whole.
+#[inline]
+fn diagonal(
+    lat: &Lattice,
+    open: &[Array<f32>; 3],
+    phi: &[f32],
+    kind: &[u8],
+    c: usize,
+    ijk: [usize; 3],
+    ghost: bool,
+) -> f32 {
+    let mut d = 0.0;
+    for a in 0..lat.axes {
+        for dir in [-1, 1] {
+            let (w, nb) = face(lat, open, c, ijk, a, dir);
+            match nb.map(|n| (n, kind[n])) {
+                Some((_, CELL_FLUID)) => d += w,
+                Some((n, CELL_AIR)) if ghost => d += dirichlet_weight(w, phi[c], phi[n]),
+                Some((_, CELL_AIR)) => d += w,
+                _ => {}
+            }
+        }
     }
+    d
 }

@@ -254,3 +254,44 @@ fn separating_set_holds_the_cells_with_cut_or_closed_faces() {
     }
     assert!(edge > 20);
 }
+
+/// The volume correction reuses the pressure solve's multigrid hierarchy only when the two
+/// operators agree coefficient for coefficient: on the same liquid and solids they must,
+/// whatever the pressure's density and time step (those go to `scale`, not the matrix).
+#[test]
+fn the_volume_correction_poses_the_pressure_operator() {
+    use crate::volume::{assemble_correction, CorrectionTarget, Measurement};
+    let spec = GridSpec::new(20, 20, 20, 1.0 / 20.0);
+    let solids = round_container(spec);
+    let mut phi = flat(&spec, 0.47);
+    for (c, p) in phi.data.iter_mut().enumerate() {
+        *p += 0.013 * ((c % 7) as f32 - 3.0) * spec.dx; // a rough surface: θ everywhere
+    }
+    let cells = CellGrid::new(spec.ni, spec.nj, spec.nk, CellKind::Air);
+    let mut pressure = PressureSystem::default();
+    let vel = MacGrid::zeros(&spec);
+    let p = params(Geometry::Variational, false);
+    assemble(&spec, &vel, &cells, &phi, &solids, &p, None, &mut pressure);
+    let density = Grid3::new(spec.ni, spec.nj, spec.nk, 7.5f32);
+    let m = Measurement {
+        phi: &phi,
+        density: &density,
+    };
+    let target = CorrectionTarget {
+        rest_volume: 0.0,
+        volume: 0.0,
+        rest: 8.0,
+        strength: 1.0,
+    };
+    let mut correction = PressureSystem::default();
+    let mut scratch = CellGrid::default();
+    assemble_correction(&spec, &solids, m, target, &mut scratch, &mut correction);
+    let (a, b) = (&pressure.problem, &correction.problem);
+    assert!(a.cell_kind.contains(&flip_abi::CELL_FLUID));
+    assert_eq!(a.cell_kind, b.cell_kind, "unknowns");
+    assert_eq!(a.diag, b.diag, "diagonal");
+    assert_eq!(a.off, b.off, "couplings");
+    assert_eq!(a.face_open, b.face_open, "face fractions");
+    assert_eq!(a.liquid_phi, b.liquid_phi, "liquid level set");
+    assert_ne!(pressure.scale, correction.scale);
+}

@@ -29,6 +29,7 @@ use flip_graph::{
     ParamSpec, ParamValue, PortSpec, Value, WindowRefusal,
 };
 use flip_host::{PluginSet, SolveLimits, SolverInstance};
+use rayon::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -152,7 +153,8 @@ impl VolumeCorrection {
         let domain = match &ctx.window {
             Some(w) => window::measure(w, g, solids, m, particles.get()?),
             None => window::DomainMeasure {
-                rest: interior_density(g, m),
+                // measured once: the first step with interior cells sets it
+                rest: self.rest.or_else(|| interior_density(g, m)),
                 volume: liquid_volume(g, solids, m),
                 particles: particles.count as f64,
             },
@@ -287,19 +289,14 @@ impl Node for VolumeCorrection {
         }
         let g = &ctx.grid;
         let shift = shift.unwrap_or_else(|| self.zero_shift(g));
-        let measured = match &wiring {
-            Wiring::BeforeAdvection(Some((_, density))) => density,
-            _ => &self.scratch.density,
-        };
-        let density = match self.rest {
-            Some(rest) if measured.dims() == g.dims() => {
-                let mut d = measured.clone();
-                d.data.iter_mut().for_each(|x| *x /= rest);
-                d
-            }
-            _ => Grid3::new(g.ni, g.nj, g.nk, 0.0),
-        };
-        io.set("density", Value::shared(SCALAR, Arc::new(density)));
+        if io.is_read("density") {
+            let measured = match &wiring {
+                Wiring::BeforeAdvection(Some((_, density))) => density,
+                _ => &self.scratch.density,
+            };
+            let density = relative_density(g, measured, self.rest);
+            io.set("density", Value::shared(SCALAR, Arc::new(density)));
+        }
         io.set("shift", Value::shared(VELOCITY, shift));
         if let Some(p) = particles.particles {
             io.set("particles", Value::shared(PARTICLES, p));
@@ -335,6 +332,22 @@ impl Node for VolumeCorrection {
             Some(s) => load_solver(s, solver.as_deref()),
             None => Ok(()),
         }
+    }
+}
+
+/// `measured / rest` on the grid `g` (zero before the rest density is known).
+fn relative_density(
+    g: &flip_core::GridSpec,
+    measured: &Grid3<f32>,
+    rest: Option<f32>,
+) -> Grid3<f32> {
+    match rest {
+        Some(rest) if measured.dims() == g.dims() => {
+            let mut d = measured.clone();
+            d.data.par_iter_mut().for_each(|x| *x /= rest);
+            d
+        }
+        _ => Grid3::new(g.ni, g.nj, g.nk, 0.0),
     }
 }
 

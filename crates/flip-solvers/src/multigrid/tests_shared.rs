@@ -90,3 +90,46 @@ fn concurrent_solves_of_one_matrix_agree() {
         });
     }
 }
+
+/// A variational problem with one ghost-fluid face narrowed: the same matrix (kinds, diagonal,
+/// couplings), another face weight behind a Dirichlet term, which the coarse levels read.
+fn narrowed_surface_face(p: &OwnedProblem) -> OwnedProblem {
+    let mut q = p.clone();
+    let [ni, nj, _] = q.dims;
+    let up = ni; // the +y neighbour: the surface is about level
+    let c = (0..q.cell_count() - up)
+        .find(|&c| {
+            (c / ni) % nj + 1 < nj
+                && q.cell_kind[c] == CELL_FLUID
+                && q.cell_kind[c + up] == flip_abi::CELL_AIR
+                && q.face_open[1][c] > 0.5
+        })
+        .expect("a fluid cell with an open face to air above it");
+    q.face_open[1][c] *= 0.5;
+    q
+}
+
+#[test]
+fn a_changed_face_weight_behind_the_surface_rebuilds_the_hierarchy() {
+    use crate::fixtures_variational::{build_variational, Boundary, VarScene};
+    let p = build_variational(VarScene::Container, [17, 15, 13], Boundary::Variational, 3);
+    let q = narrowed_surface_face(&p);
+    assert_eq!(
+        (&p.diag, &p.off, &p.cell_kind),
+        (&q.diag, &q.off, &q.cell_kind)
+    );
+    let fresh = solve(&mut mgpcg(false), &q);
+    // the instance's own hierarchy, built for `p`
+    let mut own = mgpcg(false);
+    solve(&mut own, &p);
+    assert_eq!(solve(&mut own, &q), fresh, "solved on the hierarchy of `p`");
+    assert_eq!(own.rebuilds(), 2);
+    // another instance's hierarchy, built for `p`
+    let (mut a, mut b) = (mgpcg(true), mgpcg(true));
+    solve(&mut a, &p);
+    assert_eq!(solve(&mut b, &q), fresh, "solved on the hierarchy of `p`");
+    assert!(
+        b.built_own(),
+        "borrowed the hierarchy of another face weight"
+    );
+}

@@ -9,8 +9,9 @@ use std::ops::Range;
 
 /// Copies the problem's matrix into level 0's natural arrays (couplings kept only between two
 /// unknowns, i.e. fluid cells with a positive diagonal; the Dirichlet excess of each diagonal;
-/// `unk`) and, in the same pass, into its colour-split arrays ([`Level::pack`]). Returns
-/// whether anything differs from what the level held, and the level's uniform coupling (see
+/// `unk`) and, in the same pass, into its colour-split arrays ([`Level::pack`]), then its
+/// face data ([`super::super::faces::load_fine_faces`]). Returns whether anything differs
+/// from what the level held, and the level's uniform coupling (see
 /// [`Level::uniform`]), which the caller stores.
 ///
 /// Only the rows of `cover` are loaded (all of them but on a distributed rank, which loads its
@@ -123,7 +124,7 @@ pub(crate) fn load_fine(
         );
     level.unknowns = count;
     // Ghost-fluid face weights behind the Dirichlet terms, face fractions for rediscretising.
-    super::super::faces::load_fine_faces(level, p, inner, offset);
+    let changed_faces = super::super::faces::load_fine_faces(level, p, inner, offset);
     let uniform = if !any {
         Some(0.0)
     } else if lo == hi {
@@ -131,7 +132,7 @@ pub(crate) fn load_fine(
     } else {
         None
     };
-    (changed_1 || changed_2, uniform)
+    (changed_1 || changed_2 || changed_faces, uniform)
 }
 
 /// The rows of level 0 a load covers, and where the problem's cells sit in the grid.
