@@ -17,6 +17,7 @@ mod table;
 mod tallcell;
 mod tallcell_scenes;
 mod tallcell_solvers;
+mod whitewater;
 
 use crate::session::Session;
 use anyhow::Result;
@@ -50,6 +51,9 @@ pub enum BenchCommand {
     /// LA, VA, RM, PP) and solver iterations on the tall-cell and the regular grid vs column
     /// count, then multigrid vs Krylov at 1e-4 and 1e-8.
     Tallcell(tallcell::TallcellArgs),
+    /// Whitewater: seconds per frame and µs per diffuse particle-step with millions of
+    /// diffuse particles (Ihmsen et al. 2012).
+    Whitewater(whitewater::WhitewaterArgs),
     /// Weak scaling of the distributed pressure solve under `mpirun -np N` (feature `mpi`):
     /// ms per solve, communication share, bytes per halo exchange, messages per iteration.
     #[cfg(feature = "mpi")]
@@ -70,6 +74,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Surface(a) => surface::run(session, &a),
         BenchCommand::Isolation(a) => isolation::run(session, &a),
         BenchCommand::Tallcell(a) => tallcell::run(session, &a),
+        BenchCommand::Whitewater(a) => whitewater::run(session, &a),
         #[cfg(feature = "mpi")]
         BenchCommand::Mpi(a) => mpi::run(session, &a),
         #[cfg(not(feature = "mpi"))]

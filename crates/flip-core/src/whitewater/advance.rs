@@ -5,7 +5,6 @@
 use super::{Diffuse, DiffuseType, WhitewaterParams};
 use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
-use crate::smoke::sample_cell;
 use crate::solids::Solids;
 use crate::transfer::Lattice;
 use glam::Vec3;
@@ -75,15 +74,15 @@ pub(crate) fn advance(
         .with_min_len(1024)
         .map(|(x, v, kind, life)| {
             for _ in 0..steps {
-                *kind = classify(sample_cell(flow.spec, flow.phi, *x), band);
-                let fluid = lattice.sample(flow.vel, *x);
+                let (phi, fluid) = sample(&lattice, flow, *x);
+                *kind = classify(phi, band);
                 step(params, *kind, fluid, h, x, v, life);
                 if is_2d {
                     v.z = 0.0;
                 }
             }
             // the class where the particle ends, as it is exported
-            *kind = classify(sample_cell(flow.spec, flow.phi, *x), band);
+            *kind = classify(sample(&lattice, flow, *x).0, band);
             let inside = (0..3).all(|a| x[a] >= 0.0 && x[a] <= extent[a])
                 && flow.solids.is_none_or(|s| s.distance(*x) >= 0.0);
             match (inside, *life > 0.0) {
@@ -102,6 +101,24 @@ pub(crate) fn advance(
         diffuse.retain_mask(&mask);
     }
     removed
+}
+
+/// The level set and the liquid's velocity at `x`, from one stencil.
+#[inline(always)]
+fn sample(lattice: &Lattice, flow: &Flow, x: Vec3) -> (f32, Vec3) {
+    let st = lattice.stencil(x);
+    let vel = flow.vel;
+    let w = if flow.spec.is_2d() {
+        0.0
+    } else {
+        st.block::<2>().sample(&vel.w.data)
+    };
+    let fluid = Vec3::new(
+        st.block::<0>().sample(&vel.u.data),
+        st.block::<1>().sample(&vel.v.data),
+        w,
+    );
+    (st.cell_block().sample(&flow.phi.data), fluid)
 }
 
 /// One substep of eq. 8-10 for a particle of class `kind` where the liquid moves at `fluid`.
