@@ -97,7 +97,9 @@ fn resize(p: &mut OwnedProblem, spec: &GridSpec) {
 }
 
 /// The unknowns. Variational: a cell with every face closed is solid, else fluid where the
-/// liquid level set is negative, else air. Voxelized: the marker's kinds.
+/// liquid level set is negative, else air. Voxelized: the marker's kinds. Either way the
+/// outermost layer of an open domain face is air (pressure 0, the smoke's open top), unless
+/// solid.
 fn classify(
     spec: &GridSpec,
     cells: &CellGrid,
@@ -106,8 +108,17 @@ fn classify(
     geometry: Geometry,
     out: &mut [u8],
 ) {
+    let (dims, axes, sides) = (spec.dims(), spec.dimension(), &solids.sides);
+    let open = sides.any_open();
     par_for_each_mut(spec.dims(), out, |i, j, k, o| {
         *o = match geometry {
+            _ if open
+                && sides.in_open_layer([i, j, k], dims, axes)
+                && !solids.is_closed_cell(i, j, k)
+                && cells[(i, j, k)] != crate::cells::CellKind::Solid =>
+            {
+                CELL_AIR
+            }
             Geometry::Voxelized => cells[(i, j, k)] as u8,
             Geometry::Variational if solids.is_closed_cell(i, j, k) => CELL_SOLID,
             Geometry::Variational if phi[(i, j, k)] < 0.0 => CELL_FLUID,
