@@ -369,3 +369,51 @@ fn a_wall_sends_the_surge_back() {
     let (_, returned) = dam_break_open("wall");
     assert!(returned > 0, "a wall reflects the surge");
 }
+
+/// Bad input names the node and the field: a sink with a negative rate is refused when the
+/// graph is built, and a face one solids node opens and another makes an inflow is refused
+/// on the first step.
+#[test]
+fn bad_faces_and_rates_name_their_node_and_field() {
+    let registry = registry();
+    let doc = tank("rate", -0.5);
+    let out = tempfile::tempdir().unwrap();
+    let errors = match Simulation::new(&doc, &registry, out.path(), &flipgraph_tests::graphs_dir())
+    {
+        Err(e) => e
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Ok(_) => panic!("a negative sink rate is accepted"),
+    };
+    assert!(
+        errors.contains("drain") && errors.contains("rate"),
+        "{errors}"
+    );
+
+    let mut doc = conveyor();
+    add_node(
+        &mut doc,
+        "outlet",
+        "solids",
+        vec![("side_x_max", Text("inflow".into()))],
+    );
+    for e in doc.edges.iter_mut() {
+        if e.from.node == "walls" {
+            e.from = flip_graph::Endpoint::new("outlet", "solids");
+        }
+    }
+    doc.edges
+        .push(EdgeDoc::new("walls.solids", "outlet.solids_in"));
+    let (mut sim, _out) = simulation(&doc, &registry);
+    let error = sim
+        .advance_frame()
+        .err()
+        .expect("conflicting faces refused")
+        .to_string();
+    assert!(
+        error.contains("outlet") && error.contains("side_x_max"),
+        "{error}"
+    );
+}
