@@ -4,6 +4,7 @@ use super::common::spec;
 use super::mesh_file;
 use crate::kinds::{TypedInputs, PARTICLES};
 use crate::params::Params;
+use crate::roles::NodeRole;
 use crate::stats::SinkStats;
 use flip_core::boundary::Sink;
 use flip_core::{Shape, ShapeKind};
@@ -118,6 +119,7 @@ pub fn kind() -> NodeKind {
         .into_iter()
         .chain(mesh_file::params())
         .collect(),
-    );
+    )
+    .with(NodeRole::Sink);
     NodeKind::new(s, Box::new(|init| Ok(Box::new(SinkNode::new(init)?))))
 }
