@@ -78,6 +78,9 @@ pub struct FrameRecord {
     pub wall_s: f64,
     /// Files the output nodes wrote.
     pub files: Vec<FileRecord>,
+    /// The frame's liquid volume balance (in, out per open face and sink, change inside).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<flip_nodes::stats::VolumeBalance>,
 }
 
 /// The run this one was forked from.
@@ -256,7 +259,20 @@ impl Manifest {
             substeps,
             wall_s,
             files: records,
+            volume: None,
         });
         Ok(())
+    }
+
+    /// Records frame `frame`'s volume balance (after [`Manifest::add_frame`]).
+    pub fn set_volume(&mut self, frame: u32, volume: &flip_nodes::stats::VolumeBalance) {
+        if let Some(r) = self
+            .frame_records
+            .iter_mut()
+            .rev()
+            .find(|r| r.frame == frame)
+        {
+            r.volume = Some(volume.clone());
+        }
     }
 }

@@ -102,7 +102,7 @@ impl Progress {
             json!({"frame": frame, "frames": self.total, "substeps": reports.len(), "dt": dts,
                    "wall_s": wall_s, "particles": summary.particles,
                    "solver": {"iterations": iterations, "residual": residual},
-                   "eta_s": eta}),
+                   "volume": summary.volume, "eta_s": eta}),
         );
     }
 

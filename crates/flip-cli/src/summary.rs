@@ -2,7 +2,7 @@
 
 use flip_graph::{Simulation, StepReport};
 use flip_nodes::roles::{KindFacts, NodeRole};
-use flip_nodes::stats::{SolveReport, WhitewaterStats};
+use flip_nodes::stats::{SolveReport, VolumeBalance, WhitewaterStats};
 use std::time::Duration;
 
 /// One pressure solve, as reported by a pressure node.
@@ -53,6 +53,10 @@ pub struct RunSummary {
     pub particles: usize,
     /// Each whitewater node's last report, with its births summed over the run.
     pub whitewater: Vec<(String, WhitewaterStats, usize)>,
+    /// The last frame's liquid volume balance.
+    pub volume: VolumeBalance,
+    /// Cell size (m) and dimensions, for volumes.
+    cell: (f64, usize),
 }
 
 impl RunSummary {
@@ -64,6 +68,10 @@ impl RunSummary {
             kinds: nodes.iter().map(|n| n.kind.clone()).collect(),
             roles: nodes.iter().map(|n| n.spec.role()).collect(),
             node_time: vec![Duration::ZERO; nodes.len()],
+            cell: {
+                let g = sim.settings().grid_spec();
+                (f64::from(g.dx), g.dimension())
+            },
             ..Default::default()
         }
     }
@@ -71,6 +79,8 @@ impl RunSummary {
     /// Adds one frame's substeps.
     pub fn add_frame(&mut self, reports: &[StepReport]) {
         self.frames += 1;
+        let (dx, dims) = self.cell;
+        self.volume = VolumeBalance::of_steps(reports, &self.ids, self.particles, dx, dims);
         for r in reports {
             self.steps += 1;
             self.wall += r.wall;

@@ -4,7 +4,7 @@
 use crate::grid::GridSpec;
 use crate::mac::MacGrid;
 use crate::particles::Particles;
-use crate::solids::Solids;
+use crate::solids::{DomainSides, Side, Solids};
 use crate::transfer::{matches_spec, Lattice};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -46,7 +46,7 @@ pub fn advect_shifted(
         matches_spec(spec, vel) && shift.is_none_or(|d| matches_spec(spec, d)),
         "advect: velocity or shift grid does not match spec"
     );
-    let bounds = FluidBox::new(spec);
+    let bounds = FluidBox::new(spec, &solids.sides);
     let lattice = Lattice::new(spec);
     let is_2d = spec.is_2d();
     let limit = crate::volume::MAX_SHIFT * spec.dx;
@@ -77,7 +77,7 @@ pub(crate) fn shift_confined(
     pos: &mut [Vec3],
     shift: impl Fn(Vec3) -> Vec3 + Sync,
 ) {
-    let bounds = FluidBox::new(spec);
+    let bounds = FluidBox::new(spec, &solids.sides);
     pos.par_iter_mut().with_min_len(1024).for_each(|p| {
         let x = bounds.clamp(*p + shift(*p));
         *p = push_out(spec, solids, &bounds, x);
@@ -89,7 +89,9 @@ pub fn cfl_dt(spec: &GridSpec, max_speed: f32, cfl: f32) -> f32 {
     cfl * spec.dx / max_speed.max(1e-6)
 }
 
-/// The open part of the domain: inside the wall layer, with a small margin.
+/// The open part of the domain: inside the wall layer, with a small margin; on an inflow face
+/// (no wall layer) inside the face; beyond an open face up to two cells out, where the
+/// particles that left are removed ([`crate::boundary`]).
 struct FluidBox {
     lo: Vec3,
     hi: Vec3,
@@ -98,12 +100,22 @@ struct FluidBox {
 }
 
 impl FluidBox {
-    fn new(spec: &GridSpec) -> Self {
+    fn new(spec: &GridSpec, sides: &DomainSides) -> Self {
         let m = (1.0 + WALL_MARGIN) * spec.dx;
         let e = spec.extent();
+        let (mut lo, mut hi) = (Vec3::splat(m), e - m);
+        for a in 0..spec.dimension() {
+            let margin = |hi: bool| match sides.get(a, hi) {
+                Side::Wall => m,
+                Side::Inflow(_) => WALL_MARGIN * spec.dx,
+                Side::Open => -2.0 * spec.dx,
+            };
+            lo[a] = margin(false);
+            hi[a] = e[a] - margin(true);
+        }
         Self {
-            lo: Vec3::splat(m),
-            hi: e - m,
+            lo,
+            hi,
             is_2d: spec.is_2d(),
             z2d: 0.5 * spec.dx,
         }

@@ -8,6 +8,8 @@
 
 /// Particle advection (RK2, eq. 24-27) and the CFL time step.
 pub mod advect;
+/// Liquid crossing the domain's open and inflow faces, and sinks.
+pub mod boundary;
 /// Cell kinds.
 pub mod cells;
 /// Particle emission (Karlsson Alg. 1).

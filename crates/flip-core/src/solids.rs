@@ -1,7 +1,8 @@
 //! Solid geometry as signed distance functions (negative inside the solid).
 //!
-//! The domain box always has walls: the outermost layer of cells is solid (Karlsson §6: "walls
-//! one cell thick"). Shapes add to that; an `inverted` shape is solid *outside* its surface, which
+//! The domain box has walls by default: the outermost layer of cells is solid (Karlsson §6:
+//! "walls one cell thick"); a face can instead be open or an inflow ([`DomainSides`]), which
+//! removes its wall layer. Shapes add to that; an `inverted` shape is solid *outside* its surface, which
 //! makes containers (liquid inside a solid circle/sphere).
 
 use crate::grid::{Grid3, GridSpec};
@@ -15,12 +16,14 @@ mod mask;
 mod mesh;
 pub mod motion;
 mod sdf_grid;
+mod sides;
 mod velocity;
 pub use import::{load_mesh, load_triangles, ImportedMesh, MeshImportError};
 pub use mesh::{MeshSdf, MeshShape};
 pub use motion::{Keyframe, Motion, MotionError, Placement};
 pub use sdf_grid::SdfGrid;
 use serde::{Deserialize, Serialize};
+pub use sides::{DomainSides, Inflow, Side, SIDE_NAMES};
 
 /// Primitive solid shapes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,6 +100,8 @@ pub struct Solids {
     /// The grid the shapes are described on (masks stretch over its extent): `spec`, except in
     /// a window.
     pub domain: GridSpec,
+    /// What each face of the domain box is (all walls by default).
+    pub sides: DomainSides,
 }
 
 impl Shape {
@@ -156,6 +161,18 @@ impl Solids {
     /// [`Solids::new`] on a window of `domain` whose origin lies at `origin`: the shapes are
     /// placed in `domain`, the walls are the window's own.
     pub fn in_window(spec: GridSpec, shapes: Vec<Shape>, origin: Vec3, domain: GridSpec) -> Self {
+        Self::with_sides(spec, shapes, origin, domain, DomainSides::default())
+    }
+
+    /// [`Solids::in_window`] with the domain faces `sides`: open and inflow faces have no wall
+    /// layer, and an inflow face moves at its speed.
+    pub fn with_sides(
+        spec: GridSpec,
+        shapes: Vec<Shape>,
+        origin: Vec3,
+        domain: GridSpec,
+        sides: DomainSides,
+    ) -> Self {
         let mut solids = Self {
             spec,
             shapes,
@@ -165,6 +182,7 @@ impl Solids {
             end: None,
             origin,
             domain,
+            sides,
         };
         let mut phi = std::mem::replace(&mut solids.phi, Grid3::new(0, 0, 0, 0.0));
         crate::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, d| {
@@ -174,6 +192,7 @@ impl Solids {
         let nodes = faces::nodal_distance(&spec, |p| solids.distance(p));
         solids.face_open = faces::open_fractions(&spec, &nodes);
         solids.velocity = velocity::face_velocities(&solids);
+        velocity::add_inflow(&mut solids);
         solids
     }
 
@@ -191,9 +210,21 @@ impl Solids {
         origin: Vec3,
         domain: GridSpec,
     ) -> Self {
-        let mut solids = Self::in_window(spec, shapes, origin, domain);
+        Self::moving_with_sides(spec, shapes, at_end, origin, domain, DomainSides::default())
+    }
+
+    /// [`Solids::moving_in_window`] with the domain faces `sides` ([`Solids::with_sides`]).
+    pub fn moving_with_sides(
+        spec: GridSpec,
+        shapes: Vec<Shape>,
+        at_end: Vec<Shape>,
+        origin: Vec3,
+        domain: GridSpec,
+        sides: DomainSides,
+    ) -> Self {
+        let mut solids = Self::with_sides(spec, shapes, origin, domain, sides);
         if at_end != solids.shapes {
-            let end = Self::in_window(spec, at_end, origin, domain);
+            let end = Self::with_sides(spec, at_end, origin, domain, sides);
             solids.end = Some(std::sync::Arc::new(end));
         }
         solids
@@ -224,16 +255,29 @@ impl Solids {
         })
     }
 
-    /// Signed distance to the inner faces of the domain walls alone (one cell thick).
+    /// Signed distance to the inner faces of the domain walls alone (one cell thick); faces
+    /// that are not walls add nothing (`f32::MAX` with no wall at all).
     pub fn wall_distance(&self, p: Vec3) -> f32 {
         let ext = self.spec.extent();
         let wall = self.spec.dx;
-        let mut d = (p.x - wall)
-            .min(ext.x - wall - p.x)
-            .min(p.y - wall)
-            .min(ext.y - wall - p.y);
-        if !self.spec.is_2d() {
-            d = d.min(p.z - wall).min(ext.z - wall - p.z);
+        if self.sides.all_walls() {
+            let mut d = (p.x - wall)
+                .min(ext.x - wall - p.x)
+                .min(p.y - wall)
+                .min(ext.y - wall - p.y);
+            if !self.spec.is_2d() {
+                d = d.min(p.z - wall).min(ext.z - wall - p.z);
+            }
+            return d;
+        }
+        let mut d = f32::MAX;
+        for a in 0..self.spec.dimension() {
+            if self.sides.get(a, false) == Side::Wall {
+                d = d.min(p[a] - wall);
+            }
+            if self.sides.get(a, true) == Side::Wall {
+                d = d.min(ext[a] - wall - p[a]);
+            }
         }
         d
     }

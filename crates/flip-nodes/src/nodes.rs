@@ -23,6 +23,7 @@ pub mod marker;
 pub mod p2g;
 pub mod pressure;
 pub mod reseed;
+pub mod sink;
 pub mod smoke_source;
 pub mod solids;
 pub mod surface;

@@ -24,6 +24,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::advect::kind())?;
         r.register(nodes::volume_correction::kind(self.plugins.clone()))?;
         r.register(nodes::reseed::kind())?;
+        r.register(nodes::sink::kind())?;
         r.register(nodes::smoke_source::kind())?;
         r.register(nodes::advect_grid::kind())?;
         r.register(nodes::buoyancy::kind())?;

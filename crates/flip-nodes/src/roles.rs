@@ -29,6 +29,8 @@ pub enum NodeRole {
     ParticleAdvect,
     /// Adds and removes particles to keep the sampling even (`reseed`).
     Reseed,
+    /// Removes the liquid inside a shape (`sink`).
+    Sink,
     /// Corrects the liquid's volume drift with a plugin solve (`volume_correction`).
     VolumeCorrection,
     /// Builds the liquid's signed distance (`level_set`).

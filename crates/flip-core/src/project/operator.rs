@@ -68,6 +68,7 @@ pub fn assemble_operator(
             face_fractions_voxelized(spec, p);
         }
     }
+    open_layers_to_air(spec, cells, solids, &mut p.cell_kind);
     stencil(spec, params.geometry, p);
     if !params.separating {
         p.complementarity.fill(0);
@@ -145,6 +146,23 @@ fn variational_cells(spec: &GridSpec, phi: &Grid3<f32>, solids: &Solids, p: &mut
                     mac[(hi[0], hi[1], hi[2])]
                 };
             }
+        }
+    });
+}
+
+/// Either geometry: the outermost layer of an open domain face is air (pressure 0, the
+/// smoke's open top), unless solid.
+fn open_layers_to_air(spec: &GridSpec, cells: &CellGrid, solids: &Solids, out: &mut [u8]) {
+    let (dims, axes, sides) = (spec.dims(), spec.dimension(), &solids.sides);
+    if !sides.any_open() {
+        return;
+    }
+    par_for_each_mut(dims, out, |i, j, k, o| {
+        if sides.in_open_layer([i, j, k], dims, axes)
+            && !solids.is_closed_cell(i, j, k)
+            && cells[(i, j, k)] != crate::cells::CellKind::Solid
+        {
+            *o = CELL_AIR;
         }
     });
 }

@@ -61,6 +61,52 @@ impl Solids {
     }
 }
 
+/// Sets the domain-boundary faces of every inflow side to the inflow velocity (into the
+/// domain), where the cell inside is open and, on x and z sides, its centre lies below the
+/// inflow height: the prescribed normal velocity the pressure solve keeps on those faces
+/// (Batty et al. 2007 eq. 5 with `u_solid` the inflow).
+pub(super) fn add_inflow(solids: &mut Solids) {
+    use super::Side;
+    let spec = solids.spec;
+    let axes = spec.dimension();
+    let inflows: Vec<_> = (0..2 * axes)
+        .filter_map(|s| match solids.sides.0[s] {
+            Side::Inflow(f) => Some((s / 2, s % 2 == 1, f)),
+            _ => None,
+        })
+        .collect();
+    if inflows.is_empty() {
+        return;
+    }
+    let mut vel = solids
+        .velocity
+        .take()
+        .unwrap_or_else(|| MacGrid::zeros(&spec));
+    let dims = spec.dims();
+    for (axis, hi, inflow) in inflows {
+        let sign = if hi { -1.0 } else { 1.0 };
+        let g = &mut vel.axes_mut()[axis];
+        let phi = &solids.phi;
+        par_for_each_mut(g.dims(), &mut g.data, |i, j, k, u| {
+            let f = [i, j, k];
+            let boundary = if hi { dims[axis] } else { 0 };
+            if f[axis] != boundary {
+                return;
+            }
+            let mut c = f;
+            if hi {
+                c[axis] -= 1;
+            }
+            let centre = spec.cell_center(c[0], c[1], c[2]);
+            let below = axis == 1 || inflow.height <= 0.0 || centre.y < inflow.height;
+            if below && phi[(c[0], c[1], c[2])] > 0.0 {
+                *u = sign * inflow.speed;
+            }
+        });
+    }
+    solids.velocity = Some(vel);
+}
+
 #[cfg(test)]
 mod tests {
     use crate::grid::GridSpec;

@@ -6,7 +6,7 @@ use super::{keyframes, mesh_file};
 use crate::kinds::SOLIDS;
 use crate::params::Params;
 use crate::roles::NodeRole;
-use flip_core::solids::{Motion, Placement};
+use flip_core::solids::{DomainSides, Inflow, Motion, Placement, Side, SIDE_NAMES};
 use flip_core::{Shape, ShapeKind, Solids};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
@@ -29,8 +29,93 @@ struct SolidsNode {
     motion: Option<Motion>,
     /// Largest distance from the pivot to a point of the shape (for the speed bound).
     reach: f32,
+    /// The domain faces this node sets (walls where it sets none).
+    sides: DomainSides,
     last_in: Option<Arc<Solids>>,
     out: Option<Arc<Solids>>,
+}
+
+/// The parameter naming the mode of domain face `side` ([`SIDE_NAMES`] order).
+fn side_param(side: usize) -> String {
+    format!("side_{}", SIDE_NAMES[side])
+}
+
+/// The domain faces of the parameters: `side_x_min` … `side_z_max` (`wall`, `open` or
+/// `inflow`), an inflow moving at `inflow_speed` up to `inflow_height`.
+fn sides(p: &Params<'_>, is_2d: bool) -> Result<DomainSides, NodeError> {
+    let mut sides = DomainSides::default();
+    for (s, slot) in sides.0.iter_mut().enumerate() {
+        let name = side_param(s);
+        let mode = p.text(&name).unwrap_or("wall");
+        *slot = match mode {
+            "wall" => Side::Wall,
+            _ if is_2d && s >= 4 => {
+                return Err(NodeError::param(
+                    &name,
+                    "a 2D graph has no z faces: leave them `wall`",
+                ))
+            }
+            "open" => Side::Open,
+            "inflow" => {
+                let speed = p.f32("inflow_speed")?;
+                if !(speed > 0.0 && speed.is_finite()) {
+                    return Err(NodeError::param(
+                        "inflow_speed",
+                        format!("`{name}` is an inflow: its speed must be > 0 m/s, not {speed}"),
+                    ));
+                }
+                let height = p.f32("inflow_height")?;
+                if !(height >= 0.0 && height.is_finite()) {
+                    return Err(NodeError::param(
+                        "inflow_height",
+                        format!(
+                            "the inflow height must be ≥ 0 m (0: the whole face), not {height}"
+                        ),
+                    ));
+                }
+                Side::Inflow(Inflow { speed, height })
+            }
+            other => {
+                return Err(NodeError::param(
+                    &name,
+                    format!("`{other}` is not a face mode: use wall, open or inflow"),
+                ))
+            }
+        };
+    }
+    Ok(sides)
+}
+
+/// This node's faces over the ones upstream: a face set by both must be set the same way
+/// (an inflow on a face another node opened is refused, naming the face's parameter).
+fn merge_sides(upstream: &DomainSides, own: &DomainSides) -> Result<DomainSides, NodeError> {
+    let mut out = *upstream;
+    for (s, (up, mine)) in upstream.0.iter().zip(&own.0).enumerate() {
+        match (up, mine) {
+            (_, Side::Wall) => {}
+            (Side::Wall, m) => out.0[s] = *m,
+            (u, m) if u == m => {}
+            (u, m) => {
+                return Err(NodeError::param(
+                    &side_param(s),
+                    format!(
+                        "the face is {} here but {} in the solids upstream: a face is a wall,                          open or an inflow, not two of them",
+                        mode_name(m),
+                        mode_name(u)
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn mode_name(s: &Side) -> &'static str {
+    match s {
+        Side::Wall => "a wall",
+        Side::Open => "open",
+        Side::Inflow(_) => "an inflow",
+    }
 }
 
 /// Reads a mask image: dark pixels (luma < 128) are solid.
@@ -96,6 +181,7 @@ impl SolidsNode {
         let motion = keyframes::parse(p.text(KEYFRAMES_PARAM)?, fps, grid.is_2d())?;
         let reach = shape.as_ref().map_or(0.0, |s| reach(&s.kind, pivot, &grid));
         Ok(Self {
+            sides: sides(&p, grid.is_2d())?,
             shape,
             pivot,
             rest: keyframes::euler_degrees(rotate),
@@ -173,7 +259,11 @@ impl Node for SolidsNode {
                 .window
                 .as_ref()
                 .map_or((Vec3::ZERO, ctx.grid), |w| (w.origin(), w.global));
-            let solids = Solids::moving_in_window(ctx.grid, start, end, origin, domain);
+            let up_sides = upstream
+                .as_ref()
+                .map_or(DomainSides::default(), |s| s.sides);
+            let sides = merge_sides(&up_sides, &self.sides)?;
+            let solids = Solids::moving_with_sides(ctx.grid, start, end, origin, domain, sides);
             self.out = Some(Arc::new(solids));
             self.last_in = upstream;
         }
@@ -185,6 +275,10 @@ impl Node for SolidsNode {
     }
 
     fn window_reach(&self) -> Result<usize, WindowRefusal> {
+        if !self.sides.all_walls() {
+            // open and inflow faces are the domain's, not a window's
+            return Err(WindowRefusal::WholeDomain);
+        }
         Ok(0)
     }
 
@@ -193,6 +287,39 @@ impl Node for SolidsNode {
             .as_ref()
             .map_or(0.0, |m| m.max_speed(self.reach))
     }
+}
+
+/// The domain-face parameters.
+fn side_params() -> Vec<ParamSpec> {
+    let mut v: Vec<ParamSpec> = (0..6)
+        .map(|s| {
+            ParamSpec::choice(
+                &side_param(s),
+                &format!("Face {}", SIDE_NAMES[s].replace('_', " ")),
+                "wall (closed), open (liquid leaves: pressure 0 in the outer cell layer) or \
+                 inflow (liquid enters at the inflow speed)",
+                &["wall", "open", "inflow"],
+                "wall",
+            )
+        })
+        .collect();
+    v.push(ParamSpec::float(
+        "inflow_speed",
+        "Inflow speed",
+        "speed of the liquid entering through inflow faces, normal to the face (m/s)",
+        1.0,
+        0.0,
+        1e3,
+    ));
+    v.push(ParamSpec::float(
+        "inflow_height",
+        "Inflow height",
+        "inflow faces on x and z let liquid in only below this height (y, m); 0 = the whole face",
+        0.0,
+        0.0,
+        1e5,
+    ));
+    v
 }
 
 /// The solids node kind.
@@ -205,7 +332,10 @@ pub fn kind() -> NodeKind {
          solid, stretched over the domain) or an OBJ/STL mesh (inside by its generalised \
          winding number; 2D cuts it at the middle of its bounds). `inverted` makes a container \
          (solid outside the surface); `shell` > 0 keeps only a wall of that thickness; \
-         `rotate` and `keyframes` place and move it. Chain nodes for unions.",
+         `rotate` and `keyframes` place and move it. Chain nodes for unions. Each face of the \
+         domain (`side_x_min` … `side_z_max`) is a `wall`, `open` (pressure 0 in its outer \
+         cell layer; liquid leaves and is counted) or an `inflow` (liquid enters normal to the \
+         face at `inflow_speed`, below `inflow_height`).",
         vec![PortSpec::optional(
             "solids_in",
             SOLIDS,
@@ -266,6 +396,7 @@ pub fn kind() -> NodeKind {
         ]
         .into_iter()
         .chain(mesh_file::params())
+        .chain(side_params())
         .collect(),
     )
     .with(NodeRole::Solids);
