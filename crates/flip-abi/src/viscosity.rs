@@ -26,6 +26,10 @@ pub const NO_ROW: u32 = u32::MAX;
 /// - Units: rows are scaled by `1/ρ`: `A = diag(V_f) + Δt Dᵀ (2 ν V) D` is dimensionless and
 ///   `rhs = V_f u*` minus the known (solid and dry) faces' couplings, in m/s.
 /// - `csr.lcp = 0` and `csr.row_flags` is null.
+/// - Positive definite, not diagonally dominant (shear couples the components with both
+///   signs): no component is pure Neumann and solvers project nothing. The embedded system is
+///   therefore not handed on as a [`super::PROBLEM_CSR`] problem, whose rule would take
+///   components without a dominant row for singular ones.
 ///
 /// # The grid (for geometric solvers; `csr` alone defines the problem)
 /// - Cells `dims = [ni, nj, nk]` (`nk = 1` in 2D), size `dx` (m); grids are dense, x fastest.
