@@ -20,6 +20,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::level_set::kind())?;
         r.register(nodes::extrapolate::kind())?;
         r.register(nodes::pressure::kind(self.plugins.clone()))?;
+        r.register(nodes::viscosity::kind(self.plugins.clone()))?;
         r.register(nodes::g2p::kind())?;
         r.register(nodes::advect::kind())?;
         r.register(nodes::volume_correction::kind(self.plugins.clone()))?;

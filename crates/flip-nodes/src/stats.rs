@@ -9,4 +9,4 @@ mod solve;
 pub use correction::{CorrectionSolve, VolumeCorrectionStats};
 pub use outputs::{ExportStats, LiquidVolume, SurfaceStats};
 pub use particles::{EmitStats, RefitStats, ReseedStats};
-pub use solve::{RegularSolve, SolveReport, SolvedGrid, TallCellSolve};
+pub use solve::{RegularSolve, SolveReport, SolvedGrid, TallCellSolve, ViscositySolve};
