@@ -158,7 +158,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
             PortSpec::new("velocity", VELOCITY, "extrapolated grid velocity after forces"),
             PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
             PortSpec::new("solids", SOLIDS, "colliders and walls (no-slip)"),
-            PortSpec::new(
+            PortSpec::optional(
                 "viscosity",
                 SCALAR,
                 "optional kinematic viscosity per cell (m²/s), instead of the parameter",
