@@ -131,3 +131,42 @@ fn rigid_motion_has_no_viscous_force_and_a_shear_decays() {
     let change = max_diff(&u, &sys.csr.pressure);
     assert!(change < 1e-4, "a rigid rotation changed by {change} m/s");
 }
+
+#[test]
+fn the_discrete_steady_channel_flow_is_the_parabola() {
+    // A column of liquid between no-slip walls, free at both ends, gravity along it, stepped
+    // to steady state with the direct solve: far from the ends ν v'' = −g, v = 0 at the walls.
+    let n = 32;
+    let height = 8 * n;
+    let dx = 0.1 / n as f32;
+    let spec = GridSpec::new(n + 2, height, 1, dx);
+    let solids = Solids::walls(spec);
+    let mut phi = Grid3::new(n + 2, height, 1, 0.0f32);
+    flip_core::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, v| {
+        let y = spec.cell_center(i, j, k).y;
+        *v = (4.0 * dx - y).max(y - (height - 4) as f32 * dx);
+    });
+    let nu = 0.05f32;
+    let nu_grid = Grid3::new(n + 2, height, 1, nu);
+    let mut vel = MacGrid::zeros(&spec);
+    let set = plugins();
+    let dt = 0.05f32;
+    for _ in 0..60 {
+        vel.v.data.iter_mut().for_each(|v| *v -= 9.81 * dt);
+        let mut sys = ViscositySystem::default();
+        assemble(&spec, &vel, &phi, &solids, &nu_grid, dt, &mut sys);
+        let (u, _) = solve(&set, "direct/cholesky", &sys, None).expect("solves");
+        sys.csr.pressure = u;
+        flip_core::viscosity::apply(&sys, &mut vel);
+    }
+    let (a, b) = (f64::from(dx), f64::from(dx) * (n + 1) as f64);
+    let exact = |x: f64| -9.81 / (2.0 * f64::from(nu)) * (x - a) * (b - x);
+    let peak = exact(0.5 * (a + b)).abs();
+    let mut worst = 0.0f64;
+    for i in 1..=n {
+        let x = (i as f64 + 0.5) * f64::from(dx);
+        let v = f64::from(vel.v[(i, height / 2, 0)]);
+        worst = worst.max((v - exact(x)).abs() / peak);
+    }
+    assert!(worst < 2e-3, "largest error {:.3} % of the peak", 100.0 * worst);
+}

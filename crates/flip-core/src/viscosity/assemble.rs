@@ -15,6 +15,12 @@ use glam::Vec3;
 /// fraction), which bounds the matrix's conditioning.
 const MIN_WALL_FRACTION: f32 = 0.1;
 
+/// Kinetic weight of a face with no liquid in its own control volume that a strain sample with
+/// liquid reads (just outside the surface): small, so the strain decides its velocity and the
+/// surface stays traction-free (a fixed value there would drag the surface layer), yet the
+/// system stays positive definite.
+const DRY_FACE_WEIGHT: f32 = 1e-3;
+
 /// The assembled system of one step: the CSR matrix over the unknown face velocities and its
 /// grid (`abi::ViscosityProblem`), kept between steps to reuse allocations.
 #[derive(Clone, Debug, Default)]
@@ -180,7 +186,8 @@ pub fn assemble(
             edge_center(spec, c, i, j, k)
         });
     }
-    // Unknowns: faces outside solids with liquid in their control volume.
+    // Unknowns: faces outside solids with liquid in their control volume or read by a strain
+    // sample with liquid.
     let g = &mut sys.grid;
     *g = OwnedViscosityGrid {
         dimension: dim,
@@ -191,6 +198,7 @@ pub fn assemble(
     };
     g.row_axis.clear();
     g.row_face.clear();
+    let needed = read_faces(spec, &sys.cell_weight, &sys.edge_weight, edge_axes);
     let mut face_row: [Vec<u32>; 3] = Default::default();
     for a in 0..dim {
         let d = face_dims(spec, a);
@@ -201,7 +209,8 @@ pub fn assemble(
                 for i in 0..d[0] {
                     let f = w.index(i, j, k);
                     let p = spec.face_center(a, i, j, k);
-                    if w.data[f] > 0.0 && solid_phi(spec, solids, p) > 0.0 {
+                    let wet = w.data[f] > 0.0 || needed[a][f];
+                    if wet && solid_phi(spec, solids, p) > 0.0 {
                         face_row[a][f] = g.row_axis.len() as u32;
                         g.row_axis.push(a as u8);
                         g.row_face.push(f as u32);
@@ -238,7 +247,7 @@ pub fn assemble(
     // Kinetic term ½ V_f (u − u*)².
     for r in 0..n {
         let (a, f) = (g.row_axis[r] as usize, g.row_face[r] as usize);
-        let v = f64::from(sys.face_weight[a].data[f]);
+        let v = f64::from(sys.face_weight[a].data[f].max(DRY_FACE_WEIGHT));
         let u = f64::from(vel.axes()[a].data[f]);
         rows[r].push((r as u32, v));
         rhs[r] += v * u;
@@ -320,6 +329,69 @@ pub fn assemble(
     }
     csr.rhs = rhs;
     csr.pressure = guess;
+}
+
+/// Per axis, the faces that a diagonal strain of a cell with liquid or a shear strain of an
+/// edge with liquid reads (in the grid).
+fn read_faces(
+    spec: &GridSpec,
+    cell_weight: &Grid3<f32>,
+    edge_weight: &[Grid3<f32>; 3],
+    edge_axes: &[usize],
+) -> [Vec<bool>; 3] {
+    let dim = spec.dimension();
+    let mut out: [Vec<bool>; 3] = Default::default();
+    for (a, o) in out.iter_mut().enumerate().take(dim) {
+        *o = vec![false; face_dims(spec, a).iter().product()];
+    }
+    let mut mark = |a: usize, x: [isize; 3]| {
+        let d = face_dims(spec, a);
+        if (0..3).all(|q| x[q] >= 0 && (x[q] as usize) < d[q]) {
+            let [i, j, k] = x.map(|v| v as usize);
+            out[a][i + d[0] * (j + d[1] * k)] = true;
+        }
+    };
+    let [ni, nj, nk] = spec.dims();
+    for k in 0..nk {
+        for j in 0..nj {
+            for i in 0..ni {
+                if cell_weight[(i, j, k)] > 0.0 {
+                    for a in 0..dim {
+                        let c = [i as isize, j as isize, k as isize];
+                        mark(a, c);
+                        let mut up = c;
+                        up[a] += 1;
+                        mark(a, up);
+                    }
+                }
+            }
+        }
+    }
+    for &c in edge_axes {
+        let (a, b) = match c {
+            0 => (1, 2),
+            1 => (0, 2),
+            _ => (0, 1),
+        };
+        let d = edge_dims(spec, c);
+        for k in 0..d[2] {
+            for j in 0..d[1] {
+                for i in 0..d[0] {
+                    if edge_weight[c][(i, j, k)] > 0.0 {
+                        let e = [i as isize, j as isize, k as isize];
+                        let (mut eb, mut ea) = (e, e);
+                        eb[b] -= 1;
+                        ea[a] -= 1;
+                        mark(a, e);
+                        mark(a, eb);
+                        mark(b, e);
+                        mark(b, ea);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// ν on an edge: the mean over the (up to four) cells around it, clamped into the grid.

@@ -12,6 +12,11 @@ use flip_sdk::CsrProblem;
 const THETA: f64 = 0.08;
 /// Levels stop coarsening below this many unknowns (solved densely).
 const COARSEST: usize = 600;
+/// A coarsest level larger than this (coarsening stalled: no strong couplings, as with a
+/// small viscosity) is relaxed by symmetric Gauss-Seidel sweeps instead of a dense solve.
+const DENSE_MAX: usize = 1500;
+/// Symmetric sweep pairs on a coarsest level too large for the dense solve.
+const COARSE_SWEEPS: usize = 8;
 
 /// A square sparse matrix in compressed rows (sorted columns, diagonal present).
 #[derive(Clone, Debug, Default)]
@@ -53,7 +58,8 @@ struct Level {
 /// The hierarchy of one matrix.
 pub struct Amg {
     levels: Vec<Level>,
-    /// Dense Cholesky factor of the coarsest matrix (row-major lower triangle).
+    /// Dense Cholesky factor of the coarsest matrix (row-major lower triangle); empty when
+    /// it is too large ([`DENSE_MAX`]).
     coarse: Vec<f64>,
     sweeps: usize,
 }
@@ -96,7 +102,12 @@ impl Amg {
                 None => break,
             }
         }
-        let coarse = cholesky(&levels.last().expect("one level").a);
+        let last = &levels.last().expect("one level").a;
+        let coarse = if last.rows() <= DENSE_MAX {
+            cholesky(last)
+        } else {
+            Vec::new()
+        };
         Self {
             levels,
             coarse,
@@ -119,8 +130,17 @@ impl Amg {
     fn vcycle(&mut self, l: usize) {
         if l + 1 == self.levels.len() {
             let lev = &mut self.levels[l];
-            lev.x.copy_from_slice(&lev.b);
-            cholesky_solve(&self.coarse, &mut lev.x);
+            if self.coarse.is_empty() {
+                // forward then backward sweeps from zero: a symmetric positive definite operator
+                lev.x.iter_mut().for_each(|v| *v = 0.0);
+                for _ in 0..COARSE_SWEEPS {
+                    gauss_seidel(lev, false);
+                    gauss_seidel(lev, true);
+                }
+            } else {
+                lev.x.copy_from_slice(&lev.b);
+                cholesky_solve(&self.coarse, &mut lev.x);
+            }
             return;
         }
         {
