@@ -67,7 +67,10 @@ fn channel_profile(n: usize, nu: f64, time: f32) -> (Vec<f64>, Vec<f64>) {
     let mut measured = Vec::new();
     let mut exact = Vec::new();
     for i in 1..=n {
-        let sum: f64 = rows.iter().map(|&j| f64::from(field.vel.v[(i, j, 0)])).sum();
+        let sum: f64 = rows
+            .iter()
+            .map(|&j| f64::from(field.vel.v[(i, j, 0)]))
+            .sum();
         measured.push(sum / rows.len() as f64);
         let x = (i as f64 + 0.5) * f64::from(dx);
         exact.push(-9.81 / (2.0 * nu) * (x - a) * (b - x));
@@ -82,7 +85,11 @@ fn gravity_driven_flow_between_no_slip_walls_has_the_poiseuille_profile() {
     let (measured, exact) = channel_profile(64, 0.05, 0.16);
     let peak = exact.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let rms = |scale: f64| {
-        let sum: f64 = measured.iter().zip(&exact).map(|(m, e)| (m - scale * e).powi(2)).sum();
+        let sum: f64 = measured
+            .iter()
+            .zip(&exact)
+            .map(|(m, e)| (m - scale * e).powi(2))
+            .sum();
         (sum / exact.len() as f64).sqrt() / (scale * peak)
     };
     // the shape: the measured profile against the best multiple of the parabola
@@ -97,7 +104,10 @@ fn gravity_driven_flow_between_no_slip_walls_has_the_poiseuille_profile() {
     assert!(rms(scale) < 0.01, "shape: RMS {:.2} %", 100.0 * rms(scale));
     // The column's middle runs a few per cent fast in the FLIP graph (the grid alone reaches
     // the parabola: `viscosity_solvers::the_discrete_steady_channel_flow_is_the_parabola`).
-    assert!((scale - 1.0).abs() < 0.1, "magnitude {scale:.4} of the parabola");
+    assert!(
+        (scale - 1.0).abs() < 0.1,
+        "magnitude {scale:.4} of the parabola"
+    );
 }
 
 /// Angular momentum about the centroid (unit mass per particle) and the centroid.
@@ -178,7 +188,10 @@ fn a_high_viscosity_is_stable_at_cfl_sized_steps() {
     }
     // explicit diffusion would need ν Δt / dx² ≤ 1/4 (2D): here it is far above
     let explicit = f64::from(largest_dt) / f64::from(dx * dx);
-    assert!(explicit > 10.0, "steps too small to test: ν Δt / dx² = {explicit}");
+    assert!(
+        explicit > 10.0,
+        "steps too small to test: ν Δt / dx² = {explicit}"
+    );
     let p = sim.particles().expect("particles");
     let speed = p.max_speed();
     eprintln!("ν = 1 at 128²: ν Δt/dx² up to {explicit:.0}, max particle speed {speed:.3} m/s");

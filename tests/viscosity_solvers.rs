@@ -113,7 +113,10 @@ fn rigid_motion_has_no_viscous_force_and_a_shear_decays() {
     let solids = Solids::walls(spec);
     let mut phi = Grid3::new(32, 32, 1, 0.0f32);
     flip_core::grid::par_for_each_mut(spec.dims(), &mut phi.data, |i, j, k, v| {
-        *v = spec.cell_center(i, j, k).distance(Vec3::new(0.5, 0.5, spec.cell_center(i, j, k).z)) - 0.3;
+        *v = spec
+            .cell_center(i, j, k)
+            .distance(Vec3::new(0.5, 0.5, spec.cell_center(i, j, k).z))
+            - 0.3;
     });
     let mut vel = MacGrid::zeros(&spec);
     for (a, g) in vel.axes_mut().into_iter().enumerate().take(2) {
@@ -168,5 +171,9 @@ fn the_discrete_steady_channel_flow_is_the_parabola() {
         let v = f64::from(vel.v[(i, height / 2, 0)]);
         worst = worst.max((v - exact(x)).abs() / peak);
     }
-    assert!(worst < 2e-3, "largest error {:.3} % of the peak", 100.0 * worst);
+    assert!(
+        worst < 2e-3,
+        "largest error {:.3} % of the peak",
+        100.0 * worst
+    );
 }

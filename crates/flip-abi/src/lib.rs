@@ -80,9 +80,9 @@
 mod distributed;
 mod problem;
 mod services;
-mod viscosity;
 /// Text rules: the id alphabet, and sanitising untrusted text for display.
 pub mod text;
+mod viscosity;
 
 pub use distributed::*;
 pub use problem::*;

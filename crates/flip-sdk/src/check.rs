@@ -238,7 +238,11 @@ pub fn csr_definite(p: &CsrProblem<'_>) -> Residual {
         out.rhs_norm = out.rhs_norm.max(p.rhs[r].abs());
         out.scale = out.scale.max(abs + p.rhs[r].abs());
         let res = (p.rhs[r] - ax).abs();
-        out.max = if res.is_nan() { f64::NAN } else { out.max.max(res) };
+        out.max = if res.is_nan() {
+            f64::NAN
+        } else {
+            out.max.max(res)
+        };
     }
     out
 }

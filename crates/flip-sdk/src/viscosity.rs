@@ -98,9 +98,21 @@ impl ViscosityGrid<'_> {
             ("face_weight_z", self.face_weight[2].len(), axes(2)),
             ("cell_weight", self.cell_weight.len(), cells),
             ("viscosity", self.viscosity.len(), cells),
-            ("edge_weight_x", self.edge_weight[0].len(), edge_count(d, dim, 0)),
-            ("edge_weight_y", self.edge_weight[1].len(), edge_count(d, dim, 1)),
-            ("edge_weight_z", self.edge_weight[2].len(), edge_count(d, dim, 2)),
+            (
+                "edge_weight_x",
+                self.edge_weight[0].len(),
+                edge_count(d, dim, 0),
+            ),
+            (
+                "edge_weight_y",
+                self.edge_weight[1].len(),
+                edge_count(d, dim, 1),
+            ),
+            (
+                "edge_weight_z",
+                self.edge_weight[2].len(),
+                edge_count(d, dim, 2),
+            ),
         ];
         for (name, len, want) in lens {
             if len != want {
@@ -117,7 +129,12 @@ impl ViscosityGrid<'_> {
             }
         }
         let mapped: usize = (0..dim)
-            .map(|a| self.face_row[a].iter().filter(|&&r| r != abi::NO_ROW).count())
+            .map(|a| {
+                self.face_row[a]
+                    .iter()
+                    .filter(|&&r| r != abi::NO_ROW)
+                    .count()
+            })
             .sum();
         if mapped != rows {
             return Err(ViscosityError::Bad(format!(
@@ -177,7 +194,11 @@ impl ViscosityProblem<'_> {
         }
         let rows = csr.rows();
         let cells = dims.iter().product::<usize>();
-        fn slice<'r, T>(p: *const T, len: usize, name: &'static str) -> Result<&'r [T], ViscosityError> {
+        fn slice<'r, T>(
+            p: *const T,
+            len: usize,
+            name: &'static str,
+        ) -> Result<&'r [T], ViscosityError> {
             if len == 0 {
                 return Ok(&[]);
             }
@@ -222,8 +243,20 @@ impl ViscosityProblem<'_> {
     /// The C view the host hands to a plugin (borrows `self`'s arrays).
     pub fn to_abi(&mut self) -> abi::ViscosityProblem {
         let g = self.grid;
-        let ptr = |s: &[u32]| if s.is_empty() { std::ptr::null() } else { s.as_ptr() };
-        let ptr_f = |s: &[f32]| if s.is_empty() { std::ptr::null() } else { s.as_ptr() };
+        let ptr = |s: &[u32]| {
+            if s.is_empty() {
+                std::ptr::null()
+            } else {
+                s.as_ptr()
+            }
+        };
+        let ptr_f = |s: &[f32]| {
+            if s.is_empty() {
+                std::ptr::null()
+            } else {
+                s.as_ptr()
+            }
+        };
         abi::ViscosityProblem {
             csr: self.csr.to_abi(),
             dimension: g.dimension as u32,

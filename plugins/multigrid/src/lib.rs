@@ -172,6 +172,6 @@ impl SolverPlugin for MultigridPlugin {
 flip_sdk::export_plugin!(MultigridPlugin, "multigrid", "Geometric multigrid");
 
 mod tallcell;
-mod viscosity;
 #[cfg(test)]
 mod tests;
+mod viscosity;

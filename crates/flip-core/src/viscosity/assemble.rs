@@ -173,18 +173,26 @@ pub fn assemble(
     let dt = f64::from(dt);
     // Liquid fractions of the control volumes (§4.2).
     for a in 0..dim {
-        fill(spec, phi, face_dims(spec, a), &mut sys.face_weight[a], |i, j, k| {
-            spec.face_center(a, i, j, k)
-        });
+        fill(
+            spec,
+            phi,
+            face_dims(spec, a),
+            &mut sys.face_weight[a],
+            |i, j, k| spec.face_center(a, i, j, k),
+        );
     }
     fill(spec, phi, spec.dims(), &mut sys.cell_weight, |i, j, k| {
         spec.cell_center(i, j, k)
     });
     let edge_axes: &[usize] = if dim == 2 { &[2] } else { &[0, 1, 2] };
     for &c in edge_axes {
-        fill(spec, phi, edge_dims(spec, c), &mut sys.edge_weight[c], |i, j, k| {
-            edge_center(spec, c, i, j, k)
-        });
+        fill(
+            spec,
+            phi,
+            edge_dims(spec, c),
+            &mut sys.edge_weight[c],
+            |i, j, k| edge_center(spec, c, i, j, k),
+        );
     }
     // Unknowns: faces outside solids with liquid in their control volume or read by a strain
     // sample with liquid.

@@ -39,7 +39,13 @@ impl Node for Extrapolate {
 fn hold_solid_faces(solids: &flip_core::Solids, f: &mut crate::kinds::VelocityField) {
     let moving = solids.velocity.as_ref().map(flip_core::MacGrid::axes);
     let open = solids.face_open.axes();
-    for (a, (g, m)) in f.vel.axes_mut().into_iter().zip(f.valid.axes_mut()).enumerate() {
+    for (a, (g, m)) in f
+        .vel
+        .axes_mut()
+        .into_iter()
+        .zip(f.valid.axes_mut())
+        .enumerate()
+    {
         if open[a].len() != g.len() {
             continue;
         }

@@ -69,7 +69,12 @@ impl Node for ViscositySolve {
             io.set("velocity", Value::shared(VELOCITY, field));
             return Ok(());
         }
-        if self.nu_grid.data.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
+        if self
+            .nu_grid
+            .data
+            .iter()
+            .any(|v| !(v.is_finite() && *v >= 0.0))
+        {
             return Err(failed("the viscosity must be finite and not negative"));
         }
         let start = Instant::now();

@@ -28,11 +28,7 @@ impl Solvers {
     }
 
     /// The solver and fallback of a node that poses `poses`.
-    pub fn posing(
-        plugins: &PluginSet,
-        values: &ParamMap,
-        poses: Poses,
-    ) -> Result<Self, NodeError> {
+    pub fn posing(plugins: &PluginSet, values: &ParamMap, poses: Poses) -> Result<Self, NodeError> {
         let isolated =
             matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
         if isolated && plugins.solver_child.is_none() {
