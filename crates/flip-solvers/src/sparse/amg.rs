@@ -216,10 +216,10 @@ fn aggregate(a: &Matrix, labels: &[u8]) -> (Vec<u32>, usize, Vec<u8>) {
         }
     }
     let first = agg.clone();
-    for i in 0..n {
-        if agg[i] == NONE {
+    for (i, a) in agg.iter_mut().enumerate() {
+        if *a == NONE {
             if let Some((c, _)) = strong(i).find(|&(c, _)| first[c] != NONE) {
-                agg[i] = first[c];
+                *a = first[c];
             }
         }
     }
