@@ -62,9 +62,11 @@
 //! # Problem kinds
 //! `solve` takes a kind tag and a pointer: [`PROBLEM_STRUCTURED`] ([`PressureProblem`], the
 //! 5/7-point stencil on a grid), [`PROBLEM_CSR`] ([`CsrProblem`], a general sparse matrix) or
-//! [`PROBLEM_TALLCELL`] ([`TallCellProblem`], a CSR problem with its tall-cell geometry).
-//! An algorithm lists the kinds it accepts in its capability bits ([`CAP_STRUCTURED`],
-//! [`CAP_CSR`], [`CAP_TALLCELL`]); the host never hands it another kind. Each problem type
+//! [`PROBLEM_TALLCELL`] ([`TallCellProblem`], a CSR problem with its tall-cell geometry) or
+//! [`PROBLEM_VISCOSITY`] ([`ViscosityProblem`], the implicit viscosity system on the face
+//! velocities with its grid). An algorithm lists the kinds it accepts in its capability bits
+//! ([`CAP_STRUCTURED`], [`CAP_CSR`], [`CAP_TALLCELL`], [`CAP_VISCOSITY`]); the host never hands
+//! it another kind. Each problem type
 //! documents its layout: index order, which cells or rows are unknowns, the signs of the
 //! matrix entries and of the right-hand side, and the array lengths.
 //!
@@ -80,10 +82,12 @@ mod problem;
 mod services;
 /// Text rules: the id alphabet, and sanitising untrusted text for display.
 pub mod text;
+mod viscosity;
 
 pub use distributed::*;
 pub use problem::*;
 pub use services::*;
+pub use viscosity::*;
 
 pub use text::sanitize;
 
@@ -212,8 +216,11 @@ pub const CAP_CSR: u32 = 8;
 /// Capability bit: accepts [`PROBLEM_TALLCELL`] problems (appended in ABI 2: bits and kinds
 /// are only ever appended, and a host never hands an algorithm a kind it does not list).
 pub const CAP_TALLCELL: u32 = 16;
+/// Capability bit: accepts [`PROBLEM_VISCOSITY`] problems (appended like [`CAP_TALLCELL`];
+/// the next free bit after [`CAP_SAVES_STATE`]).
+pub const CAP_VISCOSITY: u32 = 128;
 /// Every problem-kind capability bit.
-pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL;
+pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL | CAP_VISCOSITY;
 /// Capability bit: solves structured problems on one rank's slab through the
 /// [`SUITE_DISTRIBUTED`] suite (see [`DistributedSuite`]); requires [`CAP_STRUCTURED`]. The host
 /// refuses an algorithm without it in a distributed run (appended in ABI 2, like

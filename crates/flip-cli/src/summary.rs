@@ -2,7 +2,7 @@
 
 use flip_graph::{Simulation, StepReport};
 use flip_nodes::roles::{KindFacts, NodeRole};
-use flip_nodes::stats::{SolveReport, VolumeBalance, WhitewaterStats};
+use flip_nodes::stats::{SolveReport, SolvedGrid, VolumeBalance, WhitewaterStats};
 use std::time::Duration;
 
 /// One pressure solve, as reported by a pressure node.
@@ -49,6 +49,8 @@ pub struct RunSummary {
     pub critical: Duration,
     /// Every pressure solve.
     pub solves: Vec<SolveRecord>,
+    /// Every viscosity solve (`viscosity` nodes).
+    pub viscosity_solves: Vec<SolveRecord>,
     /// Particles at the end.
     pub particles: usize,
     /// Each whitewater node's last report, with its births summed over the run.
@@ -97,7 +99,12 @@ impl RunSummary {
                 }
             }
             for (i, s) in r.all_stats::<SolveReport>() {
-                self.solves.push(SolveRecord {
+                let list = if matches!(s.grid, SolvedGrid::Viscosity(_)) {
+                    &mut self.viscosity_solves
+                } else {
+                    &mut self.solves
+                };
+                list.push(SolveRecord {
                     node: self.ids[i].clone(),
                     frame: r.frame,
                     iterations: f64::from(s.iterations),
@@ -167,6 +174,15 @@ impl RunSummary {
                 self.solves.len(), self.mean(|s| s.iterations), self.max(|s| s.iterations),
                 self.mean(|s| s.outer_iterations), self.mean(|s| s.residual), self.max(|s| s.residual),
                 unconverged, self.max(|s| s.max_divergence), self.mean(|s| s.solve_ms));
+        }
+        let v = &self.viscosity_solves;
+        if !v.is_empty() {
+            let n = v.len() as f64;
+            let mean = |f: fn(&SolveRecord) -> f64| v.iter().map(f).sum::<f64>() / n;
+            let max = |f: fn(&SolveRecord) -> f64| v.iter().map(f).fold(0.0, f64::max);
+            println!("viscosity solves: {} | iterations mean {:.1}, max {:.0} | residual mean {:.2e}, max {:.2e} | not converged {} | solve {:.2} ms mean",
+                v.len(), mean(|s| s.iterations), max(|s| s.iterations), mean(|s| s.residual),
+                max(|s| s.residual), v.iter().filter(|s| !s.converged).count(), mean(|s| s.solve_ms));
         }
     }
 }

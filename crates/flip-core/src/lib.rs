@@ -48,6 +48,8 @@ pub mod surface;
 pub mod tallcell;
 /// Particle-grid transfers: P2G (Alg. 2-3) and G2P (PIC/FLIP, eq. 22; APIC).
 pub mod transfer;
+/// Implicit variational viscosity with a traction-free surface (Batty & Bridson 2008).
+pub mod viscosity;
 /// Volume (density) correction of the particles (Kugelstadt et al. 2019).
 pub mod volume;
 /// Whitewater: diffuse spray, foam and bubble particles (Ihmsen et al. 2012).

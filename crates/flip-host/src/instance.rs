@@ -10,7 +10,7 @@ use super::services::{CancelToken, LogLine, ServiceListener};
 use super::{LoadedPlugin, PluginError};
 use flip_abi::{self as abi, SolveStats};
 use flip_comm::Distribution;
-use flip_sdk::{check, CsrProblem, Problem, TallCellProblem};
+use flip_sdk::{check, CsrProblem, Problem, TallCellProblem, ViscosityProblem};
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,6 +50,8 @@ pub enum ProblemRef<'p, 'a> {
     Csr(&'p mut CsrProblem<'a>),
     /// A sparse matrix with its tall-cell grid.
     TallCell(&'p mut TallCellProblem<'a>),
+    /// The implicit viscosity system with its grid.
+    Viscosity(&'p mut ViscosityProblem<'a>),
 }
 
 /// Where the plugin's instance lives.
@@ -246,6 +248,7 @@ impl SolverInstance {
             ProblemRef::Structured(_) => (abi::CAP_STRUCTURED, "structured"),
             ProblemRef::Csr(_) => (abi::CAP_CSR, "CSR (sparse)"),
             ProblemRef::TallCell(_) => (abi::CAP_TALLCELL, "tall-cell"),
+            ProblemRef::Viscosity(_) => (abi::CAP_VISCOSITY, "viscosity"),
         };
         if self.capabilities & cap == 0 {
             return Err(PluginError::UnsupportedKind {
@@ -280,6 +283,13 @@ impl SolverInstance {
                 p.validate().map_err(|e| bad(e.to_string()))?;
                 let stats = self.run_solve(ProblemRef::TallCell(p))?;
                 self.check(check::csr(&p.csr), &stats)?;
+                Ok(stats)
+            }
+            ProblemRef::Viscosity(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let stats = self.run_solve(ProblemRef::Viscosity(p))?;
+                // Positive definite: the plain residual of the returned velocity.
+                self.check(check::csr_definite(&p.csr), &stats)?;
                 Ok(stats)
             }
         }
@@ -328,6 +338,7 @@ impl SolverInstance {
             ProblemRef::Structured(p) => self.run_solve(ProblemRef::Structured(p)),
             ProblemRef::Csr(p) => self.run_solve(ProblemRef::Csr(p)),
             ProblemRef::TallCell(p) => self.run_solve(ProblemRef::TallCell(p)),
+            ProblemRef::Viscosity(p) => self.run_solve(ProblemRef::Viscosity(p)),
         }
     }
 
@@ -348,6 +359,10 @@ impl SolverInstance {
             ProblemRef::TallCell(p) => {
                 let raw = p.to_abi();
                 self.call_solve(abi::PROBLEM_TALLCELL, std::ptr::from_ref(&raw).cast())
+            }
+            ProblemRef::Viscosity(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_VISCOSITY, std::ptr::from_ref(&raw).cast())
             }
         }
     }

@@ -73,6 +73,11 @@ impl AlgorithmInfo {
         self.capabilities & abi::CAP_TALLCELL != 0
     }
 
+    /// Whether it accepts viscosity problems (the implicit viscosity system with its grid).
+    pub fn accepts_viscosity(&self) -> bool {
+        self.capabilities & abi::CAP_VISCOSITY != 0
+    }
+
     /// Whether its instances keep learned state and save it ([`abi::CAP_SAVES_STATE`]).
     pub fn saves_state(&self) -> bool {
         self.capabilities & abi::CAP_SAVES_STATE != 0

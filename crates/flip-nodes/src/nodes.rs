@@ -29,6 +29,7 @@ pub mod solids;
 pub mod surface;
 /// Tall-cell water (Chentanez & Müller 2011), 2D.
 pub mod tallcell;
+pub mod viscosity;
 pub mod volume_correction;
 pub mod vorticity;
 pub mod whitewater;

@@ -20,6 +20,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::level_set::kind())?;
         r.register(nodes::extrapolate::kind())?;
         r.register(nodes::pressure::kind(self.plugins.clone()))?;
+        r.register(nodes::viscosity::kind(self.plugins.clone()))?;
         r.register(nodes::g2p::kind())?;
         r.register(nodes::advect::kind())?;
         r.register(nodes::volume_correction::kind(self.plugins.clone()))?;
@@ -88,6 +89,7 @@ mod tests {
         let role = |role: NodeRole| kinds_where(&r, |s| s.role() == role);
         assert_eq!(role(NodeRole::Emitter), ["emitter"]);
         assert_eq!(role(NodeRole::Pressure), ["pressure"]);
+        assert_eq!(role(NodeRole::Viscosity), ["viscosity"]);
         assert_eq!(role(NodeRole::VolumeCorrection), ["volume_correction"]);
         assert_eq!(role(NodeRole::LevelSet), ["level_set"]);
         assert_eq!(role(NodeRole::CellMarker), ["marker"]);
@@ -113,7 +115,12 @@ mod tests {
         let plugin = kinds_where(&r, |s| s.role().solves_with_plugin());
         assert_eq!(
             plugin,
-            ["pressure", "volume_correction", "tallcell_pressure"]
+            [
+                "pressure",
+                "viscosity",
+                "volume_correction",
+                "tallcell_pressure"
+            ]
         );
     }
 
@@ -128,7 +135,13 @@ mod tests {
         let keeping = kinds_where(&r, |s| s.memory().cell_bytes != 0.0);
         assert_eq!(
             keeping,
-            ["p2g", "level_set", "pressure", "volume_correction"]
+            [
+                "p2g",
+                "level_set",
+                "pressure",
+                "viscosity",
+                "volume_correction"
+            ]
         );
         let writes = |kind: &str| r.get(kind).unwrap().spec.memory().frame_writes;
         assert_eq!(writes("export"), FrameWrites::ParticlesAndPreview);
@@ -154,6 +167,10 @@ mod tests {
             ["tolerance", "rel_tolerance", "abs_tolerance"]
         );
         let with_live = kinds_where(&r, |s| !s.live_params.is_empty());
-        assert_eq!(with_live, ["gravity", "pressure", "g2p"]);
+        assert_eq!(
+            live("viscosity"),
+            ["viscosity", "rel_tolerance", "abs_tolerance"]
+        );
+        assert_eq!(with_live, ["gravity", "pressure", "viscosity", "g2p"]);
     }
 }

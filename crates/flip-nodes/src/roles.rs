@@ -43,6 +43,8 @@ pub enum NodeRole {
     Pressure,
     /// The tall-cell model's pressure projection, a plugin solve (`tallcell_pressure`).
     TallCellPressure,
+    /// The implicit viscosity step, a plugin solve (`viscosity`).
+    Viscosity,
     /// Adds a body force or its like to the grid velocity (gravity, buoyancy, vorticity).
     Force,
     /// Any other grid operation: extrapolation, grid advection, the gas domain, tall-cell
@@ -88,7 +90,7 @@ impl NodeRole {
     pub fn solves_with_plugin(self) -> bool {
         matches!(
             self,
-            Self::Pressure | Self::VolumeCorrection | Self::TallCellPressure
+            Self::Pressure | Self::VolumeCorrection | Self::TallCellPressure | Self::Viscosity
         )
     }
 }

@@ -11,4 +11,4 @@ pub use correction::{CorrectionSolve, VolumeCorrectionStats};
 pub use flow::{particle_volume, BoundaryFlowStats, SinkStats, VolumeBalance};
 pub use outputs::{ExportStats, LiquidVolume, SurfaceStats};
 pub use particles::{EmitStats, RefitStats, ReseedStats, WhitewaterStats};
-pub use solve::{RegularSolve, SolveReport, SolvedGrid, TallCellSolve};
+pub use solve::{RegularSolve, SolveReport, SolvedGrid, TallCellSolve, ViscositySolve};

@@ -42,6 +42,8 @@ mod state;
 pub mod stencil;
 /// The tall-cell problem kind.
 mod tallcell;
+/// The viscosity problem kind.
+pub mod viscosity;
 
 pub use array::Array;
 pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
@@ -56,6 +58,7 @@ pub use problem::{Problem, ProblemError};
 pub use services::{cancelled, services, LogLevel, Services};
 pub use state::{StateReader, StateWriter};
 pub use tallcell::{OwnedTallGeometry, TallCellError, TallCellProblem, TallGeometry};
+pub use viscosity::{OwnedViscosityGrid, ViscosityError, ViscosityGrid, ViscosityProblem};
 
 /// Why a solve or an instance creation failed.
 #[derive(Debug, thiserror::Error)]
@@ -117,6 +120,21 @@ pub trait PressureSolver: Send {
         let _ = problem;
         Err(SolveError::Unsupported(
             "this algorithm takes no tall-cell problems".into(),
+        ))
+    }
+
+    /// Solves a viscosity problem in place (`problem.velocity()` holds the initial guess).
+    /// Only called for algorithms whose capabilities include `CAP_VISCOSITY`.
+    ///
+    /// # Errors
+    /// By default [`SolveError::Unsupported`].
+    fn solve_viscosity(
+        &mut self,
+        problem: &mut ViscosityProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        let _ = problem;
+        Err(SolveError::Unsupported(
+            "this algorithm takes no viscosity problems".into(),
         ))
     }
 

@@ -7,6 +7,8 @@
 //! [`WithCsr`] joins a structured solver and a CSR solver into one instance, so an algorithm
 //! can accept both kinds.
 
+/// Aggregation AMG, the preconditioner of [`CsrPreconditioner::Amg`].
+mod amg;
 /// Jacobi-preconditioned BiCGSTAB on CSR matrices (unsymmetric too).
 mod bicgstab;
 /// CG with Jacobi or IC(0) on CSR matrices.
@@ -39,6 +41,12 @@ impl<S: PressureSolver, C: PressureSolver> PressureSolver for WithCsr<S, C> {
     }
     fn solve_csr(&mut self, problem: &mut CsrProblem<'_>) -> Result<SolveStats, SolveError> {
         self.csr.solve_csr(problem)
+    }
+    fn solve_viscosity(
+        &mut self,
+        problem: &mut flip_sdk::ViscosityProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        self.csr.solve_viscosity(problem)
     }
     fn reset(&mut self) {
         self.structured.reset();

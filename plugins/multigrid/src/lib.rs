@@ -4,6 +4,7 @@
 //! - `mg-fullcycle`: full cycles (Karlsson 2014, Alg. 10; Chentanez & Müller 2011, Alg. 4).
 //! - `mgpcg`: CG preconditioned by one symmetric V-cycle (McAdams, Sifakis & Teran 2010).
 //! - `tall-mg`: full cycles on restricted tall-cell grids (Chentanez & Müller 2011).
+//! - `amg-pcg`: CG preconditioned by an aggregation-AMG V-cycle, for the viscosity kind.
 #![forbid(unsafe_code)]
 
 use flip_sdk::abi::{CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
@@ -117,6 +118,7 @@ impl SolverPlugin for MultigridPlugin {
             params: schema!(1, 0),
         },
         tallcell::ALGORITHM,
+        viscosity::ALGORITHM,
     ];
 
     fn create(
@@ -125,6 +127,9 @@ impl SolverPlugin for MultigridPlugin {
     ) -> Result<Box<dyn PressureSolver>, SolveError> {
         if algorithm.name == tallcell::ALGORITHM.name {
             return Ok(tallcell::create(params));
+        }
+        if algorithm.name == viscosity::ALGORITHM.name {
+            return Ok(viscosity::create(params));
         }
         let coarsening = match params.choice("coarsening") {
             "rediscretise" => Coarsening::Rediscretise,
@@ -169,3 +174,4 @@ flip_sdk::export_plugin!(MultigridPlugin, "multigrid", "Geometric multigrid");
 mod tallcell;
 #[cfg(test)]
 mod tests;
+mod viscosity;

@@ -13,9 +13,15 @@ fn create(name: &str, given: &[(&str, f64)]) -> Result<Box<dyn PressureSolver>, 
 #[test]
 fn algorithms_expose_their_parameters() {
     let names: Vec<_> = MultigridPlugin::ALGORITHMS.iter().map(|a| a.name).collect();
-    assert_eq!(names, ["mg-vcycle", "mg-fullcycle", "mgpcg", "tall-mg"]);
+    assert_eq!(
+        names,
+        ["mg-vcycle", "mg-fullcycle", "mgpcg", "tall-mg", "amg-pcg"]
+    );
     let tall = &MultigridPlugin::ALGORITHMS[3];
     assert_eq!(tall.capabilities, CAP_LINEAR | flip_sdk::abi::CAP_TALLCELL);
+    let amg = &MultigridPlugin::ALGORITHMS[4];
+    let kinds = flip_sdk::abi::CAP_CSR | flip_sdk::abi::CAP_VISCOSITY;
+    assert_eq!(amg.capabilities, CAP_LINEAR | kinds);
     for a in &MultigridPlugin::ALGORITHMS[..3] {
         // Only MGPCG solves a rank's slab (CG over the slabs, slab V-cycle).
         let distributed = if a.name == "mgpcg" {

@@ -2,7 +2,7 @@
 //! wrappers around `flip_solvers::krylov`.
 #![forbid(unsafe_code)]
 
-use flip_sdk::abi::{CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::abi::{CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED, CAP_VISCOSITY};
 use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig, SsorConfig};
 use flip_solvers::sparse::{CsrBicgstab, CsrPcg, CsrPreconditioner, WithCsr};
@@ -62,9 +62,9 @@ impl SolverPlugin for PcgPlugin {
             help: "Conjugate gradient preconditioned by the matrix diagonal (Jacobi; Saad, \
                    Iterative Methods for Sparse Linear Systems, §10.2). Fully parallel; on \
                    unit-coefficient pressure systems it is barely better than plain CG. Also \
-                   takes general sparse (CSR) problems with a symmetric matrix, and runs \
-                   distributed over MPI ranks (`run --mpi`).",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED,
+                   takes general sparse (CSR) problems with a symmetric matrix and viscosity \
+                   problems, and runs distributed over MPI ranks (`run --mpi`).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED | CAP_VISCOSITY,
             params: common_params!(),
         },
         Algorithm {
@@ -75,8 +75,9 @@ impl SolverPlugin for PcgPlugin {
                    Graphics, §5.4. The factorisation and triangular solves are sequential (one \
                    thread); the factor is kept while the matrix is unchanged. Also takes general \
                    sparse (CSR) problems with a symmetric matrix (IC(0) on the matrix's lower \
-                   pattern).",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR,
+                   pattern) and viscosity problems (the implicit viscosity system of Batty & \
+                   Bridson 2008 on the face velocities).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_VISCOSITY,
             params: common_params!(),
         },
         Algorithm {

@@ -242,6 +242,11 @@ impl State {
                     unsafe { views::csr_view(inputs, exchange, meta) }.map_err(WireError::Other)?;
                 instance.solve_unchecked(ProblemRef::Csr(&mut p))
             }
+            SolveMeta::Viscosity { .. } => {
+                let mut p = unsafe { views::viscosity_view(inputs, exchange, meta) }
+                    .map_err(WireError::Other)?;
+                instance.solve_unchecked(ProblemRef::Viscosity(&mut p))
+            }
         }
         .map_err(to_wire)?;
         Ok(Answer::Solved(WireStats {

@@ -111,6 +111,7 @@ impl ChildSolver {
             ProblemRef::Csr(p) => (shm::csr_meta(p), false),
             // Refused before this call (`remote_solve`); the system alone is what would travel.
             ProblemRef::TallCell(p) => (shm::csr_meta(&p.csr), false),
+            ProblemRef::Viscosity(p) => (shm::viscosity_meta(p), false),
         };
         let plan = shm::plan(&meta);
         self.map(&plan, lent)?;
@@ -122,6 +123,7 @@ impl ChildSolver {
             ProblemRef::Structured(p) => unsafe { shm::write_structured(inputs, &plan, p) },
             ProblemRef::Csr(p) => unsafe { shm::write_csr(inputs, &plan, p) },
             ProblemRef::TallCell(p) => unsafe { shm::write_csr(inputs, &plan, &p.csr) },
+            ProblemRef::Viscosity(p) => unsafe { shm::write_viscosity(inputs, &plan, p) },
         }
         let exchange = self.memory.exchange().expect("mapped");
         shm::write_pressure(exchange, pressure(problem));
@@ -307,6 +309,7 @@ fn pressure<'x>(problem: &'x mut ProblemRef<'_, '_>) -> &'x mut [f64] {
         ProblemRef::Structured(p) => &mut *p.pressure,
         ProblemRef::Csr(p) => &mut *p.pressure,
         ProblemRef::TallCell(p) => &mut *p.csr.pressure,
+        ProblemRef::Viscosity(p) => p.velocity(),
     }
 }
 

@@ -4,13 +4,16 @@
 //! - *Inputs* (sealed read-only for the child): the arrays at 64-byte aligned offsets from 0,
 //!   structured `rhs` (f64), `diag, off_x/y/z, liquid_phi, solid_phi, face_open_x/y/z` (f32),
 //!   `cell_kind, complementarity` (u8); CSR `rhs, values` (f64), `row_ptr` (u64), `col_idx`
-//!   (u32), `row_flags` (u8, if any).
+//!   (u32), `row_flags` (u8, if any); viscosity: the CSR arrays (no flags), then `row_axis`
+//!   (u8), `row_face` (u32), `face_row` x/y/z (u32), `face_weight` x/y/z, `cell_weight`,
+//!   `viscosity`, `edge_weight` x/y/z (f32); arrays a 2D problem lacks are empty.
 //! - *Exchange* (written by both): a 64-byte header (the cancel flag, an `AtomicU32` at 0),
 //!   then the pressure (f64), the warm-start guess in and the solution out.
 
 use super::segment::Segment;
 use super::wire::SolveMeta;
-use flip_sdk::{CsrProblem, Problem};
+use flip_sdk::viscosity::{edge_count, face_count};
+use flip_sdk::{CsrProblem, Problem, ViscosityProblem};
 use std::sync::atomic::AtomicU32;
 
 /// Bytes of the exchange segment before the pressure.
@@ -70,9 +73,38 @@ fn csr_fields(rows: usize, nnz: usize, flags: bool) -> Vec<(usize, usize)> {
     ]
 }
 
+/// Viscosity input arrays: the CSR ones (no flags), then the grid's (module doc).
+fn viscosity_fields(rows: usize, nnz: usize, dims: [usize; 3], dim: usize) -> Vec<(usize, usize)> {
+    let mut f = csr_fields(rows, nnz, false);
+    let faces = |a: usize| if a < dim { face_count(dims, a) } else { 0 };
+    let cells = dims.iter().product::<usize>();
+    f.extend([(1, rows), (4, rows)]);
+    f.extend((0..3).map(|a| (4, faces(a))));
+    f.extend((0..3).map(|a| (4, faces(a))));
+    f.extend([(4, cells), (4, cells)]);
+    f.extend((0..3).map(|a| (4, edge_count(dims, dim, a))));
+    f
+}
+
 /// The layout of the problem `meta` describes.
 pub(crate) fn plan(meta: &SolveMeta) -> Plan {
     match *meta {
+        SolveMeta::Viscosity {
+            rows,
+            nnz,
+            dims,
+            dimension,
+            ..
+        } => {
+            let dims = dims.map(|d| d as usize);
+            let fields = viscosity_fields(rows as usize, nnz as usize, dims, dimension as usize);
+            let (inputs, inputs_len) = layout(&fields);
+            Plan {
+                inputs,
+                inputs_len,
+                rows: rows as usize,
+            }
+        }
         SolveMeta::Structured { dims, .. } => {
             structured_plan(dims.iter().map(|&d| d as usize).product())
         }
@@ -119,6 +151,20 @@ pub(crate) fn csr_meta(p: &CsrProblem<'_>) -> SolveMeta {
         lcp: p.lcp,
         step: p.step,
         flags: p.row_flags.is_some(),
+    }
+}
+
+/// The metadata of a viscosity problem.
+pub(crate) fn viscosity_meta(p: &ViscosityProblem<'_>) -> SolveMeta {
+    let g = &p.grid;
+    SolveMeta::Viscosity {
+        rows: p.csr.rows() as u64,
+        nnz: p.csr.values.len() as u64,
+        step: p.csr.step,
+        dims: g.dims.map(|d| d as u64),
+        dimension: g.dimension as u32,
+        dx: g.dx,
+        dt: g.dt,
     }
 }
 
@@ -206,6 +252,36 @@ pub(crate) unsafe fn write_csr(seg: &Segment, plan: &Plan, p: &CsrProblem<'_>) {
         bytes(p.row_ptr),
         bytes(p.col_idx),
         flags,
+    ];
+    // SAFETY: the caller's contract.
+    unsafe { write_inputs(seg, &plan.inputs, &arrays) }
+}
+
+/// Brings a validated viscosity problem's inputs into the host's input segment.
+///
+/// # Safety
+/// As [`write_structured`].
+pub(crate) unsafe fn write_viscosity(seg: &Segment, plan: &Plan, p: &ViscosityProblem<'_>) {
+    let (c, g) = (&p.csr, &p.grid);
+    let arrays = [
+        bytes(c.rhs),
+        bytes(c.values),
+        bytes(c.row_ptr),
+        bytes(c.col_idx),
+        &[],
+        g.row_axis,
+        bytes(g.row_face),
+        bytes(g.face_row[0]),
+        bytes(g.face_row[1]),
+        bytes(g.face_row[2]),
+        bytes(g.face_weight[0]),
+        bytes(g.face_weight[1]),
+        bytes(g.face_weight[2]),
+        bytes(g.cell_weight),
+        bytes(g.viscosity),
+        bytes(g.edge_weight[0]),
+        bytes(g.edge_weight[1]),
+        bytes(g.edge_weight[2]),
     ];
     // SAFETY: the caller's contract.
     unsafe { write_inputs(seg, &plan.inputs, &arrays) }

@@ -5,7 +5,7 @@
 use super::segment::Segment;
 use super::shm::{self, Plan};
 use super::wire::SolveMeta;
-use flip_sdk::{Array, CsrProblem, OwnedProblem, Problem};
+use flip_sdk::{Array, CsrProblem, OwnedProblem, Problem, ViscosityGrid, ViscosityProblem};
 use std::any::Any;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -105,6 +105,75 @@ pub(crate) unsafe fn csr_view<'a>(
             row_flags: flags.then(|| inputs.slice(o[4], rows)),
             pressure: exchange.slice_mut(shm::HEADER, rows),
         })
+    }
+}
+
+/// The child's view of the viscosity problem in the segments.
+///
+/// # Safety
+/// As [`structured_view`].
+pub(crate) unsafe fn viscosity_view<'a>(
+    inputs: &'a Segment,
+    exchange: &'a Segment,
+    meta: &SolveMeta,
+) -> Result<ViscosityProblem<'a>, String> {
+    let SolveMeta::Viscosity {
+        rows,
+        nnz,
+        step,
+        dims,
+        dimension,
+        dx,
+        dt,
+    } = *meta
+    else {
+        return Err("not a viscosity problem".into());
+    };
+    let plan = checked_plan(inputs, exchange, meta)?;
+    let (o, rows, nnz) = (&plan.inputs, rows as usize, nnz as usize);
+    let dims = dims.map(|d| d as usize);
+    let dim = dimension as usize;
+    let faces = |a: usize| {
+        if a < dim {
+            flip_sdk::viscosity::face_count(dims, a)
+        } else {
+            0
+        }
+    };
+    let edges = |a: usize| flip_sdk::viscosity::edge_count(dims, dim, a);
+    let cells = dims.iter().product::<usize>();
+    // SAFETY: as in `structured_view`.
+    unsafe {
+        let f = |i: usize, n: usize| -> &'a [f32] { inputs.slice(o[i], n) };
+        let u = |i: usize, n: usize| -> &'a [u32] { inputs.slice(o[i], n) };
+        let view = ViscosityProblem {
+            csr: CsrProblem {
+                symmetric: true,
+                lcp: false,
+                step,
+                rhs: inputs.slice(o[0], rows),
+                values: inputs.slice(o[1], nnz),
+                row_ptr: inputs.slice(o[2], rows + 1),
+                col_idx: inputs.slice(o[3], nnz),
+                row_flags: None,
+                pressure: exchange.slice_mut(shm::HEADER, rows),
+            },
+            grid: ViscosityGrid {
+                dimension: dim,
+                dims,
+                dx,
+                dt,
+                row_axis: inputs.slice(o[5], rows),
+                row_face: u(6, rows),
+                face_row: [u(7, faces(0)), u(8, faces(1)), u(9, faces(2))],
+                face_weight: [f(10, faces(0)), f(11, faces(1)), f(12, faces(2))],
+                cell_weight: f(13, cells),
+                viscosity: f(14, cells),
+                edge_weight: [f(15, edges(0)), f(16, edges(1)), f(17, edges(2))],
+            },
+        };
+        view.validate().map_err(|e| e.to_string())?;
+        Ok(view)
     }
 }
 

@@ -43,6 +43,16 @@ pub(crate) enum SolveMeta {
         step: u64,
         flags: bool,
     },
+    /// `abi::ViscosityProblem`: its CSR system (no row flags) and its grid.
+    Viscosity {
+        rows: u64,
+        nnz: u64,
+        step: u64,
+        dims: [u64; 3],
+        dimension: u32,
+        dx: f64,
+        dt: f64,
+    },
 }
 
 /// What the host asks.

@@ -4,7 +4,7 @@
 //! the previous step's pressure; reports iterations, residual, time and the divergence left.
 
 pub(crate) mod params;
-mod solvers;
+pub(crate) mod solvers;
 
 pub use params::SolverFailure;
 pub(crate) mod state;

@@ -28,6 +28,23 @@ pub enum SolvedGrid {
     Regular(RegularSolve),
     /// The tall-cell grid (`tallcell_pressure`).
     TallCell(TallCellSolve),
+    /// The implicit viscosity step (`viscosity`): unknowns are face velocities.
+    Viscosity(ViscositySolve),
+}
+
+/// The viscosity solve (`viscosity`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViscositySolve {
+    /// Residual before the first iteration (m/s).
+    pub initial_residual: f64,
+    /// Assembling the system (ms).
+    pub assemble_ms: f64,
+    /// Shared-memory copies of an isolated solver, part of `solve_ms`.
+    pub transfer_ms: Option<f64>,
+    /// Whether the step was solved by the fallback solver.
+    pub on_fallback: bool,
+    /// Largest change of a face velocity in the step (m/s).
+    pub max_change: f64,
 }
 
 impl Default for SolvedGrid {
@@ -85,7 +102,7 @@ impl SolveReport {
     pub fn outer_iterations(&self) -> u32 {
         match &self.grid {
             SolvedGrid::Regular(r) => r.outer_iterations,
-            SolvedGrid::TallCell(_) => 0,
+            SolvedGrid::TallCell(_) | SolvedGrid::Viscosity(_) => 0,
         }
     }
 
@@ -132,6 +149,21 @@ impl NodeStats for SolveReport {
                 ("symmetric", f64::from(u8::from(t.symmetric))),
                 max_divergence,
             ],
+            SolvedGrid::Viscosity(v) => {
+                let mut out = vec![
+                    iterations,
+                    residual,
+                    ("initial_residual", v.initial_residual),
+                    converged,
+                    solve_ms,
+                    ("assemble_ms", v.assemble_ms),
+                ];
+                out.extend(v.transfer_ms.map(|t| ("transfer_ms", t)));
+                out.push(("on_fallback", f64::from(u8::from(v.on_fallback))));
+                out.push(("unknowns", self.unknowns as f64));
+                out.push(("max_change", v.max_change));
+                out
+            }
         }
     }
 }

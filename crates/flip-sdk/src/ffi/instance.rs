@@ -2,7 +2,10 @@
 
 use super::{guarded, Instance};
 use crate::services::{cancelled, with_services};
-use crate::{state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem};
+use crate::{
+    state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem,
+    ViscosityProblem,
+};
 use flip_abi::{self as abi, ErrorBuf, HostServices, SolveStats};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +58,13 @@ unsafe fn dispatch(
             // SAFETY: as above.
             let mut view = unsafe { TallCellProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
             inst.solver.solve_tallcell(&mut view)
+        }
+        abi::PROBLEM_VISCOSITY if caps & abi::CAP_VISCOSITY != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::ViscosityProblem>() };
+            // SAFETY: as above.
+            let mut view = unsafe { ViscosityProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve_viscosity(&mut view)
         }
         _ => Err(SolveError::Unsupported(format!(
             "algorithm `{}` does not accept problem kind {kind}",

@@ -20,6 +20,8 @@ pub enum CsrPreconditioner {
     Jacobi,
     /// `M = L Lᵀ` with `L` on the lower pattern of `A`.
     Ic0,
+    /// One symmetric V-cycle of aggregation AMG ([`super::amg`]).
+    Amg,
 }
 
 /// CG on CSR problems. Keeps nothing between solves that changes results.
@@ -29,6 +31,8 @@ pub struct CsrPcg {
     /// IC(0): per row, the positions of its strictly-lower entries and its diagonal, and the
     /// factor's values at the matrix's entry positions.
     l: Vec<f64>,
+    /// AMG: the hierarchy of the current matrix.
+    amg: Option<super::amg::Amg>,
 }
 
 impl CsrPcg {
@@ -38,6 +42,7 @@ impl CsrPcg {
             config,
             precond,
             l: Vec::new(),
+            amg: None,
         }
     }
 
@@ -84,11 +89,20 @@ impl CsrPcg {
         }
     }
 
+    /// Levels of the last AMG hierarchy (0 for the other preconditioners).
+    pub fn levels(&self) -> usize {
+        self.amg.as_ref().map_or(0, super::amg::Amg::depth)
+    }
+
     /// `z = M⁻¹ r`.
-    fn apply(&self, p: &CsrProblem<'_>, r: &[f64], z: &mut [f64]) {
+    fn apply(&mut self, p: &CsrProblem<'_>, r: &[f64], z: &mut [f64]) {
         let n = p.rows();
         match self.precond {
             CsrPreconditioner::Identity => z.copy_from_slice(r),
+            CsrPreconditioner::Amg => match &mut self.amg {
+                Some(amg) => amg.apply(r, z),
+                None => z.copy_from_slice(r),
+            },
             CsrPreconditioner::Jacobi => {
                 for i in 0..n {
                     let d = p.values[diag_pos(p, i)];
@@ -147,6 +161,30 @@ impl PressureSolver for CsrPcg {
     }
 
     fn solve_csr(&mut self, p: &mut CsrProblem<'_>) -> Result<SolveStats, SolveError> {
+        self.solve_labelled(p, None)
+    }
+
+    fn solve_viscosity(
+        &mut self,
+        p: &mut flip_sdk::ViscosityProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        // Positive definite (no projection); AMG aggregates within one velocity component.
+        self.solve_labelled(&mut p.csr, Some(p.grid.row_axis))
+    }
+}
+
+impl CsrPcg {
+    /// CG on `p`; `components` (one label per row, given for the viscosity kind) keeps AMG
+    /// aggregates within a component and marks the matrix positive definite: no component is
+    /// projected, whatever its diagonal dominance.
+    ///
+    /// # Errors
+    /// [`SolveError::Unsupported`] for LCPs and unsymmetric matrices.
+    pub fn solve_labelled(
+        &mut self,
+        p: &mut CsrProblem<'_>,
+        components: Option<&[u8]>,
+    ) -> Result<SolveStats, SolveError> {
         linear_only(p, "conjugate gradient")?;
         if !p.symmetric {
             return Err(SolveError::Unsupported(
@@ -154,7 +192,11 @@ impl PressureSolver for CsrPcg {
             ));
         }
         let n = p.rows();
-        let regions: Regions = csr_regions(p);
+        let regions: Regions = if components.is_some() {
+            Regions::default()
+        } else {
+            csr_regions(p)
+        };
         let mut b = p.rhs.to_vec();
         regions.remove_mean(&mut b);
         let mut x = p.pressure.to_vec();
@@ -162,8 +204,10 @@ impl PressureSolver for CsrPcg {
             x.iter_mut().for_each(|v| *v = 0.0);
         }
         regions.remove_mean(&mut x);
-        if self.precond == CsrPreconditioner::Ic0 {
-            self.factor(p);
+        match self.precond {
+            CsrPreconditioner::Ic0 => self.factor(p),
+            CsrPreconditioner::Amg => self.amg = Some(super::amg::Amg::new(p, components, 1)),
+            _ => {}
         }
         let bound = self
             .config

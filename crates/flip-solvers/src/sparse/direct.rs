@@ -10,6 +10,7 @@ use faer::linalg::solvers::Solve;
 use faer::sparse::{SparseColMat, Triplet};
 use faer::{MatMut, Side};
 use flip_sdk::check::csr_regions;
+use flip_sdk::regions::Regions;
 use flip_sdk::{CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
 
 /// Sparse Cholesky / LU for CSR problems (refactorises every solve).
@@ -68,6 +69,25 @@ impl PressureSolver for CsrDirect {
     }
 
     fn solve_csr(&mut self, p: &mut CsrProblem<'_>) -> Result<SolveStats, SolveError> {
+        self.solve_system(p, false)
+    }
+
+    fn solve_viscosity(
+        &mut self,
+        p: &mut flip_sdk::ViscosityProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        self.solve_system(&mut p.csr, true)
+    }
+}
+
+impl CsrDirect {
+    /// Factors and solves `p`; `definite`: the matrix is positive definite (the viscosity
+    /// kind), so no component is projected whatever its diagonal dominance.
+    fn solve_system(
+        &mut self,
+        p: &mut CsrProblem<'_>,
+        definite: bool,
+    ) -> Result<SolveStats, SolveError> {
         linear_only(p, "the direct solver")?;
         let n = p.rows();
         if let Some(r) = (0..n).find(|&r| !p.rhs[r].is_finite()) {
@@ -76,7 +96,11 @@ impl PressureSolver for CsrDirect {
                 p.rhs[r]
             )));
         }
-        let regions = csr_regions(p);
+        let regions = if definite {
+            Regions::default()
+        } else {
+            csr_regions(p)
+        };
         let mut b = p.rhs.to_vec();
         regions.remove_mean(&mut b);
         let mut pinned = vec![false; n];

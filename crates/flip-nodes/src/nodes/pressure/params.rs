@@ -47,6 +47,53 @@ pub(crate) fn with_logs(error: PluginError, logs: Vec<LogLine>) -> flip_graph::N
     flip_graph::NodeError::other(SolverFailure { error, logs })
 }
 
+/// The problems a solving node poses, which decide the algorithms it accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Poses {
+    /// Structured grid problems (pressure); `separating`: LCPs.
+    Structured {
+        /// Separating walls: an LCP solver is needed.
+        separating: bool,
+    },
+    /// The viscosity kind (`abi::PROBLEM_VISCOSITY`).
+    Viscosity,
+}
+
+impl Poses {
+    /// Why `info` (named `name`) cannot solve these problems, if it cannot.
+    fn refuse(self, name: &str, info: &AlgorithmInfo, plugins: &PluginSet) -> Option<String> {
+        match self {
+            Poses::Structured { .. } if !info.accepts_structured() => Some(format!(
+                "solver `{name}` takes only general sparse (CSR) problems; this node poses \
+                structured grid problems"
+            )),
+            Poses::Structured { separating: true } if !info.supports_lcp() => Some(format!(
+                "solver `{name}` solves linear systems only; separating walls need an LCP \
+                solver ({})",
+                lcp_solvers(plugins).join(", ")
+            )),
+            Poses::Viscosity if !(info.accepts_viscosity() && info.supports_linear()) => {
+                Some(format!(
+                    "solver `{name}` does not take viscosity problems, which this node poses; \
+                     solvers that do: {}",
+                    viscosity_solvers(plugins).join(", ")
+                ))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Names of the algorithms that solve viscosity problems.
+pub(crate) fn viscosity_solvers(plugins: &PluginSet) -> Vec<String> {
+    plugins
+        .algorithms()
+        .into_iter()
+        .filter(|(_, a)| a.accepts_viscosity() && a.supports_linear())
+        .map(|(n, _)| n)
+        .collect()
+}
+
 /// The solver instance named by the `solver` parameter, with the algorithm's parameters from
 /// `values`; refuses CSR-only algorithms (the grid nodes pose structured problems) and, for
 /// separating walls, linear-only ones.
@@ -55,23 +102,23 @@ pub(crate) fn create_solver(
     values: &ParamMap,
     separating: bool,
 ) -> Result<SolverInstance, String> {
+    create_posing(plugins, values, Poses::Structured { separating })
+}
+
+/// The solver instance named by the `solver` parameter for a node posing `poses`, in this
+/// process or isolated (`isolation`).
+pub(crate) fn create_posing(
+    plugins: &PluginSet,
+    values: &ParamMap,
+    poses: Poses,
+) -> Result<SolverInstance, String> {
     let p = crate::params::Params(values);
     let name = p.text("solver").map_err(|e| e.to_string())?;
     let (plugin, info) = plugins
         .find(name)
         .map_err(|e| no_solver_message(&e, plugins))?;
-    if !info.accepts_structured() {
-        return Err(format!(
-            "solver `{name}` takes only general sparse (CSR) problems; this node poses \
-            structured grid problems"
-        ));
-    }
-    if separating && !info.supports_lcp() {
-        return Err(format!(
-            "solver `{name}` solves linear systems only; separating walls need an LCP solver \
-            ({})",
-            lcp_solvers(plugins).join(", ")
-        ));
+    if let Some(why) = poses.refuse(name, info, plugins) {
+        return Err(why);
     }
     let isolated = matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
     let values = algorithm_values(info, values)?;
@@ -93,7 +140,7 @@ pub(crate) fn create_solver(
 pub(crate) fn create_fallback(
     plugins: &PluginSet,
     values: &ParamMap,
-    separating: bool,
+    poses: Poses,
 ) -> Result<Option<SolverInstance>, String> {
     let name = match values.get("fallback_solver") {
         Some(ParamValue::Text(t)) if t != "none" && !t.is_empty() => t,
@@ -102,15 +149,13 @@ pub(crate) fn create_fallback(
     let (plugin, info) = plugins
         .find(name)
         .map_err(|e| no_solver_message(&e, plugins))?;
-    if !info.accepts_structured() || (separating && !info.supports_lcp()) {
-        let need = if separating {
-            "an LCP solver"
-        } else {
-            "a solver"
+    if poses.refuse(name, info, plugins).is_some() {
+        let need = match poses {
+            Poses::Structured { separating: true } => "an LCP solver of structured grid problems",
+            Poses::Structured { .. } => "a solver of structured grid problems",
+            Poses::Viscosity => "a solver of viscosity problems",
         };
-        return Err(format!(
-            "`{name}` cannot stand in: this node needs {need} of structured grid problems"
-        ));
+        return Err(format!("`{name}` cannot stand in: this node needs {need}"));
     }
     SolverInstance::create(plugin, &info.name, &[])
         .map(Some)

@@ -7,6 +7,7 @@ use flip_abi::SolveStats;
 use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
 use flip_host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
 use flip_sdk::Problem;
+use params::Poses;
 
 pub(crate) struct Solvers {
     primary: SolverInstance,
@@ -23,6 +24,11 @@ impl Solvers {
         values: &ParamMap,
         separating: bool,
     ) -> Result<Self, NodeError> {
+        Self::posing(plugins, values, Poses::Structured { separating })
+    }
+
+    /// The solver and fallback of a node that poses `poses`.
+    pub fn posing(plugins: &PluginSet, values: &ParamMap, poses: Poses) -> Result<Self, NodeError> {
         let isolated =
             matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
         if isolated && plugins.solver_child.is_none() {
@@ -30,8 +36,8 @@ impl Solvers {
                 child process); use \"none\"";
             return Err(NodeError::param("isolation", why));
         }
-        let primary = params::create_solver(plugins, values, separating)?;
-        let fallback = params::create_fallback(plugins, values, separating)
+        let primary = params::create_posing(plugins, values, poses)?;
+        let fallback = params::create_fallback(plugins, values, poses)
             .map_err(|e| NodeError::param("fallback_solver", e))?;
         Ok(Self {
             primary,
@@ -73,9 +79,19 @@ impl Solvers {
         view: &mut Problem<'_>,
         limits: SolveLimits,
     ) -> Result<SolveStats, NodeError> {
+        self.solve_with(limits, |s| s.solve(view))
+    }
+
+    /// [`Solvers::solve`] of any problem: `solve` hands it to an instance (the primary, then
+    /// the fallback after an isolated failure).
+    pub fn solve_with(
+        &mut self,
+        limits: SolveLimits,
+        mut solve: impl FnMut(&mut SolverInstance) -> Result<SolveStats, PluginError>,
+    ) -> Result<SolveStats, NodeError> {
         let solver = self.active();
         solver.set_limits(limits.clone());
-        let err = match solver.solve(view) {
+        let err = match solve(solver) {
             Ok(stats) => return Ok(stats),
             Err(e) => e,
         };
@@ -100,9 +116,7 @@ impl Solvers {
         self.events.push(event);
         let fallback = self.active();
         fallback.set_limits(limits);
-        fallback
-            .solve(view)
-            .map_err(|e| params::with_logs(e, fallback.take_logs()))
+        solve(fallback).map_err(|e| params::with_logs(e, fallback.take_logs()))
     }
 
     /// Resets the active instance.
