@@ -99,8 +99,9 @@ fn paste_puts_the_nodes_at_the_pointer() {
     let text = flip_editor::graph::clipboard::copy(&doc, &["gravity".to_string()]);
     let mut ui = EditorUi::open(Some(&path));
     let original = ui.find_text("gravity")[0];
-    // an empty spot of the canvas, far from the copied node
-    let at = egui::pos2(original.x + 500.0, original.y + 400.0);
+    // a spot well inside the canvas, away from the copied node
+    let at = egui::pos2(450.0, 450.0);
+    assert!((at - original).length() > 150.0, "{original:?}");
     ui.frame(vec![egui::Event::PointerMoved(at)]);
     ui.frame(vec![egui::Event::Paste(text)]);
     ui.settle();

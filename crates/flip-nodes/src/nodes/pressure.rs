@@ -231,7 +231,6 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
     let names: Vec<String> = plugins.algorithms().into_iter().map(|(n, _)| n).collect();
     let default = params::default_solver(&names);
     let choices: Vec<&str> = names.iter().map(String::as_str).collect();
-    let fallback_choices: Vec<&str> = std::iter::once("none").chain(choices.clone()).collect();
     let s = spec(
         "pressure",
         "Pressure Solve",
@@ -286,39 +285,16 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "start from the previous step's pressure",
                 true,
             ),
-            ParamSpec::float(
-                "time_limit",
-                "Time limit (s)",
-                "wall-clock limit per solve, 0 = none: past it the solver is told to stop and the node fails",
-                0.0,
-                0.0,
-                1e6,
-            ),
-            ParamSpec::choice(
-                "isolation",
-                "Isolation",
-                "none: the solver runs in this process; process: in a child process on shared \
-                 memory, so a crash or hang of the plugin stops the run with a clear error (or \
-                 falls back)",
-                &["none", "process"],
-                "none",
-            ),
-            ParamSpec::choice(
-                "fallback_solver",
-                "Fallback solver",
-                "with isolation = process: the algorithm (in this process, default parameters) \
-                 that solves the failed step and the rest of the run when the isolated solver \
-                 crashes, exits or hangs; none: the run stops",
-                &fallback_choices,
-                "none",
-            ),
-            ParamSpec::bool(
-                "dump_problems",
-                "Dump problems",
-                "write every pressure system to <out>/<node>_problems/ for replaying in solver development",
-                false,
-            ),
-        ],
+        ]
+        .into_iter()
+        .chain(params::solving_specs(&choices))
+        .chain([ParamSpec::bool(
+            "dump_problems",
+            "Dump problems",
+            "write every pressure system to <out>/<node>_problems/ for replaying in solver development",
+            false,
+        )])
+        .collect(),
     )
     .with(NodeRole::Pressure)
     // velocity, validity, distance, solid distance and cell kinds read; the system (kinds,

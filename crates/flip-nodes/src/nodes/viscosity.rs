@@ -149,7 +149,6 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
     let names = params::viscosity_solvers(&plugins);
     let default = default_solver(&plugins);
     let choices: Vec<&str> = names.iter().map(String::as_str).collect();
-    let fallback_choices: Vec<&str> = std::iter::once("none").chain(choices.clone()).collect();
     let s = spec(
         "viscosity",
         "Viscosity",
@@ -160,7 +159,11 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
          no-slip at solids. Stable at any viscosity and time step, keeps rigid rotation. Wire \
          it after the forces and before the pressure solve.",
         vec![
-            PortSpec::new("velocity", VELOCITY, "extrapolated grid velocity after forces"),
+            PortSpec::new(
+                "velocity",
+                VELOCITY,
+                "extrapolated grid velocity after forces",
+            ),
             PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
             PortSpec::new("solids", SOLIDS, "colliders and walls (no-slip)"),
             PortSpec::optional(
@@ -169,7 +172,11 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "optional kinematic viscosity per cell (m²/s), instead of the parameter",
             ),
         ],
-        vec![PortSpec::new("velocity", VELOCITY, "velocity after the viscous step")],
+        vec![PortSpec::new(
+            "velocity",
+            VELOCITY,
+            "velocity after the viscous step",
+        )],
         vec![
             ParamSpec::float(
                 "viscosity",
@@ -187,33 +194,10 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 &choices,
                 &default,
             ),
-            ParamSpec::float(
-                "time_limit",
-                "Time limit (s)",
-                "wall-clock limit per solve, 0 = none: past it the solver is told to stop and the node fails",
-                0.0,
-                0.0,
-                1e6,
-            ),
-            ParamSpec::choice(
-                "isolation",
-                "Isolation",
-                "none: the solver runs in this process; process: in a child process on shared \
-                 memory, so a crash or hang of the plugin stops the run with a clear error (or \
-                 falls back)",
-                &["none", "process"],
-                "none",
-            ),
-            ParamSpec::choice(
-                "fallback_solver",
-                "Fallback solver",
-                "with isolation = process: the algorithm (in this process, default parameters) \
-                 that solves the failed step and the rest of the run when the isolated solver \
-                 crashes, exits or hangs; none: the run stops",
-                &fallback_choices,
-                "none",
-            ),
-        ],
+        ]
+        .into_iter()
+        .chain(params::solving_specs(&choices))
+        .collect(),
     )
     .with(NodeRole::Viscosity)
     // velocity, distance and solid distance read; the system (about 20 f64 entries per face)

@@ -4,6 +4,42 @@ use flip_host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
 use flip_sdk::ParamKind as PluginKind;
 use std::time::Duration;
 
+/// The solving node's own parameters after its algorithm choice: `time_limit`, `isolation` and
+/// `fallback_solver` (one of `choices` or none), shared by every node that solves with a plugin.
+pub(crate) fn solving_specs(choices: &[&str]) -> [ParamSpec; 3] {
+    let fallback: Vec<&str> = std::iter::once("none")
+        .chain(choices.iter().copied())
+        .collect();
+    [
+        ParamSpec::float(
+            "time_limit",
+            "Time limit (s)",
+            "wall-clock limit per solve, 0 = none: past it the solver is told to stop and the node fails",
+            0.0,
+            0.0,
+            1e6,
+        ),
+        ParamSpec::choice(
+            "isolation",
+            "Isolation",
+            "none: the solver runs in this process; process: in a child process on shared \
+             memory, so a crash or hang of the plugin stops the run with a clear error (or \
+             falls back)",
+            &["none", "process"],
+            "none",
+        ),
+        ParamSpec::choice(
+            "fallback_solver",
+            "Fallback solver",
+            "with isolation = process: the algorithm (in this process, default parameters) \
+             that solves the failed step and the rest of the run when the isolated solver \
+             crashes, exits or hangs; none: the run stops",
+            &fallback,
+            "none",
+        ),
+    ]
+}
+
 /// The `time_limit` parameter (seconds, 0 = none).
 pub(crate) fn time_limit(
     p: &crate::params::Params<'_>,
