@@ -201,11 +201,7 @@ pub fn csr(p: &CsrProblem<'_>) -> Residual {
     let diag = |r: usize| p.row(r).find(|&(c, _)| c == r).map_or(0.0, |e| e.1);
     let rows: Vec<Option<Row>> = (0..n)
         .map(|r| {
-            let (mut ax, mut abs) = (0.0, 0.0);
-            for (c, v) in p.row(r) {
-                ax += v * x[c];
-                abs += (v * x[c]).abs();
-            }
+            let (ax, abs) = csr_row_product(p, r, x);
             out.rhs_norm = out.rhs_norm.max(p.rhs[r].abs());
             out.scale = out.scale.max(abs + p.rhs[r].abs());
             Some(Row {
@@ -230,11 +226,7 @@ pub fn csr_definite(p: &CsrProblem<'_>) -> Residual {
         ..Residual::default()
     };
     for r in 0..p.rows() {
-        let (mut ax, mut abs) = (0.0, 0.0);
-        for (c, v) in p.row(r) {
-            ax += v * x[c];
-            abs += (v * x[c]).abs();
-        }
+        let (ax, abs) = csr_row_product(p, r, x);
         out.rhs_norm = out.rhs_norm.max(p.rhs[r].abs());
         out.scale = out.scale.max(abs + p.rhs[r].abs());
         let res = (p.rhs[r] - ax).abs();
@@ -245,6 +237,13 @@ pub fn csr_definite(p: &CsrProblem<'_>) -> Residual {
         };
     }
     out
+}
+
+/// `(A x)[r]` and `Σ |A[r][c]·x[c]|` (the scale its rounding is judged against) of CSR row `r`.
+fn csr_row_product(p: &CsrProblem<'_>, r: usize, x: &[f64]) -> (f64, f64) {
+    p.row(r).fold((0.0, 0.0), |(ax, abs), (c, v)| {
+        (ax + v * x[c], abs + (v * x[c]).abs())
+    })
 }
 
 /// The coupling graph of a symmetric sparse problem (no unknowns when it is not symmetric).

@@ -289,11 +289,7 @@ pub fn assemble(
     // Shear strains ε_ab = ½(∂u_a/∂x_b + ∂u_b/∂x_a) on the edges along c, weight 2Δt ν V_e
     // (eq. 10, τ12, τ13, τ23: each appears twice in ‖ε‖²).
     for &c in edge_axes {
-        let (a, b) = match c {
-            0 => (1, 2),
-            1 => (0, 2),
-            _ => (0, 1),
-        };
+        let (a, b) = edge_plane(c);
         let d = edge_dims(spec, c);
         let we = &sys.edge_weight[c];
         for k in 0..d[2] {
@@ -376,11 +372,7 @@ fn read_faces(
         }
     }
     for &c in edge_axes {
-        let (a, b) = match c {
-            0 => (1, 2),
-            1 => (0, 2),
-            _ => (0, 1),
-        };
+        let (a, b) = edge_plane(c);
         let d = edge_dims(spec, c);
         for k in 0..d[2] {
             for j in 0..d[1] {
@@ -423,5 +415,15 @@ pub fn apply(sys: &ViscositySystem, vel: &mut MacGrid) {
     for (r, &u) in sys.csr.pressure.iter().enumerate() {
         let (a, f) = (g.row_axis[r] as usize, g.row_face[r] as usize);
         axes[a].data[f] = u as f32;
+    }
+}
+
+/// The two axes spanning the plane of an edge along `c` (the velocity components its shear
+/// strain couples).
+fn edge_plane(c: usize) -> (usize, usize) {
+    match c {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
     }
 }

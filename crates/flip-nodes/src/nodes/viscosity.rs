@@ -136,12 +136,7 @@ impl Node for ViscositySolve {
 /// Preferred default: the AMG-preconditioned CG, then IC(0)-PCG, then any viscosity solver.
 fn default_solver(plugins: &PluginSet) -> String {
     let names = params::viscosity_solvers(plugins);
-    ["multigrid/amg-pcg", "pcg/ic0-pcg"]
-        .iter()
-        .find(|p| names.iter().any(|n| n == *p))
-        .map(|s| s.to_string())
-        .or_else(|| names.first().cloned())
-        .unwrap_or_default()
+    params::preferred(&names, &["multigrid/amg-pcg", "pcg/ic0-pcg"])
 }
 
 /// The viscosity node kind, offering the algorithms of `plugins` that take viscosity problems.

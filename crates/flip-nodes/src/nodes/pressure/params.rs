@@ -198,14 +198,19 @@ pub(crate) fn create_fallback(
         .map_err(|e| e.to_string())
 }
 
-/// Preferred default: multigrid-preconditioned CG, then MIC(0)-PCG, then anything.
-pub(crate) fn default_solver(names: &[String]) -> String {
-    ["multigrid/mgpcg", "pcg/mic0-pcg"]
+/// The first of `order` that `names` offers, else the first of `names` (empty when none).
+pub(crate) fn preferred(names: &[String], order: &[&str]) -> String {
+    order
         .iter()
         .find(|p| names.iter().any(|n| n == *p))
         .map(|s| s.to_string())
         .or_else(|| names.first().cloned())
         .unwrap_or_default()
+}
+
+/// Preferred default: multigrid-preconditioned CG, then MIC(0)-PCG, then anything.
+pub(crate) fn default_solver(names: &[String]) -> String {
+    preferred(names, &["multigrid/mgpcg", "pcg/mic0-pcg"])
 }
 
 /// Names of the LCP-capable algorithms.

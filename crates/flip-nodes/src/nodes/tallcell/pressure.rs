@@ -80,13 +80,10 @@ impl Node for TallPressureSolve {
 
 /// Preferred CSR solver: the direct solve (the operator is unsymmetric with tall cells).
 fn default_solver(plugins: &PluginSet) -> String {
-    let names = params::sparse_solvers(plugins);
-    ["direct/cholesky", "pcg/bicgstab"]
-        .iter()
-        .find(|p| names.iter().any(|n| n == *p))
-        .map(|s| s.to_string())
-        .or_else(|| names.first().cloned())
-        .unwrap_or_default()
+    params::preferred(
+        &params::sparse_solvers(plugins),
+        &["direct/cholesky", "pcg/bicgstab"],
+    )
 }
 
 /// The tall-cell pressure node kind, offering every algorithm of `plugins`.
