@@ -139,32 +139,78 @@ fn spray_is_ballistic_bubbles_rise_and_foam_rides_the_surface() {
     );
 }
 
-#[test]
-fn the_liquid_is_the_same_with_and_without_whitewater() {
-    let with = shipped();
+/// Runs `doc` for `frames` frames into a temporary folder; the liquid's particles of each frame
+/// as bits, and the folder.
+fn liquid_bits(doc: &GraphDoc, frames: usize) -> (Vec<LiquidBits>, tempfile::TempDir) {
+    let (mut sim, out) = simulation(doc, &registry());
+    let bits = (0..frames)
+        .map(|_| {
+            sim.advance_frame().unwrap();
+            let p = sim.particles().unwrap();
+            let bits = |v: &[Vec3]| {
+                v.iter()
+                    .flat_map(|x| x.to_array().map(f32::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            (bits(&p.pos), bits(&p.vel), p.id.clone())
+        })
+        .collect();
+    (bits, out)
+}
+
+type LiquidBits = (Vec<u32>, Vec<u32>, Vec<u64>);
+
+/// The shipped graph with its whitewater nodes removed.
+fn without_whitewater(with: &GraphDoc) -> GraphDoc {
     let mut without = with.clone();
     without.nodes.retain(|n| !n.kind.contains("whitewater"));
     without
         .edges
         .retain(|e| !e.from.node.contains("whitewater") && !e.to.node.contains("whitewater"));
+    without
+}
+
+#[test]
+fn whitewater_never_changes_the_liquid_and_rebakes_from_its_cache_bit_for_bit() {
+    let with = shipped();
     let frames = 30;
-    let particles = |doc: &GraphDoc| {
-        let (mut sim, _out) = simulation(doc, &registry());
-        (0..frames)
-            .map(|_| {
-                sim.advance_frame().unwrap();
-                let p = sim.particles().unwrap();
-                let bits = |v: &[Vec3]| {
-                    v.iter()
-                        .flat_map(|x| x.to_array().map(f32::to_bits))
-                        .collect::<Vec<_>>()
-                };
-                (bits(&p.pos), bits(&p.vel), p.id.clone())
-            })
-            .collect::<Vec<_>>()
-    };
-    let (a, b) = (particles(&with), particles(&without));
+    let (a, inline) = liquid_bits(&with, frames);
+    let (b, _) = liquid_bits(&without_whitewater(&with), frames);
     for (f, (a, b)) in a.iter().zip(&b).enumerate() {
         assert!(a == b, "frame {}: the liquid differs", f + 1);
     }
+
+    // the shipped re-bake, pointed at the inline run's cache, writes the same files
+    let mut rebake = graph("whitewater_rebake_2d.ron");
+    let cache = inline.path().join("cache");
+    let liquid = rebake.nodes.iter_mut().find(|n| n.id == "liquid").unwrap();
+    liquid.params.insert(
+        "folder".into(),
+        flip_graph::ParamValue::Text(cache.display().to_string()),
+    );
+    let (mut sim, rebaked) = simulation(&rebake, &registry());
+    for _ in 0..frames {
+        sim.advance_frame().unwrap();
+    }
+    let mut diffuse = 0;
+    for f in 1..=frames {
+        let name = format!("whitewater/diffuse_{f:04}.ply");
+        let (a, b) = (
+            std::fs::read(inline.path().join(&name)).unwrap(),
+            std::fs::read(rebaked.path().join(&name)).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{name} differs between the inline run and the re-bake"
+        );
+        diffuse = diffuse.max(a.len());
+    }
+    assert!(diffuse > 10_000, "no whitewater to compare ({diffuse} B)");
+
+    // past the cache's end the re-bake stops, naming the node and the missing file
+    let e = sim.advance_frame().unwrap_err().to_string();
+    assert!(
+        e.contains("`liquid`") && e.contains(&format!("liquid_{:04}.flc", frames + 1)),
+        "{e}"
+    );
 }

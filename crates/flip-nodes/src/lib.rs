@@ -10,6 +10,8 @@ pub mod compare;
 pub mod decomposed;
 /// The data kinds and what the runner needs from each.
 pub mod kinds;
+/// The liquid cache: lossless per-frame files of what whitewater reads, for re-bakes.
+pub mod liquid_cache;
 /// The node implementations.
 pub mod nodes;
 /// Reading typed parameters from a validated [`flip_graph::ParamMap`].

@@ -34,6 +34,8 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::export::kind())?;
         r.register(nodes::whitewater::kind())?;
         r.register(nodes::export_whitewater::kind())?;
+        r.register(nodes::export_liquid_cache::kind())?;
+        r.register(nodes::liquid_cache::kind())?;
         r.register(nodes::export_fields::kind())?;
         r.register(nodes::surface::kind())?;
         r.register(nodes::export_vdb::kind())?;
@@ -99,7 +101,10 @@ mod tests {
         assert_eq!(role(NodeRole::ParticleExport), ["export"]);
         assert_eq!(role(NodeRole::Whitewater), ["whitewater"]);
         let particle_files = kinds_where(&r, |s| s.role().writes_particle_files());
-        assert_eq!(particle_files, ["export", "export_whitewater"]);
+        assert_eq!(
+            particle_files,
+            ["export", "export_whitewater", "export_liquid_cache"]
+        );
         assert_eq!(
             role(NodeRole::FieldExport),
             ["export_fields", "export_vdb", "tallcell_export"]

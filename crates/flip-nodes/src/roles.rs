@@ -60,6 +60,10 @@ pub enum NodeRole {
     Whitewater,
     /// Writes the diffuse particles per frame (`export_whitewater`).
     DiffuseExport,
+    /// Writes the liquid's end of frame losslessly for re-bakes (`export_liquid_cache`).
+    LiquidCacheExport,
+    /// Reads a finished run's liquid back from its cache (`liquid_cache`).
+    LiquidCacheSource,
     /// None of the above (kinds that declare no role).
     #[default]
     Other,
@@ -70,9 +74,13 @@ impl NodeRole {
     pub fn is_step_boundary(self) -> bool {
         matches!(self, Self::StepInput | Self::StepOutput)
     }
-    /// Writes particle files per frame: the liquid's or the diffuse particles'.
+    /// Writes particle files per frame: the liquid's (as points or as a cache) or the diffuse
+    /// particles'.
     pub fn writes_particle_files(self) -> bool {
-        matches!(self, Self::ParticleExport | Self::DiffuseExport)
+        matches!(
+            self,
+            Self::ParticleExport | Self::DiffuseExport | Self::LiquidCacheExport
+        )
     }
     /// A particle transfer: particles to grid or grid to particles.
     pub fn is_transfer(self) -> bool {

@@ -21,6 +21,18 @@ pub(crate) fn failed(e: impl std::fmt::Display) -> flip_graph::NodeError {
     flip_graph::NodeError::Failed(e.to_string())
 }
 
+/// An error and its sources, `: `-separated (the sources sanitised: they may quote files).
+pub(crate) fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&flip_abi::text::sanitize(&s.to_string()));
+        source = s.source();
+    }
+    text
+}
+
 /// Refuses a cell field of input `name` that is not on the simulation grid.
 pub(crate) fn check_grid(
     name: &str,

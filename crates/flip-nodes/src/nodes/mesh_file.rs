@@ -1,11 +1,11 @@
 //! The imported-mesh parameters shared by `solids` and `emitter`: an OBJ/STL file, a scale per
 //! axis and a translation (rotations are the solids node's `rotate`, about `translate`).
 
+use super::common::with_causes;
 use crate::params::Params;
 use flip_core::solids::{load_mesh, MeshSdf, MeshShape};
 use flip_graph::{NodeError, NodeInit, ParamSpec};
 use glam::Vec3;
-use std::error::Error;
 use std::sync::Arc;
 
 /// `mesh`, `scale` and `translate`.
@@ -69,16 +69,4 @@ fn cache_spacing(dx: f32, extent: Vec3) -> f32 {
     } else {
         (extent.element_product() / MAX_CACHE_NODES).cbrt().max(h)
     }
-}
-
-/// An error and its sources, `: `-separated.
-fn with_causes(e: &dyn Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&flip_abi::text::sanitize(&s.to_string()));
-        source = s.source();
-    }
-    text
 }

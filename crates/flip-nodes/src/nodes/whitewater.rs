@@ -37,7 +37,9 @@ impl Node for Whitewater {
         let solids = io.solids_opt("solids")?;
         check_grid("level_set", &level_set, &ctx.grid)?;
         if ctx.frame_end {
-            let end = ctx.time + f64::from(ctx.dt);
+            // The frame's nominal end, not the substeps' sum: a re-bake from cached frames
+            // (one step a frame) then covers exactly the same times as the inline run.
+            let end = f64::from(ctx.frame + 1) / f64::from(ctx.settings.fps);
             let dt = (end - self.last_time) as f32;
             self.last_time = end;
             self.params.seed = ctx.settings.seed;
