@@ -1,7 +1,7 @@
 //! Assembly of the implicit viscosity system (Batty & Bridson 2008 §4) and the update of the
 //! face velocities with its solution.
 
-use super::weights::{edge_center, edge_dims, face_dims, fill};
+use super::weights::{edge_center, edge_dims, face_dims, fill, BlockBounds};
 use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
 use crate::smoke::sample_cell;
@@ -172,23 +172,31 @@ pub fn assemble(
     let dim = spec.dimension();
     let dt = f64::from(dt);
     // Liquid fractions of the control volumes (§4.2).
+    let bounds = BlockBounds::new(spec, phi);
     for a in 0..dim {
         fill(
             spec,
             phi,
+            &bounds,
             face_dims(spec, a),
             &mut sys.face_weight[a],
             |i, j, k| spec.face_center(a, i, j, k),
         );
     }
-    fill(spec, phi, spec.dims(), &mut sys.cell_weight, |i, j, k| {
-        spec.cell_center(i, j, k)
-    });
+    fill(
+        spec,
+        phi,
+        &bounds,
+        spec.dims(),
+        &mut sys.cell_weight,
+        |i, j, k| spec.cell_center(i, j, k),
+    );
     let edge_axes: &[usize] = if dim == 2 { &[2] } else { &[0, 1, 2] };
     for &c in edge_axes {
         fill(
             spec,
             phi,
+            &bounds,
             edge_dims(spec, c),
             &mut sys.edge_weight[c],
             |i, j, k| edge_center(spec, c, i, j, k),
