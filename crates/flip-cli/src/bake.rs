@@ -107,7 +107,8 @@ impl Bake {
                 .add_frame(&out, frame, substeps, wall_s, &files)?;
             self.manifest.peak_rss_bytes = crate::limits::peak_rss();
             summary.add_frame(&reports);
-            self.manifest.set_volume(frame, &summary.volume);
+            self.manifest
+                .set_balance(frame, &summary.volume, summary.particles);
             self.progress.node_events(&reports);
             self.progress.frame(frame, &reports, summary, wall_s);
             snap = self.snapshot()?;

@@ -164,6 +164,9 @@ pub fn run(session: &Session, args: &RunArgs) -> Result<()> {
     progress.started(&graph_file, &out, doc.settings.grid, &doc.description);
     let signals = Signals::install(sim.cancel_flag(), &out, &manifest.graph_sha256)?;
     let mut summary = RunSummary::new(&sim);
+    if resume_at.is_some() {
+        summary.particles = manifest.last_particles().unwrap_or_default();
+    }
     let mut bake = Bake {
         sim,
         manifest,

@@ -81,6 +81,10 @@ pub struct FrameRecord {
     /// The frame's liquid volume balance (in, out per open face and sink, change inside).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volume: Option<flip_nodes::stats::VolumeBalance>,
+    /// Particles at its end (where the run carries particles): a resumed run's first frame
+    /// measures its change inside from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub particles: Option<usize>,
 }
 
 /// The run this one was forked from.
@@ -260,12 +264,19 @@ impl Manifest {
             wall_s,
             files: records,
             volume: None,
+            particles: None,
         });
         Ok(())
     }
 
-    /// Records frame `frame`'s volume balance (after [`Manifest::add_frame`]).
-    pub fn set_volume(&mut self, frame: u32, volume: &flip_nodes::stats::VolumeBalance) {
+    /// Records frame `frame`'s volume balance and the particles at its end (after
+    /// [`Manifest::add_frame`]).
+    pub fn set_balance(
+        &mut self,
+        frame: u32,
+        volume: &flip_nodes::stats::VolumeBalance,
+        particles: usize,
+    ) {
         if let Some(r) = self
             .frame_records
             .iter_mut()
@@ -273,6 +284,12 @@ impl Manifest {
             .find(|r| r.frame == frame)
         {
             r.volume = Some(volume.clone());
+            r.particles = Some(particles);
         }
+    }
+
+    /// Particles at the end of the last recorded frame, where recorded.
+    pub fn last_particles(&self) -> Option<usize> {
+        self.frame_records.last().and_then(|r| r.particles)
     }
 }

@@ -212,6 +212,18 @@ fn a_fork_references_earlier_frames_and_extends_past_the_end() {
     for (name, hash) in &extended {
         assert_eq!(fresh[name], *hash, "{name}");
     }
+    // the extension's volume books continue the original's: frame 9's change inside is the
+    // uninterrupted run's, not the whole liquid
+    let record = |dir: usize, frame: usize| {
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dirs[dir].path().join("run.json")).unwrap())
+                .unwrap();
+        m["frame_records"][frame - 1].clone()
+    };
+    let (resumed, uninterrupted) = (record(3, 9), record(1, 9));
+    assert_eq!(resumed["frame"], 9);
+    assert_eq!(resumed["volume"], uninterrupted["volume"]);
+    assert_eq!(resumed["particles"], uninterrupted["particles"]);
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dirs[2].path().join("run.json")).unwrap()).unwrap();
     let first = m["frame_records"][0]["files"][0]["path"].as_str().unwrap();
