@@ -9,7 +9,8 @@ use crate::session::Session;
 use crate::summary::RunSummary;
 use anyhow::{anyhow, Result};
 use clap::Args;
-use flip_graph::overrides::parse_overrides;
+use flip_graph::overrides::{apply_overrides_scoped, parse_overrides};
+use flip_graph::{EdgeDoc, Endpoint, GraphDoc, NodeDoc, ParamValue};
 use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::VolumeCorrectionStats;
 use std::path::PathBuf;
@@ -42,6 +43,12 @@ pub struct StepArgs {
     /// worst, to price the particle order (with `--set advect.sort_every=0`: never reordered).
     #[arg(long)]
     pub scramble: bool,
+    /// Kinematic viscosity (m²/s) of a `viscosity` node spliced in before the pressure solve
+    /// (the reference scene has none), wired as in `graphs/viscous_dam_break_2d.ron`: prices
+    /// the viscous step against the same pressure solve (`--set viscosity.solver=…` picks its
+    /// solver)
+    #[arg(long)]
+    pub viscosity: Option<f64>,
     /// Weak scaling under `mpirun -np N`: every rank owns `size` layers along the slab axis
     /// (the domain and the liquid column stretch with the ranks); rank 0 prints one row.
     /// (Hidden in builds without the `mpi` feature, which refuse it saying how to build one.)
@@ -120,6 +127,47 @@ pub(super) fn graph_of(a: &StepArgs) -> PathBuf {
     })
 }
 
+/// Inserts a `viscosity` node of viscosity `nu` on the wire into the pressure node's
+/// `velocity`, reading the level set and solids the pressure node reads.
+fn splice_viscosity(doc: &mut GraphDoc, session: &Session, nu: f64) -> Result<(), String> {
+    let role = |kind: &str| session.registry.get(kind).map(|k| k.spec.role());
+    let pressure = doc
+        .nodes
+        .iter()
+        .find(|n| role(&n.kind) == Some(NodeRole::Pressure))
+        .map(|n| n.id.clone())
+        .ok_or("the graph has no pressure node")?;
+    let source = |port: &str| {
+        doc.edges
+            .iter()
+            .find(|e| e.to.node == pressure && e.to.port == port)
+            .map(|e| e.from.clone())
+            .ok_or(format!("nothing is wired into `{pressure}.{port}`"))
+    };
+    let (velocity, level_set, solids) =
+        (source("velocity")?, source("level_set")?, source("solids")?);
+    let id = "viscosity";
+    if doc.nodes.iter().any(|n| n.id == id) {
+        return Err(format!("the graph already has a node `{id}`"));
+    }
+    let mut node = NodeDoc::new(id, "viscosity");
+    node.params
+        .insert("viscosity".into(), ParamValue::Number(nu));
+    doc.nodes.push(node);
+    doc.edges
+        .retain(|e| !(e.to.node == pressure && e.to.port == "velocity"));
+    doc.edges.extend([
+        EdgeDoc::new(velocity, Endpoint::new(id, "velocity")),
+        EdgeDoc::new(level_set, Endpoint::new(id, "level_set")),
+        EdgeDoc::new(solids, Endpoint::new(id, "solids")),
+        EdgeDoc::new(
+            Endpoint::new(id, "velocity"),
+            Endpoint::new(&pressure, "velocity"),
+        ),
+    ]);
+    Ok(())
+}
+
 /// Runs the benchmark.
 pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     if a.mpi {
@@ -133,12 +181,17 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     } else {
         format!("[{0}, {0}, {0}]", a.size)
     };
-    let mut sets = parse_overrides(&[
+    let sets = parse_overrides(&[
         format!("settings.grid={grid}"),
         format!("settings.cell_size={}", 1.0 / a.size as f64),
     ])?;
-    sets.extend(a.sets.iter().cloned());
-    let doc = session.graph(&graph, &sets)?;
+    let mut doc = session.graph(&graph, &sets)?;
+    if let Some(nu) = a.viscosity {
+        splice_viscosity(&mut doc, session, nu)
+            .map_err(|e| anyhow!("{}: --viscosity: {e}", graph.display()))?;
+    }
+    apply_overrides_scoped(&mut doc, &a.sets, &session.registry)
+        .map_err(|e| anyhow!("{}: {e}", graph.display()))?;
     let out = bench_dir(&a.out);
     std::fs::create_dir_all(&out)?;
     let mut sim = build(session, &doc, &graph, &out)?;

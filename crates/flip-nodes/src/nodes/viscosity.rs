@@ -55,6 +55,11 @@ impl Node for ViscositySolve {
         let solids = io.solids("solids")?;
         let nu_field = io.scalar_opt("viscosity")?;
         let g = &ctx.grid;
+        if nu_field.is_none() && self.nu <= 0.0 {
+            // off: the velocity passes through untouched (nothing to fill or scan)
+            io.set("velocity", Value::shared(VELOCITY, field));
+            return Ok(());
+        }
         match &nu_field {
             Some(f) => {
                 check_grid("viscosity", f, g)?;
