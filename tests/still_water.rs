@@ -269,8 +269,8 @@ fn jittered_tank_keeps_its_volume_and_hydrostatic_pressure_3d() {
     assert_settled(true, &FRACTIONS_3D, false);
 }
 
-// The speed bounds of issue 38 item 3 are not met yet (max 3-11e-2 m/s over the run, RMS
-// 0.4-1.6e-3 m/s at the end): see the guide's note on jittered seeding in boundaries.md.
+// The speed bounds of issue 38 item 3 are not met yet (max 3-11e-2 m/s over the run, RMS up
+// to 1.6e-3 m/s at the end): see the guide's note on jittered seeding in boundaries.md.
 #[test]
 #[ignore = "issue 38 item 3 open: a jittered tank still moves (cause measured, no fix yet)"]
 fn jittered_tank_stays_still_2d() {
