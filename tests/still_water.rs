@@ -12,9 +12,11 @@
 use flip_core::measure::level_set_volume;
 use flip_core::{CellGrid, Grid3, GridSpec};
 use flip_graph::{GraphDoc, ParamValue::*, Simulation};
-use flip_nodes::kinds::{CarriedParticles, LEVEL_SET, SCALAR};
+use flip_nodes::kinds::CarriedParticles;
 use flip_nodes::stats::VolumeCorrectionStats;
-use flipgraph_tests::{graph, registry, set, simulation, stats};
+use flipgraph_tests::{
+    graph, hydrostatic_error, probed_grid, registry, set, simulation, stats, surface_height,
+};
 
 /// A tank of `n` cells per axis filled to `depth_cells` cells above the floor's inner face by
 /// the shipped graph's own emitter (default jitter and count), one CFL step per frame.
@@ -76,33 +78,6 @@ struct Stillness {
     hydrostatic: f64,
 }
 
-fn probed(sim: &Simulation, i: usize) -> std::sync::Arc<Grid3<f32>> {
-    let probe = &sim.probed()[i];
-    let grid = probe
-        .as_ref()
-        .and_then(|v| v.shared_as(SCALAR).or(v.shared_as(LEVEL_SET)));
-    grid.unwrap_or_else(|| panic!("probe {i}: {probe:?}"))
-}
-
-/// Mean height (m) of the zero crossing of φ over the columns away from the walls.
-fn surface_height(spec: &GridSpec, phi: &Grid3<f32>) -> f64 {
-    let (mut sum, mut count) = (0.0, 0.0);
-    let layers = if spec.is_2d() { 0..1 } else { 2..spec.nk - 2 };
-    for k in layers {
-        for i in 2..spec.ni - 2 {
-            for j in 0..spec.nj - 1 {
-                let (a, b) = (phi[(i, j, k)], phi[(i, j + 1, k)]);
-                if a < 0.0 && b >= 0.0 {
-                    sum += (j as f64 + 0.5 + f64::from(a / (a - b))) * f64::from(spec.dx);
-                    count += 1.0;
-                    break;
-                }
-            }
-        }
-    }
-    sum / count
-}
-
 /// RMS deviation (m) of the columns' zero crossings from their mean: the surface's bumps.
 fn surface_roughness(spec: &GridSpec, phi: &Grid3<f32>) -> f64 {
     let mut heights = Vec::new();
@@ -119,22 +94,6 @@ fn surface_roughness(spec: &GridSpec, phi: &Grid3<f32>) -> f64 {
     }
     let mean = heights.iter().sum::<f64>() / heights.len() as f64;
     (heights.iter().map(|h| (h - mean).powi(2)).sum::<f64>() / heights.len() as f64).sqrt()
-}
-
-/// RMS relative deviation of the pressure from ρ·g·(surface − y) over the liquid cells.
-fn hydrostatic_error(spec: &GridSpec, p: &Grid3<f32>, phi: &Grid3<f32>, cells: &CellGrid) -> f64 {
-    let h = surface_height(spec, phi);
-    let (mut err, mut norm) = (0.0, 0.0);
-    for (c, (&pc, kind)) in p.data.iter().zip(&cells.data).enumerate() {
-        if *kind as u8 != 0 {
-            continue;
-        }
-        let y = ((c / spec.ni) % spec.nj) as f64 + 0.5;
-        let exact = 1000.0 * 9.81 * (h - y * f64::from(spec.dx));
-        err += (f64::from(pc) - exact).powi(2);
-        norm += exact.powi(2);
-    }
-    (err / norm).sqrt()
 }
 
 /// Runs `steps` steps of `doc` and measures its stillness.
@@ -168,7 +127,7 @@ fn still_run(doc: &GraphDoc, steps: u32) -> Stillness {
     for _ in 0..steps {
         let reports = sim.advance_frame().expect("step");
         assert_eq!(reports.len(), 1, "one CFL step per frame");
-        let phi = probed(&sim, 0);
+        let phi = probed_grid(&sim, 0);
         v0.get_or_insert_with(|| level_set_volume(&spec, &phi, None));
         let (max, rms, top) = speeds(&sim, surface_height(&spec, &phi));
         max_over_run = max_over_run.max(max);
@@ -184,7 +143,7 @@ fn still_run(doc: &GraphDoc, steps: u32) -> Stillness {
             trace_step(&spec, &sim.particles().expect("particles"), &phi);
         }
     }
-    let phi = probed(&sim, 0);
+    let phi = probed_grid(&sim, 0);
     let (max_end, rms_end, rms_top) = speeds(&sim, surface_height(&spec, &phi));
     let cells = sim.probed()[2].as_ref().and_then(|v| v.get::<CellGrid>());
     let cells = cells.expect("cells probe");
@@ -194,7 +153,7 @@ fn still_run(doc: &GraphDoc, steps: u32) -> Stillness {
         rms_end,
         rms_top,
         volume: level_set_volume(&spec, &phi, None) / v0.expect("a step ran") - 1.0,
-        hydrostatic: hydrostatic_error(&spec, &probed(&sim, 1), &phi, cells),
+        hydrostatic: hydrostatic_error(&spec, &probed_grid(&sim, 1), &phi, cells),
     }
 }
 
