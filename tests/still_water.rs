@@ -78,22 +78,36 @@ struct Stillness {
     hydrostatic: f64,
 }
 
-/// RMS deviation (m) of the columns' zero crossings from their mean: the surface's bumps.
-fn surface_roughness(spec: &GridSpec, phi: &Grid3<f32>) -> f64 {
-    let mut heights = Vec::new();
-    let layers = if spec.is_2d() { 0..1 } else { 2..spec.nk - 2 };
-    for k in layers {
-        for i in 2..spec.ni - 2 {
+/// RMS deviation (m) of the zero crossings from the mean surface height of the interior
+/// columns (two cells or more from the sides), over the interior columns and over the columns
+/// next to a side wall: the surface's bumps away from and at the walls.
+fn surface_roughness(spec: &GridSpec, phi: &Grid3<f32>) -> (f64, f64) {
+    let mean = surface_height(spec, phi);
+    let (mut inner, mut wall) = ((0.0, 0.0), (0.0, 0.0));
+    let last = |n: usize| n - 2;
+    let ks = if spec.is_2d() { 0..1 } else { 1..spec.nk - 1 };
+    for k in ks {
+        for i in 1..spec.ni - 1 {
+            let at_wall =
+                i == 1 || i == last(spec.ni) || (!spec.is_2d() && (k == 1 || k == last(spec.nk)));
             let crossing =
                 (0..spec.nj - 1).find(|&j| phi[(i, j, k)] < 0.0 && phi[(i, j + 1, k)] >= 0.0);
-            if let Some(j) = crossing {
-                let (a, b) = (phi[(i, j, k)], phi[(i, j + 1, k)]);
-                heights.push((j as f64 + 0.5 + f64::from(a / (a - b))) * f64::from(spec.dx));
-            }
+            let Some(j) = crossing else { continue };
+            let (a, b) = (phi[(i, j, k)], phi[(i, j + 1, k)]);
+            let h = (j as f64 + 0.5 + f64::from(a / (a - b))) * f64::from(spec.dx);
+            let interior =
+                (2..spec.ni - 2).contains(&i) && (spec.is_2d() || (2..spec.nk - 2).contains(&k));
+            let sum = match (at_wall, interior) {
+                (true, _) => &mut wall,
+                (false, true) => &mut inner,
+                _ => continue,
+            };
+            sum.0 += (h - mean).powi(2);
+            sum.1 += 1.0;
         }
     }
-    let mean = heights.iter().sum::<f64>() / heights.len() as f64;
-    (heights.iter().map(|h| (h - mean).powi(2)).sum::<f64>() / heights.len() as f64).sqrt()
+    let rms = |(s, n): (f64, f64)| (s / f64::max(n, 1.0)).sqrt();
+    (rms(inner), rms(wall))
 }
 
 /// Runs `steps` steps of `doc` and measures its stillness.
@@ -175,12 +189,14 @@ fn trace_step(spec: &GridSpec, ps: &flip_core::Particles, phi: &Grid3<f32>) {
         .iter()
         .map(|(sum, n)| format!("{:.1e}", (sum / n.max(1.0)).sqrt()))
         .collect();
+    let (inner, wall) = surface_roughness(spec, phi);
     eprintln!(
-        "    fastest at {:.1?} cells, surface at {:.2} cells, bumps (RMS) {:.2e} dx, RMS speed by \
-         layer below the surface {}",
+        "    fastest at {:.1?} cells, surface at {:.2} cells, bumps (RMS) {:.2e} dx inside, \
+         {:.2e} dx next to the walls, RMS speed by layer below the surface {}",
         fastest.map(|(x, _)| *x / spec.dx),
         h / dx,
-        surface_roughness(spec, phi) / dx,
+        inner / dx,
+        wall / dx,
         profile.join(" ")
     );
 }
