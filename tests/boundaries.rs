@@ -4,9 +4,9 @@
 
 use flip_core::measure::level_set_volume;
 use flip_core::{Grid3, GridSpec};
-use flip_graph::{GraphDoc, ParamValue::*, Simulation};
-use flip_nodes::kinds::{CarriedParticles, LEVEL_SET, SCALAR};
-use flipgraph_tests::{graph, registry, set, simulation};
+use flip_graph::{GraphDoc, ParamValue::*};
+use flip_nodes::kinds::CarriedParticles;
+use flipgraph_tests::{graph, hydrostatic_error, probed_grid, registry, set, simulation};
 
 /// One substep per frame of `dt`, `n` cells per axis, no file output, MGPCG pressure.
 fn configure(doc: &mut GraphDoc, n: usize, dt: f32) {
@@ -45,54 +45,6 @@ fn tank(three_d: bool, n: usize, depth: f64, per_cell: f64) -> GraphDoc {
     set(&mut doc, source, "jitter", Number(0.0));
     set(&mut doc, source, "per_cell", Number(per_cell));
     doc
-}
-
-fn probed_grid(sim: &Simulation, i: usize) -> std::sync::Arc<Grid3<f32>> {
-    let probe = &sim.probed()[i];
-    let grid = probe
-        .as_ref()
-        .and_then(|v| v.shared_as(SCALAR).or(v.shared_as(LEVEL_SET)));
-    grid.unwrap_or_else(|| panic!("probe {i}: {probe:?}"))
-}
-
-/// Mean height of the zero crossing of φ over the interior columns.
-fn surface_height(spec: &GridSpec, phi: &Grid3<f32>) -> f64 {
-    let (mut sum, mut count) = (0.0, 0.0);
-    let layers = if spec.is_2d() { 0..1 } else { 2..spec.nk - 2 };
-    for k in layers {
-        for i in 2..spec.ni - 2 {
-            for j in 0..spec.nj - 1 {
-                let (a, b) = (phi[(i, j, k)], phi[(i, j + 1, k)]);
-                if a < 0.0 && b >= 0.0 {
-                    sum += (j as f64 + 0.5 + f64::from(a / (a - b))) * f64::from(spec.dx);
-                    count += 1.0;
-                    break;
-                }
-            }
-        }
-    }
-    sum / count
-}
-
-/// RMS relative deviation of the pressure from ρ·g·(surface − y) over the liquid cells.
-fn hydrostatic_error(
-    spec: &GridSpec,
-    p: &Grid3<f32>,
-    phi: &Grid3<f32>,
-    geometry_cells: &Grid3<f32>,
-) -> f64 {
-    let h = surface_height(spec, phi);
-    let (mut err, mut norm) = (0.0, 0.0);
-    for (c, (&pc, &kind)) in p.data.iter().zip(&geometry_cells.data).enumerate() {
-        if kind != 0.0 {
-            continue;
-        }
-        let y = ((c / spec.ni) % spec.nj) as f64 + 0.5;
-        let exact = 1000.0 * 9.81 * (h - y * f64::from(spec.dx));
-        err += (f64::from(pc) - exact).powi(2);
-        norm += exact.powi(2);
-    }
-    (err / norm).sqrt()
 }
 
 /// Runs `steps` steps; returns (largest particle speed, relative volume change, RMS
@@ -134,16 +86,12 @@ fn still_run(doc: &GraphDoc, steps: u32) -> (f32, f64, f64) {
     let cells = sim.probed()[2]
         .as_ref()
         .and_then(|v| v.get::<flip_core::CellGrid>());
-    let kinds = match cells {
-        Some(c) => Grid3 {
-            ni: c.ni,
-            nj: c.nj,
-            nk: c.nk,
-            data: c.data.iter().map(|&k| f32::from(k as u8)).collect(),
-        },
-        _ => panic!("cells probe"),
-    };
-    let err = hydrostatic_error(&spec, &probed_grid(&sim, 1), &phi, &kinds);
+    let err = hydrostatic_error(
+        &spec,
+        &probed_grid(&sim, 1),
+        &phi,
+        cells.expect("cells probe"),
+    );
     (fastest, drift, err)
 }
 

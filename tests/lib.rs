@@ -227,3 +227,55 @@ pub fn on_window<R: Send>(
         f(&mut sim)
     })
 }
+
+/// The probed grid `i` of `sim` (a scalar field or a level set); panics if it is neither.
+pub fn probed_grid(sim: &Simulation, i: usize) -> Arc<flip_core::Grid3<f32>> {
+    use flip_nodes::kinds::{LEVEL_SET, SCALAR};
+    let probe = &sim.probed()[i];
+    let grid = probe
+        .as_ref()
+        .and_then(|v| v.shared_as(SCALAR).or(v.shared_as(LEVEL_SET)));
+    grid.unwrap_or_else(|| panic!("probe {i}: {probe:?}"))
+}
+
+/// Mean height (m) of the zero crossing of φ over the columns at least two cells from the
+/// domain's sides: the free surface of a tank.
+pub fn surface_height(spec: &flip_core::GridSpec, phi: &flip_core::Grid3<f32>) -> f64 {
+    let (mut sum, mut count) = (0.0, 0.0);
+    let layers = if spec.is_2d() { 0..1 } else { 2..spec.nk - 2 };
+    for k in layers {
+        for i in 2..spec.ni - 2 {
+            for j in 0..spec.nj - 1 {
+                let (a, b) = (phi[(i, j, k)], phi[(i, j + 1, k)]);
+                if a < 0.0 && b >= 0.0 {
+                    sum += (j as f64 + 0.5 + f64::from(a / (a - b))) * f64::from(spec.dx);
+                    count += 1.0;
+                    break;
+                }
+            }
+        }
+    }
+    sum / count
+}
+
+/// RMS relative deviation of the pressure `p` (Pa) from ρ·g·(surface − y) over the liquid cells
+/// of `cells` (water, g = 9.81 m/s², the surface from [`surface_height`]).
+pub fn hydrostatic_error(
+    spec: &flip_core::GridSpec,
+    p: &flip_core::Grid3<f32>,
+    phi: &flip_core::Grid3<f32>,
+    cells: &flip_core::CellGrid,
+) -> f64 {
+    let h = surface_height(spec, phi);
+    let (mut err, mut norm) = (0.0, 0.0);
+    for (c, (&pc, kind)) in p.data.iter().zip(&cells.data).enumerate() {
+        if !kind.is_fluid() {
+            continue;
+        }
+        let y = ((c / spec.ni) % spec.nj) as f64 + 0.5;
+        let exact = 1000.0 * 9.81 * (h - y * f64::from(spec.dx));
+        err += (f64::from(pc) - exact).powi(2);
+        norm += exact.powi(2);
+    }
+    (err / norm).sqrt()
+}
