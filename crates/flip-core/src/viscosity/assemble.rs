@@ -7,7 +7,7 @@ use crate::mac::MacGrid;
 use crate::smoke::sample_cell;
 use crate::solids::Solids;
 use flip_abi::NO_ROW;
-use flip_sdk::{merge_row, OwnedCsr, OwnedViscosityGrid, ViscosityProblem};
+use flip_sdk::{OwnedCsr, OwnedViscosityGrid, ViscosityProblem};
 use glam::Vec3;
 
 /// Smallest share of a cell width left between a velocity sample and a no-slip wall: a
@@ -149,9 +149,16 @@ fn add_sample(rows: &mut [Vec<(u32, f64)>], rhs: &mut [f64], w: f64, terms: &[Te
     for &(si, ci) in terms {
         let Some(i) = si.row else { continue };
         rhs[i as usize] -= 2.0 * w * ci * known;
+        let row = &mut rows[i as usize];
         for &(sj, cj) in terms {
             if let Some(j) = sj.row {
-                rows[i as usize].push((j, 2.0 * w * ci * cj));
+                // merged as added: a row has at most 15 distinct columns (3D) but gets dozens
+                // of contributions
+                let v = 2.0 * w * ci * cj;
+                match row.iter_mut().find(|e| e.0 == j) {
+                    Some(e) => e.1 += v,
+                    None => row.push((j, v)),
+                }
             }
         }
     }
@@ -257,7 +264,10 @@ pub fn assemble(
         solids,
         face_row: &g.face_row,
     };
-    let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+    // distinct columns of a row: itself, its 2·dim neighbours of the same component, and the
+    // 4 faces of each other component around its shear edges
+    let width = 1 + 2 * dim + 4 * (dim - 1);
+    let mut rows: Vec<Vec<(u32, f64)>> = (0..n).map(|_| Vec::with_capacity(width)).collect();
     let mut rhs = vec![0.0f64; n];
     let mut guess = vec![0.0f64; n];
     // Kinetic term ½ V_f (u − u*)².
@@ -332,7 +342,7 @@ pub fn assemble(
     csr.col_idx.clear();
     csr.values.clear();
     for mut row in rows {
-        merge_row(&mut row);
+        row.sort_unstable_by_key(|e| e.0);
         for (col, v) in row {
             csr.col_idx.push(col);
             csr.values.push(v);
