@@ -19,8 +19,10 @@
 //! Every array is allocated by the host: inputs are read-only views valid during the call;
 //! outputs are writable views of buffers the host allocated at their final size (grid sizes
 //! from the grid, particle counts from the input the output is [`PORT_FROM_INPUT`]). An output
-//! with [`PORT_FROM_INPUT`] starts as a copy of the input of the same name and kind (the usual
-//! "modify in place" node); without it, a grid output starts zeroed. Index order of every
+//! with [`PORT_FROM_INPUT`] starts as the value of the input of the same name and kind (the
+//! usual "modify in place" node, with no copy when nothing else reads that value); that input
+//! is then passed absent (`present = 0`), so no input view aliases an output: read the output.
+//! Without the flag, a grid output starts zeroed. Index order of every
 //! grid array is `i + ni·(j + nj·k)`; `nk = 1` in 2D. Velocity components live on faces:
 //! `u` has `(ni+1)·nj·nk` entries, `v` `ni·(nj+1)·nk`, `w` `ni·nj·(nk+1)` (in 2D `w` has
 //! `ni·nj·2` entries and is ignored).
@@ -79,8 +81,9 @@ pub const PORT_OUTPUT: u32 = 1;
 
 /// Port flag (inputs): the graph may leave it unconnected; its [`PortData::present`] is 0 then.
 pub const PORT_OPTIONAL: u32 = 1;
-/// Port flag (outputs): starts as a copy of the required input of the same name and kind.
-/// Required for particle outputs (the host sizes them by that input).
+/// Port flag (outputs): starts as the value of the required input of the same name and kind,
+/// which `eval` then sees absent (the output holds it). Required for particle outputs (the
+/// host sizes them by that input).
 pub const PORT_FROM_INPUT: u32 = 2;
 /// Every port flag of this version; the others are reserved and must be zero.
 pub const PORT_FLAGS_ALL: u32 = PORT_OPTIONAL | PORT_FROM_INPUT;
@@ -194,8 +197,8 @@ pub union PortViewUnion {
 pub struct PortData {
     /// The port's `DATA_*` tag (as declared).
     pub data_kind: DataKindTag,
-    /// 1 when the port has a value; 0 for an unconnected optional input (then `view` is
-    /// zeroed).
+    /// 1 when the port has a value; 0 for an unconnected optional input and for an input whose
+    /// value an output [`PORT_FROM_INPUT`] holds (then `view` is zeroed).
     pub present: u32,
     /// The view of the kind `data_kind` names.
     pub view: PortViewUnion,

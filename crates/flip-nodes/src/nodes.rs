@@ -21,6 +21,7 @@ pub mod gravity;
 pub mod level_set;
 pub mod marker;
 pub mod p2g;
+pub mod plugin_node;
 pub mod pressure;
 pub mod reseed;
 pub mod sink;

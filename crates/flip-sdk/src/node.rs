@@ -111,7 +111,8 @@ impl Port {
             flags: 0,
         }
     }
-    /// An output that starts as a copy of the input of the same name (modify in place).
+    /// An output that starts as the value of the input of the same name (modify in place);
+    /// that input is then absent in `eval`: read and write the output.
     pub const fn output_from_input(name: &'static str, kind: DataKind, help: &'static str) -> Self {
         Self {
             flags: abi::PORT_FROM_INPUT,

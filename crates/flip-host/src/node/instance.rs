@@ -318,7 +318,9 @@ impl NodeInstance {
                 }
             };
             let (kind, writable, view) = match port {
-                PortRef::Absent if info.input && info.optional => {
+                PortRef::Absent
+                    if info.input && (info.optional || self.kind.feeds_output(info)) =>
+                {
                     out.push(PortData {
                         data_kind: info.data_kind,
                         present: 0,

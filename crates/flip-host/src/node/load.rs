@@ -55,6 +55,15 @@ pub struct NodeKindInfo {
 }
 
 impl NodeKindInfo {
+    /// Whether input `port`'s value is handed to an output [`flip_abi::node::PORT_FROM_INPUT`]
+    /// (then `eval` sees the input absent).
+    pub fn feeds_output(&self, port: &PortInfo) -> bool {
+        port.input
+            && self.ports.iter().any(|o| {
+                !o.input && o.from_input && o.name == port.name && o.data_kind == port.data_kind
+            })
+    }
+
     /// The kind as graphs name it: `<plugin id>/<kind name>`.
     pub fn qualified(&self) -> String {
         format!("{}/{}", self.plugin, self.name)
