@@ -9,6 +9,7 @@ use flip_abi::sanitize;
 use flip_graph::overrides::apply_variant;
 use flip_graph::{GraphDoc, ParamKind, ParamSpec, RunPaths, Simulation};
 use flip_host::StateSupport;
+use flip_nodes::nodes::plugin_node::PluginSource;
 use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::{Path, PathBuf};
 
@@ -214,6 +215,19 @@ pub fn nodes(session: &Session) -> Result<()> {
         }
         if s.role() == NodeRole::Pressure {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");
+        }
+        if let Some(src) = s.get::<PluginSource>() {
+            println!(
+                "  from node plugin `{}` {} in {} (sha256 {})",
+                src.plugin,
+                clean(&src.version),
+                flip_abi::text::path(&src.library),
+                src.sha256
+            );
+            let about = flip_host::bundle::resources(&src.library).and_then(|r| r.description);
+            if let Some(about) = about {
+                println!("  bundle: {about}");
+            }
         }
     }
     Ok(())
