@@ -267,10 +267,12 @@ fn force_fields_point_blow_and_swirl_as_declared() {
     assert!(blown.vel.u.data.iter().all(|&u| (u - 0.5).abs() < 1e-6));
     assert!(blown.vel.v.data.iter().all(|&v| v == 0.0));
 
-    // drag toward a 3 m/s wind at 2/s: u = (1 − e^{−2·dt})·3 from rest
+    // drag toward a 3 m/s wind at 2/s from 1 m/s: u = 1 + (1 − e^{−2·dt})·(3 − 1)
     let drag = [("mode", text("drag")), ("strength", num(3.0)), ("drag", num(2.0))];
-    let dragged = eval_velocity(&registry, kind, &drag, grid, zero.clone(), dt);
-    let expected = (1.0 - (-2.0f32 * dt).exp()) * 3.0;
+    let mut moving = zero.clone();
+    moving.vel.u.fill(1.0);
+    let dragged = eval_velocity(&registry, kind, &drag, grid, moving, dt);
+    let expected = 1.0 + (1.0 - (-2.0f32 * dt).exp()) * 2.0;
     assert!(dragged.vel.u.data.iter().all(|&u| (u - expected).abs() < 1e-5));
 
     // point: toward the centre, from both sides
