@@ -49,7 +49,9 @@ fn node_plugins_load_from_a_folder_outside_the_build_and_are_listed() {
     let registry = flip_nodes::builtin_registry(plugins_outside_the_build(dir.path()));
     for kind in ["confinement/vorticity_confinement", "wind/force_field"] {
         let spec = &registry.get(kind).unwrap_or_else(|| panic!("{kind}")).spec;
-        let source = spec.get::<PluginSource>().expect("a plugin kind names its source");
+        let source = spec
+            .get::<PluginSource>()
+            .expect("a plugin kind names its source");
         assert!(source.library.starts_with(dir.path()), "{source:?}");
         assert_eq!(source.sha256.len(), 64);
         assert_eq!(spec.inputs[0].kind, VELOCITY);
@@ -81,7 +83,9 @@ fn final_state<T: std::any::Any + Send + Sync>(
 }
 
 fn bits(v: &[glam::Vec3]) -> Vec<u32> {
-    v.iter().flat_map(|p| p.to_array().map(f32::to_bits)).collect()
+    v.iter()
+        .flat_map(|p| p.to_array().map(f32::to_bits))
+        .collect()
 }
 
 #[test]
@@ -132,10 +136,7 @@ fn wind_pushes_the_dam_break_downwind() {
         p.pos.iter().map(|x| x.x).sum::<f32>() / p.pos.len() as f32
     };
     let (windy_x, calm_x) = (mean_x(&windy), mean_x(&calm));
-    assert!(
-        windy_x > calm_x + 0.005,
-        "wind {windy_x} vs calm {calm_x}"
-    );
+    assert!(windy_x > calm_x + 0.005, "wind {windy_x} vs calm {calm_x}");
 }
 
 /// One evaluation of registry kind `kind` with `params` on `velocity` over `dt`.
@@ -231,7 +232,11 @@ fn plugin_vorticity_confinement_matches_the_built_in_node() {
     );
     let mut changed = 0.0f32;
     for a in 0..3 {
-        let (b, p, s) = (built_in.vel.axes()[a], plugin.vel.axes()[a], start.vel.axes()[a]);
+        let (b, p, s) = (
+            built_in.vel.axes()[a],
+            plugin.vel.axes()[a],
+            start.vel.axes()[a],
+        );
         for ((b, p), s) in b.data.iter().zip(&p.data).zip(&s.data) {
             assert!((b - p).abs() <= 1e-5 * (1.0 + b.abs()), "{b} vs {p}");
             changed = changed.max((p - s).abs());
@@ -263,17 +268,33 @@ fn force_fields_point_blow_and_swirl_as_declared() {
     };
 
     // directional force: u += dt·s everywhere, v untouched
-    let blown = eval_velocity(&registry, kind, &[("strength", num(5.0))], grid, zero.clone(), dt);
+    let blown = eval_velocity(
+        &registry,
+        kind,
+        &[("strength", num(5.0))],
+        grid,
+        zero.clone(),
+        dt,
+    );
     assert!(blown.vel.u.data.iter().all(|&u| (u - 0.5).abs() < 1e-6));
     assert!(blown.vel.v.data.iter().all(|&v| v == 0.0));
 
     // drag toward a 3 m/s wind at 2/s from 1 m/s: u = 1 + (1 − e^{−2·dt})·(3 − 1)
-    let drag = [("mode", text("drag")), ("strength", num(3.0)), ("drag", num(2.0))];
+    let drag = [
+        ("mode", text("drag")),
+        ("strength", num(3.0)),
+        ("drag", num(2.0)),
+    ];
     let mut moving = zero.clone();
     moving.vel.u.fill(1.0);
     let dragged = eval_velocity(&registry, kind, &drag, grid, moving, dt);
     let expected = 1.0 + (1.0 - (-2.0f32 * dt).exp()) * 2.0;
-    assert!(dragged.vel.u.data.iter().all(|&u| (u - expected).abs() < 1e-5));
+    assert!(dragged
+        .vel
+        .u
+        .data
+        .iter()
+        .all(|&u| (u - expected).abs() < 1e-5));
 
     // point: toward the centre, from both sides
     let mut point = vec![("field", text("point"))];
@@ -308,7 +329,11 @@ fn a_graph_whose_node_plugin_is_missing_fails_validation_naming_node_kind_and_pl
         Ok(_) => panic!("a graph with a missing node plugin must not validate"),
         Err(e) => e,
     };
-    let text = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+    let text = errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
     assert!(text.contains("wind"), "{text}");
     assert!(text.contains("`force_field`"), "{text}");
     assert!(text.contains("node plugin `wind`"), "{text}");
