@@ -129,6 +129,7 @@ pub struct NodeKindDesc {
 /// Particles: `count` particles, positions and velocities as `3·count` floats (x, y, z per
 /// particle; z = 0 in 2D), ids as `count` integers (null when the particles carry no ids).
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct ParticlesView {
     /// Number of particles.
     pub count: u64,
@@ -143,6 +144,7 @@ pub struct ParticlesView {
 /// MAC face velocity on a grid of `dims` cells, and which faces hold valid values (1) (from
 /// particles, the projection or extrapolation).
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct FaceVelocityView {
     /// Cells per axis (`nk = 1` in 2D).
     pub dims: [u32; 3],
@@ -163,6 +165,7 @@ pub struct FaceVelocityView {
 
 /// A scalar per cell (`ni·nj·nk` floats): a scalar field, a level set, a solid's distance.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct CellFieldView {
     /// Cells per axis.
     pub dims: [u32; 3],
@@ -172,6 +175,7 @@ pub struct CellFieldView {
 
 /// A cell kind per cell (`ni·nj·nk` bytes, each one of `CELL_*`).
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct CellKindsView {
     /// Cells per axis.
     pub dims: [u32; 3],
@@ -181,15 +185,16 @@ pub struct CellKindsView {
 
 /// The value of one port in an `eval` call. Exactly the member its kind names is meaningful.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub union PortViewUnion {
     /// [`DATA_PARTICLES`].
-    pub particles: std::mem::ManuallyDrop<ParticlesView>,
+    pub particles: ParticlesView,
     /// [`DATA_FACE_VELOCITY`].
-    pub velocity: std::mem::ManuallyDrop<FaceVelocityView>,
+    pub velocity: FaceVelocityView,
     /// [`DATA_CELL_SCALAR`], [`DATA_LEVEL_SET`], [`DATA_SOLIDS_SDF`].
-    pub field: std::mem::ManuallyDrop<CellFieldView>,
+    pub field: CellFieldView,
     /// [`DATA_CELL_KINDS`].
-    pub cells: std::mem::ManuallyDrop<CellKindsView>,
+    pub cells: CellKindsView,
 }
 
 /// One port's data in an `eval` call.

@@ -12,7 +12,6 @@ use flip_abi::node::{
 };
 use flip_abi::{ParamValue, STATUS_OK, STATUS_PANIC};
 use std::ffi::{c_void, CString};
-use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 /// The host's buffer behind one port of an `eval` call, in declaration order. Inputs are
@@ -349,13 +348,7 @@ impl NodeInstance {
                             ids.as_ptr()
                         },
                     };
-                    (
-                        abi::DATA_PARTICLES,
-                        false,
-                        PortViewUnion {
-                            particles: ManuallyDrop::new(v),
-                        },
-                    )
+                    (abi::DATA_PARTICLES, false, PortViewUnion { particles: v })
                 }
                 PortRef::ParticlesMut {
                     position,
@@ -376,13 +369,7 @@ impl NodeInstance {
                             ids.as_ptr()
                         },
                     };
-                    (
-                        abi::DATA_PARTICLES,
-                        true,
-                        PortViewUnion {
-                            particles: ManuallyDrop::new(v),
-                        },
-                    )
+                    (abi::DATA_PARTICLES, true, PortViewUnion { particles: v })
                 }
                 PortRef::Velocity {
                     dims: d,
@@ -406,9 +393,7 @@ impl NodeInstance {
                     (
                         abi::DATA_FACE_VELOCITY,
                         false,
-                        PortViewUnion {
-                            velocity: ManuallyDrop::new(v),
-                        },
+                        PortViewUnion { velocity: v },
                     )
                 }
                 PortRef::VelocityMut {
@@ -434,9 +419,7 @@ impl NodeInstance {
                     (
                         abi::DATA_FACE_VELOCITY,
                         true,
-                        PortViewUnion {
-                            velocity: ManuallyDrop::new(view),
-                        },
+                        PortViewUnion { velocity: view },
                     )
                 }
                 PortRef::Field { dims: d, data } => {
@@ -446,13 +429,7 @@ impl NodeInstance {
                         dims: u32_dims(*d),
                         data: data.as_ptr().cast_mut(),
                     };
-                    (
-                        info.data_kind,
-                        false,
-                        PortViewUnion {
-                            field: ManuallyDrop::new(v),
-                        },
-                    )
+                    (info.data_kind, false, PortViewUnion { field: v })
                 }
                 PortRef::FieldMut { dims: d, data } => {
                     grid(*d)?;
@@ -461,13 +438,7 @@ impl NodeInstance {
                         dims: u32_dims(*d),
                         data: data.as_mut_ptr(),
                     };
-                    (
-                        info.data_kind,
-                        true,
-                        PortViewUnion {
-                            field: ManuallyDrop::new(v),
-                        },
-                    )
+                    (info.data_kind, true, PortViewUnion { field: v })
                 }
                 PortRef::Cells { dims: d, data } => {
                     grid(*d)?;
@@ -476,13 +447,7 @@ impl NodeInstance {
                         dims: u32_dims(*d),
                         data: data.as_ptr().cast_mut(),
                     };
-                    (
-                        abi::DATA_CELL_KINDS,
-                        false,
-                        PortViewUnion {
-                            cells: ManuallyDrop::new(v),
-                        },
-                    )
+                    (abi::DATA_CELL_KINDS, false, PortViewUnion { cells: v })
                 }
                 PortRef::CellsMut { dims: d, data } => {
                     grid(*d)?;
@@ -491,13 +456,7 @@ impl NodeInstance {
                         dims: u32_dims(*d),
                         data: data.as_mut_ptr(),
                     };
-                    (
-                        abi::DATA_CELL_KINDS,
-                        true,
-                        PortViewUnion {
-                            cells: ManuallyDrop::new(v),
-                        },
-                    )
+                    (abi::DATA_CELL_KINDS, true, PortViewUnion { cells: v })
                 }
             };
             let is_field = matches!(

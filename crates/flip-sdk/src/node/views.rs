@@ -286,7 +286,7 @@ impl<'a> NodeIo<'a> {
         let d = self.present_input(name, DataKind::FaceVelocity)?;
         // SAFETY: the kind tag matched; `new`'s contract makes the arrays valid for 'a.
         unsafe {
-            let v = &*d.view.velocity;
+            let v = &d.view.velocity;
             Ok(FaceVelocity {
                 dims: v.dims.map(|x| x as usize),
                 u: shared(v.u, faces(v.dims, 0), name)?,
@@ -309,7 +309,7 @@ impl<'a> NodeIo<'a> {
         let d = self.take_output(name, DataKind::FaceVelocity)?;
         // SAFETY: as `input_velocity`; the output is handed out once, so nothing aliases it.
         unsafe {
-            let v = &*d.view.velocity;
+            let v = &d.view.velocity;
             Ok(FaceVelocityMut {
                 dims: v.dims.map(|x| x as usize),
                 u: exclusive(v.u, faces(v.dims, 0), name)?,
@@ -346,7 +346,7 @@ impl<'a> NodeIo<'a> {
         let d = self.present_input(name, kind)?;
         // SAFETY: as `input_velocity`.
         unsafe {
-            let f = &*d.view.field;
+            let f = &d.view.field;
             Ok(CellField {
                 dims: f.dims.map(|x| x as usize),
                 data: shared(f.data, cells(f.dims), name)?,
@@ -368,7 +368,7 @@ impl<'a> NodeIo<'a> {
         let d = self.take_output(name, kind)?;
         // SAFETY: as `output_velocity`.
         unsafe {
-            let f = &*d.view.field;
+            let f = &d.view.field;
             Ok(CellFieldMut {
                 dims: f.dims.map(|x| x as usize),
                 data: exclusive(f.data, cells(f.dims), name)?,
@@ -384,7 +384,7 @@ impl<'a> NodeIo<'a> {
         let d = self.present_input(name, DataKind::CellKinds)?;
         // SAFETY: as `input_velocity`.
         unsafe {
-            let c = &*d.view.cells;
+            let c = &d.view.cells;
             Ok(CellKinds {
                 dims: c.dims.map(|x| x as usize),
                 data: shared(c.data, cells(c.dims), name)?,
@@ -400,7 +400,7 @@ impl<'a> NodeIo<'a> {
         let d = self.take_output(name, DataKind::CellKinds)?;
         // SAFETY: as `output_velocity`.
         unsafe {
-            let c = &*d.view.cells;
+            let c = &d.view.cells;
             Ok(CellKindsMut {
                 dims: c.dims.map(|x| x as usize),
                 data: exclusive(c.data, cells(c.dims), name)?,
@@ -416,7 +416,7 @@ impl<'a> NodeIo<'a> {
         let d = self.present_input(name, DataKind::Particles)?;
         // SAFETY: as `input_velocity`; `[f32; 3]` has the alignment of `f32`.
         unsafe {
-            let p = &*d.view.particles;
+            let p = &d.view.particles;
             let n = p.count as usize;
             Ok(Particles {
                 position: shared(p.position.cast::<[f32; 3]>(), n, name)?,
@@ -438,7 +438,7 @@ impl<'a> NodeIo<'a> {
         let d = self.take_output(name, DataKind::Particles)?;
         // SAFETY: as `output_velocity`.
         unsafe {
-            let p = &*d.view.particles;
+            let p = &d.view.particles;
             let n = p.count as usize;
             Ok(ParticlesMut {
                 position: exclusive(p.position.cast::<[f32; 3]>(), n, name)?,
