@@ -173,7 +173,7 @@ fn misbehaving_evals_fail_the_run_naming_plugin_node_and_reason() {
                 .expect("a vertex count");
             let header = text.find("end_header\n").expect("a header") + "end_header\n".len();
             assert!(
-                count > 0 && (bytes.len() - header) % count == 0,
+                count > 0 && (bytes.len() - header).is_multiple_of(count),
                 "{} is torn",
                 p.display()
             );

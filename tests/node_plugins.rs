@@ -343,3 +343,50 @@ fn a_graph_whose_node_plugin_is_missing_fails_validation_naming_node_kind_and_pl
     let again = GraphDoc::from_ron(&doc.to_ron(), "saved").expect("reads back");
     assert_eq!(again, doc);
 }
+
+#[test]
+fn a_bundle_folder_is_found_like_a_plain_library_with_its_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("wind.flipgraph");
+    let platform = flip_host::bundle::platform();
+    let lib_dir = bundle.join("Contents").join(&platform);
+    let resources = bundle.join("Contents").join("Resources");
+    std::fs::create_dir_all(&lib_dir).unwrap();
+    std::fs::create_dir_all(&resources).unwrap();
+    let lib = lib_dir.join(format!("wind{}", std::env::consts::DLL_SUFFIX));
+    std::fs::copy(library("wind"), &lib).unwrap();
+    std::fs::write(
+        resources.join("description.txt"),
+        "Wind fields\x1b[2J for studios\n",
+    )
+    .unwrap();
+    std::fs::write(resources.join("icon.png"), b"\x89PNG").unwrap();
+    // a bundle without a library for this platform is named in a warning
+    std::fs::create_dir_all(dir.path().join("empty.flipgraph/Contents")).unwrap();
+
+    let set = PluginSet::load(&LoadOptions {
+        user_dirs: vec![dir.path().to_path_buf()],
+        builtin_node_kinds: flip_nodes::builtin_kind_names(),
+        ..LoadOptions::default()
+    });
+    assert!(set.refused.is_empty(), "{:?}", set.refused);
+    let wind = set
+        .nodes
+        .iter()
+        .find(|p| p.id == "wind")
+        .expect("loaded from the bundle");
+    assert_eq!(wind.path, lib);
+    let found = flip_host::bundle::resources(&wind.path).expect("a bundle");
+    assert_eq!(
+        found.description.as_deref(),
+        Some("Wind fields\\e[2J for studios")
+    );
+    assert_eq!(found.icon, Some(resources.join("icon.png")));
+    assert!(
+        set.warnings
+            .iter()
+            .any(|w| w.contains("empty.flipgraph") && w.contains(&platform)),
+        "{:?}",
+        set.warnings
+    );
+}

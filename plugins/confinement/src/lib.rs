@@ -81,24 +81,16 @@ impl Cells {
         let plane = self.n[0] * self.n[1];
         [i % self.n[0], (i % plane) / self.n[0], i / plane]
     }
-    /// Central difference of `f` along axis `a` at cell `c` (zero on the border cells).
-    fn central<T: Copy>(
-        self,
-        f: &[T],
-        c: [usize; 3],
-        a: usize,
-        inv_2dx: f32,
-        diff: impl Fn(T, T) -> T,
-        zero: T,
-        scale: impl Fn(T, f32) -> T,
-    ) -> T {
+    /// The neighbours of cell `c` along axis `a`, below and above (none for border cells,
+    /// where the central differences are zero).
+    fn neighbours(self, c: [usize; 3], a: usize) -> Option<(usize, usize)> {
         if c[a] == 0 || c[a] + 1 >= self.n[a] {
-            return zero;
+            return None;
         }
         let (mut lo, mut hi) = (c, c);
         lo[a] -= 1;
         hi[a] += 1;
-        scale(diff(f[self.index(hi)], f[self.index(lo)]), inv_2dx)
+        Some((self.index(lo), self.index(hi)))
     }
 }
 
@@ -159,12 +151,9 @@ impl NodeInstance for Instance {
         let center = &s.center;
         s.omega.par_iter_mut().enumerate().for_each(|(i, out)| {
             let c = cells.coords(i);
-            let d = |a: usize| {
-                if a < axes {
-                    cells.central(center, c, a, inv_2dx, sub3, [0.0; 3], scale3)
-                } else {
-                    [0.0; 3]
-                }
+            let d = |a: usize| match cells.neighbours(c, a) {
+                Some((lo, hi)) if a < axes => scale3(sub3(center[hi], center[lo]), inv_2dx),
+                _ => [0.0; 3],
             };
             let (dx, dy, dz) = (d(0), d(1), d(2));
             *out = [dy[2] - dz[1], dz[0] - dx[2], dx[1] - dy[0]];
@@ -178,12 +167,9 @@ impl NodeInstance for Instance {
         let (magnitude, epsilon, dx) = (&s.magnitude, self.epsilon, ctx.dx);
         s.force.par_iter_mut().enumerate().for_each(|(i, out)| {
             let c = cells.coords(i);
-            let g = [0, 1, 2].map(|a| {
-                if a < axes {
-                    cells.central(magnitude, c, a, inv_2dx, |p, q| p - q, 0.0, |p, s| p * s)
-                } else {
-                    0.0
-                }
+            let g = [0, 1, 2].map(|a| match cells.neighbours(c, a) {
+                Some((lo, hi)) if a < axes => (magnitude[hi] - magnitude[lo]) * inv_2dx,
+                _ => 0.0,
             });
             let n = scale3(g, 1.0 / (length(g) + 1e-20));
             *out = scale3(cross(n, omega[i]), epsilon * dx);
