@@ -28,6 +28,10 @@ pub struct NodesArgs {
     /// Untimed warm-up evaluations.
     #[arg(long, default_value_t = 3)]
     pub warmup: u32,
+    /// Confinement strength ε; 0 makes both nodes return at once, so the plugin's time is
+    /// the boundary's own cost (port checks, output checks).
+    #[arg(long, default_value_t = 0.3)]
+    pub epsilon: f64,
     /// Folder for the table's CSV and Markdown (default out/bench).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -70,7 +74,7 @@ fn measure(session: &Session, a: &NodesArgs, n: usize) -> Result<[(f64, f64); 2]
             anyhow!("node kind `{kind}` is not loaded (build plugins/confinement: cargo build --release)")
         })?;
         let mut params = ParamMap::new();
-        params.insert("epsilon".into(), ParamValue::Number(0.3));
+        params.insert("epsilon".into(), ParamValue::Number(a.epsilon));
         let init = NodeInit {
             id: "bench",
             params: &params,
@@ -122,14 +126,15 @@ pub fn run(session: &Session, a: &NodesArgs) -> Result<()> {
     let mut table = Table::new(
         "nodes",
         format!(
-            "bench nodes: vorticity confinement as a built-in node and as a node plugin, ms per \
-             evaluation, median and minimum of {} after {} warm-up",
-            a.evals, a.warmup
+            "bench nodes: vorticity confinement (ε = {}) as a built-in node and as a node plugin, \
+             ms per evaluation, median and minimum of {} after {} warm-up",
+            a.epsilon, a.evals, a.warmup
         ),
         &[
             "grid",
             "built-in ms",
             "plugin ms",
+            "plugin − built-in ms",
             "overhead",
             "min built-in / plugin ms",
             "overhead of min",
@@ -141,6 +146,7 @@ pub fn run(session: &Session, a: &NodesArgs) -> Result<()> {
             format!("{n}³"),
             format!("{b:.3}"),
             format!("{p:.3}"),
+            format!("{:+.3}", p - b),
             format!("{:+.1} %", 100.0 * (p - b) / b),
             format!("{b_min:.3} / {p_min:.3}"),
             format!("{:+.1} %", 100.0 * (p_min - b_min) / b_min),
