@@ -390,3 +390,52 @@ fn a_bundle_folder_is_found_like_a_plain_library_with_its_resources() {
         set.warnings
     );
 }
+
+/// The SHA-256 of every frame file a `flipgraph run` of `graph` wrote, from its `run.json`,
+/// run with `threads` rayon threads (the host's pool and the plugins' own pools alike).
+fn frame_hashes(graph: &str, out: &Path, threads: usize) -> Vec<(String, String)> {
+    let status = std::process::Command::new(artifact_dir().join("flipgraph"))
+        .args([
+            "run",
+            graph,
+            "--frames",
+            "2",
+            "--set",
+            "settings.grid=[48, 48, 1]",
+        ])
+        .args(["--set", "settings.cell_size=0.0208333333"])
+        .arg("--out")
+        .arg(out)
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("the flipgraph binary is built (cargo build --release)");
+    assert!(status.success(), "{graph}: {status}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    let used = manifest["node_plugins"].as_array().unwrap();
+    assert!(used.iter().any(|p| p["used"] == true), "{used:?}");
+    manifest["frame_records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["files"].as_array().unwrap().clone())
+        .map(|f| (f["path"].to_string(), f["sha256"].to_string()))
+        .collect()
+}
+
+#[test]
+fn the_cli_writes_byte_identical_frames_with_node_plugins_on_any_thread_count() {
+    let graph = graphs_dir().join("wind_dam_break_2d.ron");
+    let graph = graph.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<_> = [1, 1, 3]
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| frame_hashes(graph, &dir.path().join(i.to_string()), t))
+        .collect();
+    assert!(runs[0].len() >= 2, "{:?}", runs[0]);
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
