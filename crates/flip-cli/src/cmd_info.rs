@@ -177,6 +177,20 @@ pub fn plugins(session: &Session) -> Result<()> {
             }
         }
     }
+    for p in &session.plugins.nodes {
+        println!(
+            "\n{} — {} {} (node plugin, {}{}, sha256 {})",
+            p.id,
+            p.name,
+            p.version,
+            if p.bundled { "bundled: " } else { "" },
+            flip_abi::text::path(&p.path),
+            &p.sha256[..p.sha256.len().min(16)],
+        );
+        for k in &p.kinds {
+            println!("  node {:<24} [{}] {}", k.qualified(), k.category, k.label);
+        }
+    }
     for r in &session.plugins.refused {
         println!("\nrefused: {r}");
     }
