@@ -75,9 +75,16 @@
 //! `reset` and `load_state` may come at any point between solves (a rerun from frame 0, a
 //! resumed run). After [`STATUS_PANIC`] from any call the host calls nothing on the instance
 //! again, not even `destroy` (its memory may be leaked).
+//!
+//! # Node plugins
+//! A library may also (or only) export graph node kinds through the node suite, [`node`]: its
+//! own entry symbol ([`node::NODE_ENTRY_SYMBOL`]) and version ([`node::NODE_ABI_VERSION`]), so
+//! the solver table above is unchanged and solver plugins load as before.
 #![allow(non_camel_case_types)]
 
 mod distributed;
+/// The node suite: graph node kinds from a plugin library (its own entry and version).
+pub mod node;
 mod problem;
 mod services;
 /// Text rules: the id alphabet, and sanitising untrusted text for display.

@@ -6,6 +6,7 @@
 mod isolation;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod nodes;
 mod problems;
 mod roofline;
 mod step;
@@ -44,6 +45,9 @@ pub enum BenchCommand {
     /// Seconds per pressure solve in-process vs isolated in a child process
     /// (`pressure.isolation = "process"`) at 128² and 64³, and the overhead.
     Isolation(isolation::IsolationArgs),
+    /// A node plugin against the built-in node doing the same work (vorticity confinement at
+    /// 64³): ms per evaluation and the plugin's overhead.
+    Nodes(nodes::NodesArgs),
     /// Liquid surface meshing (particle level set → Surface Nets → smoothing) of the dam
     /// break's particles: about 1 M (64³) and 8 M (128³).
     Surface(surface::SurfaceArgs),
@@ -73,6 +77,7 @@ pub fn run(session: &Session, cmd: BenchCommand) -> Result<()> {
         BenchCommand::Problems(a) => problems::run(session, &a),
         BenchCommand::Surface(a) => surface::run(session, &a),
         BenchCommand::Isolation(a) => isolation::run(session, &a),
+        BenchCommand::Nodes(a) => nodes::run(session, &a),
         BenchCommand::Tallcell(a) => tallcell::run(session, &a),
         BenchCommand::Whitewater(a) => whitewater::run(session, &a),
         #[cfg(feature = "mpi")]

@@ -9,6 +9,7 @@ use flip_abi::sanitize;
 use flip_graph::overrides::apply_variant;
 use flip_graph::{GraphDoc, ParamKind, ParamSpec, RunPaths, Simulation};
 use flip_host::StateSupport;
+use flip_nodes::nodes::plugin_node::PluginSource;
 use flip_nodes::roles::{KindFacts, NodeRole};
 use std::path::{Path, PathBuf};
 
@@ -176,6 +177,20 @@ pub fn plugins(session: &Session) -> Result<()> {
             }
         }
     }
+    for p in &session.plugins.nodes {
+        println!(
+            "\n{} — {} {} (node plugin, {}{}, sha256 {})",
+            p.id,
+            p.name,
+            p.version,
+            if p.bundled { "bundled: " } else { "" },
+            flip_abi::text::path(&p.path),
+            &p.sha256[..p.sha256.len().min(16)],
+        );
+        for k in &p.kinds {
+            println!("  node {:<24} [{}] {}", k.qualified(), k.category, k.label);
+        }
+    }
     for r in &session.plugins.refused {
         println!("\nrefused: {r}");
     }
@@ -214,6 +229,19 @@ pub fn nodes(session: &Session) -> Result<()> {
         }
         if s.role() == NodeRole::Pressure {
             println!("  (+ the chosen algorithm's parameters: see `flipgraph plugins`)");
+        }
+        if let Some(src) = s.get::<PluginSource>() {
+            println!(
+                "  from node plugin `{}` {} in {} (sha256 {})",
+                src.plugin,
+                clean(&src.version),
+                flip_abi::text::path(&src.library),
+                src.sha256
+            );
+            let about = flip_host::bundle::resources(&src.library).and_then(|r| r.description);
+            if let Some(about) = about {
+                println!("  bundle: {about}");
+            }
         }
     }
     Ok(())

@@ -63,7 +63,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List loaded solver plugins, their algorithms and parameters.
+    /// List loaded plugins: solvers with their algorithms and parameters, node plugins with
+    /// their node kinds, and the libraries refused.
     Plugins,
     /// List node kinds with their ports and parameters.
     Nodes,

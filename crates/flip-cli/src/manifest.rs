@@ -111,6 +111,9 @@ pub struct Manifest {
     pub graph: String,
     /// Plugins loaded.
     pub plugins: Vec<PluginRecord>,
+    /// Node plugins loaded (`used`: the graph has one of their node kinds).
+    #[serde(default)]
+    pub node_plugins: Vec<PluginRecord>,
     /// Random seed (`settings.seed`).
     pub seed: u64,
     /// Worker threads.
@@ -172,7 +175,7 @@ impl Manifest {
                     .any(|v| matches!(v, ParamValue::Text(t) if t.starts_with(&prefix)))
             })
         };
-        let plugins = plugins
+        let solver_plugins = plugins
             .plugins
             .iter()
             .map(|p| PluginRecord {
@@ -184,13 +187,29 @@ impl Manifest {
                 used: used(&p.id),
             })
             .collect();
+        let node_plugins = plugins
+            .nodes
+            .iter()
+            .map(|p| PluginRecord {
+                file: p.path.clone(),
+                id: p.id.clone(),
+                version: p.version.clone(),
+                abi: flip_abi::node::NODE_ABI_VERSION,
+                sha256: p.sha256.clone(),
+                used: {
+                    let prefix = format!("{}/", p.id);
+                    doc.nodes.iter().any(|n| n.kind.starts_with(&prefix))
+                },
+            })
+            .collect();
         Self {
             manifest_version: MANIFEST_VERSION,
             flipgraph_version: env!("CARGO_PKG_VERSION").into(),
             graph_file: std::path::absolute(graph_file).unwrap_or_else(|_| graph_file.into()),
             graph_sha256: sha256_hex(graph.as_bytes()),
             graph,
-            plugins,
+            plugins: solver_plugins,
+            node_plugins,
             seed: doc.settings.seed,
             threads: rayon::current_num_threads(),
             frames,

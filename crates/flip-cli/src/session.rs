@@ -34,6 +34,7 @@ impl Session {
             probe: ProbeCommand::current_exe(&["__probe-plugin"]).ok(),
             solver_child: ChildCommand::current_exe(&["__solver-child"]).ok(),
             cache_dir: default_cache_dir(),
+            builtin_node_kinds: flip_nodes::builtin_kind_names(),
             ..LoadOptions::with_user_dirs(extra)
         };
         let dirs = opts.dirs();

@@ -122,6 +122,7 @@ fn main() -> Result<()> {
         // Isolated solvers (`isolation = "process"`) run in this binary with --solver-child.
         solver_child: ChildCommand::current_exe(&["--solver-child"]).ok(),
         cache_dir: default_cache_dir(),
+        builtin_node_kinds: flip_nodes::builtin_kind_names(),
         ..LoadOptions::with_user_dirs(&args.plugin_dirs)
     };
     let plugins = Arc::new(PluginSet::load(&opts));

@@ -44,6 +44,26 @@ pub struct ExecPlan {
     pub settings: Settings,
 }
 
+/// Why `kind` is not in the registry: a node plugin's kind (`<plugin>/<kind>`) whose plugin
+/// is not loaded or does not offer it, or an unknown kind with the nearest known one.
+fn unknown_kind(reg: &NodeRegistry, kind: &str) -> String {
+    let known = || reg.kinds().map(|k| k.spec.kind.as_str());
+    let near = crate::suggest::did_you_mean(kind, known());
+    let Some((plugin, name)) = kind.split_once('/') else {
+        return format!("unknown node kind `{kind}`{near}");
+    };
+    let prefix = format!("{plugin}/");
+    if known().any(|k| k.starts_with(&prefix)) {
+        format!("node plugin `{plugin}` offers no node kind `{name}`{near}")
+    } else {
+        format!(
+            "node kind `{name}` comes from node plugin `{plugin}`, which is not loaded \
+             (`flipgraph plugins` lists the plugins found and refused; add its folder with \
+             --plugin-dir)"
+        )
+    }
+}
+
 fn resolve_params(
     reg: &NodeRegistry,
     node: &crate::doc::NodeDoc,
@@ -53,11 +73,7 @@ fn resolve_params(
         errors.push(GraphError::node(
             &node.id,
             None,
-            format!(
-                "unknown node kind `{}`{}",
-                node.kind,
-                crate::suggest::did_you_mean(&node.kind, reg.kinds().map(|k| k.spec.kind.as_str()))
-            ),
+            unknown_kind(reg, &node.kind),
         ));
         return None;
     };

@@ -1,5 +1,7 @@
 //! Finding plugins: bundled folders (next to the executable) first, then the user's folders
 //! (`--plugin-dir`, [`PLUGIN_DIR_ENV`]). Rules:
+//! - bundles (`NAME.flipgraph/Contents/<os>-<arch>/NAME.so`, [`crate::bundle`]) are
+//!   considered like plain libraries;
 //! - only files named `{DLL_PREFIX}flipgraph_<id>{DLL_SUFFIX}` are considered, and only regular
 //!   files whose ELF headers fit their size are opened. In a user folder, another shared library
 //!   gets a warning naming the file and the name expected, and a missing folder one naming it
@@ -12,8 +14,12 @@
 //!   and a warning names both files. Two user libraries with one id: the first wins, the second
 //!   is refused naming both.
 
+use super::loaded::{has_solver_entry, open_library};
+use super::node::load::has_node_entry;
 use super::probe::{self, ProbeCommand};
-use super::{elf, AlgorithmInfo, ChildCommand, LoadedPlugin, PluginError};
+use super::{
+    elf, AlgorithmInfo, ChildCommand, LoadedNodePlugin, LoadedPlugin, NodeKindInfo, PluginError,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -96,6 +102,8 @@ pub struct LoadOptions {
     /// How to start the child of an isolated solver (`isolation = "process"`); None: this
     /// program offers no process isolation.
     pub solver_child: Option<ChildCommand>,
+    /// The built-in node kinds: a node plugin offering a kind of one of these names is refused.
+    pub builtin_node_kinds: Vec<String>,
 }
 
 impl LoadOptions {
@@ -126,6 +134,8 @@ impl LoadOptions {
 pub struct PluginSet {
     /// Plugins that passed every check.
     pub plugins: Vec<Arc<LoadedPlugin>>,
+    /// Node suites that passed every check (a library may export one beside its solvers).
+    pub nodes: Vec<Arc<LoadedNodePlugin>>,
     /// Libraries that were refused, with why.
     pub refused: Vec<PluginError>,
     /// Things the user must hear about that are not refusals (a bundled plugin overridden, a
@@ -153,14 +163,23 @@ fn plugin_files(dir: &Path, user: bool, warnings: &mut Vec<String>) -> Vec<PathB
     };
     let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     files.sort();
-    files.retain(|p| {
-        let plugin = is_plugin_file(p);
-        if user && !plugin && is_shared_library(p) {
-            warnings.push(misnamed_warning(p));
-        }
-        plugin
-    });
     files
+        .into_iter()
+        .filter_map(|p| {
+            if crate::bundle::is_bundle(&p) {
+                let library = crate::bundle::library(&p);
+                if library.is_none() {
+                    warnings.push(crate::bundle::missing_library_warning(&p));
+                }
+                return library;
+            }
+            let plugin = is_plugin_file(&p);
+            if user && !plugin && is_shared_library(&p) {
+                warnings.push(misnamed_warning(&p));
+            }
+            plugin.then_some(p)
+        })
+        .collect()
 }
 
 impl PluginSet {
@@ -221,7 +240,11 @@ impl PluginSet {
         };
         elf::check_file(path).map_err(not_lib)?;
         let sha = probe::sha256_file(path).map_err(|e| not_lib(e.into()))?;
-        if self.plugins.iter().any(|p| p.sha256 == sha) {
+        let loaded = self.plugins.iter().map(|p| &p.sha256);
+        if loaded
+            .chain(self.nodes.iter().map(|p| &p.sha256))
+            .any(|h| *h == sha)
+        {
             return Ok(()); // another copy of a loaded library
         }
         if let Some(b) = self
@@ -249,9 +272,69 @@ impl PluginSet {
                 }
             })?;
         }
-        let mut plugin = LoadedPlugin::load_hashed(path, sha)?;
+        let library = open_library(path)?;
+        let (solvers, nodes) = (has_solver_entry(&library), has_node_entry(&library));
+        if !solvers && !nodes {
+            return Err(PluginError::MissingEntry { path: path.into() });
+        }
+        if nodes {
+            let builtin = &opts.builtin_node_kinds;
+            let suite = LoadedNodePlugin::from_library(library.clone(), path, sha.clone(), builtin)
+                .and_then(|mut suite| {
+                    suite.bundled = bundled;
+                    self.admit_nodes(suite, opts)
+                });
+            match (suite, solvers) {
+                (result, false) => return result,
+                (Err(e), true) => self.refused.push(e), // the solver table is judged on its own
+                (Ok(()), true) => {}
+            }
+        }
+        let mut plugin = LoadedPlugin::from_library(library, path, sha)?;
         plugin.bundled = bundled;
         self.admit(plugin, opts)
+    }
+
+    /// Adds a loaded node suite, resolving id collisions as [`PluginSet::admit`] does.
+    fn admit_nodes(
+        &mut self,
+        suite: LoadedNodePlugin,
+        opts: &LoadOptions,
+    ) -> Result<(), PluginError> {
+        let Some(i) = self.nodes.iter().position(|p| p.id == suite.id) else {
+            self.nodes.push(Arc::new(suite));
+            return Ok(());
+        };
+        let first = &self.nodes[i];
+        match (first.bundled, suite.bundled, opts.allow_override) {
+            (true, false, true) => {
+                self.warnings.push(format!(
+                    "node plugin `{}` from {} overrides the bundled {} (--allow-plugin-override)",
+                    suite.id,
+                    flip_abi::text::path(&suite.path),
+                    flip_abi::text::path(&first.path)
+                ));
+                self.nodes[i] = Arc::new(suite);
+                Ok(())
+            }
+            (true, false, false) => Err(PluginError::Shadowed {
+                id: suite.id.clone(),
+                bundled: first.path.clone(),
+                other: suite.path.clone(),
+            }),
+            _ => Err(PluginError::DuplicateId {
+                id: suite.id.clone(),
+                first: first.path.clone(),
+                second: suite.path.clone(),
+            }),
+        }
+    }
+
+    /// Every node kind of every node plugin, in load order.
+    pub fn node_kinds(&self) -> impl Iterator<Item = (&Arc<LoadedNodePlugin>, &NodeKindInfo)> {
+        self.nodes
+            .iter()
+            .flat_map(|p| p.kinds.iter().map(move |k| (p, k)))
     }
 
     /// Adds a loaded plugin, resolving id collisions.

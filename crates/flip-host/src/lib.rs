@@ -6,6 +6,8 @@
 //! sanitised ([`flip_abi::text::sanitize`]) when it is read, so nothing downstream prints raw plugin
 //! text; paths in errors are sanitised when displayed.
 
+/// Plugin bundles: one folder holding the library and its resources (OpenFX layout).
+pub mod bundle;
 mod discovery;
 pub mod distributed;
 mod elf;
@@ -14,6 +16,7 @@ mod instance;
 pub mod isolation;
 mod loaded;
 mod mapped;
+pub mod node;
 pub mod probe;
 mod services;
 mod validate;
@@ -27,6 +30,7 @@ pub use in_flight::{calls_in_flight, host_exits, overdue_calls, Overdue, PLUGIN_
 pub use instance::{ProblemRef, SolveLimits, SolverInstance, HANG_EXIT_CODE};
 pub use isolation::{ChildCommand, ChildFailure};
 pub use loaded::{AlgorithmInfo, LoadedPlugin, ParamInfo, StateSupport};
+pub use node::{LoadedNodePlugin, NodeInstance, NodeKindInfo, PortInfo, PortRef};
 pub use services::{CancelToken, LogLine, ServiceEvent, ServiceListener};
 
 use flip_abi::text::path as shown;
@@ -161,6 +165,30 @@ pub enum PluginError {
         call: &'static str,
         /// How the child failed.
         failure: ChildFailure,
+    },
+    /// A node plugin's call returned an error status (a panic is caught in the plugin and
+    /// reported here; the instance is not called again).
+    #[error("plugin `{plugin}` node `{node}`: {message} (status {status})")]
+    NodeCall {
+        /// Plugin id.
+        plugin: String,
+        /// Node kind name.
+        node: String,
+        /// Status code.
+        status: i32,
+        /// Message the plugin wrote (sanitised).
+        message: String,
+    },
+    /// A node plugin's ports did not match its buffers, or an output failed the host's checks
+    /// after `eval` (not finite, ids changed, an invalid cell kind).
+    #[error("plugin `{plugin}` node `{node}` returned a wrong result: {message}")]
+    NodeOutput {
+        /// Plugin id.
+        plugin: String,
+        /// Node kind name.
+        node: String,
+        /// What is wrong, naming the port.
+        message: String,
     },
     /// The returned result contradicts the plugin's own report or is unusable.
     #[error("plugin `{plugin}` algorithm `{algorithm}` returned a wrong result: {message}")]

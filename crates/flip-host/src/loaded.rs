@@ -161,16 +161,15 @@ impl LoadedPlugin {
 
     /// Opens `path`, whose file checks passed and whose content hash is `sha256`.
     pub(super) fn load_hashed(path: &Path, sha256: String) -> Result<Self, PluginError> {
-        // SAFETY: loading runs the library's initialisers. This is the trust boundary of
-        // plugins; discovery probes new libraries in a child process before this.
-        let library = unsafe { Library::new(path) }.map_err(|source| PluginError::Open {
-            path: path.into(),
-            source,
-        })?;
-        Self::from_library(library, path, sha256)
+        Self::from_library(open_library(path)?, path, sha256)
     }
 
-    fn from_library(library: Library, path: &Path, sha256: String) -> Result<Self, PluginError> {
+    /// Reads and checks the solver table of an opened library.
+    pub(super) fn from_library(
+        library: Arc<Library>,
+        path: &Path,
+        sha256: String,
+    ) -> Result<Self, PluginError> {
         let malformed = |reason: String| PluginError::Malformed {
             path: path.into(),
             reason,
@@ -249,7 +248,7 @@ impl LoadedPlugin {
             version,
             algorithms,
             state_entries: t.state_size.is_some(),
-            _library: Arc::new(library),
+            _library: library,
         })
     }
 
@@ -274,6 +273,26 @@ impl LoadedPlugin {
         // SAFETY: checked at load; the library stays loaded while `self` lives.
         unsafe { &*self.table }
     }
+}
+
+/// Opens `path` as a shared library (its file checks passed).
+///
+/// # Errors
+/// [`PluginError::Open`].
+pub(super) fn open_library(path: &Path) -> Result<Arc<Library>, PluginError> {
+    // SAFETY: loading runs the library's initialisers. This is the trust boundary of plugins;
+    // discovery probes new libraries in a child process before this.
+    let library = unsafe { Library::new(path) }.map_err(|source| PluginError::Open {
+        path: path.into(),
+        source,
+    })?;
+    Ok(Arc::new(library))
+}
+
+/// Whether `library` exports the solver table's entry.
+pub(super) fn has_solver_entry(library: &Library) -> bool {
+    // SAFETY: only looks the symbol up; its type is fixed by the ABI.
+    unsafe { library.get::<abi::EntryFn>(abi::ENTRY_SYMBOL) }.is_ok()
 }
 
 /// `(api, id, name, version)` of a header of this ABI.

@@ -81,11 +81,27 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 /// The body of a probe child: loads `path` in this process, prints the verdict line, returns
 /// the exit code (0). Crashes, exits and hangs of the library end the child instead.
 pub fn child_main(path: &Path) -> i32 {
-    match super::LoadedPlugin::load(path) {
-        Ok(p) => println!("{LOADABLE} {} ({} algorithms)", p.id, p.algorithms.len()),
+    match describe_all(path) {
+        Ok(what) => println!("{LOADABLE} {what}"),
         Err(e) => println!("{REFUSED} {e}"),
     }
     0
+}
+
+/// Loads `path` and describes what it exports: its node suite, then its solvers.
+fn describe_all(path: &Path) -> Result<String, super::PluginError> {
+    let library = super::loaded::open_library(path)?;
+    let mut parts = Vec::new();
+    if super::node::load::has_node_entry(&library) {
+        let suite =
+            super::LoadedNodePlugin::from_library(library.clone(), path, String::new(), &[])?;
+        parts.push(format!("{} ({} node kinds)", suite.id, suite.kinds.len()));
+    }
+    if parts.is_empty() || super::loaded::has_solver_entry(&library) {
+        let p = super::LoadedPlugin::load(path)?;
+        parts.push(format!("{} ({} algorithms)", p.id, p.algorithms.len()));
+    }
+    Ok(parts.join(", "))
 }
 
 /// Name of a common fatal signal.

@@ -52,7 +52,7 @@ pub(super) unsafe fn read_text(p: *const c_char, cap: usize) -> Result<String, T
 ///
 /// # Safety
 /// As [`read_text`], where `ptrs` lists no mappings.
-unsafe fn field(
+pub(super) unsafe fn field(
     p: *const c_char,
     cap: usize,
     what: &str,
@@ -228,7 +228,7 @@ unsafe fn algorithm(
 
 /// # Safety
 /// `p` came from the plugin's description.
-unsafe fn param(p: &ParamDesc, ptrs: &Pointers) -> Result<ParamInfo, String> {
+pub(super) unsafe fn param(p: &ParamDesc, ptrs: &Pointers) -> Result<ParamInfo, String> {
     // SAFETY: bounded reads of the plugin's strings.
     let name = unsafe { field(p.name, abi::MAX_ID_LEN, "name", ptrs) }?;
     let named = |e: String| format!("`{name}`: {e}");

@@ -23,4 +23,4 @@ pub mod roles;
 /// The statistics each node family reports.
 pub mod stats;
 
-pub use registry::{builtin_registry, BuiltinNodes};
+pub use registry::{builtin_kind_names, builtin_registry, BuiltinNodes};

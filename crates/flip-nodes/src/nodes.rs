@@ -23,6 +23,7 @@ pub mod level_set;
 pub mod liquid_cache;
 pub mod marker;
 pub mod p2g;
+pub mod plugin_node;
 pub mod pressure;
 pub mod reseed;
 pub mod sink;

@@ -4,7 +4,8 @@ use flip_graph::{NodePack, NodeRegistry};
 use flip_host::PluginSet;
 use std::sync::Arc;
 
-/// The built-in node kinds; the pressure-solve node offers the algorithms of `plugins`.
+/// The built-in node kinds, then the node plugins' kinds (`<plugin>/<kind>`); the
+/// pressure-solve node offers the algorithms of `plugins`.
 pub struct BuiltinNodes {
     /// Loaded solver plugins.
     pub plugins: Arc<PluginSet>,
@@ -46,8 +47,20 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::tallcell::gravity::kind())?;
         r.register(nodes::tallcell::pressure::kind(self.plugins.clone()))?;
         r.register(nodes::tallcell::export::kind())?;
+        for (plugin, kind) in self.plugins.node_kinds() {
+            r.register(nodes::plugin_node::kind(plugin.clone(), kind))?;
+        }
         Ok(())
     }
+}
+
+/// The kind names of the built-in nodes, which node plugins may not take
+/// (`flip_host::LoadOptions::builtin_node_kinds`).
+pub fn builtin_kind_names() -> Vec<String> {
+    builtin_registry(Default::default())
+        .kinds()
+        .map(|k| k.spec.kind.clone())
+        .collect()
 }
 
 /// A registry with the step pair and every built-in kind.

@@ -33,7 +33,7 @@ pub(crate) struct Instance {
     pub pending_state: Option<Vec<u8>>,
 }
 
-fn param_desc(
+pub(crate) fn param_desc(
     p: &super::ParamSchema,
     cstr: &mut impl FnMut(&str) -> *const c_char,
 ) -> (ParamDesc, Vec<*const c_char>) {
@@ -175,7 +175,7 @@ pub unsafe fn describe<P: SolverPlugin>(
 ///
 /// # Safety
 /// `params` points to `count` values with NUL-terminated names, or `count` is 0.
-unsafe fn given_params(
+pub(crate) unsafe fn given_params(
     params: *const ParamValue,
     count: u32,
 ) -> Result<Vec<(String, f64)>, SolveError> {

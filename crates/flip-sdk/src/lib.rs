@@ -26,6 +26,8 @@ mod dump;
 /// Shims behind the exported C functions (used by the macro only).
 #[doc(hidden)]
 pub mod ffi;
+/// Node plugins: node kinds, typed views of the host's buffers, `export_node_plugin!`.
+pub mod node;
 /// Owned problems.
 mod owned;
 /// Parameter schemas and resolved values.

@@ -13,7 +13,7 @@ use std::time::Instant;
 const ERROR_CAPACITY: usize = 1024;
 
 /// The sanitised message in an error buffer.
-pub(super) fn message(buf: &[u8]) -> String {
+pub(crate) fn message(buf: &[u8]) -> String {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     let text = flip_abi::sanitize(&String::from_utf8_lossy(&buf[..end])).into_owned();
     if text.is_empty() {
@@ -24,12 +24,12 @@ pub(super) fn message(buf: &[u8]) -> String {
 }
 
 /// A caller-owned error buffer and its C description.
-pub(super) struct Buf(pub(super) Vec<u8>);
+pub(crate) struct Buf(pub(crate) Vec<u8>);
 impl Buf {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self(vec![0u8; ERROR_CAPACITY])
     }
-    pub(super) fn raw(&mut self) -> ErrorBuf {
+    pub(crate) fn raw(&mut self) -> ErrorBuf {
         ErrorBuf {
             data: self.0.as_mut_ptr().cast::<c_char>(),
             capacity: self.0.len(),

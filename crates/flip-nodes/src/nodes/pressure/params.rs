@@ -1,6 +1,6 @@
 //! The solver node's algorithm parameters, built from the plugin's schema.
 use flip_graph::{ParamMap, ParamSpec, ParamValue, Precision, WindowRefusal};
-use flip_host::{AlgorithmInfo, LogLine, PluginError, PluginSet, SolverInstance};
+use flip_host::{AlgorithmInfo, LogLine, ParamInfo, PluginError, PluginSet, SolverInstance};
 use flip_sdk::ParamKind as PluginKind;
 use std::time::Duration;
 
@@ -305,8 +305,13 @@ pub(crate) fn algorithm_specs(
     let (_, info) = plugins
         .find(&name)
         .map_err(|e| no_solver_message(&e, plugins))?;
-    Ok(info
-        .params
+    Ok(plugin_param_specs(&info.params))
+}
+
+/// Graph parameter specs of a plugin's parameter schemas (a solver algorithm's or a plugin
+/// node's), read in f64 as the plugin gets them ([`plugin_param_values`]).
+pub(crate) fn plugin_param_specs(params: &[ParamInfo]) -> Vec<ParamSpec> {
+    params
         .iter()
         .map(|p| match p.kind {
             PluginKind::Float => {
@@ -327,9 +332,8 @@ pub(crate) fn algorithm_specs(
                 ParamSpec::choice(&p.name, &p.label, &p.help, &labels, default)
             }
         })
-        // passed to the plugin as f64 (`algorithm_values`)
         .map(|spec| spec.with_precision(Precision::F64))
-        .collect())
+        .collect()
 }
 
 /// Validated graph values of the algorithm's parameters, encoded for the ABI.
@@ -337,8 +341,17 @@ pub(crate) fn algorithm_values(
     info: &AlgorithmInfo,
     values: &ParamMap,
 ) -> Result<Vec<(String, f64)>, String> {
+    plugin_param_values(&info.params, values)
+}
+
+/// Validated graph values of a plugin's parameters, encoded for the ABI (choices as indices,
+/// booleans as 0 and 1).
+pub(crate) fn plugin_param_values(
+    params: &[ParamInfo],
+    values: &ParamMap,
+) -> Result<Vec<(String, f64)>, String> {
     let mut out = Vec::new();
-    for p in &info.params {
+    for p in params {
         let Some(v) = values.get(&p.name) else {
             continue;
         };

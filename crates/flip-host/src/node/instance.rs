@@ -1,0 +1,629 @@
+//! A node plugin's instance in this process: `create`, `eval` over the host's buffers with the
+//! ports checked before the call and the outputs after it, `reset`, saved state, `destroy`.
+
+use super::load::{LoadedNodePlugin, NodeKindInfo};
+use crate::in_flight::InFlight;
+use crate::instance::{message, Buf};
+use crate::services::{CallContext, CancelToken};
+use crate::PluginError;
+use flip_abi::node::{
+    self as abi, CellFieldView, CellKindsView, FaceVelocityView, NodeContext, ParticlesView,
+    PortData, PortViewUnion,
+};
+use flip_abi::{ParamValue, STATUS_OK, STATUS_PANIC};
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+/// The host's buffer behind one port of an `eval` call, in declaration order. Inputs are
+/// shared slices (the plugin reads them only), outputs mutable ones; ids stay read-only.
+#[derive(Debug)]
+pub enum PortRef<'a> {
+    /// An unconnected optional input.
+    Absent,
+    /// Particles read.
+    Particles {
+        /// Positions.
+        position: &'a [[f32; 3]],
+        /// Velocities.
+        velocity: &'a [[f32; 3]],
+        /// Ids (empty when none).
+        ids: &'a [u64],
+    },
+    /// Particles written in place.
+    ParticlesMut {
+        /// Positions.
+        position: &'a mut [[f32; 3]],
+        /// Velocities.
+        velocity: &'a mut [[f32; 3]],
+        /// Ids (empty when none); the host checks the plugin left them alone.
+        ids: &'a [u64],
+    },
+    /// A face velocity read.
+    Velocity {
+        /// Cells per axis.
+        dims: [usize; 3],
+        /// u, v, w.
+        components: [&'a [f32]; 3],
+        /// Valid-face masks.
+        valid: [&'a [u8]; 3],
+    },
+    /// A face velocity written.
+    VelocityMut {
+        /// Cells per axis.
+        dims: [usize; 3],
+        /// u, v, w.
+        components: [&'a mut [f32]; 3],
+        /// Valid-face masks.
+        valid: [&'a [u8]; 3],
+    },
+    /// A cell field read (scalar, level set, solid distance).
+    Field {
+        /// Cells per axis.
+        dims: [usize; 3],
+        /// Values.
+        data: &'a [f32],
+    },
+    /// A cell field written.
+    FieldMut {
+        /// Cells per axis.
+        dims: [usize; 3],
+        /// Values.
+        data: &'a mut [f32],
+    },
+    /// Cell kinds read.
+    Cells {
+        /// Cells per axis.
+        dims: [usize; 3],
+        /// Kinds.
+        data: &'a [u8],
+    },
+    /// Cell kinds written.
+    CellsMut {
+        /// Cells per axis.
+        dims: [usize; 3],
+        /// Kinds.
+        data: &'a mut [u8],
+    },
+}
+
+/// A live instance of a plugin node kind.
+pub struct NodeInstance {
+    plugin: Arc<LoadedNodePlugin>,
+    kind: NodeKindInfo,
+    handle: *mut c_void,
+    /// Set after a panic: nothing is called on the instance again.
+    poisoned: bool,
+}
+
+// SAFETY: the ABI requires instances to be usable from any thread, one at a time; `&mut self`
+// on every call keeps it to one.
+unsafe impl Send for NodeInstance {}
+
+fn u32_dims(d: [usize; 3]) -> [u32; 3] {
+    d.map(|x| x as u32)
+}
+
+fn cells(d: [usize; 3]) -> usize {
+    d.iter().product()
+}
+
+fn faces(d: [usize; 3], axis: usize) -> usize {
+    let mut f = d;
+    f[axis] += 1;
+    cells(f)
+}
+
+/// FNV-1a over ids: detects a plugin writing through the read-only id view.
+fn id_digest(ids: &[u64]) -> u64 {
+    ids.iter().fold(0xcbf2_9ce4_8422_2325, |h, &id| {
+        (h ^ id).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl NodeInstance {
+    /// Creates an instance of `kind` (bare name) of `plugin` with `params` (validated by the
+    /// graph against the kind's schema, encoded as the ABI's f64s).
+    ///
+    /// # Errors
+    /// [`PluginError::NodeCall`] with the plugin's message.
+    pub fn create(
+        plugin: Arc<LoadedNodePlugin>,
+        kind: &str,
+        params: &[(String, f64)],
+    ) -> Result<Self, PluginError> {
+        let info = plugin
+            .kind(kind)
+            .cloned()
+            .ok_or_else(|| PluginError::UnknownAlgorithm(format!("{}/{kind}", plugin.id)))?;
+        let names: Vec<CString> = params
+            .iter()
+            .map(|(n, _)| CString::new(n.as_str()).unwrap_or_default())
+            .collect();
+        let values: Vec<ParamValue> = names
+            .iter()
+            .zip(params)
+            .map(|(n, (_, v))| ParamValue {
+                name: n.as_ptr(),
+                value: *v,
+            })
+            .collect();
+        let (mut handle, mut buf) = (std::ptr::null_mut(), Buf::new());
+        let ctx = CallContext::new(None, None);
+        let services = ctx.services();
+        let create = plugin.table().create.expect("checked at load");
+        let what = format!("plugin `{}` node `{}`: `create`", plugin.id, info.name);
+        let in_flight = InFlight::enter(what, &plugin.path);
+        // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
+        let status = unsafe {
+            create(
+                info.index,
+                values.as_ptr(),
+                values.len() as u32,
+                services.table(),
+                &mut handle,
+                &mut buf.raw(),
+            )
+        };
+        drop((in_flight, services));
+        if status != STATUS_OK || handle.is_null() {
+            let text = if status == STATUS_OK {
+                "`create` returned OK but wrote a null instance handle".into()
+            } else {
+                message(&buf.0)
+            };
+            return Err(PluginError::NodeCall {
+                plugin: plugin.id.clone(),
+                node: info.name.clone(),
+                status,
+                message: text,
+            });
+        }
+        Ok(Self {
+            plugin,
+            kind: info,
+            handle,
+            poisoned: false,
+        })
+    }
+
+    /// The kind's description.
+    pub fn kind(&self) -> &NodeKindInfo {
+        &self.kind
+    }
+
+    /// The plugin.
+    pub fn plugin(&self) -> &Arc<LoadedNodePlugin> {
+        &self.plugin
+    }
+
+    fn fail(&self, status: i32, message: String) -> PluginError {
+        PluginError::NodeCall {
+            plugin: self.plugin.id.clone(),
+            node: self.kind.name.clone(),
+            status,
+            message,
+        }
+    }
+
+    fn ports_error(&self, message: String) -> PluginError {
+        PluginError::NodeOutput {
+            plugin: self.plugin.id.clone(),
+            node: self.kind.name.clone(),
+            message,
+        }
+    }
+
+    fn usable(&self) -> Result<(), PluginError> {
+        if self.poisoned {
+            return Err(self.fail(
+                STATUS_PANIC,
+                "the node panicked earlier; it is not called again".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Evaluates one substep over `ports` (one per declared port, in order), then checks the
+    /// outputs: finite floats, valid cell kinds, particle ids untouched.
+    ///
+    /// # Errors
+    /// [`PluginError::NodeCall`] (the plugin's status and message; a panic poisons the
+    /// instance), [`PluginError::NodeOutput`] (ports that do not match the kind, or an output
+    /// that fails a check).
+    pub fn eval(
+        &mut self,
+        ctx: &NodeContext,
+        ports: &mut [PortRef<'_>],
+        cancel: Option<CancelToken>,
+    ) -> Result<(), PluginError> {
+        self.usable()?;
+        let dims = ctx.dims.map(|d| d as usize);
+        let data = self
+            .port_data(dims, ports)
+            .map_err(|m| self.ports_error(m))?;
+        let digests: Vec<u64> = ports
+            .iter()
+            .map(|p| match p {
+                PortRef::ParticlesMut { ids, .. } => id_digest(ids),
+                _ => 0,
+            })
+            .collect();
+        let call = CallContext::new(cancel, None);
+        let services = call.services();
+        let mut buf = Buf::new();
+        let eval = self.plugin.table().eval.expect("checked at load");
+        let what = format!(
+            "plugin `{}` node `{}`: `eval`",
+            self.plugin.id, self.kind.name
+        );
+        let in_flight = InFlight::enter(what, &self.plugin.path);
+        // SAFETY: `data` views the buffers of `ports`, which are borrowed for this call and
+        // have the lengths the ABI documents (checked by `port_data`); inputs are shared and
+        // outputs exclusive borrows; `ctx` and `services` outlive the call.
+        let status = unsafe {
+            eval(
+                self.handle,
+                ctx,
+                data.as_ptr(),
+                data.len() as u32,
+                services.table(),
+                &mut buf.raw(),
+            )
+        };
+        drop((in_flight, services));
+        if status == STATUS_PANIC {
+            self.poisoned = true;
+        }
+        if status != STATUS_OK {
+            return Err(self.fail(status, message(&buf.0)));
+        }
+        if let Some(message) = call.refusals() {
+            return Err(self.fail(flip_abi::STATUS_BAD_VALUE, message));
+        }
+        self.check_outputs(ports, &digests)
+            .map_err(|m| self.ports_error(m))
+    }
+
+    /// The ABI's view of every port, checked against the kind's declaration and the grid.
+    fn port_data(
+        &self,
+        dims: [usize; 3],
+        ports: &mut [PortRef<'_>],
+    ) -> Result<Vec<PortData>, String> {
+        if ports.len() != self.kind.ports.len() {
+            return Err(format!(
+                "{} ports given, the kind declares {}",
+                ports.len(),
+                self.kind.ports.len()
+            ));
+        }
+        let mut out = Vec::with_capacity(ports.len());
+        for (info, port) in self.kind.ports.iter().zip(ports.iter_mut()) {
+            let name = &info.name;
+            let grid = |d: [usize; 3]| {
+                if d == dims {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "port `{name}` is on {d:?} cells, the grid on {dims:?}"
+                    ))
+                }
+            };
+            let len = |got: usize, want: usize| {
+                if got == want {
+                    Ok(())
+                } else {
+                    Err(format!("port `{name}` has {got} values, expected {want}"))
+                }
+            };
+            let (kind, writable, view) = match port {
+                PortRef::Absent
+                    if info.input && (info.optional || self.kind.feeds_output(info)) =>
+                {
+                    out.push(PortData {
+                        data_kind: info.data_kind,
+                        present: 0,
+                        // SAFETY: plain data; all-zero is a valid (null) view.
+                        view: unsafe { std::mem::zeroed() },
+                    });
+                    continue;
+                }
+                PortRef::Absent => return Err(format!("port `{name}` has no value")),
+                PortRef::Particles {
+                    position,
+                    velocity,
+                    ids,
+                } => {
+                    len(velocity.len(), position.len())?;
+                    if !ids.is_empty() {
+                        len(ids.len(), position.len())?;
+                    }
+                    let v = ParticlesView {
+                        count: position.len() as u64,
+                        position: position.as_ptr().cast::<f32>().cast_mut(),
+                        velocity: velocity.as_ptr().cast::<f32>().cast_mut(),
+                        ids: if ids.is_empty() {
+                            std::ptr::null()
+                        } else {
+                            ids.as_ptr()
+                        },
+                    };
+                    (abi::DATA_PARTICLES, false, PortViewUnion { particles: v })
+                }
+                PortRef::ParticlesMut {
+                    position,
+                    velocity,
+                    ids,
+                } => {
+                    len(velocity.len(), position.len())?;
+                    if !ids.is_empty() {
+                        len(ids.len(), position.len())?;
+                    }
+                    let v = ParticlesView {
+                        count: position.len() as u64,
+                        position: position.as_mut_ptr().cast::<f32>(),
+                        velocity: velocity.as_mut_ptr().cast::<f32>(),
+                        ids: if ids.is_empty() {
+                            std::ptr::null()
+                        } else {
+                            ids.as_ptr()
+                        },
+                    };
+                    (abi::DATA_PARTICLES, true, PortViewUnion { particles: v })
+                }
+                PortRef::Velocity {
+                    dims: d,
+                    components,
+                    valid,
+                } => {
+                    grid(*d)?;
+                    for a in 0..3 {
+                        len(components[a].len(), faces(*d, a))?;
+                        len(valid[a].len(), faces(*d, a))?;
+                    }
+                    let v = FaceVelocityView {
+                        dims: u32_dims(*d),
+                        u: components[0].as_ptr().cast_mut(),
+                        v: components[1].as_ptr().cast_mut(),
+                        w: components[2].as_ptr().cast_mut(),
+                        valid_u: valid[0].as_ptr(),
+                        valid_v: valid[1].as_ptr(),
+                        valid_w: valid[2].as_ptr(),
+                    };
+                    (
+                        abi::DATA_FACE_VELOCITY,
+                        false,
+                        PortViewUnion { velocity: v },
+                    )
+                }
+                PortRef::VelocityMut {
+                    dims: d,
+                    components,
+                    valid,
+                } => {
+                    grid(*d)?;
+                    for a in 0..3 {
+                        len(components[a].len(), faces(*d, a))?;
+                        len(valid[a].len(), faces(*d, a))?;
+                    }
+                    let [u, v, w] = components;
+                    let view = FaceVelocityView {
+                        dims: u32_dims(*d),
+                        u: u.as_mut_ptr(),
+                        v: v.as_mut_ptr(),
+                        w: w.as_mut_ptr(),
+                        valid_u: valid[0].as_ptr(),
+                        valid_v: valid[1].as_ptr(),
+                        valid_w: valid[2].as_ptr(),
+                    };
+                    (
+                        abi::DATA_FACE_VELOCITY,
+                        true,
+                        PortViewUnion { velocity: view },
+                    )
+                }
+                PortRef::Field { dims: d, data } => {
+                    grid(*d)?;
+                    len(data.len(), cells(*d))?;
+                    let v = CellFieldView {
+                        dims: u32_dims(*d),
+                        data: data.as_ptr().cast_mut(),
+                    };
+                    (info.data_kind, false, PortViewUnion { field: v })
+                }
+                PortRef::FieldMut { dims: d, data } => {
+                    grid(*d)?;
+                    len(data.len(), cells(*d))?;
+                    let v = CellFieldView {
+                        dims: u32_dims(*d),
+                        data: data.as_mut_ptr(),
+                    };
+                    (info.data_kind, true, PortViewUnion { field: v })
+                }
+                PortRef::Cells { dims: d, data } => {
+                    grid(*d)?;
+                    len(data.len(), cells(*d))?;
+                    let v = CellKindsView {
+                        dims: u32_dims(*d),
+                        data: data.as_ptr().cast_mut(),
+                    };
+                    (abi::DATA_CELL_KINDS, false, PortViewUnion { cells: v })
+                }
+                PortRef::CellsMut { dims: d, data } => {
+                    grid(*d)?;
+                    len(data.len(), cells(*d))?;
+                    let v = CellKindsView {
+                        dims: u32_dims(*d),
+                        data: data.as_mut_ptr(),
+                    };
+                    (abi::DATA_CELL_KINDS, true, PortViewUnion { cells: v })
+                }
+            };
+            let is_field = matches!(
+                info.data_kind,
+                abi::DATA_CELL_SCALAR | abi::DATA_LEVEL_SET | abi::DATA_SOLIDS_SDF
+            );
+            let kind_matches = kind == info.data_kind
+                || (is_field && matches!(port, PortRef::Field { .. } | PortRef::FieldMut { .. }));
+            if !kind_matches || writable == info.input {
+                return Err(format!(
+                    "port `{name}` was given a buffer of another kind or direction"
+                ));
+            }
+            out.push(PortData {
+                data_kind: info.data_kind,
+                present: 1,
+                view,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The post-conditions of `eval` the host does not trust the plugin with.
+    fn check_outputs(&self, ports: &[PortRef<'_>], digests: &[u64]) -> Result<(), String> {
+        let finite =
+            |name: &str, what: &str, data: &[f32]| match data.iter().position(|x| !x.is_finite()) {
+                None => Ok(()),
+                Some(i) => Err(format!(
+                    "output `{name}` {what}[{i}] = {} is not finite",
+                    data[i]
+                )),
+            };
+        for ((info, port), digest) in self.kind.ports.iter().zip(ports).zip(digests) {
+            let name = info.name.as_str();
+            match port {
+                PortRef::ParticlesMut {
+                    position,
+                    velocity,
+                    ids,
+                } => {
+                    finite(name, "position", position.as_flattened())?;
+                    finite(name, "velocity", velocity.as_flattened())?;
+                    if id_digest(ids) != *digest {
+                        return Err(format!(
+                            "output `{name}`: the node changed particle ids (they are read-only)"
+                        ));
+                    }
+                }
+                PortRef::VelocityMut { components, .. } => {
+                    for (c, axis) in components.iter().zip(["u", "v", "w"]) {
+                        finite(name, axis, c)?;
+                    }
+                }
+                PortRef::FieldMut { data, .. } => finite(name, "value", data)?,
+                PortRef::CellsMut { data, .. } => {
+                    if let Some(i) = data.iter().position(|&c| c > abi::CELL_SOLID) {
+                        return Err(format!(
+                            "output `{name}` cell {i} has kind {}, not one of fluid, air, solid",
+                            data[i]
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets what the node carried between steps.
+    ///
+    /// # Errors
+    /// [`PluginError::NodeCall`].
+    pub fn reset(&mut self) -> Result<(), PluginError> {
+        self.usable()?;
+        let mut buf = Buf::new();
+        let reset = self.plugin.table().reset.expect("checked at load");
+        // SAFETY: a live handle of this plugin, used by one thread.
+        let status = unsafe { reset(self.handle, &mut buf.raw()) };
+        if status == STATUS_PANIC {
+            self.poisoned = true;
+        }
+        if status != STATUS_OK {
+            return Err(self.fail(status, message(&buf.0)));
+        }
+        Ok(())
+    }
+
+    /// The node's saved state; `None` when the plugin has no state entries.
+    ///
+    /// # Errors
+    /// [`PluginError::NodeCall`].
+    pub fn save_state(&mut self) -> Result<Option<Vec<u8>>, PluginError> {
+        self.usable()?;
+        let t = self.plugin.table();
+        let (Some(size_fn), Some(save)) = (t.state_size, t.save_state) else {
+            return Ok(None);
+        };
+        let (mut size, mut buf) = (0u64, Buf::new());
+        // SAFETY: a live handle; `size` is writable.
+        let status = unsafe { size_fn(self.handle, &mut size, &mut buf.raw()) };
+        if status != STATUS_OK {
+            self.poisoned |= status == STATUS_PANIC;
+            return Err(self.fail(status, message(&buf.0)));
+        }
+        if size > 1 << 32 {
+            return Err(self.fail(flip_abi::STATUS_BAD_VALUE, format!("state of {size} bytes")));
+        }
+        let mut data = vec![0u8; size as usize];
+        let mut written = 0u64;
+        // SAFETY: `data` is writable for `size` bytes.
+        let status = unsafe {
+            save(
+                self.handle,
+                data.as_mut_ptr(),
+                size,
+                &mut written,
+                &mut buf.raw(),
+            )
+        };
+        if status != STATUS_OK || written > size {
+            self.poisoned |= status == STATUS_PANIC;
+            return Err(self.fail(status, message(&buf.0)));
+        }
+        data.truncate(written as usize);
+        Ok(Some(data))
+    }
+
+    /// Restores a state from [`NodeInstance::save_state`].
+    ///
+    /// # Errors
+    /// [`PluginError::NodeCall`], also when the plugin keeps no state but `bytes` is not empty.
+    pub fn load_state(&mut self, bytes: &[u8]) -> Result<(), PluginError> {
+        self.usable()?;
+        let Some(load) = self.plugin.table().load_state else {
+            if bytes.is_empty() {
+                return Ok(());
+            }
+            return Err(self.fail(
+                flip_abi::STATUS_BAD_VALUE,
+                "the plugin saves no state".into(),
+            ));
+        };
+        let mut buf = Buf::new();
+        // SAFETY: `bytes` is readable for its length during the call.
+        let status = unsafe {
+            load(
+                self.handle,
+                bytes.as_ptr(),
+                bytes.len() as u64,
+                &mut buf.raw(),
+            )
+        };
+        if status != STATUS_OK {
+            self.poisoned |= status == STATUS_PANIC;
+            return Err(self.fail(status, message(&buf.0)));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for NodeInstance {
+    fn drop(&mut self) {
+        if self.poisoned {
+            return; // the ABI: nothing is called after a panic, not even `destroy`
+        }
+        let destroy = self.plugin.table().destroy.expect("checked at load");
+        // SAFETY: a live handle of this plugin, destroyed once.
+        unsafe { destroy(self.handle) };
+    }
+}
