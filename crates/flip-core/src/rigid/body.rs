@@ -168,8 +168,8 @@ impl RigidBody {
 pub struct Bodies {
     /// Every body, at the start of the substep moving at the substep's velocity.
     pub bodies: Vec<RigidBody>,
-    /// Where each body is at the end of the substep (contacts resolved, and after the
-    /// pressure solve its impulse too): the next substep starts there. Empty before the
+    /// Where each body is at the end of the substep (contacts resolved; after the pressure
+    /// solve its velocity holds the pressure's impulse too): the next substep starts there. Empty before the
     /// first substep has been advanced.
     pub end: Vec<BodyState>,
 }
@@ -208,17 +208,15 @@ impl Bodies {
         }
     }
 
-    /// Adds the pressure's velocity change `dv` (`(vx, vy, ω)` per body) over the substep `dt`:
-    /// the end velocity grows by `dv` and the end pose moves by `dt·dv` (symplectic Euler).
-    pub fn add_impulse(&mut self, dv: &[[f64; 3]], dt: f64) {
+    /// Adds the pressure's velocity change `dv` (`(vx, vy, ω)` per body) to the end states'
+    /// velocities. The poses stay: the next substep moves the bodies at these velocities
+    /// under its contacts, so the pressure never pushes a body into a wall or another body.
+    pub fn add_impulse(&mut self, dv: &[[f64; 3]]) {
         assert_eq!(dv.len(), self.end.len(), "one velocity change per body");
         for (e, d) in self.end.iter_mut().zip(dv) {
             e.velocity[0] += d[0];
             e.velocity[1] += d[1];
             e.spin += d[2];
-            e.position[0] += dt * d[0];
-            e.position[1] += dt * d[1];
-            e.angle += dt * d[2];
         }
     }
 }

@@ -37,6 +37,9 @@ pub fn advance(
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::new(params.gravity[0], params.gravity[1]);
     world.integration_parameters.dt = dt;
+    // contact tolerances in cells, not metres: rapier lets bodies overlap by a thousandth of
+    // this length
+    world.integration_parameters.length_unit = f64::from(scene.spec.dx);
     let surface = |c: ColliderBuilder| c.friction(params.friction).restitution(params.restitution);
     for wall in walls(scene) {
         world.insert_collider(surface(wall), None);

@@ -155,7 +155,7 @@ impl Node for PressureSolve {
             (Some(c), Some(b)) => {
                 let mut b = Arc::unwrap_or_clone(b);
                 let dv = c.velocity_change(&sys.pressure);
-                b.add_impulse(&dv, f64::from(ctx.dt));
+                b.add_impulse(&dv);
                 let mut moved = b.bodies.clone();
                 for (m, d) in moved.iter_mut().zip(&dv) {
                     m.state.velocity[0] += d[0];
