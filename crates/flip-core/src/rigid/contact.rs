@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn a_ball_falls_freely_then_rests_on_the_floor_wall() {
         let (b, s) = ball(0.6);
-        let after = run(&[b.clone()], vec![s], 100);
+        let after = run(std::slice::from_ref(&b), vec![s], 100);
         // 0.1 s of free fall: v = g t, y = 0.6 − g t²/2 (symplectic Euler: within g dt t)
         assert!(
             (after[0].velocity[1] + 0.981).abs() < 1e-6,

@@ -81,7 +81,7 @@ fn parse_body(text: &str) -> Result<RigidBody, String> {
         }
     }
     let density = density.ok_or("a body needs `density D` (kg/m³)")?;
-    if !(density > 0.0) {
+    if density <= 0.0 {
         return Err("a body's density must be > 0 kg/m³".into());
     }
     if !placed {
