@@ -37,9 +37,8 @@ pub fn advance(
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::new(params.gravity[0], params.gravity[1]);
     world.integration_parameters.dt = dt;
-    // contact tolerances in cells, not metres: rapier lets bodies overlap by a thousandth of
-    // this length
-    world.integration_parameters.length_unit = f64::from(scene.spec.dx);
+    // rapier lets bodies overlap by its allowed error (5 mm by default): a hundredth of a cell
+    world.integration_parameters.normalized_allowed_linear_error = 0.01 * f64::from(scene.spec.dx);
     let surface = |c: ColliderBuilder| c.friction(params.friction).restitution(params.restitution);
     for wall in walls(scene) {
         world.insert_collider(surface(wall), None);

@@ -133,108 +133,65 @@ impl Coupling {
     }
 }
 
-/// `solids` with the faces the bodies cover moving at the bodies' velocities after the solve
-/// (`bodies` at the substep's start, with their new velocities): the liquid at a body's faces
-/// takes the body's velocity, and the divergence is measured against it.
-pub fn with_body_velocities(solids: &Solids, bodies: &[super::RigidBody]) -> Solids {
+/// `solids` with the faces the bodies cover moving with the pressure's velocity change `dv`
+/// (`(vx, vy, ω)` per body of `bodies`, placed at the substep's start): each covered face's
+/// solid velocity gains the change at the face, weighted by the body's share `b` of the face's
+/// closed part, so the divergence is `J ΔV` away from the right-hand side's, as the coupled
+/// system has it, also where a body touches another solid.
+pub fn with_body_velocities(
+    solids: &Solids,
+    problem: &OwnedProblem,
+    bodies: &[super::RigidBody],
+    dv: &[[f64; 3]],
+) -> Solids {
     let spec = solids.spec;
-    let dx = f64::from(spec.dx);
-    let dims = spec.dims();
+    let ni = spec.ni;
     let mut out = solids.clone();
     let vel = out.velocity.get_or_insert_with(|| MacGrid::zeros(&spec));
-    for body in bodies {
-        let state = &body.state;
-        let reach = body.shape.reach() + 2.0 * dx;
-        let range = |a: usize| {
-            let lo = ((state.position[a] - reach) / dx).floor().max(0.0) as usize;
-            let hi = ((state.position[a] + reach) / dx).ceil().max(0.0) as usize;
-            (lo.min(dims[a]), hi.min(dims[a]))
-        };
-        let (ri, rj) = (range(0), range(1));
-        let node = |i: usize, j: usize| body.distance(state, [i as f64 * dx, j as f64 * dx]) as f32;
-        for (a, g) in vel.axes_mut().into_iter().enumerate().take(2) {
-            for j in rj.0..=rj.1.min(g.dims()[1] - 1) {
-                for i in ri.0..=ri.1.min(g.dims()[0] - 1) {
-                    let f = [i, j];
-                    if f[a] == 0 || f[a] >= dims[a] {
-                        continue;
-                    }
-                    let mut end = f;
-                    end[1 - a] += 1;
-                    if fraction_inside_segment(node(i, j), node(end[0], end[1])) <= 0.0 {
-                        continue;
-                    }
-                    let mut centre = [(i as f64 + 0.5) * dx, (j as f64 + 0.5) * dx];
-                    centre[a] -= 0.5 * dx;
-                    let r = [centre[0] - state.position[0], centre[1] - state.position[1]];
-                    // v + ω × r
-                    let v = [
-                        state.velocity[0] - state.spin * r[1],
-                        state.velocity[1] + state.spin * r[0],
-                    ];
-                    g[(i, j, 0)] = v[a] as f32;
-                }
+    for (body, d) in bodies.iter().zip(dv) {
+        covered_faces(&spec, body, |a, [i, j], inside, r| {
+            let upper = i + ni * j;
+            let lower = if a == 0 { upper - 1 } else { upper - ni };
+            let closed = 1.0 - f64::from(problem.face_open[a][lower]);
+            if closed <= 0.0 {
+                return;
             }
-        }
+            let share = inside.min(closed) / closed;
+            // Δv + Δω × r
+            let change = [d[0] - d[2] * r[1], d[1] + d[2] * r[0]];
+            vel.axes_mut()[a][(i, j, 0)] += (share * change[a]) as f32;
+        });
     }
     out
 }
 
 /// The three columns of one body: every face near it that it covers adds `±b (ê_a, r × ê_a)`
-/// to the unknown cells on its two sides (`+` on the cell the face bounds from above).
+/// to the unknown cells on its two sides (`+` on the cell the face bounds from above), `b` the
+/// covered fraction within the face's closed part.
 fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> [Column; DOF] {
-    let dx = f64::from(spec.dx);
-    let dims = spec.dims();
-    let state = &body.state;
-    let reach = body.shape.reach() + 2.0 * dx;
-    let range = |a: usize| {
-        let lo = ((state.position[a] - reach) / dx).floor().max(0.0) as usize;
-        let hi = ((state.position[a] + reach) / dx).ceil().max(0.0) as usize;
-        (lo.min(dims[a]), hi.min(dims[a]))
-    };
-    let (ri, rj) = (range(0), range(1));
+    let ni = spec.ni;
     let mut acc: std::collections::BTreeMap<usize, [f64; DOF]> = Default::default();
-    let node = |i: usize, j: usize| body.distance(state, [i as f64 * dx, j as f64 * dx]) as f32;
-    for a in 0..2 {
-        for j in rj.0..=rj.1 {
-            for i in ri.0..=ri.1 {
-                let f = [i, j];
-                if f[a] == 0 || f[a] >= dims[a] || f[1 - a] >= dims[1 - a] {
-                    continue;
-                }
-                let mut end = f;
-                end[1 - a] += 1;
-                let inside = fraction_inside_segment(node(i, j), node(end[0], end[1]));
-                let lower = if a == 0 {
-                    i - 1 + dims[0] * j
-                } else {
-                    i + dims[0] * (j - 1)
-                };
-                let upper = i + dims[0] * j;
-                let closed = 1.0 - f64::from(p.face_open[a][lower]);
-                let b = f64::from(inside).min(closed);
-                if b <= 0.0 {
-                    continue;
-                }
-                let mut centre = [(i as f64 + 0.5) * dx, (j as f64 + 0.5) * dx];
-                centre[a] -= 0.5 * dx;
-                let r = [centre[0] - state.position[0], centre[1] - state.position[1]];
-                let row = if a == 0 {
-                    [b, 0.0, -b * r[1]]
-                } else {
-                    [0.0, b, b * r[0]]
-                };
-                for (cell, sign) in [(lower, 1.0), (upper, -1.0)] {
-                    if p.cell_kind[cell] == CELL_FLUID {
-                        let e = acc.entry(cell).or_default();
-                        for d in 0..DOF {
-                            e[d] += sign * row[d];
-                        }
-                    }
+    covered_faces(spec, body, |a, [i, j], inside, r| {
+        let upper = i + ni * j;
+        let lower = if a == 0 { upper - 1 } else { upper - ni };
+        let b = inside.min(1.0 - f64::from(p.face_open[a][lower]));
+        if b <= 0.0 {
+            return;
+        }
+        let row = if a == 0 {
+            [b, 0.0, -b * r[1]]
+        } else {
+            [0.0, b, b * r[0]]
+        };
+        for (cell, sign) in [(lower, 1.0), (upper, -1.0)] {
+            if p.cell_kind[cell] == CELL_FLUID {
+                let e = acc.entry(cell).or_default();
+                for d in 0..DOF {
+                    e[d] += sign * row[d];
                 }
             }
         }
-    }
+    });
     let mut cols: [Column; DOF] = Default::default();
     for (cell, v) in acc {
         for (c, v) in cols.iter_mut().zip(v) {
@@ -245,6 +202,48 @@ fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> [
         }
     }
     cols
+}
+
+/// Calls `visit(axis, [i, j], fraction, r)` for every inner MAC face the body (where its state
+/// puts it) covers in part: `fraction` of the face inside the body (from its signed distance
+/// at the face's two end nodes, as the solids' own face fractions), `r` from the body's centre
+/// to the face's centre.
+fn covered_faces(
+    spec: &GridSpec,
+    body: &super::RigidBody,
+    mut visit: impl FnMut(usize, [usize; 2], f64, [f64; 2]),
+) {
+    let dx = f64::from(spec.dx);
+    let dims = spec.dims();
+    let state = &body.state;
+    let reach = body.shape.reach() + 2.0 * dx;
+    let range = |a: usize| {
+        let lo = ((state.position[a] - reach) / dx).floor().max(0.0) as usize;
+        let hi = ((state.position[a] + reach) / dx).ceil().max(0.0) as usize;
+        (lo.min(dims[a]), hi.min(dims[a]))
+    };
+    let (ri, rj) = (range(0), range(1));
+    let node = |i: usize, j: usize| body.distance(state, [i as f64 * dx, j as f64 * dx]) as f32;
+    for a in 0..2 {
+        for j in rj.0..=rj.1 {
+            for i in ri.0..=ri.1 {
+                let f = [i, j];
+                if f[a] == 0 || f[a] >= dims[a] || f[1 - a] >= dims[1 - a] {
+                    continue;
+                }
+                let mut end = f;
+                end[1 - a] += 1;
+                let inside = f64::from(fraction_inside_segment(node(i, j), node(end[0], end[1])));
+                if inside <= 0.0 {
+                    continue;
+                }
+                let mut centre = [(i as f64 + 0.5) * dx, (j as f64 + 0.5) * dx];
+                centre[a] -= 0.5 * dx;
+                let r = [centre[0] - state.position[0], centre[1] - state.position[1]];
+                visit(a, f, inside, r);
+            }
+        }
+    }
 }
 
 /// Solves the small symmetric positive definite system `s z = b` (`k × k`, row-major) by

@@ -156,13 +156,8 @@ impl Node for PressureSolve {
                 let mut b = Arc::unwrap_or_clone(b);
                 let dv = c.velocity_change(&sys.pressure);
                 b.add_impulse(&dv);
-                let mut moved = b.bodies.clone();
-                for (m, d) in moved.iter_mut().zip(&dv) {
-                    m.state.velocity[0] += d[0];
-                    m.state.velocity[1] += d[1];
-                    m.state.spin += d[2];
-                }
-                (Arc::new(with_body_velocities(&solids, &moved)), Some(b))
+                let solids = with_body_velocities(&solids, &sys.problem, &b.bodies, &dv);
+                (Arc::new(solids), Some(b))
             }
             (_, b) => (solids, b.map(Arc::unwrap_or_clone)),
         };
