@@ -189,7 +189,7 @@ fn a_heavy_box_sinks_to_the_floor_and_no_body_enters_a_wall() {
 }
 
 #[test]
-#[ignore = "not met yet: after 2 s the box still heaves by ±16 % of its height about a mean of \
+#[ignore = "not met yet: after 2 s the box still heaves by ±15 % of its height about a mean of \
             57 % submerged (first-order pressure at the body's faces, little damping)"]
 fn a_light_box_floats_half_submerged_and_the_level_rises_by_its_displacement() {
     let t = two_seconds("box 0.16 0.08 at 0.3 0.54 density 500");
@@ -217,7 +217,7 @@ fn a_light_box_floats_half_submerged_and_the_level_rises_by_its_displacement() {
 }
 
 #[test]
-#[ignore = "not met yet: a neutral box sinks about 8 cells in 2 s (the discrete buoyancy of \
+#[ignore = "not met yet: a neutral box sinks about 7 cells in 2 s (the discrete buoyancy of \
             cell-centred pressures falls short of its weight by about half a percent)"]
 fn a_neutral_box_released_at_mid_depth_stays_where_it_is() {
     let t = two_seconds("box 0.16 0.08 at 0.5 0.25 density 1000");
