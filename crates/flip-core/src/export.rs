@@ -1,11 +1,12 @@
 //! Frame export, always atomic (write `<path>.tmp`, then rename): binary PLY and VTK poly-data
 //! point clouds, PNG previews, VTK image data and OpenVDB grids of grid fields, and OBJ /
-//! binary PLY surface meshes.
+//! binary PLY surface meshes, rigid bodies (JSON transforms per frame, OBJ meshes once).
 
 use crate::particles::Particles;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+mod bodies;
 mod density_png;
 mod diffuse_ply;
 mod mesh;
@@ -16,6 +17,7 @@ mod vdb;
 mod vtk;
 mod vtp;
 
+pub use bodies::{write_bodies_json, write_body_obj};
 pub use density_png::write_density_png;
 pub use diffuse_ply::write_diffuse_ply;
 pub use mesh::{write_mesh_obj, write_mesh_ply};

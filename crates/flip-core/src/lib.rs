@@ -38,6 +38,8 @@ pub mod project;
 mod random;
 /// Particle reseeding: a min/max count per cell.
 pub mod reseed;
+/// Rigid bodies coupled to the liquid through the pressure solve (Batty et al. 2007, §4), 2D.
+pub mod rigid;
 /// Eulerian smoke (Wave §2): semi-Lagrangian advection, buoyancy, vorticity confinement.
 pub mod smoke;
 /// Solid geometry.

@@ -241,9 +241,9 @@ pub type EditorState = GraphEditorState<NodeData, DataType, ValueType, KindRef, 
 /// Colour of a data kind's ports and wires.
 pub fn kind_color(kind: DataKind) -> Color32 {
     use flip_nodes::kinds::{
-        CELLS, DIFFUSE, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY,
+        BODIES, CELLS, DIFFUSE, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY,
     };
-    const COLOURS: [(DataKind, [u8; 3]); 8] = [
+    const COLOURS: [(DataKind, [u8; 3]); 9] = [
         (PARTICLES, [80, 170, 255]),
         (VELOCITY, [255, 150, 60]),
         (CELLS, [170, 120, 255]),
@@ -252,6 +252,7 @@ pub fn kind_color(kind: DataKind) -> Color32 {
         (SCALAR, [235, 215, 70]),
         (TALL_LIQUID, [40, 120, 230]),
         (DIFFUSE, [210, 240, 250]),
+        (BODIES, [200, 140, 90]),
     ];
     // a kind of a plugin's or a test's: white
     let [r, g, b] = COLOURS

@@ -256,6 +256,13 @@ fn editor_runs_leave_exports_out_and_probe_overlays() {
         ports,
         ["level_set", "cells", "solids", "pressure", "velocity"]
     );
+    // with rigid bodies the 2D view draws the solids that hold them
+    let boxes = (graphs().into_iter())
+        .find(|p| p.ends_with("floating_boxes_2d.ron"))
+        .unwrap();
+    let probes = probe_list(&GraphDoc::load(&boxes).unwrap(), &registry);
+    let solids = ("bodies".to_string(), "solids".to_string());
+    assert!(probes.contains(&solids), "{probes:?}");
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use flip_graph::{DataKind, KindDesc, KindOps, StateSlot, Value};
 
 mod access;
+mod bodies;
 mod fields;
 mod particles;
 mod tall_liquid;
@@ -62,8 +63,15 @@ pub const DIFFUSE: DataKind = DataKind::new(&KindDesc {
     ops: &Inert,
 });
 
+/// Rigid bodies floating in the liquid ([`flip_core::rigid::Bodies`]).
+pub const BODIES: DataKind = DataKind::new(&KindDesc {
+    id: "bodies",
+    name: "rigid bodies",
+    ops: &bodies::BodiesOps,
+});
+
 /// Every kind, for palettes.
-pub const ALL: [DataKind; 8] = [
+pub const ALL: [DataKind; 9] = [
     PARTICLES,
     VELOCITY,
     CELLS,
@@ -72,10 +80,12 @@ pub const ALL: [DataKind; 8] = [
     SCALAR,
     TALL_LIQUID,
     DIFFUSE,
+    BODIES,
 ];
 
 /// What the step pair carries: liquids their particles (empty at the start); Eulerian smoke
-/// its velocity, density and temperature; tall-cell water its liquid.
+/// its velocity, density and temperature; tall-cell water its liquid; floating rigid bodies
+/// their states.
 pub fn state_slots() -> Vec<StateSlot> {
     let slot = |name, kind| StateSlot {
         name,
@@ -91,6 +101,7 @@ pub fn state_slots() -> Vec<StateSlot> {
         slot("density", SCALAR),
         slot("temperature", SCALAR),
         slot("tall_liquid", TALL_LIQUID),
+        slot("bodies", BODIES),
     ]
 }
 

@@ -14,6 +14,7 @@ pub struct BuiltinNodes {
 impl NodePack for BuiltinNodes {
     fn register(&self, r: &mut NodeRegistry) -> Result<(), RegistryError> {
         r.register(nodes::solids::kind())?;
+        r.register(nodes::rigid_bodies::kind())?;
         r.register(nodes::emitter::kind())?;
         r.register(nodes::p2g::kind())?;
         r.register(nodes::gravity::kind())?;
@@ -37,6 +38,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::export_whitewater::kind())?;
         r.register(nodes::export_liquid_cache::kind())?;
         r.register(nodes::liquid_cache::kind())?;
+        r.register(nodes::export_bodies::kind())?;
         r.register(nodes::export_fields::kind())?;
         r.register(nodes::surface::kind())?;
         r.register(nodes::export_vdb::kind())?;
@@ -109,6 +111,8 @@ mod tests {
         assert_eq!(role(NodeRole::LevelSet), ["level_set"]);
         assert_eq!(role(NodeRole::CellMarker), ["marker"]);
         assert_eq!(role(NodeRole::Solids), ["solids"]);
+        assert_eq!(role(NodeRole::RigidBodies), ["rigid_bodies"]);
+        assert_eq!(role(NodeRole::BodyExport), ["export_bodies"]);
         assert_eq!(role(NodeRole::Surface), ["surface"]);
         assert_eq!(role(NodeRole::GridToParticle), ["g2p"]);
         assert_eq!(role(NodeRole::ParticleExport), ["export"]);

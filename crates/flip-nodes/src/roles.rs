@@ -39,6 +39,8 @@ pub enum NodeRole {
     CellMarker,
     /// Colliders and walls (`solids`).
     Solids,
+    /// Rigid bodies the liquid moves and that move it (`rigid_bodies`).
+    RigidBodies,
     /// Makes the grid velocity divergence-free with a plugin solve (`pressure`).
     Pressure,
     /// The tall-cell model's pressure projection, a plugin solve (`tallcell_pressure`).
@@ -56,6 +58,8 @@ pub enum NodeRole {
     ParticleExport,
     /// Writes grid fields per frame (`export_fields`, `export_vdb`, `tallcell_export`).
     FieldExport,
+    /// Writes the rigid bodies' transforms per frame and their meshes once (`export_bodies`).
+    BodyExport,
     /// Makes and moves diffuse spray, foam and bubbles from the liquid (`whitewater`).
     Whitewater,
     /// Writes the diffuse particles per frame (`export_whitewater`).

@@ -37,8 +37,9 @@ pub fn probe_list(doc: &GraphDoc, registry: &NodeRegistry) -> Vec<(String, Strin
     if let Some(id) = first(NodeRole::CellMarker) {
         probes.push((id, marker::CELLS_OUT.to_string()));
     }
-    // The end of a solids chain: a solids node whose output feeds no other solids node.
-    let is_solids = |n: &NodeDoc| role(n) == Some(NodeRole::Solids);
+    // The end of a solids chain: a solids node whose output feeds no other solids node (rigid
+    // bodies are the end of theirs: their solids hold the bodies where they are).
+    let is_solids = |n: &NodeDoc| matches!(role(n), Some(NodeRole::Solids | NodeRole::RigidBodies));
     let feeds_solids = |id: &str| {
         doc.edges
             .iter()

@@ -3,8 +3,10 @@
 //! simulation carries with [`CarriedParticles`].
 
 use super::{
-    VelocityField, CELLS, DIFFUSE, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID, VELOCITY,
+    VelocityField, BODIES, CELLS, DIFFUSE, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, TALL_LIQUID,
+    VELOCITY,
 };
+use flip_core::rigid::Bodies;
 use flip_core::tallcell::TallLiquid;
 use flip_core::whitewater::Diffuse;
 use flip_core::{CellGrid, Grid3, Particles, Solids};
@@ -54,6 +56,7 @@ typed_inputs! {
     scalar, scalar_opt, SCALAR, Grid3<f32>;
     tall_liquid, tall_liquid_opt, TALL_LIQUID, TallLiquid;
     diffuse, diffuse_opt, DIFFUSE, Diffuse;
+    bodies, bodies_opt, BODIES, Bodies;
 }
 
 /// The particles a simulation carries from one step to the next.

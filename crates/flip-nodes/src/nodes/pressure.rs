@@ -3,6 +3,7 @@
 //! plugin algorithm, applies the gradient. Warm-starts from
 //! the previous step's pressure; reports iterations, residual, time and the divergence left.
 
+mod bodies;
 pub(crate) mod params;
 pub(crate) mod solvers;
 
@@ -11,7 +12,7 @@ pub(crate) mod state;
 pub(crate) mod window;
 
 use super::common::{failed, spec};
-use crate::kinds::{TypedInputs, CELLS, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
+use crate::kinds::{TypedInputs, BODIES, CELLS, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
 use crate::params::Params;
 use crate::roles::{MemoryModel, NodeRole, Traffic};
 use crate::stats::{RegularSolve, SolveReport, SolvedGrid};
@@ -20,6 +21,7 @@ use flip_core::pressure::PressureSystem;
 use flip_core::project::{
     apply_pressure, assemble, divergence_field, violation, AssembleParams, Geometry,
 };
+use flip_core::rigid::{with_body_velocities, Coupling};
 use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
     decode_state, encode_state, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeState,
@@ -86,6 +88,10 @@ impl Node for PressureSolve {
         let cells = io.cells("cells")?;
         let phi = io.level_set("level_set")?;
         let solids = io.solids("solids")?;
+        let bodies = io.bodies_opt("bodies")?;
+        if bodies.is_some() && ctx.window.is_some() {
+            return Err(failed("rigid bodies are not coupled in decomposed runs"));
+        }
         let g = &ctx.grid;
         let ap = AssembleParams {
             density: ctx.settings.density,
@@ -122,10 +128,19 @@ impl Node for PressureSolve {
             cancel: Some(ctx.cancel.clone().into()),
             ..SolveLimits::default()
         };
+        let coupling = bodies
+            .as_ref()
+            .filter(|b| !b.bodies.is_empty())
+            .map(|b| Coupling::new(g, &sys.problem, b, f64::from(ctx.settings.density)));
         let start = Instant::now();
-        let solved = match &ctx.window {
-            Some(w) => window::solve(w, &mut sys.problem, limits, |v, l| self.solvers.solve(v, l)),
-            None => self.solvers.solve(&mut sys.problem.view(), limits),
+        let solved = match (&ctx.window, &coupling) {
+            (Some(w), _) => {
+                window::solve(w, &mut sys.problem, limits, |v, l| self.solvers.solve(v, l))
+            }
+            (None, Some(c)) => bodies::solve_coupled(sys, c, |sys| {
+                self.solvers.solve(&mut sys.problem.view(), limits.clone())
+            }),
+            (None, None) => self.solvers.solve(&mut sys.problem.view(), limits),
         };
         for event in self.solvers.take_events() {
             io.event(event);
@@ -134,6 +149,20 @@ impl Node for PressureSolve {
         let solve_ms = start.elapsed().as_secs_f64() * 1e3;
         if self.warm_start {
             self.previous.clone_from(&sys.pressure);
+        }
+        // the bodies take the pressure's impulse, and the liquid at their faces their velocity
+        let (solids, bodies) = match (&coupling, bodies) {
+            (Some(c), Some(b)) => {
+                let mut b = Arc::unwrap_or_clone(b);
+                let dv = c.velocity_change(&sys.pressure);
+                b.add_impulse(&dv);
+                let solids = with_body_velocities(&solids, &sys.problem, &b.bodies, &dv);
+                (Arc::new(solids), Some(b))
+            }
+            (_, b) => (solids, b.map(Arc::unwrap_or_clone)),
+        };
+        if let Some(b) = bodies {
+            io.set("bodies", Value::new(BODIES, b));
         }
         let f = Arc::make_mut(&mut field);
         apply_pressure(g, sys, &solids, &mut f.vel, &mut f.valid);
@@ -245,6 +274,12 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
             PortSpec::new("cells", CELLS, "cell kinds"),
             PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
             PortSpec::new("solids", SOLIDS, "colliders and walls"),
+            PortSpec::optional(
+                "bodies",
+                BODIES,
+                "rigid bodies coupled into the solve (from `rigid_bodies`, whose solids this \
+                 node must read)",
+            ),
         ],
         vec![
             PortSpec::new("velocity", VELOCITY, "divergence-free velocity"),
@@ -255,6 +290,11 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "divergence after projection (1/s), faces weighted by their open fraction",
             ),
             PortSpec::new("cells", CELLS, "the unknowns: cell kinds the solver saw"),
+            PortSpec::new(
+                "bodies",
+                BODIES,
+                "the bodies after the pressure's push (to `step_output`)",
+            ),
         ],
         vec![
             ParamSpec::choice(

@@ -1,0 +1,166 @@
+//! The coupled solve against a dense direct solve of `A + J C Jᵀ`, and Archimedes at rest.
+
+use super::*;
+use crate::cells::{CellGrid, CellKind};
+use crate::grid::Grid3;
+use crate::mac::MacGrid;
+use crate::pressure::PressureSystem;
+use crate::project::{assemble, AssembleParams, Geometry};
+use crate::rigid::{BodyShape, BodyState, RigidBody};
+use crate::solids::Solids;
+
+const N: usize = 24;
+const DT: f32 = 1e-3;
+
+/// A tank half full (surface at y = 0.5) with a box of `density` floating `depth` deep, the
+/// liquid and the box moving down at `g dt` as after gravity; returns the assembled system and
+/// the bodies.
+fn tank(density: f64, depth: f64) -> (GridSpec, PressureSystem, Bodies) {
+    let spec = GridSpec::new(N, N, 1, 1.0 / N as f32);
+    let h = 0.2;
+    let state = BodyState {
+        position: [0.53, 0.5 + 0.5 * h - depth],
+        velocity: [0.0, -9.81 * f64::from(DT)],
+        ..BodyState::default()
+    };
+    let body = RigidBody {
+        shape: BodyShape::Box { size: [0.3, h] },
+        density,
+        state,
+    };
+    let solids = Solids::moving(spec, vec![body.solid(&state)], vec![]);
+    let mut phi = Grid3::new(N, N, 1, 0.0f32);
+    for j in 0..N {
+        for i in 0..N {
+            phi[(i, j, 0)] = spec.cell_center(i, j, 0).y - 0.5;
+        }
+    }
+    let mut vel = MacGrid::zeros(&spec);
+    vel.v.fill(-9.81 * DT);
+    let cells = CellGrid::new(N, N, 1, CellKind::Air);
+    let params = AssembleParams {
+        density: 1000.0,
+        dt: DT,
+        separating: false,
+        geometry: Geometry::Variational,
+    };
+    let mut sys = PressureSystem::default();
+    assemble(&spec, &vel, &cells, &phi, &solids, &params, None, &mut sys);
+    let bodies = Bodies {
+        bodies: vec![body],
+        end: vec![state],
+    };
+    (spec, sys, bodies)
+}
+
+/// The dense matrix of `A` (rows of non-unknowns are the identity).
+fn dense_a(p: &OwnedProblem) -> Vec<f64> {
+    let n = p.cell_kind.len();
+    let mut a = vec![0.0; n * n];
+    let strides = [1, N, N * N];
+    for c in 0..n {
+        if p.cell_kind[c] != CELL_FLUID {
+            a[c * n + c] = 1.0;
+            continue;
+        }
+        a[c * n + c] = f64::from(p.diag[c]);
+        for (ax, off) in p.off.iter().enumerate().take(2) {
+            let w = f64::from(off[c]);
+            if w != 0.0 {
+                let nb = c + strides[ax];
+                a[c * n + nb] = w;
+                a[nb * n + c] = w;
+            }
+        }
+    }
+    a
+}
+
+fn solve(mut a: Vec<f64>, b: &[f64]) -> Vec<f64> {
+    let n = b.len();
+    solve_dense(&mut a, b.to_vec(), n)
+}
+
+#[test]
+fn the_woodbury_solve_equals_a_direct_solve_of_the_coupled_matrix() {
+    let (spec, sys, bodies) = tank(500.0, 0.1);
+    let p = &sys.problem;
+    let coupling = Coupling::new(&spec, p, &bodies, 1000.0);
+    assert_eq!(coupling.dof(), 3);
+    let n = p.cell_kind.len();
+    let a = dense_a(p);
+    // direct: A + J C Jᵀ assembled column by column
+    let mut coupled = a.clone();
+    let mut e = vec![0.0; n];
+    let mut col = vec![0.0; n];
+    for j in 0..n {
+        e.fill(0.0);
+        e[j] = 1.0;
+        col.fill(0.0);
+        coupling.add_low_rank(&e, &mut col);
+        for i in 0..n {
+            coupled[i * n + j] += col[i];
+        }
+    }
+    let rhs: Vec<f64> = p.rhs.to_vec();
+    let direct = solve(coupled, &rhs);
+    // Woodbury on solves of A alone
+    let mut x = solve(a.clone(), &rhs);
+    let y: Vec<Vec<f64>> = (0..3)
+        .map(|i| {
+            coupling.column_into(i, &mut col);
+            solve(a.clone(), &col)
+        })
+        .collect();
+    coupling.woodbury(&mut x, &y);
+    let scale = direct.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let err = x
+        .iter()
+        .zip(&direct)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    assert!(scale > 0.0 && err < 1e-9 * scale, "err {err} of {scale}");
+}
+
+#[test]
+fn a_box_floating_at_its_archimedes_depth_is_held_still_by_the_pressure() {
+    // density 500 floats half submerged: the pressure stops the fall of box and liquid alike
+    let check = |density: f64, depth: f64| {
+        let (spec, sys, bodies) = tank(density, depth);
+        let p = &sys.problem;
+        let coupling = Coupling::new(&spec, p, &bodies, 1000.0);
+        let n = p.cell_kind.len();
+        let a = dense_a(p);
+        let mut x = solve(a.clone(), &p.rhs);
+        let mut col = vec![0.0; n];
+        let y: Vec<Vec<f64>> = (0..3)
+            .map(|i| {
+                coupling.column_into(i, &mut col);
+                solve(a.clone(), &col)
+            })
+            .collect();
+        coupling.woodbury(&mut x, &y);
+        let dv = coupling.velocity_change(&x)[0];
+        bodies.bodies[0].state.velocity[1] + dv[1]
+    };
+    // (the liquid the box must push aside adds mass: it falls slower than the net weight alone
+    // would make it)
+    let g_dt = 9.81 * f64::from(DT);
+    let floating = check(500.0, 0.1);
+    assert!(
+        floating.abs() < 0.1 * g_dt,
+        "half submerged: v = {floating}"
+    );
+    let shallow = check(500.0, 0.05);
+    assert!(
+        shallow < -0.1 * g_dt,
+        "too little displaced: it sinks ({shallow})"
+    );
+    let heavy = check(1200.0, 0.1);
+    println!(
+        "v/(g dt): floating {}, shallow {}, heavy {}",
+        floating / g_dt,
+        shallow / g_dt,
+        heavy / g_dt
+    );
+    assert!(heavy < -0.1 * g_dt, "denser than water: it sinks ({heavy})");
+}
