@@ -171,11 +171,66 @@ pub unsafe fn describe<P: SolverPlugin>(
     result.unwrap_or(abi::STATUS_PANIC)
 }
 
+/// The parameters of `schema` resolved from a host parameter list (defaults for those not
+/// given).
+///
+/// # Safety
+/// As [`given_params`].
+pub(crate) unsafe fn resolved_params(
+    schema: &'static [super::ParamSchema],
+    params: *const ParamValue,
+    count: u32,
+) -> Result<Params, SolveError> {
+    // SAFETY: the caller's contract.
+    let given = unsafe { given_params(params, count)? };
+    let pairs: Vec<(&str, f64)> = given.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    Params::resolve(schema, &pairs)
+}
+
+/// Copies a sealed state into the host's `save_state` buffer and reports its length.
+///
+/// # Safety
+/// `data` is null or writable for `capacity` bytes; `written` is null or writable.
+pub(crate) unsafe fn write_state(
+    sealed: &[u8],
+    data: *mut u8,
+    capacity: u64,
+    written: *mut u64,
+) -> Result<(), SolveError> {
+    if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
+        return Err(SolveError::BadValue(format!(
+            "state needs {} bytes, buffer holds {capacity}",
+            sealed.len()
+        )));
+    }
+    // SAFETY: `data` is writable for `capacity >= sealed.len()` bytes; `written` non-null.
+    unsafe {
+        std::ptr::copy_nonoverlapping(sealed.as_ptr(), data, sealed.len());
+        written.write(sealed.len() as u64);
+    }
+    Ok(())
+}
+
+/// The bytes handed to `load_state` (empty for `len == 0`).
+///
+/// # Safety
+/// `data` is null or readable for `len` bytes for the call's duration.
+pub(crate) unsafe fn state_bytes<'a>(data: *const u8, len: u64) -> Result<&'a [u8], SolveError> {
+    if len == 0 {
+        Ok(&[])
+    } else if data.is_null() {
+        Err(SolveError::BadValue("null state buffer".into()))
+    } else {
+        // SAFETY: readable for `len` bytes (the caller's contract).
+        Ok(unsafe { std::slice::from_raw_parts(data, len as usize) })
+    }
+}
+
 /// The (name, value) pairs of a host parameter list.
 ///
 /// # Safety
 /// `params` points to `count` values with NUL-terminated names, or `count` is 0.
-pub(crate) unsafe fn given_params(
+unsafe fn given_params(
     params: *const ParamValue,
     count: u32,
 ) -> Result<Vec<(String, f64)>, SolveError> {
@@ -222,9 +277,7 @@ pub unsafe fn create<P: SolverPlugin>(
                 .get(index as usize)
                 .ok_or_else(|| SolveError::BadValue(format!("no algorithm #{index}")))?;
             // SAFETY: the caller's contract.
-            let given = unsafe { given_params(params, count)? };
-            let pairs: Vec<(&str, f64)> = given.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            let resolved = Params::resolve(algorithm.params, &pairs)?;
+            let resolved = unsafe { resolved_params(algorithm.params, params, count)? };
             let solver = P::create(algorithm, &resolved)?;
             let handle = Box::new(Instance {
                 solver,

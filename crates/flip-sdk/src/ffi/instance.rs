@@ -1,6 +1,6 @@
 //! The instance entries of the table: `solve`, `reset`, the state calls and `destroy`.
 
-use super::{guarded, Instance};
+use super::{guarded, state_bytes, write_state, Instance};
 use crate::services::{cancelled, with_services};
 use crate::{
     state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem,
@@ -280,18 +280,8 @@ pub unsafe extern "C" fn save_state(
             Some(s) => s,
             None => sealed_state(inst)?,
         };
-        if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
-            return Err(SolveError::BadValue(format!(
-                "state needs {} bytes, buffer holds {capacity}",
-                sealed.len()
-            )));
-        }
-        // SAFETY: `data` is writable for `capacity >= sealed.len()` bytes; `written` non-null.
-        unsafe {
-            std::ptr::copy_nonoverlapping(sealed.as_ptr(), data, sealed.len());
-            written.write(sealed.len() as u64);
-        }
-        Ok(())
+        // SAFETY: the caller's contract.
+        unsafe { write_state(&sealed, data, capacity, written) }
     })
 }
 
@@ -308,14 +298,8 @@ pub unsafe extern "C" fn load_state(
     guarded(error, || {
         // SAFETY: the caller's contract.
         let inst = unsafe { instance(instance_ptr)? };
-        let bytes: &[u8] = if len == 0 {
-            &[]
-        } else if data.is_null() {
-            return Err(SolveError::BadValue("null state buffer".into()));
-        } else {
-            // SAFETY: readable for `len` bytes (the caller's contract).
-            unsafe { std::slice::from_raw_parts(data, len as usize) }
-        };
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { state_bytes(data, len)? };
         let payload = state::open(inst.algorithm.name, bytes)?;
         inst.pending_state = None;
         inst.solver.load_state(&mut StateReader::new(payload))

@@ -3,9 +3,9 @@
 //! instead of unwinding into the host.
 
 use super::{Context, Direction, NodeInstance, NodeIo, NodeKind, NodePlugin};
-use crate::ffi::{given_params, guarded, param_desc, write_error};
+use crate::ffi::{guarded, param_desc, resolved_params, state_bytes, write_error, write_state};
 use crate::services::with_services;
-use crate::{state, Params, SolveError, StateReader, StateWriter};
+use crate::{state, SolveError, StateReader, StateWriter};
 use flip_abi::node::{self as abi, NodeContext, NodeKindDesc, PortData, PortDesc};
 use flip_abi::{ErrorBuf, HostServices, ParamDesc, ParamValue};
 use std::ffi::{c_char, c_void, CString};
@@ -137,9 +137,7 @@ pub unsafe fn create<P: NodePlugin>(
                 .get(index as usize)
                 .ok_or_else(|| SolveError::BadValue(format!("no node kind #{index}")))?;
             // SAFETY: the caller's contract.
-            let given = unsafe { given_params(params, count)? };
-            let pairs: Vec<(&str, f64)> = given.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            let resolved = Params::resolve(kind.params, &pairs)?;
+            let resolved = unsafe { resolved_params(kind.params, params, count)? };
             let node = P::create(kind, &resolved)?;
             let handle = Box::new(Instance {
                 node,
@@ -268,18 +266,8 @@ pub unsafe extern "C" fn save_state(
             .pending_state
             .take()
             .unwrap_or_else(|| sealed_state(inst));
-        if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
-            return Err(SolveError::BadValue(format!(
-                "state needs {} bytes, buffer holds {capacity}",
-                sealed.len()
-            )));
-        }
-        // SAFETY: `data` is writable for `capacity >= sealed.len()` bytes; `written` non-null.
-        unsafe {
-            std::ptr::copy_nonoverlapping(sealed.as_ptr(), data, sealed.len());
-            written.write(sealed.len() as u64);
-        }
-        Ok(())
+        // SAFETY: the caller's contract.
+        unsafe { write_state(&sealed, data, capacity, written) }
     })
 }
 
@@ -296,14 +284,8 @@ pub unsafe extern "C" fn load_state(
     guarded(error, || {
         // SAFETY: the caller's contract.
         let inst = unsafe { instance(instance_ptr)? };
-        let bytes: &[u8] = if len == 0 {
-            &[]
-        } else if data.is_null() {
-            return Err(SolveError::BadValue("null state buffer".into()));
-        } else {
-            // SAFETY: readable for `len` bytes.
-            unsafe { std::slice::from_raw_parts(data, len as usize) }
-        };
+        // SAFETY: the caller's contract.
+        let bytes = unsafe { state_bytes(data, len)? };
         let payload = state::open(inst.kind.name, bytes)?;
         inst.pending_state = None;
         inst.node.load_state(&mut StateReader::new(payload))
