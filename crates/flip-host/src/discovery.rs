@@ -221,11 +221,15 @@ impl PluginSet {
         }
     }
 
-    /// The bundled plugin a user file named like `path` would shadow.
-    fn bundled_named_like(&self, path: &Path) -> Option<&Arc<LoadedPlugin>> {
-        self.plugins
-            .iter()
-            .find(|p| p.bundled && p.path.file_name() == path.file_name())
+    /// The file of the bundled plugin (solver or node suite) that a file named like `path`
+    /// would shadow.
+    fn bundled_named_like(&self, path: &Path) -> Option<&Path> {
+        let solvers = self.plugins.iter().map(|p| (p.bundled, &p.path));
+        let nodes = self.nodes.iter().map(|p| (p.bundled, &p.path));
+        solvers
+            .chain(nodes)
+            .find(|(bundled, p)| *bundled && p.file_name() == path.file_name())
+            .map(|(_, p)| p.as_path())
     }
 
     fn consider(
@@ -257,7 +261,7 @@ impl PluginSet {
                 .unwrap_or_default();
             return Err(PluginError::Shadowed {
                 id,
-                bundled: b.path.clone(),
+                bundled: b.to_path_buf(),
                 other: path.into(),
             });
         }
