@@ -6,7 +6,7 @@
 use flip_graph::{ParamValue, Simulation};
 use flip_host::probe::ProbeCommand;
 use flip_host::{LoadOptions, PluginSet};
-use flipgraph_tests::{artifact_dir, graph, graphs_dir};
+use flipgraph_tests::{fixture_lib, graph, graphs_dir};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -185,12 +185,8 @@ fn plugins_with_c_example(dir: &Path) -> Arc<PluginSet> {
         ..LoadOptions::default()
     });
     for id in ["pcg", "multigrid"] {
-        let file = format!(
-            "{}flipgraph_{id}{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        );
-        assert!(set.add_file(&artifact_dir().join(file)).is_none());
+        let lib = fixture_lib(&format!("flipgraph_{id}"));
+        assert!(set.add_file(&lib).is_none(), "{}", lib.display());
     }
     assert!(set.refused.is_empty(), "{:?}", set.refused);
     Arc::new(set)

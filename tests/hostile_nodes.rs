@@ -5,7 +5,7 @@
 
 use flip_graph::{EdgeDoc, GraphDoc, Simulation};
 use flip_host::{LoadOptions, PluginSet};
-use flipgraph_tests::{artifact_dir, fixture_lib, graph, graphs_dir};
+use flipgraph_tests::{fixture_lib, graph, graphs_dir};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -115,12 +115,8 @@ fn misbehaving_evals_fail_the_run_naming_plugin_node_and_reason() {
     hostile_node(lib.path(), "ok");
     let mut set = load(lib.path());
     for id in ["pcg", "multigrid"] {
-        let file = format!(
-            "{}flipgraph_{id}{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        );
-        assert!(set.add_file(&artifact_dir().join(file)).is_none());
+        let lib = fixture_lib(&format!("flipgraph_{id}"));
+        assert!(set.add_file(&lib).is_none(), "{}", lib.display());
     }
     assert!(set.refused.is_empty(), "{:?}", set.refused);
     let registry = flip_nodes::builtin_registry(Arc::new(set));

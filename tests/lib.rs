@@ -18,8 +18,8 @@ pub fn artifact_dir() -> PathBuf {
     }
 }
 
-/// Path of a test fixture library (`fixture_faulty`, `fixture_wrong_abi`), built as a dependency
-/// of this crate into `target/<profile>/deps`.
+/// Path of a library built as a dependency of this crate into `target/<profile>/deps`: a test
+/// fixture (`fixture_faulty`, `fixture_wrong_abi`) or a bundled plugin (`flipgraph_pcg`).
 pub fn fixture_lib(name: &str) -> PathBuf {
     let file = format!(
         "{}{name}{}",

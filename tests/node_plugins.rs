@@ -10,17 +10,13 @@ use flip_graph::{
 use flip_host::{LoadOptions, PluginSet};
 use flip_nodes::kinds::{VelocityField, VELOCITY};
 use flip_nodes::nodes::plugin_node::PluginSource;
-use flipgraph_tests::{artifact_dir, graph, graphs_dir};
+use flipgraph_tests::{artifact_dir, fixture_lib, graph, graphs_dir};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 fn library(id: &str) -> PathBuf {
-    artifact_dir().join(format!(
-        "{}flipgraph_{id}{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ))
+    fixture_lib(&format!("flipgraph_{id}"))
 }
 
 /// The node plugins copied into `dir` (outside the build) and loaded from there as a user
