@@ -390,7 +390,11 @@ fn a_bundle_folder_is_found_like_a_plain_library_with_its_resources() {
 /// The SHA-256 of every frame file a `flipgraph run` of `graph` wrote, from its `run.json`,
 /// run with `threads` rayon threads (the host's pool and the plugins' own pools alike).
 fn frame_hashes(graph: &str, out: &Path, threads: usize) -> Vec<(String, String)> {
+    // a plain `cargo test` leaves the plugins in deps/, not beside the binary
+    let deps = artifact_dir().join("deps");
     let status = std::process::Command::new(artifact_dir().join("flipgraph"))
+        .arg("--plugin-dir")
+        .arg(&deps)
         .args([
             "run",
             graph,
