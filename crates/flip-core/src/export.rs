@@ -59,7 +59,7 @@ pub(crate) fn tmp_path(path: &Path) -> PathBuf {
 
 /// Writes with `write` into `<path>.tmp`, then renames it to `path`; removes the temporary file
 /// on failure.
-pub(crate) fn write_atomic<E>(
+pub fn write_atomic<E>(
     path: &Path,
     write: impl FnOnce(&Path) -> Result<(), E>,
     rename_err: impl FnOnce(std::io::Error) -> E,

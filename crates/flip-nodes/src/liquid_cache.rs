@@ -89,20 +89,18 @@ impl CachedFrame {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = PathBuf::from(tmp);
-        let written = std::fs::File::create(&tmp).and_then(|mut f| {
-            f.write_all(MAGIC)?;
-            f.write_all(&VERSION.to_le_bytes())?;
-            f.write_all(&body)?;
-            f.sync_data()
-        });
-        let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
-        if renamed.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        renamed.map_err(io)
+        flip_core::export::write_atomic(
+            path,
+            |tmp| {
+                let mut f = std::fs::File::create(tmp).map_err(io)?;
+                f.write_all(MAGIC)
+                    .and_then(|()| f.write_all(&VERSION.to_le_bytes()))
+                    .and_then(|()| f.write_all(&body))
+                    .and_then(|()| f.sync_data())
+                    .map_err(io)
+            },
+            io,
+        )
     }
 
     /// Reads a frame that [`CachedFrame::write`] wrote.
