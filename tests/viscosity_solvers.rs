@@ -2,13 +2,21 @@
 //! with the direct solve, in this process and isolated in a child process; an algorithm that
 //! does not list it is refused by name.
 
-use flip_core::viscosity::{assemble, ViscositySystem};
+use flip_core::viscosity::{assemble, ViscositySystem, Viscous, Walls};
 use flip_core::{Grid3, GridSpec, MacGrid, Solids};
 use flip_host::{ChildCommand, PluginError, PluginSet, ProblemRef, SolverInstance};
 use flipgraph_tests::plugins;
 use glam::Vec3;
 
 /// A pool with a drop above it in a walled box, a swirling velocity, `nu` m²/s, `dt` s.
+/// A uniform viscosity `nu` with no-slip walls.
+fn no_slip(nu: &Grid3<f32>) -> Viscous<'_> {
+    Viscous {
+        nu,
+        walls: Walls::NoSlip,
+    }
+}
+
 fn system(dims: [usize; 3], nu: f32, dt: f32) -> ViscositySystem {
     let spec = GridSpec::new(dims[0], dims[1], dims[2], 1.0 / dims[0] as f32);
     let solids = Solids::walls(spec);
@@ -31,7 +39,7 @@ fn system(dims: [usize; 3], nu: f32, dt: f32) -> ViscositySystem {
     }
     let nu = Grid3::new(dims[0], dims[1], dims[2], nu);
     let mut sys = ViscositySystem::default();
-    assemble(&spec, &vel, &phi, &solids, &nu, dt, &mut sys);
+    assemble(&spec, &vel, &phi, &solids, no_slip(&nu), dt, &mut sys);
     sys
 }
 
@@ -128,7 +136,7 @@ fn rigid_motion_has_no_viscous_force_and_a_shear_decays() {
     }
     let nu = Grid3::new(32, 32, 1, 10.0f32);
     let mut sys = ViscositySystem::default();
-    assemble(&spec, &vel, &phi, &solids, &nu, 0.01, &mut sys);
+    assemble(&spec, &vel, &phi, &solids, no_slip(&nu), 0.01, &mut sys);
     let set = plugins();
     let (u, _) = solve(&set, "direct/cholesky", &sys, None).expect("solves");
     let change = max_diff(&u, &sys.csr.pressure);
@@ -157,7 +165,7 @@ fn the_discrete_steady_channel_flow_is_the_parabola() {
     for _ in 0..60 {
         vel.v.data.iter_mut().for_each(|v| *v -= 9.81 * dt);
         let mut sys = ViscositySystem::default();
-        assemble(&spec, &vel, &phi, &solids, &nu_grid, dt, &mut sys);
+        assemble(&spec, &vel, &phi, &solids, no_slip(&nu_grid), dt, &mut sys);
         let (u, _) = solve(&set, "direct/cholesky", &sys, None).expect("solves");
         sys.csr.pressure = u;
         flip_core::viscosity::apply(&sys, &mut vel);

@@ -8,9 +8,10 @@
 //! the shear strains `ε_ab` at edge centres (3D) / nodes (2D) weighted by the edges' liquid
 //! fractions, and the kinetic term by the faces' liquid fractions ([`weights`]). The free
 //! surface is traction-free because the weights vanish outside the liquid (no boundary
-//! condition is imposed there); solid walls are no-slip: faces inside a solid keep the solid's
+//! condition is imposed there); solid walls are no-slip (faces inside a solid keep the solid's
 //! velocity, and a difference across the wall is taken to the wall at the solid's signed
-//! distance ([`assemble`]). The stationarity condition is the SPD system
+//! distance) or free-slip (no shear energy where a shear stencil reaches into a solid)
+//! ([`assemble`]). The stationarity condition is the SPD system
 //! `(diag(V_f) + 2Δt Dᵀ diag(ν V) D) u = V_f u* + (known faces)`, posed to a plugin as the
 //! viscosity problem kind (`abi::ViscosityProblem`). Rigid motions have `ε = 0`, so they pass
 //! through the step untouched (the rotation the explicit schemes damp).
@@ -27,4 +28,4 @@ pub mod assemble;
 /// Liquid fractions of the faces', cells' and edges' control volumes.
 pub mod weights;
 
-pub use assemble::{apply, assemble, ViscositySystem};
+pub use assemble::{apply, assemble, ViscositySystem, Viscous, Walls};

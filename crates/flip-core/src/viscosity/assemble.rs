@@ -46,6 +46,67 @@ impl ViscositySystem {
     }
 }
 
+/// How the liquid meets solid walls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Walls {
+    /// The liquid sticks: faces inside a solid keep the solid's velocity, and every strain
+    /// across the wall is taken to it (Batty & Bridson 2008).
+    #[default]
+    NoSlip,
+    /// The liquid slides: no shear stress at a wall. The shear samples whose stencil reaches
+    /// into a solid carry no energy, as outside the liquid; the normal velocity stays the
+    /// solid's (the diagonal strains, and the pressure projection after).
+    FreeSlip,
+}
+
+/// The liquid's viscous properties for one step.
+#[derive(Clone, Copy, Debug)]
+pub struct Viscous<'a> {
+    /// Kinematic viscosity (m²/s) at cell centres.
+    pub nu: &'a Grid3<f32>,
+    pub walls: Walls,
+}
+
+/// Centre of face `idx` of `axis` (indices may lie outside the grid).
+fn face_position(spec: &GridSpec, axis: usize, idx: [isize; 3]) -> Vec3 {
+    let mut p = Vec3::new(idx[0] as f32, idx[1] as f32, idx[2] as f32) + Vec3::splat(0.5);
+    p[axis] -= 0.5;
+    p * spec.dx
+}
+
+/// The four faces the shear strain of edge `e` (in the plane of axes `a`, `b`) reads.
+fn shear_faces(e: [isize; 3], a: usize, b: usize) -> [(usize, [isize; 3]); 4] {
+    let (mut eb, mut ea) = (e, e);
+    eb[b] -= 1;
+    ea[a] -= 1;
+    [(a, e), (a, eb), (b, e), (b, ea)]
+}
+
+/// Free slip: no shear energy on the edges whose stencil reads a face inside a solid.
+fn release_walls(
+    spec: &GridSpec,
+    solids: &Solids,
+    edge_axes: &[usize],
+    edge: &mut [Grid3<f32>; 3],
+) {
+    for &c in edge_axes {
+        let (a, b) = edge_plane(c);
+        let d = edge_dims(spec, c);
+        crate::grid::par_for_each_mut(d, &mut edge[c].data, |i, j, k, w| {
+            if *w <= 0.0 {
+                return;
+            }
+            let e = [i as isize, j as isize, k as isize];
+            let walled = shear_faces(e, a, b)
+                .iter()
+                .any(|&(axis, f)| solid_phi(spec, solids, face_position(spec, axis, f)) <= 0.0);
+            if walled {
+                *w = 0.0;
+            }
+        });
+    }
+}
+
 /// One velocity sample a difference reads: its row, or its known value, and the solid's
 /// signed distance at it (≤ 0: inside a solid, moving with it).
 #[derive(Clone, Copy)]
@@ -82,10 +143,7 @@ impl Stencil<'_> {
     /// The face `idx` of `axis`, possibly outside the grid (then inside the domain walls).
     fn sample(&self, axis: usize, idx: [isize; 3]) -> Sample {
         let s = self.spec;
-        let mut p = Vec3::new(idx[0] as f32, idx[1] as f32, idx[2] as f32) + Vec3::splat(0.5);
-        p[axis] -= 0.5;
-        let p = p * s.dx;
-        let solid_phi = solid_phi(s, self.solids, p);
+        let solid_phi = solid_phi(s, self.solids, face_position(s, axis, idx));
         let d = face_dims(s, axis);
         let inside = (0..3).all(|a| idx[a] >= 0 && (idx[a] as usize) < d[a]);
         if !inside {
@@ -165,17 +223,18 @@ fn add_sample(rows: &mut [Vec<(u32, f64)>], rhs: &mut [f64], w: f64, terms: &[Te
 }
 
 /// Assembles the viscosity step of `dt` for the velocity `vel` (after forces) of the liquid
-/// `phi` (negative inside, at cell centres) among `solids`, with kinematic viscosity `nu`
-/// (m²/s) at cell centres, into `sys` (Batty & Bridson 2008 eq. 9-10, divided by ρ).
+/// `phi` (negative inside, at cell centres) among `solids`, of the viscous properties
+/// `liquid`, into `sys` (Batty & Bridson 2008 eq. 9-10, divided by ρ).
 pub fn assemble(
     spec: &GridSpec,
     vel: &MacGrid,
     phi: &Grid3<f32>,
     solids: &Solids,
-    nu: &Grid3<f32>,
+    liquid: Viscous<'_>,
     dt: f32,
     sys: &mut ViscositySystem,
 ) {
+    let nu = liquid.nu;
     let dim = spec.dimension();
     let dt = f64::from(dt);
     // Liquid fractions of the control volumes (§4.2).
@@ -208,6 +267,9 @@ pub fn assemble(
             &mut sys.edge_weight[c],
             |i, j, k| edge_center(spec, c, i, j, k),
         );
+    }
+    if liquid.walls == Walls::FreeSlip {
+        release_walls(spec, solids, edge_axes, &mut sys.edge_weight);
     }
     // Unknowns: faces outside solids with liquid in their control volume or read by a strain
     // sample with liquid.
@@ -397,13 +459,9 @@ fn read_faces(
                 for i in 0..d[0] {
                     if edge_weight[c][(i, j, k)] > 0.0 {
                         let e = [i as isize, j as isize, k as isize];
-                        let (mut eb, mut ea) = (e, e);
-                        eb[b] -= 1;
-                        ea[a] -= 1;
-                        mark(a, e);
-                        mark(a, eb);
-                        mark(b, e);
-                        mark(b, ea);
+                        for (axis, f) in shear_faces(e, a, b) {
+                            mark(axis, f);
+                        }
                     }
                 }
             }

@@ -14,7 +14,7 @@ use crate::kinds::{TypedInputs, LEVEL_SET, SCALAR, SOLIDS, VELOCITY};
 use crate::params::Params;
 use crate::roles::{MemoryModel, NodeRole, Traffic};
 use crate::stats::{SolveReport, SolvedGrid, ViscositySolve as Figures};
-use flip_core::viscosity::{apply, assemble, ViscositySystem};
+use flip_core::viscosity::{apply, assemble, ViscositySystem, Viscous, Walls};
 use flip_core::Grid3;
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, ParamValue, PortSpec, Value,
@@ -28,6 +28,7 @@ struct ViscositySolve {
     /// Kinematic viscosity (m²/s) where no field is wired.
     nu: f32,
     nu_grid: Grid3<f32>,
+    walls: Walls,
     system: ViscositySystem,
     time_limit: Option<std::time::Duration>,
     /// A failed plugin reset, reported by the next evaluation.
@@ -41,6 +42,10 @@ impl ViscositySolve {
             solvers: Solvers::posing(plugins, init.params, Poses::Viscosity)?,
             nu: p.f32("viscosity")?,
             nu_grid: Grid3::new(0, 0, 0, 0.0),
+            walls: match p.text("walls")? {
+                "free_slip" => Walls::FreeSlip,
+                _ => Walls::NoSlip,
+            },
             system: ViscositySystem::default(),
             time_limit: params::time_limit(&p)?,
             reset_error: None,
@@ -84,7 +89,11 @@ impl Node for ViscositySolve {
         }
         let start = Instant::now();
         let sys = &mut self.system;
-        assemble(g, &field.vel, &phi, &solids, &self.nu_grid, ctx.dt, sys);
+        let liquid = Viscous {
+            nu: &self.nu_grid,
+            walls: self.walls,
+        };
+        assemble(g, &field.vel, &phi, &solids, liquid, ctx.dt, sys);
         sys.csr.step = ctx.step;
         let assemble_ms = start.elapsed().as_secs_f64() * 1e3;
         let unknowns = sys.rows();
@@ -156,7 +165,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         "Implicit viscosity with a traction-free surface (Batty & Bridson 2008): minimises the \
          kinetic energy change plus Δt·ν·‖strain rate‖² over the new face velocities, the \
          strains weighted by the liquid fractions of their control volumes (cells, edges), \
-         no-slip at solids. Stable at any viscosity and time step, keeps rigid rotation. Wire \
+         no-slip or free-slip at solids. Stable at any viscosity and time step, keeps rigid rotation. Wire \
          it after the forces and before the pressure solve.",
         vec![
             PortSpec::new(
@@ -165,7 +174,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 "extrapolated grid velocity after forces",
             ),
             PortSpec::new("level_set", LEVEL_SET, "liquid signed distance"),
-            PortSpec::new("solids", SOLIDS, "colliders and walls (no-slip)"),
+            PortSpec::new("solids", SOLIDS, "colliders and walls"),
             PortSpec::optional(
                 "viscosity",
                 SCALAR,
@@ -186,6 +195,14 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
                 0.0,
                 0.0,
                 1e4,
+            ),
+            ParamSpec::choice(
+                "walls",
+                "Walls",
+                "no_slip: the liquid sticks to solids; free_slip: it slides along them (no \
+                 shear stress at a wall)",
+                &["no_slip", "free_slip"],
+                "no_slip",
             ),
             ParamSpec::choice(
                 "solver",
