@@ -32,6 +32,9 @@ pub struct ViscositySystem {
     face_weight: [Grid3<f32>; 3],
     cell_weight: Grid3<f32>,
     edge_weight: [Grid3<f32>; 3],
+    /// The solids' signed distance at each face (the strain stencils read every face many
+    /// times).
+    face_solid: [Grid3<f32>; 3],
 }
 
 impl ViscositySystem {
@@ -125,6 +128,7 @@ struct Stencil<'a> {
     vel: &'a MacGrid,
     solids: &'a Solids,
     face_row: &'a [Vec<u32>; 3],
+    face_solid: &'a [Grid3<f32>; 3],
 }
 
 /// The solid's signed distance at `p`: interpolated at cell centres, continued linearly past
@@ -143,10 +147,10 @@ impl Stencil<'_> {
     /// The face `idx` of `axis`, possibly outside the grid (then inside the domain walls).
     fn sample(&self, axis: usize, idx: [isize; 3]) -> Sample {
         let s = self.spec;
-        let solid_phi = solid_phi(s, self.solids, face_position(s, axis, idx));
         let d = face_dims(s, axis);
         let inside = (0..3).all(|a| idx[a] >= 0 && (idx[a] as usize) < d[a]);
         if !inside {
+            let solid_phi = solid_phi(s, self.solids, face_position(s, axis, idx));
             return Sample {
                 row: None,
                 value: 0.0,
@@ -155,6 +159,7 @@ impl Stencil<'_> {
         }
         let (i, j, k) = (idx[0] as usize, idx[1] as usize, idx[2] as usize);
         let f = i + d[0] * (j + d[1] * k);
+        let solid_phi = self.face_solid[axis].data[f];
         let row = self.face_row[axis][f];
         let value = if solid_phi <= 0.0 {
             self.solids
@@ -268,6 +273,15 @@ pub fn assemble(
             |i, j, k| edge_center(spec, c, i, j, k),
         );
     }
+    for a in 0..dim {
+        let grid = &mut sys.face_solid[a];
+        let d = face_dims(spec, a);
+        grid.reset(d[0], d[1], d[2], 0.0);
+        crate::grid::par_for_each_mut(d, &mut grid.data, |i, j, k, v| {
+            let idx = [i as isize, j as isize, k as isize];
+            *v = solid_phi(spec, solids, face_position(spec, a, idx));
+        });
+    }
     if liquid.walls == Walls::FreeSlip {
         release_walls(spec, solids, edge_axes, &mut sys.edge_weight);
     }
@@ -325,6 +339,7 @@ pub fn assemble(
         vel,
         solids,
         face_row: &g.face_row,
+        face_solid: &sys.face_solid,
     };
     // distinct columns of a row: itself, its 2·dim neighbours of the same component, and the
     // 4 faces of each other component around its shear edges
