@@ -2,9 +2,10 @@
 //! uniform in its sub-cell, as with independent jitter, but the offsets of the sub-cells beside
 //! it (across the other axes) are Owen-scrambled radical inverses (Owen 1995; Kensler 2013,
 //! "Correlated multi-jittered sampling"), so every aligned 2×2, 4×4 (3D) or 2, 4, 8 (2D) block
-//! of sub-cells puts exactly one offset into each of its strata along the axis. A surface that
-//! cuts through a layer of sub-cells then sees the same sample count and mean height in every
-//! patch the width of the level-set kernel, instead of a random one per column.
+//! of sub-cells puts exactly one offset into each of its strata along the axis. A shape's face
+//! that cuts through a layer of sub-cells then keeps its sample count within one, and its mean
+//! height within a stratum, in every patch the width of the level-set kernel, instead of a
+//! binomial count per column.
 
 use crate::random::stream_seed;
 
