@@ -326,3 +326,7 @@ pub(crate) unsafe fn child_ports<'a>(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "ports_tests.rs"]
+mod tests;
