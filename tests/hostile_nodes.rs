@@ -1,10 +1,11 @@
 //! Hostile node plugins (`tests/fixtures/hostile-node`): every malformed table is refused at
 //! load naming the file and the reason, with untrusted text sanitised; every misbehaving
 //! `eval` fails the run naming the plugin, the node and the reason, and the frames written
-//! before stay whole.
+//! before stay whole; isolated (`isolation = "process"`), an `eval` that aborts, exits or hangs
+//! fails the run the same way and the host keeps running.
 
-use flip_graph::{EdgeDoc, GraphDoc, Simulation};
-use flip_host::{LoadOptions, PluginSet};
+use flip_graph::{EdgeDoc, GraphDoc, NodeRegistry, ParamValue, Simulation};
+use flip_host::{ChildCommand, LoadOptions, PluginSet};
 use flipgraph_tests::{fixture_lib, graph, graphs_dir};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -109,71 +110,140 @@ fn meddled_dam_break(misbehave: &str, after: f64) -> GraphDoc {
     doc
 }
 
-#[test]
-fn misbehaving_evals_fail_the_run_naming_plugin_node_and_reason() {
-    let lib = tempfile::tempdir().unwrap();
-    hostile_node(lib.path(), "ok");
-    let mut set = load(lib.path());
+/// The registry with the hostile node (mode `ok`), the solvers the dam break needs, and the
+/// test's child for isolated nodes.
+fn hostile_registry(lib: &Path) -> NodeRegistry {
+    hostile_node(lib, "ok");
+    let mut set = load(lib);
     for id in ["pcg", "multigrid"] {
         let lib = fixture_lib(&format!("flipgraph_{id}"));
         assert!(set.add_file(&lib).is_none(), "{}", lib.display());
     }
     assert!(set.refused.is_empty(), "{:?}", set.refused);
-    let registry = flip_nodes::builtin_registry(Arc::new(set));
+    set.solver_child = Some(ChildCommand {
+        program: env!("CARGO_BIN_EXE_flipgraph-solver-child").into(),
+        args: Vec::new(),
+    });
+    flip_nodes::builtin_registry(Arc::new(set))
+}
+
+#[test]
+fn misbehaving_evals_fail_the_run_naming_plugin_node_and_reason() {
+    let lib = tempfile::tempdir().unwrap();
+    let registry = hostile_registry(lib.path());
     let cases = [
         ("nan", "output `particles` velocity[1] = NaN is not finite"),
         ("panic", "the meddle node panics on purpose"),
         ("ids", "changed particle ids"),
         ("fail", "the meddle node fails on purpose"),
+        (
+            "overrun",
+            "output `particles` was written past the end of its view",
+        ),
     ];
     for (misbehave, reason) in cases {
-        let doc = meddled_dam_break(misbehave, 40.0);
-        let out = tempfile::tempdir().unwrap();
-        let mut sim = Simulation::new(&doc, &registry, out.path(), &graphs_dir())
-            .unwrap_or_else(|e| panic!("{e:?}"));
-        let mut frames = 0;
-        let error = loop {
-            match sim.advance_frame() {
-                Ok(_) => frames += 1,
-                Err(e) => break e.to_string(),
-            }
-            assert!(frames < 50, "{misbehave}: never failed");
-        };
-        assert!(
-            frames >= 1,
-            "{misbehave}: failed in the first frame: {error}"
+        fails_cleanly(
+            &registry,
+            &meddled_dam_break(misbehave, 40.0),
+            misbehave,
+            &[reason],
         );
-        for part in ["meddle", "plugin `hostile_node`", "node `meddle`", reason] {
-            assert!(
-                error.contains(part),
-                "{misbehave}: `{part}` not in: {error}"
-            );
+    }
+}
+
+/// Isolated, every misbehaviour fails the run naming the plugin, the node and the reason, the
+/// crashes, exits and hangs of the child included, while this process (the host) keeps
+/// running case after case.
+#[test]
+fn isolated_evals_that_crash_exit_or_hang_fail_the_run_and_the_host_survives() {
+    let lib = tempfile::tempdir().unwrap();
+    let registry = hostile_registry(lib.path());
+    let isolated = "(isolation = \"process\") failed during eval: the plugin process";
+    let cases = [
+        ("abort", vec![isolated, "killed by signal 6 (SIGABRT)"]),
+        ("exit", vec![isolated, "exited with status 7"]),
+        (
+            "hang",
+            vec![
+                "(isolation = \"process\") failed during eval",
+                "ignored its time limit of 0.200 s and cancellation",
+            ],
+        ),
+        (
+            "overrun",
+            vec!["output `particles` was written past the end of its view"],
+        ),
+        (
+            "nan",
+            vec!["output `particles` velocity[1] = NaN is not finite"],
+        ),
+        ("panic", vec!["the meddle node panics on purpose"]),
+        ("fail", vec!["the meddle node fails on purpose"]),
+        // the ids lie in the child's read-only mapping: the write itself kills it
+        ("ids", vec![isolated, "killed by signal"]),
+    ];
+    for (misbehave, reasons) in cases {
+        let mut doc = meddled_dam_break(misbehave, 40.0);
+        let meddle = doc.node_mut("meddle").expect("the meddle node");
+        meddle
+            .params
+            .insert("isolation".into(), ParamValue::Text("process".into()));
+        meddle
+            .params
+            .insert("time_limit".into(), ParamValue::Number(0.2));
+        fails_cleanly(&registry, &doc, misbehave, &reasons);
+    }
+}
+
+/// Runs `doc` until it fails, which must be after the first frame with an error naming the
+/// meddle node, the plugin and every one of `reasons`; the frames written before are whole.
+fn fails_cleanly(registry: &NodeRegistry, doc: &GraphDoc, misbehave: &str, reasons: &[&str]) {
+    let out = tempfile::tempdir().unwrap();
+    let mut sim = Simulation::new(doc, registry, out.path(), &graphs_dir())
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let mut frames = 0;
+    let error = loop {
+        match sim.advance_frame() {
+            Ok(_) => frames += 1,
+            Err(e) => break e.to_string(),
         }
-        // the frames written before the failure are whole PLY files
-        let plys: Vec<PathBuf> = walk(out.path())
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "ply"))
-            .collect();
+        assert!(frames < 50, "{misbehave}: never failed");
+    };
+    assert!(
+        frames >= 1,
+        "{misbehave}: failed in the first frame: {error}"
+    );
+    let named = ["meddle", "plugin `hostile_node`", "node `meddle`"];
+    for part in named.iter().chain(reasons) {
         assert!(
-            plys.len() >= frames,
-            "{misbehave}: {} files for {frames} frames",
-            plys.len()
+            error.contains(part),
+            "{misbehave}: `{part}` not in: {error}"
         );
-        for p in plys {
-            let bytes = std::fs::read(&p).unwrap();
-            let text = String::from_utf8_lossy(&bytes[..bytes.len().min(400)]).into_owned();
-            let count: usize = text
-                .lines()
-                .find_map(|l| l.strip_prefix("element vertex "))
-                .and_then(|n| n.trim().parse().ok())
-                .expect("a vertex count");
-            let header = text.find("end_header\n").expect("a header") + "end_header\n".len();
-            assert!(
-                count > 0 && (bytes.len() - header).is_multiple_of(count),
-                "{} is torn",
-                p.display()
-            );
-        }
+    }
+    // the frames written before the failure are whole PLY files
+    let plys: Vec<PathBuf> = walk(out.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "ply"))
+        .collect();
+    assert!(
+        plys.len() >= frames,
+        "{misbehave}: {} files for {frames} frames",
+        plys.len()
+    );
+    for p in plys {
+        let bytes = std::fs::read(&p).unwrap();
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(400)]).into_owned();
+        let count: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("element vertex "))
+            .and_then(|n| n.trim().parse().ok())
+            .expect("a vertex count");
+        let header = text.find("end_header\n").expect("a header") + "end_header\n".len();
+        assert!(
+            count > 0 && (bytes.len() - header).is_multiple_of(count),
+            "{} is torn",
+            p.display()
+        );
     }
 }
 

@@ -192,7 +192,7 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
         ("crash-exit", "exited with status 7"),
     ] {
         let (e, frame) = hostile_run(algorithm, &[]);
-        let expected = format!("plugin `hostile` algorithm `{algorithm}` (isolation = \"process\") failed during solve: the solver process {what}");
+        let expected = format!("plugin `hostile` algorithm `{algorithm}` (isolation = \"process\") failed during solve: the plugin process {what}");
         assert!(e.contains("pressure") && e.contains(&expected), "{e}");
         assert!(frame >= 1, "earlier frames finished: {frame}");
     }
@@ -205,7 +205,7 @@ fn a_crashing_or_hanging_isolated_solve_fails_the_step_naming_what_happened() {
     let start = Instant::now();
     let (e, _) = hostile_run("ignore-cancel", &[("time_limit", Number(0.1))]);
     assert!(
-        e.contains("ignored its time limit of 0.100 s and cancellation; the solver process was killed after"),
+        e.contains("ignored its time limit of 0.100 s and cancellation; the plugin process was killed after"),
         "{e}"
     );
     assert!(
@@ -248,7 +248,7 @@ fn an_isolated_solver_cannot_change_the_problem_the_host_checks_its_result_again
         .and_then(|(n, _)| n.parse::<usize>().ok());
     assert!(tried.is_some_and(|n| n >= 1), "{e}");
     assert!(
-        e.contains("the solver process was killed by signal 11 (SIGSEGV)"),
+        e.contains("the plugin process was killed by signal 11 (SIGSEGV)"),
         "{e}"
     );
     assert!(frame >= 1, "earlier frames finished: {frame}");

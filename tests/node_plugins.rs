@@ -10,7 +10,7 @@ use flip_graph::{
 use flip_host::{LoadOptions, PluginSet};
 use flip_nodes::kinds::{VelocityField, VELOCITY};
 use flip_nodes::nodes::plugin_node::PluginSource;
-use flipgraph_tests::{artifact_dir, fixture_lib, graph, graphs_dir};
+use flipgraph_tests::{artifact_dir, fixture_lib, graph, graphs_dir, set};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -111,6 +111,49 @@ fn plugin_graphs_give_identical_frames_across_runs_and_thread_counts() {
     for r in &runs[1..] {
         assert_eq!(runs[0].vel, r.vel);
     }
+}
+
+/// `isolation = "process"` on a plugin node runs its `eval` in a child on shared memory: the
+/// same frames bit for bit as in this process, for a particle-free grid node (the smoke plume's
+/// confinement) and for the wind on the dam break's grid velocity.
+#[test]
+fn isolated_plugin_nodes_give_the_same_frames_as_in_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plugins = Arc::into_inner(plugins_outside_the_build(dir.path())).expect("one owner");
+    plugins.solver_child = Some(flip_host::ChildCommand {
+        program: env!("CARGO_BIN_EXE_flipgraph-solver-child").into(),
+        args: Vec::new(),
+    });
+    let registry = flip_nodes::builtin_registry(Arc::new(plugins));
+
+    let mut smoke = graph("plugin_smoke_plume_2d.ron");
+    smoke.settings.grid = [40, 60, 1];
+    smoke.settings.cell_size = 1.0 / 40.0;
+    let local: Arc<VelocityField> = final_state(&smoke, &registry, 2, 1);
+    set(
+        &mut smoke,
+        "vorticity",
+        "isolation",
+        ParamValue::Text("process".into()),
+    );
+    let isolated: Arc<VelocityField> = final_state(&smoke, &registry, 2, 1);
+    assert!(local.vel.max_abs() > 0.01);
+    assert_eq!(local.vel, isolated.vel);
+
+    let mut dam = graph("wind_dam_break_2d.ron");
+    dam.settings.grid = [48, 48, 1];
+    dam.settings.cell_size = 1.0 / 48.0;
+    let local: Arc<Particles> = final_state(&dam, &registry, 2, 1);
+    set(
+        &mut dam,
+        "wind",
+        "isolation",
+        ParamValue::Text("process".into()),
+    );
+    let isolated: Arc<Particles> = final_state(&dam, &registry, 2, 1);
+    assert!(local.pos.len() > 100);
+    assert_eq!(bits(&local.pos), bits(&isolated.pos));
+    assert_eq!(bits(&local.vel), bits(&isolated.vel));
 }
 
 /// The wind blows the dam break's water to the right: its centre of mass ends further right

@@ -975,7 +975,9 @@ typedef struct PortData {
  * arrays have the lengths their kind documents for `context.dims` (particles: their `count`);
  * input arrays are read-only, output arrays writable. Everything is valid during the call only.
  * Post: on [`crate::STATUS_OK`], every output holds the node's result: finite, ids and counts
- * untouched, cell kinds valid (the host checks and fails the run otherwise). The plugin keeps
+ * untouched, cell kinds valid, and nothing written outside the output arrays' documented
+ * lengths (the host checks each, a guard of canary bytes after every output array included,
+ * and fails the run otherwise). The plugin keeps
  * no pointer into `ports`, `context` or `services`. On an error status the outputs are
  * discarded and `error` says why.
  * Returns [`crate::STATUS_OK`], [`crate::STATUS_FAILED`], [`crate::STATUS_BAD_VALUE`],

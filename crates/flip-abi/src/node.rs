@@ -30,7 +30,16 @@
 //! # Checks the host makes after `eval` (post-conditions it does not trust)
 //! Every float of every output is finite; particle outputs keep the input's count and ids
 //! (`ids` is a read-only view, and the host compares it after the call); cell kinds are one
-//! of `CELL_*`. A failing check fails the run naming the plugin, the kind and the port.
+//! of `CELL_*`; nothing was written past the end of an output array (the host places a guard
+//! region of bytes filled with a canary pattern right after each written output array and
+//! checks it). A failing check fails the run naming the plugin, the kind and the port.
+//!
+//! # Isolation
+//! With the node's `isolation = "process"` the host runs the library in a child process:
+//! `create`, `eval`, `reset` and the state entries are called there, on views of shared memory
+//! the host copied the inputs into (read-only mappings for inputs, ids and valid-face masks).
+//! The contract is the same; a plugin cannot tell, except that a write to a read-only view
+//! kills the child instead of being caught by the checks.
 #![allow(non_camel_case_types)]
 
 use crate::{ErrorBuf, HostServices, ParamDesc, ParamValue, PluginHeader};
@@ -270,7 +279,9 @@ pub type NodeCreateFn = unsafe extern "C" fn(
 /// arrays have the lengths their kind documents for `context.dims` (particles: their `count`);
 /// input arrays are read-only, output arrays writable. Everything is valid during the call only.
 /// Post: on [`crate::STATUS_OK`], every output holds the node's result: finite, ids and counts
-/// untouched, cell kinds valid (the host checks and fails the run otherwise). The plugin keeps
+/// untouched, cell kinds valid, and nothing written outside the output arrays' documented
+/// lengths (the host checks each, a guard of canary bytes after every output array included,
+/// and fails the run otherwise). The plugin keeps
 /// no pointer into `ports`, `context` or `services`. On an error status the outputs are
 /// discarded and `error` says why.
 /// Returns [`crate::STATUS_OK`], [`crate::STATUS_FAILED`], [`crate::STATUS_BAD_VALUE`],

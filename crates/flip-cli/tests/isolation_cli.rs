@@ -66,8 +66,8 @@ fn a_crashing_or_hanging_isolated_solver_ends_the_run_keeping_earlier_frames() {
     let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     hostile_copy(dir.path(), "ok", "hostile");
     for (solver, extra, message) in [
-        ("hostile/crash-segv", None, "failed during solve: the solver process was killed by signal 11 (SIGSEGV)"),
-        ("hostile/ignore-cancel", Some("pressure.time_limit=0.2"), "failed during solve: the solve ignored its time limit of 0.200 s and cancellation; the solver process was killed after"),
+        ("hostile/crash-segv", None, "failed during solve: the plugin process was killed by signal 11 (SIGSEGV)"),
+        ("hostile/ignore-cancel", Some("pressure.time_limit=0.2"), "failed during solve: the call ignored its time limit of 0.200 s and cancellation; the plugin process was killed after"),
     ] {
         let out = tempfile::tempdir().unwrap();
         let start = Instant::now();

@@ -1,6 +1,7 @@
-//! The out-of-process solver mode: a plugin instance lives in a child process, the problem's
-//! arrays go through shared memory (`shm`) and a typed control channel (`wire`) carries
-//! create/solve/reset/save_state/load_state and the replies. A crash, exit or hang of the
+//! The out-of-process mode of solvers and nodes: a plugin instance lives in a child process,
+//! the problem's arrays (`shm`) or the node's ports (`ports`) go through shared memory and a
+//! typed control channel (`wire`) carries create/solve/eval/reset/save_state/load_state and
+//! the replies. A crash, exit or hang of the
 //! plugin ends the child, not the host: the call fails with a [`ChildFailure`].
 //!
 //! The child is a program of the host's choosing ([`ChildCommand`]): `flipgraph` re-executes
@@ -11,6 +12,7 @@
 mod child;
 mod memory;
 mod parent;
+mod ports;
 mod segment;
 pub(crate) mod shm;
 mod views;
@@ -49,7 +51,7 @@ impl ChildCommand {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ChildFailure {
     /// The child could not be started.
-    #[error("could not start the solver process {}: {reason}", flip_abi::text::path(.program))]
+    #[error("could not start the plugin process {}: {reason}", flip_abi::text::path(.program))]
     Start {
         /// The program.
         program: PathBuf,
@@ -57,19 +59,19 @@ pub enum ChildFailure {
         reason: String,
     },
     /// The child was killed by a signal.
-    #[error("the solver process was killed by signal {signal}{}", super::probe::signal_name(*.signal))]
+    #[error("the plugin process was killed by signal {signal}{}", super::probe::signal_name(*.signal))]
     Signal {
         /// The signal number.
         signal: i32,
     },
     /// The child exited.
-    #[error("the solver process exited with status {code}")]
+    #[error("the plugin process exited with status {code}")]
     Exit {
         /// Its exit status.
         code: i32,
     },
     /// The solve ignored its time limit and the cancel flag; the child was killed.
-    #[error("the solve ignored its time limit of {:.3} s and cancellation; the solver process was killed after {:.3} s", .limit.as_secs_f64(), .waited.as_secs_f64())]
+    #[error("the call ignored its time limit of {:.3} s and cancellation; the plugin process was killed after {:.3} s", .limit.as_secs_f64(), .waited.as_secs_f64())]
     Hung {
         /// The node's time limit.
         limit: Duration,
@@ -77,16 +79,16 @@ pub enum ChildFailure {
         waited: Duration,
     },
     /// A call that has no time limit did not answer in time; the child was killed.
-    #[error("the solver process did not answer within {:.1} s and was killed", .waited.as_secs_f64())]
+    #[error("the plugin process did not answer within {:.1} s and was killed", .waited.as_secs_f64())]
     Unresponsive {
         /// How long the host waited.
         waited: Duration,
     },
     /// A cancelled solve did not stop; the child was killed.
-    #[error("the solve ignored cancellation; the solver process was killed")]
+    #[error("the call ignored cancellation; the plugin process was killed")]
     CancelIgnored,
     /// The child broke the protocol (a garbled or impossible reply, a failed mapping).
-    #[error("the solver process broke the protocol: {0}")]
+    #[error("the plugin process broke the protocol: {0}")]
     Protocol(String),
 }
 

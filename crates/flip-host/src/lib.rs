@@ -179,6 +179,21 @@ pub enum PluginError {
         /// Message the plugin wrote (sanitised).
         message: String,
     },
+    /// The child process of an isolated node instance crashed, exited, hung or broke the
+    /// protocol (it was reaped; the instance refuses further calls).
+    #[error(
+        "plugin `{plugin}` node `{node}` (isolation = \"process\") failed during {call}: {failure}"
+    )]
+    NodeIsolated {
+        /// Plugin id.
+        plugin: String,
+        /// Node kind name.
+        node: String,
+        /// The call that failed (`create`, `eval`, `reset`, ...).
+        call: &'static str,
+        /// How the child failed.
+        failure: ChildFailure,
+    },
     /// A node plugin's ports did not match its buffers, or an output failed the host's checks
     /// after `eval` (not finite, ids changed, an invalid cell kind).
     #[error("plugin `{plugin}` node `{node}` returned a wrong result: {message}")]

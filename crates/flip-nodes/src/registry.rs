@@ -50,7 +50,8 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::tallcell::pressure::kind(self.plugins.clone()))?;
         r.register(nodes::tallcell::export::kind())?;
         for (plugin, kind) in self.plugins.node_kinds() {
-            r.register(nodes::plugin_node::kind(plugin.clone(), kind))?;
+            let child = self.plugins.solver_child.clone();
+            r.register(nodes::plugin_node::kind(plugin.clone(), kind, child))?;
         }
         Ok(())
     }

@@ -1,7 +1,8 @@
 //! `flipgraph bench nodes`: the cost of a node plugin against the built-in node doing the same
 //! work: the built-in `vorticity` node and the `confinement/vorticity_confinement` plugin node
-//! (plugins/confinement) on the same 3D velocity field, evaluated in turn; milliseconds per
-//! evaluation and the plugin's overhead.
+//! (plugins/confinement), in this process and isolated in a child process
+//! (`isolation = "process"`, its ports copied through shared memory), on the same 3D velocity
+//! field, evaluated in turn; milliseconds per evaluation and each plugin row's overhead.
 
 use super::bench_dir;
 use super::table::Table;
@@ -37,8 +38,13 @@ pub struct NodesArgs {
     pub out: Option<PathBuf>,
 }
 
-/// The compared kinds: built-in first.
-const KINDS: [&str; 2] = ["vorticity", "confinement/vorticity_confinement"];
+/// The compared nodes, (kind, isolated): built-in first, then the plugin in this process and
+/// isolated.
+const NODES: [(&str, bool); 3] = [
+    ("vorticity", false),
+    ("confinement/vorticity_confinement", false),
+    ("confinement/vorticity_confinement", true),
+];
 
 /// A swirling, sheared velocity on `grid`, so the confinement has vortices to work on.
 fn swirl(grid: &GridSpec) -> VelocityField {
@@ -62,19 +68,27 @@ fn swirl(grid: &GridSpec) -> VelocityField {
     f
 }
 
-/// Median and minimum ms per evaluation of each of [`KINDS`] on an `n`³ grid.
-fn measure(session: &Session, a: &NodesArgs, n: usize) -> Result<[(f64, f64); 2]> {
+/// Median and minimum ms per evaluation of each of [`NODES`] on an `n`³ grid.
+fn measure(session: &Session, a: &NodesArgs, n: usize) -> Result<[(f64, f64); 3]> {
     let doc = session.graph(&PathBuf::from("graphs/plugin_smoke_plume_2d.ron"), &[])?;
     let grid = GridSpec::new(n, n, n, 1.0 / n as f32);
     let start = swirl(&grid);
     let out = std::env::temp_dir().join("flipgraph-bench-nodes");
     let mut nodes = Vec::new();
-    for kind in KINDS {
+    for (kind, isolated) in NODES {
         let k = session.registry.get(kind).ok_or_else(|| {
             anyhow!("node kind `{kind}` is not loaded (build plugins/confinement: cargo build --release)")
         })?;
-        let mut params = ParamMap::new();
+        let mut params: ParamMap = k
+            .spec
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), p.default.clone()))
+            .collect();
         params.insert("epsilon".into(), ParamValue::Number(a.epsilon));
+        if isolated {
+            params.insert("isolation".into(), ParamValue::Text("process".into()));
+        }
         let init = NodeInit {
             id: "bench",
             params: &params,
@@ -98,7 +112,7 @@ fn measure(session: &Session, a: &NodesArgs, n: usize) -> Result<[(f64, f64); 2]
         cancel: Arc::new(AtomicBool::new(false)),
         window: None,
     };
-    let mut times = [Vec::new(), Vec::new()];
+    let mut times = [Vec::new(), Vec::new(), Vec::new()];
     for e in 0..a.warmup + a.evals {
         for (node, t) in nodes.iter_mut().zip(&mut times) {
             let input = Value::new(VELOCITY, start.clone());
@@ -126,8 +140,9 @@ pub fn run(session: &Session, a: &NodesArgs) -> Result<()> {
     let mut table = Table::new(
         "nodes",
         format!(
-            "bench nodes: vorticity confinement (ε = {}) as a built-in node and as a node plugin, \
-             ms per evaluation, median and minimum of {} after {} warm-up",
+            "bench nodes: vorticity confinement (ε = {}) as a built-in node and as a node plugin \
+             in this process and isolated (isolation = process), ms per evaluation, median and \
+             minimum of {} after {} warm-up",
             a.epsilon, a.evals, a.warmup
         ),
         &[
@@ -138,18 +153,27 @@ pub fn run(session: &Session, a: &NodesArgs) -> Result<()> {
             "overhead",
             "min built-in / plugin ms",
             "overhead of min",
+            "isolated ms",
+            "isolated overhead",
+            "min isolated ms",
+            "isolated overhead of min",
         ],
     );
+    let percent = |x: f64, base: f64| format!("{:+.1} %", 100.0 * (x - base) / base);
     for &n in &a.sizes {
-        let [(b, b_min), (p, p_min)] = measure(session, a, n)?;
+        let [(b, b_min), (p, p_min), (i, i_min)] = measure(session, a, n)?;
         table.row([
             format!("{n}³"),
             format!("{b:.3}"),
             format!("{p:.3}"),
             format!("{:+.3}", p - b),
-            format!("{:+.1} %", 100.0 * (p - b) / b),
+            percent(p, b),
             format!("{b_min:.3} / {p_min:.3}"),
-            format!("{:+.1} %", 100.0 * (p_min - b_min) / b_min),
+            percent(p_min, b_min),
+            format!("{i:.3}"),
+            percent(i, b),
+            format!("{i_min:.3}"),
+            percent(i_min, b_min),
         ]);
     }
     table.emit(&bench_dir(&a.out))?;

@@ -242,7 +242,7 @@ mod tests {
             plugin: "faulty".into(),
             algorithm: "crash".into(),
             fallback: "pcg/cg".into(),
-            reason: "the solver process was killed by SIGSEGV".into(),
+            reason: "the plugin process was killed by SIGSEGV".into(),
         };
         let quiet = StepReport {
             node_times: vec![Default::default(); 2],

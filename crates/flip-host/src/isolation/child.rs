@@ -1,14 +1,19 @@
-//! The child's end of an isolated solver: reads requests from stdin, runs them on an
-//! in-process [`SolverInstance`] of its own, answers on the channel. Problems are read from and
+//! The child's end of an isolated solver or node: reads requests from stdin, runs them on an
+//! in-process [`SolverInstance`] (or, in node mode, [`NodeInstance`]) of its own, answers on
+//! the channel. Problems are read from and
 //! solved in the shared mapping; the solve's cancel service reads the mapping's cancel flag.
 
 use super::segment::{Access, Segment};
-use super::wire::{self, Answer, ChildMessage, Reply, Request, SolveMeta, WireError, WireStats};
-use super::{shm, views};
+use super::wire::{
+    self, Answer, ChildMessage, EvalMeta, Reply, Request, SolveMeta, WireError, WireStats,
+};
+use super::{ports, shm, views};
+use crate::node::{LoadedNodePlugin, NodeInstance};
 use crate::{
     CancelToken, LoadedPlugin, PluginError, ProblemRef, ServiceEvent, ServiceListener, SolveLimits,
     SolverInstance,
 };
+use flip_abi::node::NodeContext;
 use std::io::BufWriter;
 use std::os::fd::FromRawFd;
 use std::sync::atomic::Ordering;
@@ -99,6 +104,8 @@ fn die_with_parent() {
 #[derive(Default)]
 struct State {
     instance: Option<SolverInstance>,
+    /// The node instance (node mode; then `instance` is none).
+    node: Option<NodeInstance>,
     /// The problem's inputs (read only) and the exchange (cancel flag, pressure).
     segments: Option<(Segment, Arc<Segment>)>,
     /// Forwards what the plugin logs and reports to the host as it happens.
@@ -109,6 +116,9 @@ struct State {
 fn to_wire(e: PluginError) -> WireError {
     match e {
         PluginError::Call {
+            status, message, ..
+        }
+        | PluginError::NodeCall {
             status, message, ..
         } => WireError::Call { status, message },
         PluginError::Cancelled { .. } | PluginError::TimeLimit { .. } => WireError::Cancelled,
@@ -131,19 +141,33 @@ impl State {
                 exchange,
                 exchange_len,
             } => self.map(&inputs, inputs_len, &exchange, exchange_len),
+            Request::CreateNode {
+                plugin,
+                sha256,
+                kind,
+                params,
+            } => self.create_node(&plugin, &sha256, &kind, &params),
             Request::Solve(meta) => self.solve(&meta),
-            Request::Reset => self
-                .instance()
-                .and_then(|i| i.reset().map_err(to_wire))
-                .map(|()| Answer::Done),
-            Request::SaveState => self
-                .instance()
-                .and_then(|i| i.save_state().map_err(to_wire))
-                .map(Answer::State),
-            Request::LoadState(bytes) => self
-                .instance()
-                .and_then(|i| i.load_state(&bytes).map_err(to_wire))
-                .map(|()| Answer::Done),
+            Request::Eval(meta) => self.eval(&meta),
+            Request::Reset => match self.node.as_mut() {
+                Some(n) => n.reset().map_err(to_wire),
+                None => self.instance().and_then(|i| i.reset().map_err(to_wire)),
+            }
+            .map(|()| Answer::Done),
+            Request::SaveState => match self.node.as_mut() {
+                Some(n) => n.save_state().map_err(to_wire),
+                None => self
+                    .instance()
+                    .and_then(|i| i.save_state().map_err(to_wire)),
+            }
+            .map(Answer::State),
+            Request::LoadState(bytes) => match self.node.as_mut() {
+                Some(n) => n.load_state(&bytes).map_err(to_wire),
+                None => self
+                    .instance()
+                    .and_then(|i| i.load_state(&bytes).map_err(to_wire)),
+            }
+            .map(|()| Answer::Done),
         };
         let (logs, progress) = self.instance.as_mut().map_or((Vec::new(), 0.0), |i| {
             let logs = i.take_logs().into_iter().map(|l| (l.level, l.text));
@@ -181,6 +205,58 @@ impl State {
         instance.set_listener(self.forward.clone());
         self.instance = Some(instance);
         Ok(Answer::Done)
+    }
+
+    /// The node mode: loads the node plugin and creates an instance of `kind`.
+    fn create_node(
+        &mut self,
+        path: &std::path::Path,
+        sha256: &str,
+        kind: &str,
+        params: &[(String, f64)],
+    ) -> Result<Answer, WireError> {
+        let plugin = LoadedNodePlugin::load(path).map_err(|e| WireError::Other(e.to_string()))?;
+        if plugin.sha256 != sha256 {
+            return Err(WireError::Other(format!(
+                "{} changed since the host loaded it (content hash differs)",
+                flip_abi::text::path(path)
+            )));
+        }
+        self.node = Some(NodeInstance::create(Arc::new(plugin), kind, params).map_err(to_wire)?);
+        Ok(Answer::Done)
+    }
+
+    /// Evaluates the node over the ports in the mapping; the host checks the outputs.
+    fn eval(&mut self, meta: &EvalMeta) -> Result<Answer, WireError> {
+        let (inputs, exchange) = self
+            .segments
+            .as_ref()
+            .ok_or_else(|| WireError::Other("no shared memory mapped".into()))?;
+        let node = self
+            .node
+            .as_mut()
+            .ok_or_else(|| WireError::Other("no node instance created".into()))?;
+        let flag = exchange.clone();
+        let cancel =
+            CancelToken::watching(move || shm::cancel_flag(&flag).load(Ordering::Relaxed) != 0);
+        let c = meta.context;
+        let ctx = NodeContext {
+            dims: c.dims,
+            dimension: c.dimension,
+            dx: c.dx,
+            dt: c.dt,
+            time: c.time,
+            step: c.step,
+            frame: c.frame,
+            reserved: 0,
+        };
+        // SAFETY: the host wrote the ports of `meta` and waits for the reply; nothing else in
+        // this process uses the mapping.
+        let mut ports =
+            unsafe { ports::child_ports(inputs, exchange, meta) }.map_err(WireError::Other)?;
+        node.eval_unchecked(&ctx, &mut ports, Some(cancel))
+            .map_err(to_wire)?;
+        Ok(Answer::Evaluated)
     }
 
     /// Maps the host's segments: the inputs read only (the host sealed them: a writable

@@ -1,4 +1,4 @@
-//! The host's side of an isolated solver's shared memory: the sealed input segment (lent to
+//! The host's side of an isolated solver's or node's shared memory: the sealed input segment (lent to
 //! the pressure node's problem when it asks, so assembly writes where the child reads) and the
 //! exchange segment, replaced when a problem outgrows them; the child maps each new pair.
 
@@ -43,18 +43,24 @@ impl SharedMemory {
         Ok(self.inputs.as_ref().expect("just made"))
     }
 
-    /// Makes sure there are segments for `plan`: a private input segment unless the problem's
-    /// inputs already lie in the current one (`lent`), and an exchange segment large enough.
-    pub fn prepare(&mut self, plan: &Plan, lent: bool) -> std::io::Result<()> {
+    /// Makes sure there are segments of `inputs_len` and `exchange_len` bytes: a private input
+    /// segment unless the problem's inputs already lie in the current one (`lent`), and an
+    /// exchange segment large enough.
+    pub fn prepare(
+        &mut self,
+        inputs_len: usize,
+        exchange_len: usize,
+        lent: bool,
+    ) -> std::io::Result<()> {
         if !lent {
-            self.private_inputs(plan.inputs_len)?;
+            self.private_inputs(inputs_len)?;
         }
         if self
             .exchange
             .as_ref()
-            .is_none_or(|s| s.len() < plan.exchange_len())
+            .is_none_or(|s| s.len() < exchange_len)
         {
-            self.exchange = Some(Segment::create(plan.exchange_len(), Access::Shared)?);
+            self.exchange = Some(Segment::create(exchange_len, Access::Shared)?);
             self.mapped = false;
         }
         Ok(())

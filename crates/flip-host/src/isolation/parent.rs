@@ -1,13 +1,16 @@
-//! The host's end of an isolated solver: starts the child, maps the shared memory, sends
+//! The host's end of an isolated solver or node: starts the child, maps the shared memory, sends
 //! requests and waits for replies while watching the child, the time limit and the cancel
 //! token. Every way the child can end is reaped and described; none leaves a zombie.
 
 use super::memory::SharedMemory;
+use super::ports;
 use super::shm::{self, Plan};
-use super::wire::{self, Answer, ChildMessage, Reply, Request};
+use super::wire::{self, Answer, ChildMessage, EvalMeta, Reply, Request, WireContext};
 use super::{ChildCommand, ChildFailure};
+use crate::node::{LoadedNodePlugin, PortRef};
 use crate::{LoadedPlugin, LogLine, ProblemRef, ServiceEvent, ServiceListener, SolveLimits};
 use flip_abi as abi;
+use flip_abi::node::NodeContext;
 use flip_sdk::OwnedProblem;
 use std::io::Read;
 use std::os::fd::AsRawFd;
@@ -32,7 +35,7 @@ pub(crate) struct Waited {
     pub cancelled: bool,
 }
 
-/// A live child holding one solver instance.
+/// A live child holding one solver or node instance.
 pub(crate) struct ChildSolver {
     child: Child,
     input: Option<ChildStdin>,
@@ -57,6 +60,34 @@ impl ChildSolver {
         algorithm: &str,
         params: &[(String, f64)],
     ) -> Result<(Self, Reply), ChildFailure> {
+        let create = Request::Create {
+            plugin: plugin.path.clone(),
+            sha256: plugin.sha256.clone(),
+            algorithm: algorithm.into(),
+            params: params.to_vec(),
+        };
+        Self::spawn(cmd, &create)
+    }
+
+    /// Starts the child and creates an instance of node kind `kind` in it (the child's node
+    /// mode); the reply tells whether `create` succeeded.
+    pub fn start_node(
+        cmd: &ChildCommand,
+        plugin: &LoadedNodePlugin,
+        kind: &str,
+        params: &[(String, f64)],
+    ) -> Result<(Self, Reply), ChildFailure> {
+        let create = Request::CreateNode {
+            plugin: plugin.path.clone(),
+            sha256: plugin.sha256.clone(),
+            kind: kind.into(),
+            params: params.to_vec(),
+        };
+        Self::spawn(cmd, &create)
+    }
+
+    /// Starts the child and sends it `create`.
+    fn spawn(cmd: &ChildCommand, create: &Request) -> Result<(Self, Reply), ChildFailure> {
         let mut child = Command::new(&cmd.program)
             .args(&cmd.args)
             .stdin(Stdio::piped())
@@ -79,13 +110,7 @@ impl ChildSolver {
             live: Vec::new(),
             last_transfer: Duration::ZERO,
         };
-        let create = Request::Create {
-            plugin: plugin.path.clone(),
-            sha256: plugin.sha256.clone(),
-            algorithm: algorithm.into(),
-            params: params.to_vec(),
-        };
-        let reply = me.call(&create)?;
+        let reply = me.call(create)?;
         Ok((me, reply))
     }
 
@@ -140,6 +165,50 @@ impl ChildSolver {
         Ok(waited)
     }
 
+    /// Brings a node's ports into the shared memory, evaluates the node in the child under
+    /// `limits` and, when it answered `Evaluated`, checks the guards after the outputs and
+    /// copies the outputs back into `ports`. The inner `Err(i)`: port `i` was written past its
+    /// end ([`ports::read_outputs`]).
+    pub fn eval(
+        &mut self,
+        ctx: &NodeContext,
+        ports: &mut [PortRef<'_>],
+        limits: &SolveLimits,
+    ) -> Result<(Waited, Result<(), usize>), ChildFailure> {
+        let meta = EvalMeta {
+            context: WireContext {
+                dims: ctx.dims,
+                dimension: ctx.dimension,
+                dx: ctx.dx,
+                dt: ctx.dt,
+                time: ctx.time,
+                step: ctx.step,
+                frame: ctx.frame,
+            },
+            ports: ports.iter().map(ports::port_meta).collect(),
+        };
+        let plan = ports::plan(&meta);
+        self.map_sized(plan.inputs_len, plan.exchange_len, false)?;
+        let transfer = Instant::now();
+        let (inputs, exchange) = (self.memory.inputs(), self.memory.exchange());
+        let (inputs, exchange) = (inputs.expect("mapped"), exchange.expect("mapped"));
+        // SAFETY: `map_sized` gave a private input segment and an exchange of the plan's sizes.
+        unsafe { ports::write_ports(inputs, exchange, &plan, ports) };
+        shm::cancel_flag(exchange).store(0, Ordering::SeqCst);
+        self.last_transfer = transfer.elapsed();
+        self.send(&Request::Eval(meta))?;
+        let waited = self.wait(Some(limits))?;
+        let mut guards = Ok(());
+        if matches!(waited.reply.result, Ok(Answer::Evaluated)) {
+            let back = Instant::now();
+            let exchange = self.memory.exchange().expect("mapped");
+            // SAFETY: as above; the child answered, so it no longer writes the exchange.
+            guards = unsafe { ports::read_outputs(exchange, &plan, ports) };
+            self.last_transfer += back.elapsed();
+        }
+        Ok((waited, guards))
+    }
+
     /// Moves the input arrays of `p` into the input segment, so assembling the next problem
     /// writes where the child reads and a solve brings nothing in; whether they lie there.
     pub fn lend(&mut self, p: &mut OwnedProblem) -> bool {
@@ -149,8 +218,18 @@ impl ChildSolver {
     /// Makes sure there are segments for `plan` (`lent`: the problem's inputs are in the
     /// current one) and that the child has mapped them.
     fn map(&mut self, plan: &Plan, lent: bool) -> Result<(), ChildFailure> {
-        if let Err(e) = self.memory.prepare(plan, lent) {
-            let bytes = plan.inputs_len + plan.exchange_len();
+        self.map_sized(plan.inputs_len, plan.exchange_len(), lent)
+    }
+
+    /// Makes sure there are segments of these sizes and that the child has mapped them.
+    fn map_sized(
+        &mut self,
+        inputs_len: usize,
+        exchange_len: usize,
+        lent: bool,
+    ) -> Result<(), ChildFailure> {
+        if let Err(e) = self.memory.prepare(inputs_len, exchange_len, lent) {
+            let bytes = inputs_len + exchange_len;
             return Err(self.kill(ChildFailure::Protocol(format!(
                 "cannot create shared memory of {bytes} bytes: {e}"
             ))));

@@ -1,4 +1,4 @@
-//! The control channel between the host and an isolated solver: length-prefixed postcard
+//! The control channel between the host and an isolated solver or node: length-prefixed postcard
 //! messages (`u32` little-endian length, then the body) on the child's stdin (requests) and on
 //! the child's original stdout (replies; the child points its fd 1 at stderr, so what a plugin
 //! prints cannot garble the channel).
@@ -55,6 +55,41 @@ pub(crate) enum SolveMeta {
     },
 }
 
+/// The step a node evaluates (`abi::node::NodeContext`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct WireContext {
+    pub dims: [u32; 3],
+    pub dimension: u32,
+    pub dx: f32,
+    pub dt: f32,
+    pub time: f64,
+    pub step: u64,
+    pub frame: u32,
+}
+
+/// One port of a node's `eval` whose arrays are in the shared mappings ([`super::ports`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum PortMeta {
+    /// No value (an unconnected optional input, or an input an output holds).
+    Absent,
+    /// `count` particles (`ids`: they carry ids); `output`: positions and velocities written.
+    Particles { count: u64, ids: bool, output: bool },
+    /// A face velocity on the context's grid.
+    Velocity { output: bool },
+    /// A cell field on the context's grid.
+    Field { output: bool },
+    /// Cell kinds on the context's grid.
+    Cells { output: bool },
+}
+
+/// The metadata of a node evaluation whose ports are in the shared mappings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct EvalMeta {
+    pub context: WireContext,
+    /// One per declared port, in order.
+    pub ports: Vec<PortMeta>,
+}
+
 /// What the host asks.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) enum Request {
@@ -63,6 +98,14 @@ pub(crate) enum Request {
         plugin: PathBuf,
         sha256: String,
         algorithm: String,
+        params: Vec<(String, f64)>,
+    },
+    /// Load the node plugin (it must still have content hash `sha256`) and create an
+    /// instance of its node kind `kind` (the child's node mode).
+    CreateNode {
+        plugin: PathBuf,
+        sha256: String,
+        kind: String,
         params: Vec<(String, f64)>,
     },
     /// Map the host's input segment (read only) and exchange segment (read-write), files the
@@ -75,6 +118,8 @@ pub(crate) enum Request {
     },
     /// Solve the problem in the mapping.
     Solve(SolveMeta),
+    /// Evaluate the node over the ports in the mapping (outputs written in place).
+    Eval(EvalMeta),
     /// `reset`.
     Reset,
     /// `state_size` + `save_state`.
@@ -131,6 +176,8 @@ pub(crate) enum Answer {
     Done,
     /// Solve.
     Solved(WireStats),
+    /// Eval (the outputs are in the exchange segment).
+    Evaluated,
     /// SaveState (`None`: the plugin has no state support).
     State(Option<Vec<u8>>),
 }

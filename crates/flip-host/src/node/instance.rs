@@ -1,9 +1,13 @@
-//! A node plugin's instance in this process: `create`, `eval` over the host's buffers with the
-//! ports checked before the call and the outputs after it, `reset`, saved state, `destroy`.
+//! A node plugin's instance, in this process or isolated in a child ([`super::remote`]):
+//! `create`, `eval` over the host's buffers with the ports checked before the call and the
+//! outputs after it, `reset`, saved state, `destroy`.
 
+use super::guard;
 use super::load::{LoadedNodePlugin, NodeKindInfo};
 use crate::in_flight::InFlight;
 use crate::instance::{message, Buf};
+use crate::isolation::wire::{Answer, Request};
+use crate::isolation::ChildSolver;
 use crate::services::{CallContext, CancelToken};
 use crate::PluginError;
 use flip_abi::node::{
@@ -13,9 +17,16 @@ use flip_abi::node::{
 use flip_abi::{ParamValue, STATUS_OK, STATUS_PANIC};
 use std::ffi::{c_void, CString};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The host's buffer behind one port of an `eval` call, in declaration order. Inputs are
 /// shared slices (the plugin reads them only), outputs mutable ones; ids stay read-only.
+///
+/// Each written output array may come with a `guard`: bytes of the same allocation right
+/// after the array (empty: none), which the host fills with [`guard::CANARY`] before the call
+/// and checks after it, so a node writing past the end of the view fails the run instead of
+/// corrupting memory unseen. A non-empty guard that does not start where its array ends is
+/// refused.
 #[derive(Debug)]
 pub enum PortRef<'a> {
     /// An unconnected optional input.
@@ -37,6 +48,8 @@ pub enum PortRef<'a> {
         velocity: &'a mut [[f32; 3]],
         /// Ids (empty when none); the host checks the plugin left them alone.
         ids: &'a [u64],
+        /// Guards after the positions and the velocities.
+        guards: [&'a mut [u8]; 2],
     },
     /// A face velocity read.
     Velocity {
@@ -55,6 +68,8 @@ pub enum PortRef<'a> {
         components: [&'a mut [f32]; 3],
         /// Valid-face masks.
         valid: [&'a [u8]; 3],
+        /// Guards after u, v, w.
+        guards: [&'a mut [u8]; 3],
     },
     /// A cell field read (scalar, level set, solid distance).
     Field {
@@ -69,6 +84,8 @@ pub enum PortRef<'a> {
         dims: [usize; 3],
         /// Values.
         data: &'a mut [f32],
+        /// Guard after the values.
+        guard: &'a mut [u8],
     },
     /// Cell kinds read.
     Cells {
@@ -83,21 +100,91 @@ pub enum PortRef<'a> {
         dims: [usize; 3],
         /// Kinds.
         data: &'a mut [u8],
+        /// Guard after the kinds.
+        guard: &'a mut [u8],
     },
 }
 
-/// A live instance of a plugin node kind.
+impl PortRef<'_> {
+    /// Each written array's bytes (start, length) with its guard.
+    fn guarded(&mut self) -> Vec<(*const u8, usize, &mut [u8])> {
+        match self {
+            PortRef::ParticlesMut {
+                position,
+                velocity,
+                guards: [gp, gv],
+                ..
+            } => vec![
+                (position.as_ptr().cast(), 12 * position.len(), &mut **gp),
+                (velocity.as_ptr().cast(), 12 * velocity.len(), &mut **gv),
+            ],
+            PortRef::VelocityMut {
+                components, guards, ..
+            } => components
+                .iter()
+                .zip(guards.iter_mut())
+                .map(|(c, g)| (c.as_ptr().cast::<u8>(), 4 * c.len(), &mut **g))
+                .collect(),
+            PortRef::FieldMut { data, guard, .. } => {
+                vec![(data.as_ptr().cast(), 4 * data.len(), &mut **guard)]
+            }
+            PortRef::CellsMut { data, guard, .. } => {
+                vec![(data.as_ptr(), data.len(), &mut **guard)]
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Where the plugin's instance lives.
+pub(super) enum Backend {
+    /// In this process: the plugin's handle.
+    Local(*mut c_void),
+    /// In a child process ([`NodeInstance::create_isolated`]).
+    Child(Box<ChildSolver>),
+}
+
+/// A live instance of a plugin node kind, in this process or isolated in a child process.
 pub struct NodeInstance {
-    plugin: Arc<LoadedNodePlugin>,
-    kind: NodeKindInfo,
-    handle: *mut c_void,
+    pub(super) plugin: Arc<LoadedNodePlugin>,
+    pub(super) kind: NodeKindInfo,
+    pub(super) backend: Backend,
     /// Set after a panic: nothing is called on the instance again.
-    poisoned: bool,
+    pub(super) poisoned: bool,
+    /// Wall-clock limit of an isolated `eval` ([`NodeInstance::set_time_limit`]).
+    pub(super) time_limit: Option<Duration>,
 }
 
 // SAFETY: the ABI requires instances to be usable from any thread, one at a time; `&mut self`
 // on every call keeps it to one.
 unsafe impl Send for NodeInstance {}
+
+/// Fills the guards of every output with the canary; refuses a guard that does not follow its
+/// array.
+fn arm_guards(kind: &NodeKindInfo, ports: &mut [PortRef<'_>]) -> Result<(), String> {
+    for (info, port) in kind.ports.iter().zip(ports.iter_mut()) {
+        for (data, bytes, g) in port.guarded() {
+            if !guard::follows(data, bytes, g) {
+                return Err(format!(
+                    "port `{}` was given a guard that does not follow its array",
+                    info.name
+                ));
+            }
+            guard::fill(g);
+        }
+    }
+    Ok(())
+}
+
+/// Whether every output's guards still hold the canary after `eval`.
+fn guards_intact(kind: &NodeKindInfo, ports: &mut [PortRef<'_>]) -> Result<(), String> {
+    for (info, port) in kind.ports.iter().zip(ports.iter_mut()) {
+        if port.guarded().iter().any(|(_, _, g)| !guard::intact(g)) {
+            return Err(guard::overrun(&info.name));
+        }
+    }
+    Ok(())
+}
 
 fn u32_dims(d: [usize; 3]) -> [u32; 3] {
     d.map(|x| x as u32)
@@ -181,8 +268,9 @@ impl NodeInstance {
         Ok(Self {
             plugin,
             kind: info,
-            handle,
+            backend: Backend::Local(handle),
             poisoned: false,
+            time_limit: None,
         })
     }
 
@@ -196,7 +284,19 @@ impl NodeInstance {
         &self.plugin
     }
 
-    fn fail(&self, status: i32, message: String) -> PluginError {
+    /// Whether the instance lives in a child process.
+    pub fn is_isolated(&self) -> bool {
+        matches!(self.backend, Backend::Child(_))
+    }
+
+    /// The wall-clock limit of each `eval` of an isolated instance: past it the node is asked
+    /// to stop (the cancel service), and a child still running at twice the limit plus a second
+    /// is killed. An instance in this process cannot be stopped and ignores it.
+    pub fn set_time_limit(&mut self, limit: Option<Duration>) {
+        self.time_limit = limit;
+    }
+
+    pub(super) fn fail(&self, status: i32, message: String) -> PluginError {
         PluginError::NodeCall {
             plugin: self.plugin.id.clone(),
             node: self.kind.name.clone(),
@@ -205,7 +305,7 @@ impl NodeInstance {
         }
     }
 
-    fn ports_error(&self, message: String) -> PluginError {
+    pub(super) fn ports_error(&self, message: String) -> PluginError {
         PluginError::NodeOutput {
             plugin: self.plugin.id.clone(),
             node: self.kind.name.clone(),
@@ -224,12 +324,13 @@ impl NodeInstance {
     }
 
     /// Evaluates one substep over `ports` (one per declared port, in order), then checks the
-    /// outputs: finite floats, valid cell kinds, particle ids untouched.
+    /// outputs: finite floats, valid cell kinds, particle ids untouched, and (isolated) the
+    /// guards after the output views.
     ///
     /// # Errors
     /// [`PluginError::NodeCall`] (the plugin's status and message; a panic poisons the
     /// instance), [`PluginError::NodeOutput`] (ports that do not match the kind, or an output
-    /// that fails a check).
+    /// that fails a check), [`PluginError::NodeIsolated`] (the child crashed, exited or hung).
     pub fn eval(
         &mut self,
         ctx: &NodeContext,
@@ -238,6 +339,7 @@ impl NodeInstance {
     ) -> Result<(), PluginError> {
         self.usable()?;
         let dims = ctx.dims.map(|d| d as usize);
+        arm_guards(&self.kind, ports).map_err(|m| self.ports_error(m))?;
         let data = self
             .port_data(dims, ports)
             .map_err(|m| self.ports_error(m))?;
@@ -248,6 +350,45 @@ impl NodeInstance {
                 _ => 0,
             })
             .collect();
+        match self.backend {
+            Backend::Local(handle) => self.call_eval(handle, ctx, &data, cancel)?,
+            Backend::Child(_) => {
+                drop(data);
+                self.remote_eval(ctx, ports, cancel)?;
+            }
+        }
+        guards_intact(&self.kind, ports).map_err(|m| self.ports_error(m))?;
+        self.check_outputs(ports, &digests)
+            .map_err(|m| self.ports_error(m))
+    }
+
+    /// `eval` in this process without the checks after it (the isolated node's child: the
+    /// host checks).
+    pub(crate) fn eval_unchecked(
+        &mut self,
+        ctx: &NodeContext,
+        ports: &mut [PortRef<'_>],
+        cancel: Option<CancelToken>,
+    ) -> Result<(), PluginError> {
+        self.usable()?;
+        arm_guards(&self.kind, ports).map_err(|m| self.ports_error(m))?;
+        let data = self
+            .port_data(ctx.dims.map(|d| d as usize), ports)
+            .map_err(|m| self.ports_error(m))?;
+        let Backend::Local(handle) = self.backend else {
+            unreachable!("the child's instances are local");
+        };
+        self.call_eval(handle, ctx, &data, cancel)
+    }
+
+    /// Calls the plugin's `eval` in this process over `data`.
+    fn call_eval(
+        &mut self,
+        handle: *mut c_void,
+        ctx: &NodeContext,
+        data: &[PortData],
+        cancel: Option<CancelToken>,
+    ) -> Result<(), PluginError> {
         let call = CallContext::new(cancel, None);
         let services = call.services();
         let mut buf = Buf::new();
@@ -257,12 +398,12 @@ impl NodeInstance {
             self.plugin.id, self.kind.name
         );
         let in_flight = InFlight::enter(what, &self.plugin.path);
-        // SAFETY: `data` views the buffers of `ports`, which are borrowed for this call and
-        // have the lengths the ABI documents (checked by `port_data`); inputs are shared and
-        // outputs exclusive borrows; `ctx` and `services` outlive the call.
+        // SAFETY: `data` views the buffers of the caller's ports, which are borrowed for this
+        // call and have the lengths the ABI documents (checked by `port_data`); inputs are
+        // shared and outputs exclusive borrows; `ctx` and `services` outlive the call.
         let status = unsafe {
             eval(
-                self.handle,
+                handle,
                 ctx,
                 data.as_ptr(),
                 data.len() as u32,
@@ -280,8 +421,7 @@ impl NodeInstance {
         if let Some(message) = call.refusals() {
             return Err(self.fail(flip_abi::STATUS_BAD_VALUE, message));
         }
-        self.check_outputs(ports, &digests)
-            .map_err(|m| self.ports_error(m))
+        Ok(())
     }
 
     /// The ABI's view of every port, checked against the kind's declaration and the grid.
@@ -354,6 +494,7 @@ impl NodeInstance {
                     position,
                     velocity,
                     ids,
+                    ..
                 } => {
                     len(velocity.len(), position.len())?;
                     if !ids.is_empty() {
@@ -400,6 +541,7 @@ impl NodeInstance {
                     dims: d,
                     components,
                     valid,
+                    ..
                 } => {
                     grid(*d)?;
                     for a in 0..3 {
@@ -431,7 +573,7 @@ impl NodeInstance {
                     };
                     (info.data_kind, false, PortViewUnion { field: v })
                 }
-                PortRef::FieldMut { dims: d, data } => {
+                PortRef::FieldMut { dims: d, data, .. } => {
                     grid(*d)?;
                     len(data.len(), cells(*d))?;
                     let v = CellFieldView {
@@ -449,7 +591,7 @@ impl NodeInstance {
                     };
                     (abi::DATA_CELL_KINDS, false, PortViewUnion { cells: v })
                 }
-                PortRef::CellsMut { dims: d, data } => {
+                PortRef::CellsMut { dims: d, data, .. } => {
                     grid(*d)?;
                     len(data.len(), cells(*d))?;
                     let v = CellKindsView {
@@ -496,6 +638,7 @@ impl NodeInstance {
                     position,
                     velocity,
                     ids,
+                    ..
                 } => {
                     finite(name, "position", position.as_flattened())?;
                     finite(name, "velocity", velocity.as_flattened())?;
@@ -531,10 +674,14 @@ impl NodeInstance {
     /// [`PluginError::NodeCall`].
     pub fn reset(&mut self) -> Result<(), PluginError> {
         self.usable()?;
+        let handle = match self.backend {
+            Backend::Local(handle) => handle,
+            Backend::Child(_) => return self.remote_call(&Request::Reset, "reset").map(drop),
+        };
         let mut buf = Buf::new();
         let reset = self.plugin.table().reset.expect("checked at load");
         // SAFETY: a live handle of this plugin, used by one thread.
-        let status = unsafe { reset(self.handle, &mut buf.raw()) };
+        let status = unsafe { reset(handle, &mut buf.raw()) };
         if status == STATUS_PANIC {
             self.poisoned = true;
         }
@@ -550,13 +697,22 @@ impl NodeInstance {
     /// [`PluginError::NodeCall`].
     pub fn save_state(&mut self) -> Result<Option<Vec<u8>>, PluginError> {
         self.usable()?;
+        let handle = match self.backend {
+            Backend::Local(handle) => handle,
+            Backend::Child(_) => {
+                return match self.remote_call(&Request::SaveState, "save_state")? {
+                    Answer::State(state) => Ok(state),
+                    _ => Err(self.protocol("save_state")),
+                }
+            }
+        };
         let t = self.plugin.table();
         let (Some(size_fn), Some(save)) = (t.state_size, t.save_state) else {
             return Ok(None);
         };
         let (mut size, mut buf) = (0u64, Buf::new());
         // SAFETY: a live handle; `size` is writable.
-        let status = unsafe { size_fn(self.handle, &mut size, &mut buf.raw()) };
+        let status = unsafe { size_fn(handle, &mut size, &mut buf.raw()) };
         if status != STATUS_OK {
             self.poisoned |= status == STATUS_PANIC;
             return Err(self.fail(status, message(&buf.0)));
@@ -569,7 +725,7 @@ impl NodeInstance {
         // SAFETY: `data` is writable for `size` bytes.
         let status = unsafe {
             save(
-                self.handle,
+                handle,
                 data.as_mut_ptr(),
                 size,
                 &mut written,
@@ -590,6 +746,13 @@ impl NodeInstance {
     /// [`PluginError::NodeCall`], also when the plugin keeps no state but `bytes` is not empty.
     pub fn load_state(&mut self, bytes: &[u8]) -> Result<(), PluginError> {
         self.usable()?;
+        let handle = match self.backend {
+            Backend::Local(handle) => handle,
+            Backend::Child(_) => {
+                let req = Request::LoadState(bytes.to_vec());
+                return self.remote_call(&req, "load_state").map(drop);
+            }
+        };
         let Some(load) = self.plugin.table().load_state else {
             if bytes.is_empty() {
                 return Ok(());
@@ -601,14 +764,7 @@ impl NodeInstance {
         };
         let mut buf = Buf::new();
         // SAFETY: `bytes` is readable for its length during the call.
-        let status = unsafe {
-            load(
-                self.handle,
-                bytes.as_ptr(),
-                bytes.len() as u64,
-                &mut buf.raw(),
-            )
-        };
+        let status = unsafe { load(handle, bytes.as_ptr(), bytes.len() as u64, &mut buf.raw()) };
         if status != STATUS_OK {
             self.poisoned |= status == STATUS_PANIC;
             return Err(self.fail(status, message(&buf.0)));
@@ -619,11 +775,14 @@ impl NodeInstance {
 
 impl Drop for NodeInstance {
     fn drop(&mut self) {
+        let Backend::Local(handle) = self.backend else {
+            return; // the child destroys its instance when the channel closes
+        };
         if self.poisoned {
             return; // the ABI: nothing is called after a panic, not even `destroy`
         }
         let destroy = self.plugin.table().destroy.expect("checked at load");
         // SAFETY: a live handle of this plugin, destroyed once.
-        unsafe { destroy(self.handle) };
+        unsafe { destroy(handle) };
     }
 }

@@ -199,6 +199,29 @@ impl LoadedNodePlugin {
         })
     }
 
+    /// Opens the node suite of the library at `path` (the isolated node's child: the host
+    /// already refused built-in kind names).
+    ///
+    /// # Errors
+    /// As [`crate::LoadedPlugin::load`], and [`PluginError::Malformed`] for a library without a
+    /// valid node suite.
+    pub(crate) fn load(path: &Path) -> Result<Self, PluginError> {
+        let not_lib = |source: crate::elf::LibraryFileError| PluginError::NotALibrary {
+            path: path.into(),
+            source,
+        };
+        crate::elf::check_file(path).map_err(not_lib)?;
+        let sha256 = crate::probe::sha256_file(path).map_err(|e| not_lib(e.into()))?;
+        let library = crate::loaded::open_library(path)?;
+        if !has_node_entry(&library) {
+            return Err(PluginError::Malformed {
+                path: path.into(),
+                reason: "exports no node suite".into(),
+            });
+        }
+        Self::from_library(library, path, sha256, &[])
+    }
+
     /// The kind named `name` (bare, without the plugin id).
     pub fn kind(&self, name: &str) -> Option<&NodeKindInfo> {
         self.kinds.iter().find(|k| k.name == name)

@@ -6,13 +6,15 @@
 
 mod buffers;
 
-use super::pressure::params::{plugin_param_specs, plugin_param_values};
+use super::pressure::params::{
+    isolated, isolation_spec, plugin_param_specs, plugin_param_values, time_limit, time_limit_spec,
+};
 use crate::kinds::{CELLS, LEVEL_SET, PARTICLES, SCALAR, SOLIDS, VELOCITY};
 use flip_abi::node as abi;
 use flip_graph::{
     DataKind, EvalCtx, Node, NodeError, NodeIo, NodeKind, NodeSpec, NodeState, PortSpec,
 };
-use flip_host::{LoadedNodePlugin, NodeInstance, NodeKindInfo};
+use flip_host::{ChildCommand, LoadedNodePlugin, NodeInstance, NodeKindInfo};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -43,8 +45,28 @@ pub fn data_kind(tag: u32) -> Option<DataKind> {
     })
 }
 
-/// The registry kind of a plugin's node kind.
-pub fn kind(plugin: Arc<LoadedNodePlugin>, info: &NodeKindInfo) -> NodeKind {
+/// The plugin node's own parameters after the plugin's: `isolation` and `time_limit`.
+fn isolation_specs() -> [flip_graph::ParamSpec; 2] {
+    [
+        isolation_spec(
+            "none: the node runs in this process; process: in a child process on shared \
+             memory, so a crash, exit or hang of the plugin stops the run with a clear error \
+             and the host keeps running",
+        ),
+        time_limit_spec(
+            "with isolation = process: wall-clock limit per evaluation, 0 = none: past it the \
+             node is told to stop, and a node still running at twice the limit is killed",
+        ),
+    ]
+}
+
+/// The registry kind of a plugin's node kind; `child` starts the child of an isolated
+/// instance (None: this program offers no process isolation).
+pub fn kind(
+    plugin: Arc<LoadedNodePlugin>,
+    info: &NodeKindInfo,
+    child: Option<ChildCommand>,
+) -> NodeKind {
     let port = |p: &flip_host::PortInfo| {
         let kind = data_kind(p.data_kind).expect("data kinds are checked at load");
         if p.optional {
@@ -60,7 +82,10 @@ pub fn kind(plugin: Arc<LoadedNodePlugin>, info: &NodeKindInfo) -> NodeKind {
         &info.help,
         info.ports.iter().filter(|p| p.input).map(port).collect(),
         info.ports.iter().filter(|p| !p.input).map(port).collect(),
-        plugin_param_specs(&info.params),
+        plugin_param_specs(&info.params)
+            .into_iter()
+            .chain(isolation_specs())
+            .collect(),
     )
     .with(PluginSource {
         plugin: plugin.id.clone(),
@@ -75,8 +100,20 @@ pub fn kind(plugin: Arc<LoadedNodePlugin>, info: &NodeKindInfo) -> NodeKind {
             let kind = plugin.kind(&name).expect("registered from this plugin");
             let values =
                 plugin_param_values(&kind.params, init.params).map_err(NodeError::Failed)?;
-            let instance =
-                NodeInstance::create(plugin.clone(), &name, &values).map_err(NodeError::other)?;
+            let instance = if isolated(init.params) {
+                let Some(cmd) = &child else {
+                    let why = "\"process\" is not offered by this program (it cannot start a \
+                        child process); use \"none\"";
+                    return Err(NodeError::param("isolation", why));
+                };
+                let mut instance =
+                    NodeInstance::create_isolated(plugin.clone(), &name, &values, cmd)
+                        .map_err(NodeError::other)?;
+                instance.set_time_limit(time_limit(&crate::params::Params(init.params))?);
+                instance
+            } else {
+                NodeInstance::create(plugin.clone(), &name, &values).map_err(NodeError::other)?
+            };
             Ok(Box::new(PluginNode { instance }))
         }),
     )

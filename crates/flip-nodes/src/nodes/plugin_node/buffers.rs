@@ -1,11 +1,16 @@
 //! The graph values a plugin node's `eval` works on, held for the call: inputs shared, outputs
 //! owned (an output that starts from its input takes that input's value; another starts at
-//! zero), each lent to the host as a [`PortRef`].
+//! zero), each lent to the host as a [`PortRef`]. Every written array is lent with a guard
+//! after it: room at the end of its own allocation that the host fills with a canary and
+//! checks after `eval` (`flip_host::node::guard`), removed again when the value goes back on
+//! the edges.
 
 use crate::kinds::{TypedInputs, VelocityField, CELLS, LEVEL_SET, PARTICLES, SCALAR, VELOCITY};
+use bytemuck::Pod;
 use flip_abi::node as abi;
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, Particles, Solids};
 use flip_graph::{DataKind, NodeError, NodeIo, Value};
+use flip_host::node::guard::GUARD_BYTES;
 use flip_host::{NodeKindInfo, PortInfo, PortRef};
 use std::sync::Arc;
 
@@ -23,6 +28,26 @@ pub(super) enum Held {
     Solids(Arc<Solids>),
     /// Cell kinds as bytes (`CellKind` is `repr(u8)` with the ABI's numbers).
     Cells(Vec<u8>, [usize; 3], bool),
+}
+
+/// Elements of `T` that hold a guard.
+fn guard_len<T>() -> usize {
+    GUARD_BYTES.div_ceil(std::mem::size_of::<T>())
+}
+
+/// Appends room for a guard after `v`'s elements and lends the elements and the guard's bytes
+/// ([`unguard`] removes it).
+fn guarded<T: Pod>(v: &mut Vec<T>) -> (&mut [T], &mut [u8]) {
+    let (len, extra) = (v.len(), guard_len::<T>());
+    v.reserve_exact(extra);
+    v.resize(len + extra, T::zeroed());
+    let (data, guard) = v.split_at_mut(len);
+    (data, bytemuck::cast_slice_mut(guard))
+}
+
+/// Removes the guard [`guarded`] appended.
+fn unguard<T>(v: &mut Vec<T>) {
+    v.truncate(v.len() - guard_len::<T>());
 }
 
 /// The cell kinds of `grid` as the ABI's bytes.
@@ -92,6 +117,25 @@ pub(super) fn take(
 }
 
 impl Held {
+    /// Removes the guards [`Held::port`] appended to an output.
+    fn unguard(&mut self) {
+        match self {
+            Held::Particles(p, true) => {
+                let p = Arc::make_mut(p);
+                unguard(&mut p.pos);
+                unguard(&mut p.vel);
+            }
+            Held::Velocity(f, true) => {
+                for g in Arc::make_mut(f).vel.axes_mut() {
+                    unguard(&mut g.data);
+                }
+            }
+            Held::Field(g, _, true) => unguard(&mut Arc::make_mut(g).data),
+            Held::Cells(bytes, _, true) => unguard(bytes),
+            _ => {}
+        }
+    }
+
     /// The host's view of this value (outputs copied first while shared).
     pub(super) fn port(&mut self, grid: [usize; 3]) -> PortRef<'_> {
         match self {
@@ -103,10 +147,13 @@ impl Held {
             },
             Held::Particles(p, true) => {
                 let p = Arc::make_mut(p);
+                let (position, guard_position) = guarded(&mut p.pos);
+                let (velocity, guard_velocity) = guarded(&mut p.vel);
                 PortRef::ParticlesMut {
-                    position: bytemuck::cast_slice_mut(&mut p.pos),
-                    velocity: bytemuck::cast_slice_mut(&mut p.vel),
+                    position: bytemuck::cast_slice_mut(position),
+                    velocity: bytemuck::cast_slice_mut(velocity),
                     ids: &p.id,
+                    guards: [guard_position, guard_velocity],
                 }
             }
             Held::Velocity(f, false) => PortRef::Velocity {
@@ -116,10 +163,12 @@ impl Held {
             },
             Held::Velocity(f, true) => {
                 let f = Arc::make_mut(f);
+                let [(u, gu), (v, gv), (w, gw)] = f.vel.axes_mut().map(|g| guarded(&mut g.data));
                 PortRef::VelocityMut {
                     dims: grid,
-                    components: f.vel.axes_mut().map(|g| g.data.as_mut_slice()),
+                    components: [u, v, w],
                     valid: f.valid.axes().map(|g| g.data.as_slice()),
+                    guards: [gu, gv, gw],
                 }
             }
             Held::Field(g, _, false) => PortRef::Field {
@@ -128,10 +177,9 @@ impl Held {
             },
             Held::Field(g, _, true) => {
                 let g = Arc::make_mut(g);
-                PortRef::FieldMut {
-                    dims: g.dims(),
-                    data: &mut g.data,
-                }
+                let dims = g.dims();
+                let (data, guard) = guarded(&mut g.data);
+                PortRef::FieldMut { dims, data, guard }
             }
             Held::Solids(s) => PortRef::Field {
                 dims: s.phi.dims(),
@@ -141,15 +189,21 @@ impl Held {
                 dims: *dims,
                 data: bytes,
             },
-            Held::Cells(bytes, dims, true) => PortRef::CellsMut {
-                dims: *dims,
-                data: bytes,
-            },
+            Held::Cells(bytes, dims, true) => {
+                let (data, guard) = guarded(bytes);
+                PortRef::CellsMut {
+                    dims: *dims,
+                    data,
+                    guard,
+                }
+            }
         }
     }
 
-    /// The value to put on the output's edges (outputs only; the host checked them).
-    pub(super) fn into_value(self) -> Option<Value> {
+    /// The value to put on the output's edges, its guards removed (outputs only; the host
+    /// checked them).
+    pub(super) fn into_value(mut self) -> Option<Value> {
+        self.unguard();
         Some(match self {
             Held::Particles(p, true) => Value::shared(PARTICLES, p),
             Held::Velocity(f, true) => Value::shared(VELOCITY, f),

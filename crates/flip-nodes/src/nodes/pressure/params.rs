@@ -11,22 +11,13 @@ pub(crate) fn solving_specs(choices: &[&str]) -> [ParamSpec; 3] {
         .chain(choices.iter().copied())
         .collect();
     [
-        ParamSpec::float(
-            "time_limit",
-            "Time limit (s)",
+        time_limit_spec(
             "wall-clock limit per solve, 0 = none: past it the solver is told to stop and the node fails",
-            0.0,
-            0.0,
-            1e6,
         ),
-        ParamSpec::choice(
-            "isolation",
-            "Isolation",
+        isolation_spec(
             "none: the solver runs in this process; process: in a child process on shared \
              memory, so a crash or hang of the plugin stops the run with a clear error (or \
              falls back)",
-            &["none", "process"],
-            "none",
         ),
         ParamSpec::choice(
             "fallback_solver",
@@ -38,6 +29,21 @@ pub(crate) fn solving_specs(choices: &[&str]) -> [ParamSpec; 3] {
             "none",
         ),
     ]
+}
+
+/// The `time_limit` parameter of a node that calls a plugin (seconds, 0 = none).
+pub(crate) fn time_limit_spec(help: &str) -> ParamSpec {
+    ParamSpec::float("time_limit", "Time limit (s)", help, 0.0, 0.0, 1e6)
+}
+
+/// The `isolation` parameter of a node that calls a plugin: `none` or `process`.
+pub(crate) fn isolation_spec(help: &str) -> ParamSpec {
+    ParamSpec::choice("isolation", "Isolation", help, &["none", "process"], "none")
+}
+
+/// Whether `values` ask for process isolation (`isolation = "process"`).
+pub(crate) fn isolated(values: &ParamMap) -> bool {
+    matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process")
 }
 
 /// The `time_limit` parameter (seconds, 0 = none).
@@ -156,7 +162,7 @@ pub(crate) fn create_posing(
     if let Some(why) = poses.refuse(name, info, plugins) {
         return Err(why);
     }
-    let isolated = matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
+    let isolated = isolated(values);
     let values = algorithm_values(info, values)?;
     if !isolated {
         return SolverInstance::create(plugin, &info.name, &values).map_err(|e| e.to_string());

@@ -4,7 +4,7 @@
 
 use super::params;
 use flip_abi::SolveStats;
-use flip_graph::{NodeError, NodeEvent, ParamMap, ParamValue, WindowRefusal};
+use flip_graph::{NodeError, NodeEvent, ParamMap, WindowRefusal};
 use flip_host::{ChildFailure, PluginError, PluginSet, SolveLimits, SolverInstance};
 use flip_sdk::Problem;
 use params::Poses;
@@ -29,9 +29,7 @@ impl Solvers {
 
     /// The solver and fallback of a node that poses `poses`.
     pub fn posing(plugins: &PluginSet, values: &ParamMap, poses: Poses) -> Result<Self, NodeError> {
-        let isolated =
-            matches!(values.get("isolation"), Some(ParamValue::Text(t)) if t == "process");
-        if isolated && plugins.solver_child.is_none() {
+        if params::isolated(values) && plugins.solver_child.is_none() {
             let why = "\"process\" is not offered by this program (it cannot start a solver \
                 child process); use \"none\"";
             return Err(NodeError::param("isolation", why));
