@@ -172,6 +172,11 @@ pub struct Bodies {
     /// solve its velocity holds the pressure's impulse too): the next substep starts there. Empty before the
     /// first substep has been advanced.
     pub end: Vec<BodyState>,
+    /// Each body's velocity `(vx, vy, ω)` where the previous pressure solve left it: the
+    /// liquid beside it carries that solve's extrapolated flux (see
+    /// [`super::Coupling::add_extrapolated_flux`]). Zero (or empty) before the first solve.
+    #[serde(default)]
+    pub solved: Vec<[f64; 3]>,
 }
 
 impl Bodies {

@@ -140,6 +140,11 @@ impl Node for RigidBodiesNode {
                 (self.initial.clone(), start)
             }
         };
+        // where the previous pressure solve left the bodies (at rest before the first solve)
+        let solved = match &carried {
+            Some(_) => start.iter().map(BodyState::dof).collect(),
+            None => vec![],
+        };
         let dt = f64::from(ctx.dt);
         let end = contact::advance(&bodies, &start, &scene, &self.contact, dt);
         // the liquid sees each body where the substep starts, moving at its velocity over it
@@ -152,7 +157,17 @@ impl Node for RigidBodiesNode {
         }
         let solids = with_bodies(&scene, &bodies, &end);
         io.set("solids", Value::shared(SOLIDS, Arc::new(solids)));
-        io.set("bodies", Value::new(BODIES, Bodies { bodies, end }));
+        io.set(
+            "bodies",
+            Value::new(
+                BODIES,
+                Bodies {
+                    bodies,
+                    end,
+                    solved,
+                },
+            ),
+        );
         Ok(())
     }
 
