@@ -147,13 +147,12 @@ impl Node for RigidBodiesNode {
         };
         let dt = f64::from(ctx.dt);
         let end = contact::advance(&bodies, &start, &scene, &self.contact, dt);
-        // the liquid sees each body where the substep starts, moving at its velocity over it
-        for ((b, s), e) in bodies.iter_mut().zip(&start).zip(&end) {
-            b.state = BodyState {
-                velocity: e.velocity,
-                spin: e.spin,
-                ..*s
-            };
+        // the liquid sees each body where this substep's move puts it, so the pressure's push
+        // acts on the pose it is computed at and moves the body from there next substep
+        // (symplectic Euler; seen where the substep starts, the push would come a substep late,
+        // forward Euler, and a floating body's heave would grow)
+        for (b, e) in bodies.iter_mut().zip(&end) {
+            b.state = *e;
         }
         let solids = with_bodies(&scene, &bodies, &end);
         io.set("solids", Value::shared(SOLIDS, Arc::new(solids)));
