@@ -203,11 +203,19 @@ impl Bodies {
             .fold(0.0, f64::max)
     }
 
-    /// The states the next substep starts from: the end states when advanced, else the
-    /// bodies' own.
+    /// The states the next substep starts from: where the liquid last saw each body, moving
+    /// at the velocity the pressure left it (the end states' velocity), so the next substep
+    /// moves it with the pressure's push included (symplectic Euler); the bodies' own states
+    /// before the first substep.
     pub fn next_states(&self) -> Vec<BodyState> {
         if self.end.len() == self.bodies.len() {
-            self.end.clone()
+            (self.bodies.iter().zip(&self.end))
+                .map(|(b, e)| BodyState {
+                    velocity: e.velocity,
+                    spin: e.spin,
+                    ..b.state
+                })
+                .collect()
         } else {
             self.bodies.iter().map(|b| b.state).collect()
         }

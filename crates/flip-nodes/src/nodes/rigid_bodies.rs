@@ -146,13 +146,21 @@ impl Node for RigidBodiesNode {
             None => vec![],
         };
         let dt = f64::from(ctx.dt);
-        let end = contact::advance(&bodies, &start, &scene, &self.contact, dt);
-        // the liquid sees each body where this substep's move puts it, so the pressure's push
-        // acts on the pose it is computed at and moves the body from there next substep
-        // (symplectic Euler; seen where the substep starts, the push would come a substep late,
-        // forward Euler, and a floating body's heave would grow)
-        for (b, e) in bodies.iter_mut().zip(&end) {
-            b.state = *e;
+        // symplectic Euler: the pose moves at the velocity the pressure left (contacts
+        // resolved, no gravity yet), then gravity and the contacts give the velocity the
+        // liquid sees the body move at, and where it heads by the substep's end
+        let free = ContactParams {
+            gravity: [0.0, 0.0],
+            ..self.contact
+        };
+        let moved = contact::advance(&bodies, &start, &scene, &free, dt);
+        let end = contact::advance(&bodies, &moved, &scene, &self.contact, dt);
+        for ((b, m), e) in bodies.iter_mut().zip(&moved).zip(&end) {
+            b.state = BodyState {
+                velocity: e.velocity,
+                spin: e.spin,
+                ..*m
+            };
         }
         let solids = with_bodies(&scene, &bodies, &end);
         io.set("solids", Value::shared(SOLIDS, Arc::new(solids)));
