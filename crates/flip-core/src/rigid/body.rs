@@ -98,7 +98,7 @@ pub struct RigidBody {
     pub shape: BodyShape,
     /// Density (kg/m³).
     pub density: f64,
-    /// Where it is at the start of the substep, moving at the substep's velocity.
+    /// Where the liquid sees it this substep, moving at the substep's velocity.
     pub state: BodyState,
 }
 
@@ -166,12 +166,19 @@ impl RigidBody {
 /// The bodies of a scene, carried from substep to substep.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bodies {
-    /// Every body, at the start of the substep moving at the substep's velocity.
+    /// Every body where the liquid sees it this substep (moved at the velocity the previous
+    /// pressure solve left it), moving at the velocity gravity and the contacts give it.
     pub bodies: Vec<RigidBody>,
-    /// Where each body is at the end of the substep (contacts resolved; after the pressure
-    /// solve its velocity holds the pressure's impulse too): the next substep starts there. Empty before the
-    /// first substep has been advanced.
+    /// Where each body heads by the end of the substep at that velocity (contacts resolved:
+    /// the particles are kept out of it there); after the pressure solve its velocity holds
+    /// the pressure's push too, which the next substep moves the body at from `bodies`'
+    /// poses. Empty before the first substep has been advanced.
     pub end: Vec<BodyState>,
+    /// Each body's velocity `(vx, vy, ω)` where the previous pressure solve left it: the
+    /// liquid beside it carries that solve's extrapolated flux (see
+    /// [`super::Coupling::add_extrapolated_flux`]). Zero (or empty) before the first solve.
+    #[serde(default)]
+    pub solved: Vec<[f64; 3]>,
 }
 
 impl Bodies {
@@ -198,11 +205,19 @@ impl Bodies {
             .fold(0.0, f64::max)
     }
 
-    /// The states the next substep starts from: the end states when advanced, else the
-    /// bodies' own.
+    /// The states the next substep starts from: where the liquid last saw each body, moving
+    /// at the velocity the pressure left it (the end states' velocity), so the next substep
+    /// moves it with the pressure's push included (symplectic Euler); the bodies' own states
+    /// before the first substep.
     pub fn next_states(&self) -> Vec<BodyState> {
         if self.end.len() == self.bodies.len() {
-            self.end.clone()
+            (self.bodies.iter().zip(&self.end))
+                .map(|(b, e)| BodyState {
+                    velocity: e.velocity,
+                    spin: e.spin,
+                    ..b.state
+                })
+                .collect()
         } else {
             self.bodies.iter().map(|b| b.state).collect()
         }

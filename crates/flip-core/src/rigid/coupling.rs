@@ -37,6 +37,23 @@ pub struct Coupling {
     columns: Vec<Column>,
     /// `C`'s diagonal: `ρ dx² / m` for the velocities, `ρ dx² / I` for the spin.
     weight: Vec<f64>,
+    /// `(J − J_f)(V − V_solved)`: the flux per cell that the extrapolated columns `J` place
+    /// differently from the face fractions `J_f` the right-hand side was built with, for the
+    /// bodies' velocity change since the previous solve (the liquid carries the rest).
+    shift: Vec<(usize, f64)>,
+    /// The open faces that carry the extrapolated columns' flux `(J − J_f) V`: axis, face
+    /// `[i, j]` (MAC index), the body, and the face velocity per unit of its `(vx, vy, ω)`.
+    carriers: Vec<Carrier>,
+}
+
+/// An open face beside a body whose velocity carries the body's flux that the extrapolated
+/// columns place in the cell beyond it: `(J − J_f) V` is the divergence of these velocities.
+#[derive(Clone, Debug, PartialEq)]
+struct Carrier {
+    axis: usize,
+    face: [usize; 2],
+    body: usize,
+    per_dof: [f64; DOF],
 }
 
 impl Coupling {
@@ -47,8 +64,27 @@ impl Coupling {
         let dx = f64::from(spec.dx);
         let cell_mass = density * dx * dx;
         let mut out = Self::default();
-        for body in &bodies.bodies {
-            out.columns.extend(body_columns(spec, problem, body));
+        for (k, body) in bodies.bodies.iter().enumerate() {
+            let solved = bodies.solved.get(k).copied().unwrap_or_default();
+            let change: [f64; DOF] = std::array::from_fn(|d| body.state.dof()[d] - solved[d]);
+            let extrapolated = body_columns(spec, problem, body);
+            for c in &extrapolated.carriers {
+                // the carrier's outflow from the cell below minus that above: (J − J_f) V
+                let u: f64 = (0..DOF).map(|d| c.per_dof[d] * change[d]).sum();
+                let [i, j] = c.face;
+                let upper = i + spec.ni * j;
+                let lower = upper - [1, spec.ni][c.axis];
+                let w = f64::from(problem.face_open[c.axis][lower]);
+                out.shift.push((lower, w * u));
+                out.shift.push((upper, -w * u));
+            }
+            out.columns.extend(extrapolated.columns);
+            out.carriers.extend(
+                extrapolated
+                    .carriers
+                    .into_iter()
+                    .map(|c| Carrier { body: k, ..c }),
+            );
             out.weight.extend([
                 cell_mass / body.mass(),
                 cell_mass / body.mass(),
@@ -56,6 +92,34 @@ impl Coupling {
             ]);
         }
         out
+    }
+
+    /// Makes the assembled right-hand side (`−outflow`, the bodies' faces moving at their
+    /// start velocity `V` through the face fractions `J_f`) that of the coupled system:
+    /// `rhs −= (J − J_f) V`, so a body and liquid moving together stay divergence free.
+    pub fn shift_rhs(&self, rhs: &mut [f64]) {
+        for &(cell, flux) in &self.shift {
+            rhs[cell] -= flux;
+        }
+    }
+
+    /// Adds the extrapolated columns' flux `(J − J_f)(V − V_solved)` to the open faces that
+    /// carry it (`velocities` each body's `(vx, vy, ω)` after this solve, `solved` after the
+    /// previous one), so the liquid's divergence measured with the face fractions is the
+    /// coupled system's.
+    pub fn add_extrapolated_flux(
+        &self,
+        vel: &mut MacGrid,
+        velocities: &[[f64; DOF]],
+        solved: &[[f64; DOF]],
+    ) {
+        for c in &self.carriers {
+            let before = solved.get(c.body).copied().unwrap_or_default();
+            let u: f64 = (0..DOF)
+                .map(|d| c.per_dof[d] * (velocities[c.body][d] - before[d]))
+                .sum();
+            vel.axes_mut()[c.axis][(c.face[0], c.face[1], 0)] += u as f32;
+        }
     }
 
     /// Number of coupled degrees of freedom (3 per body).
@@ -165,15 +229,33 @@ pub fn with_body_velocities(
     out
 }
 
-/// The three columns of one body: every face near it that it covers adds `±b (ê_a, r × ê_a)`
-/// to the unknown cells on its two sides (`+` on the cell the face bounds from above), `b` the
-/// covered fraction within the face's closed part.
-fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> [Column; DOF] {
+/// The three columns of one body, and the start-of-substep flux they move (see
+/// [`Coupling::shift_rhs`]). Every face near the body that it covers adds `±b (ê_a, r × ê_a)`
+/// (`b` the covered fraction within the face's closed part) to the unknown cells on its two
+/// sides (`+` on the cell the face bounds from above). Where only one side is an unknown, that
+/// cell's pressure stands for the pressure on the body's surface, which lies `s` cells from its
+/// centre along the face's axis: the pressure there is extrapolated linearly from the cell
+/// and its neighbour away from the body, `p_s = (1 + s) p_c − s p_n` (as the ghost fluid
+/// places the free surface, Gibou et al. 2002), so a hydrostatic pressure pushes with the
+/// body's true displaced volume instead of the cell count.
+fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> BodyColumns {
     let ni = spec.ni;
+    let dx = f64::from(spec.dx);
+    let strides = [1, ni];
+    let centre = |c: usize| [((c % ni) as f64 + 0.5) * dx, ((c / ni) as f64 + 0.5) * dx];
+    let phi = |c: usize| body.distance(&body.state, centre(c));
+    let fluid = |c: usize| p.cell_kind[c] == CELL_FLUID;
     let mut acc: std::collections::BTreeMap<usize, [f64; DOF]> = Default::default();
+    let mut carriers = vec![];
+    let mut add = |cell: usize, w: f64, row: &[f64; DOF]| {
+        let e = acc.entry(cell).or_default();
+        for d in 0..DOF {
+            e[d] += w * row[d];
+        }
+    };
     covered_faces(spec, body, |a, [i, j], inside, r| {
         let upper = i + ni * j;
-        let lower = if a == 0 { upper - 1 } else { upper - ni };
+        let lower = upper - strides[a];
         let b = inside.min(1.0 - f64::from(p.face_open[a][lower]));
         if b <= 0.0 {
             return;
@@ -183,13 +265,40 @@ fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> [
         } else {
             [0.0, b, b * r[0]]
         };
-        for (cell, sign) in [(lower, 1.0), (upper, -1.0)] {
-            if p.cell_kind[cell] == CELL_FLUID {
-                let e = acc.entry(cell).or_default();
-                for d in 0..DOF {
-                    e[d] += sign * row[d];
-                }
+        for (cell, other, sign) in [(lower, upper, 1.0), (upper, lower, -1.0)] {
+            if !fluid(cell) {
+                continue;
             }
+            add(cell, sign, &row);
+            if fluid(other) {
+                continue;
+            }
+            // the neighbour away from the body and the face to it (indexed by its lower cell)
+            let at = (cell / strides[a]) % spec.dims()[a];
+            let away = if sign > 0.0 {
+                (at > 0).then(|| (cell - strides[a], cell - strides[a]))
+            } else {
+                (at + 1 < spec.dims()[a]).then_some((cell + strides[a], cell))
+            };
+            let Some((n, f)) = away.filter(|&(n, f)| fluid(n) && p.face_open[a][f] >= 0.5) else {
+                continue;
+            };
+            let (pc, po) = (phi(cell), phi(other));
+            if pc - po < 0.1 * dx {
+                continue;
+            }
+            let s = (pc / (pc - po)).clamp(-0.5, 1.0);
+            add(cell, sign * s, &row);
+            add(n, -sign * s, &row);
+            // the face between n and cell moves −s·row·V of flux out of the lower one
+            let w = f64::from(p.face_open[a][f]);
+            let upper = f + strides[a];
+            carriers.push(Carrier {
+                axis: a,
+                face: [upper % ni, upper / ni],
+                body: 0,
+                per_dof: row.map(|r| -s * r / w),
+            });
         }
     });
     let mut cols: [Column; DOF] = Default::default();
@@ -201,7 +310,16 @@ fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> [
             }
         }
     }
-    cols
+    BodyColumns {
+        columns: cols,
+        carriers,
+    }
+}
+
+/// One body's columns of `J` and the open faces that carry their extrapolated part.
+struct BodyColumns {
+    columns: [Column; DOF],
+    carriers: Vec<Carrier>,
 }
 
 /// Calls `visit(axis, [i, j], fraction, r)` for every inner MAC face the body (where its state

@@ -16,15 +16,20 @@ const DT: f32 = 1e-3;
 /// liquid and the box moving down at `g dt` as after gravity; returns the assembled system and
 /// the bodies.
 fn tank(density: f64, depth: f64) -> (GridSpec, PressureSystem, Bodies) {
+    tank_with(density, depth, [0.3, 0.2])
+}
+
+/// [`tank`] with a box of `size` (m).
+fn tank_with(density: f64, depth: f64, size: [f64; 2]) -> (GridSpec, PressureSystem, Bodies) {
     let spec = GridSpec::new(N, N, 1, 1.0 / N as f32);
-    let h = 0.2;
+    let h = size[1];
     let state = BodyState {
         position: [0.53, 0.5 + 0.5 * h - depth],
         velocity: [0.0, -9.81 * f64::from(DT)],
         ..BodyState::default()
     };
     let body = RigidBody {
-        shape: BodyShape::Box { size: [0.3, h] },
+        shape: BodyShape::Box { size },
         density,
         state,
     };
@@ -49,6 +54,7 @@ fn tank(density: f64, depth: f64) -> (GridSpec, PressureSystem, Bodies) {
     let bodies = Bodies {
         bodies: vec![body],
         end: vec![state],
+        solved: vec![],
     };
     (spec, sys, bodies)
 }
@@ -130,7 +136,9 @@ fn a_box_floating_at_its_archimedes_depth_is_held_still_by_the_pressure() {
         let coupling = Coupling::new(&spec, p, &bodies, 1000.0);
         let n = p.cell_kind.len();
         let a = dense_a(p);
-        let mut x = solve(a.clone(), &p.rhs);
+        let mut rhs = p.rhs.to_vec();
+        coupling.shift_rhs(&mut rhs);
+        let mut x = solve(a.clone(), &rhs);
         let mut col = vec![0.0; n];
         let y: Vec<Vec<f64>> = (0..3)
             .map(|i| {
@@ -163,4 +171,45 @@ fn a_box_floating_at_its_archimedes_depth_is_held_still_by_the_pressure() {
         heavy / g_dt
     );
     assert!(heavy < -0.1 * g_dt, "denser than water: it sinks ({heavy})");
+}
+
+/// The body's velocity after one coupled solve, over `g dt` (0 when the pressure holds it).
+fn residual(density: f64, depth: f64, size: [f64; 2]) -> f64 {
+    let (spec, sys, bodies) = tank_with(density, depth, size);
+    let p = &sys.problem;
+    let coupling = Coupling::new(&spec, p, &bodies, 1000.0);
+    let n = p.cell_kind.len();
+    let a = dense_a(p);
+    let mut rhs = p.rhs.to_vec();
+    coupling.shift_rhs(&mut rhs);
+    let mut x = solve(a.clone(), &rhs);
+    let mut col = vec![0.0; n];
+    let y: Vec<Vec<f64>> = (0..3)
+        .map(|i| {
+            coupling.column_into(i, &mut col);
+            solve(a.clone(), &col)
+        })
+        .collect();
+    coupling.woodbury(&mut x, &y);
+    let dv = coupling.velocity_change(&x)[0];
+    (bodies.bodies[0].state.velocity[1] + dv[1]) / (9.81 * f64::from(DT))
+}
+
+#[test]
+fn boxes_not_aligned_with_the_grid_float_at_their_archimedes_depth() {
+    // the surface pressure is extrapolated to the body's faces, so the buoyancy follows the
+    // displaced volume, not the count of cells under the box (face-fraction sampling alone
+    // leaves 1.3 %, 6 % and 2 % of g dt here)
+    for size in [[0.3, 0.2], [0.27, 0.173], [0.21, 0.131]] {
+        let depth = 0.5 * size[1];
+        let floating = residual(500.0, depth, size);
+        let shallow = residual(500.0, depth - 0.3 / N as f64, size);
+        let deep = residual(500.0, depth + 0.3 / N as f64, size);
+        println!("{size:?}: v/(g dt) {shallow:+.4} {floating:+.4} {deep:+.4}");
+        assert!(floating.abs() < 0.01, "{size:?} at its depth: {floating}");
+        assert!(
+            shallow < floating && floating < deep,
+            "{size:?}: not monotone"
+        );
+    }
 }

@@ -132,6 +132,9 @@ impl Node for PressureSolve {
             .as_ref()
             .filter(|b| !b.bodies.is_empty())
             .map(|b| Coupling::new(g, &sys.problem, b, f64::from(ctx.settings.density)));
+        if let Some(c) = &coupling {
+            c.shift_rhs(&mut sys.problem.rhs);
+        }
         let start = Instant::now();
         let solved = match (&ctx.window, &coupling) {
             (Some(w), _) => {
@@ -161,11 +164,15 @@ impl Node for PressureSolve {
             }
             (_, b) => (solids, b.map(Arc::unwrap_or_clone)),
         };
+        let f = Arc::make_mut(&mut field);
+        apply_pressure(g, sys, &solids, &mut f.vel, &mut f.valid);
+        if let (Some(c), Some(b)) = (&coupling, &bodies) {
+            let after: Vec<[f64; 3]> = b.end.iter().map(|e| e.dof()).collect();
+            c.add_extrapolated_flux(&mut f.vel, &after, &b.solved);
+        }
         if let Some(b) = bodies {
             io.set("bodies", Value::new(BODIES, b));
         }
-        let f = Arc::make_mut(&mut field);
-        apply_pressure(g, sys, &solids, &mut f.vel, &mut f.valid);
         // isolated: shared-memory copies, part of solve_ms
         let transfer = self.solvers.active().last_transfer();
         let mut div = Grid3::new(0, 0, 0, 0.0f32);

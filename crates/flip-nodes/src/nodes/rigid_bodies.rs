@@ -140,19 +140,41 @@ impl Node for RigidBodiesNode {
                 (self.initial.clone(), start)
             }
         };
+        // where the previous pressure solve left the bodies (at rest before the first solve)
+        let solved = match &carried {
+            Some(_) => start.iter().map(BodyState::dof).collect(),
+            None => vec![],
+        };
         let dt = f64::from(ctx.dt);
-        let end = contact::advance(&bodies, &start, &scene, &self.contact, dt);
-        // the liquid sees each body where the substep starts, moving at its velocity over it
-        for ((b, s), e) in bodies.iter_mut().zip(&start).zip(&end) {
+        // symplectic Euler: the pose moves at the velocity the pressure left (contacts
+        // resolved, no gravity yet), then gravity and the contacts give the velocity the
+        // liquid sees the body move at, and where it heads by the substep's end
+        let free = ContactParams {
+            gravity: [0.0, 0.0],
+            ..self.contact
+        };
+        let moved = contact::advance(&bodies, &start, &scene, &free, dt);
+        let end = contact::advance(&bodies, &moved, &scene, &self.contact, dt);
+        for ((b, m), e) in bodies.iter_mut().zip(&moved).zip(&end) {
             b.state = BodyState {
                 velocity: e.velocity,
                 spin: e.spin,
-                ..*s
+                ..*m
             };
         }
         let solids = with_bodies(&scene, &bodies, &end);
         io.set("solids", Value::shared(SOLIDS, Arc::new(solids)));
-        io.set("bodies", Value::new(BODIES, Bodies { bodies, end }));
+        io.set(
+            "bodies",
+            Value::new(
+                BODIES,
+                Bodies {
+                    bodies,
+                    end,
+                    solved,
+                },
+            ),
+        );
         Ok(())
     }
 
