@@ -1,7 +1,5 @@
 //! Particle emission (Karlsson Alg. 1) on a jittered stratified sub-grid.
 
-mod stratify;
-
 use crate::grid::GridSpec;
 use crate::particles::Particles;
 use crate::solids::Solids;
@@ -90,10 +88,7 @@ pub struct EmitParams {
 /// Alg. 1: seeds `per_cell` jittered samples in every non-solid cell overlapping the shape, on
 /// a stratified sub-grid of `m^d` sub-cells (`m = ⌈per_cell^{1/d}⌉`: 2×2 for 4 in 2D, 2×2×2
 /// for 8 in 3D; when `per_cell` is not a power, a random subset of the sub-cells), keeping the
-/// samples inside the shape and outside solids (`solids.distance(p) > 0`). Each sample is
-/// uniform in its sub-cell (at `jitter` 1), and the offsets of neighbouring sub-cells are
-/// stratified against each other (module `stratify`), so a shape's face that cuts a layer of
-/// sub-cells keeps the same count and mean height in every kernel-wide patch. With `top_up` only
+/// samples inside the shape and outside solids (`solids.distance(p) > 0`). With `top_up` only
 /// cells holding fewer than half of their samples (`per_cell / 2` inside the shape) are
 /// filled. Deterministic for `seed`: every cell draws from its own PCG-64 stream, keyed by the
 /// cell, so a window of the domain emits exactly the particles of its cells. Particles are
@@ -183,12 +178,8 @@ pub fn emit_in(
                     Vec3::new(global[0] as f32, global[1] as f32, global[2] as f32) * spec.dx;
                 samples.clear();
                 for &s in &chosen {
-                    let slot = strata.cell(s);
-                    let at = |a: usize| (global[a] * strata.m) as u64 + slot[a] as u64;
-                    let sub_cell = [at(0), at(1), at(2)];
-                    let u = |a| stratify::offset(seed, strata.dim, a, sub_cell);
-                    let r = Vec3::new(u(0), u(1), u(2)) - 0.5;
-                    let mut p = corner + (slot + 0.5 + jitter * r) * sub;
+                    let r = Vec3::new(rng.gen(), rng.gen(), rng.gen()) - 0.5;
+                    let mut p = corner + (strata.cell(s) + 0.5 + jitter * r) * sub;
                     if is_2d {
                         p.z = 0.5 * spec.dx;
                     }
@@ -331,36 +322,6 @@ mod tests {
             }
             assert!(per.values().all(|&c| c == per_cell));
         }
-    }
-
-    /// A box whose top cuts a layer of sub-cells (20.37 cells high, so 74 % of the top
-    /// sub-cells' area lies inside) gives every block of four columns the same particle count
-    /// within one: the surface's height does not vary at random from column to column, as it
-    /// does with independent jitter (a binomial count of standard deviation 1.2 per block).
-    #[test]
-    fn a_partly_filled_top_layer_holds_the_same_count_in_every_block_of_columns() {
-        let spec = GridSpec::new(64, 64, 1, 1.0 / 64.0);
-        let solids = Solids::walls(spec);
-        let top = 21.37 * spec.dx;
-        let params = box_params(Vec3::ZERO, Vec3::new(1.0, top, 1.0), 4);
-        let mut ps = Particles::default();
-        emit(&spec, &solids, &params, 5, &mut ps);
-        let mut blocks = [0usize; 16];
-        for p in ps.pos.iter().filter(|p| p.y > 21.0 * spec.dx) {
-            blocks[(p.x / (4.0 * spec.dx)) as usize] += 1;
-        }
-        // the walls' columns (0 and 63) are solid: the end blocks hold three columns
-        let inner = &blocks[1..15];
-        let (lo, hi) = (inner.iter().min().unwrap(), inner.iter().max().unwrap());
-        assert!(
-            hi - lo <= 1,
-            "top-layer counts per block of four columns: {blocks:?}"
-        );
-        let mean = inner.iter().sum::<usize>() as f32 / inner.len() as f32;
-        assert!(
-            (mean - 0.74 * 8.0).abs() < 0.3,
-            "{mean} per block, 5.92 expected"
-        );
     }
 
     #[test]

@@ -250,7 +250,7 @@ pub fn kind() -> NodeKind {
             ParamSpec::float(
                 "jitter",
                 "Jitter",
-                "random offset within a sub-cell, 0..1 (each uniform in its sub-cell, stratified against its neighbours' so a cut layer fills evenly)",
+                "random offset within a sub-cell, 0..1",
                 1.0,
                 0.0,
                 1.0,
