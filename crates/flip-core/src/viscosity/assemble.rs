@@ -85,10 +85,42 @@ fn shear_faces(e: [isize; 3], a: usize, b: usize) -> [(usize, [isize; 3]); 4] {
     [(a, e), (a, eb), (b, e), (b, ea)]
 }
 
+/// The solids' signed distance at every face of the grid, computed once: the stencils read
+/// each face many times.
+fn fill_face_solid(spec: &GridSpec, solids: &Solids, table: &mut [Grid3<f32>; 3]) {
+    for (a, grid) in table.iter_mut().enumerate().take(spec.dimension()) {
+        let d = face_dims(spec, a);
+        grid.reset(d[0], d[1], d[2], 0.0);
+        crate::grid::par_for_each_mut(d, &mut grid.data, |i, j, k, v| {
+            let idx = [i as isize, j as isize, k as isize];
+            *v = solid_phi(spec, solids, face_position(spec, a, idx));
+        });
+    }
+}
+
+/// The solids' signed distance at face `idx` of `axis`: from `table` inside the grid, sampled
+/// outside it (inside the domain walls).
+fn face_solid_phi(
+    spec: &GridSpec,
+    solids: &Solids,
+    table: &[Grid3<f32>; 3],
+    axis: usize,
+    idx: [isize; 3],
+) -> f32 {
+    let d = face_dims(spec, axis);
+    if (0..3).all(|a| idx[a] >= 0 && (idx[a] as usize) < d[a]) {
+        let [i, j, k] = idx.map(|v| v as usize);
+        table[axis].data[i + d[0] * (j + d[1] * k)]
+    } else {
+        solid_phi(spec, solids, face_position(spec, axis, idx))
+    }
+}
+
 /// Free slip: no shear energy on the edges whose stencil reads a face inside a solid.
 fn release_walls(
     spec: &GridSpec,
     solids: &Solids,
+    face_solid: &[Grid3<f32>; 3],
     edge_axes: &[usize],
     edge: &mut [Grid3<f32>; 3],
 ) {
@@ -102,7 +134,7 @@ fn release_walls(
             let e = [i as isize, j as isize, k as isize];
             let walled = shear_faces(e, a, b)
                 .iter()
-                .any(|&(axis, f)| solid_phi(spec, solids, face_position(spec, axis, f)) <= 0.0);
+                .any(|&(axis, f)| face_solid_phi(spec, solids, face_solid, axis, f) <= 0.0);
             if walled {
                 *w = 0.0;
             }
@@ -147,10 +179,10 @@ impl Stencil<'_> {
     /// The face `idx` of `axis`, possibly outside the grid (then inside the domain walls).
     fn sample(&self, axis: usize, idx: [isize; 3]) -> Sample {
         let s = self.spec;
+        let solid_phi = face_solid_phi(s, self.solids, self.face_solid, axis, idx);
         let d = face_dims(s, axis);
         let inside = (0..3).all(|a| idx[a] >= 0 && (idx[a] as usize) < d[a]);
         if !inside {
-            let solid_phi = solid_phi(s, self.solids, face_position(s, axis, idx));
             return Sample {
                 row: None,
                 value: 0.0,
@@ -159,7 +191,6 @@ impl Stencil<'_> {
         }
         let (i, j, k) = (idx[0] as usize, idx[1] as usize, idx[2] as usize);
         let f = i + d[0] * (j + d[1] * k);
-        let solid_phi = self.face_solid[axis].data[f];
         let row = self.face_row[axis][f];
         let value = if solid_phi <= 0.0 {
             self.solids
@@ -273,17 +304,15 @@ pub fn assemble(
             |i, j, k| edge_center(spec, c, i, j, k),
         );
     }
-    for a in 0..dim {
-        let grid = &mut sys.face_solid[a];
-        let d = face_dims(spec, a);
-        grid.reset(d[0], d[1], d[2], 0.0);
-        crate::grid::par_for_each_mut(d, &mut grid.data, |i, j, k, v| {
-            let idx = [i as isize, j as isize, k as isize];
-            *v = solid_phi(spec, solids, face_position(spec, a, idx));
-        });
-    }
+    fill_face_solid(spec, solids, &mut sys.face_solid);
     if liquid.walls == Walls::FreeSlip {
-        release_walls(spec, solids, edge_axes, &mut sys.edge_weight);
+        release_walls(
+            spec,
+            solids,
+            &sys.face_solid,
+            edge_axes,
+            &mut sys.edge_weight,
+        );
     }
     // Unknowns: faces outside solids with liquid in their control volume or read by a strain
     // sample with liquid.
@@ -307,9 +336,8 @@ pub fn assemble(
             for j in 0..d[1] {
                 for i in 0..d[0] {
                     let f = w.index(i, j, k);
-                    let p = spec.face_center(a, i, j, k);
                     let wet = w.data[f] > 0.0 || needed[a][f];
-                    if wet && solid_phi(spec, solids, p) > 0.0 {
+                    if wet && sys.face_solid[a].data[f] > 0.0 {
                         face_row[a][f] = g.row_axis.len() as u32;
                         g.row_axis.push(a as u8);
                         g.row_face.push(f as u32);
