@@ -337,12 +337,7 @@ impl NodeInstance {
         ports: &mut [PortRef<'_>],
         cancel: Option<CancelToken>,
     ) -> Result<(), PluginError> {
-        self.usable()?;
-        let dims = ctx.dims.map(|d| d as usize);
-        arm_guards(&self.kind, ports).map_err(|m| self.ports_error(m))?;
-        let data = self
-            .port_data(dims, ports)
-            .map_err(|m| self.ports_error(m))?;
+        let data = self.prepare(ctx, ports)?;
         let digests: Vec<u64> = ports
             .iter()
             .map(|p| match p {
@@ -362,6 +357,19 @@ impl NodeInstance {
             .map_err(|m| self.ports_error(m))
     }
 
+    /// Before a call: the instance usable, the guards armed, the ports checked against the
+    /// kind and viewed as the ABI's records.
+    fn prepare(
+        &self,
+        ctx: &NodeContext,
+        ports: &mut [PortRef<'_>],
+    ) -> Result<Vec<PortData>, PluginError> {
+        self.usable()?;
+        arm_guards(&self.kind, ports).map_err(|m| self.ports_error(m))?;
+        self.port_data(ctx.dims.map(|d| d as usize), ports)
+            .map_err(|m| self.ports_error(m))
+    }
+
     /// `eval` in this process without the checks after it (the isolated node's child: the
     /// host checks).
     pub(crate) fn eval_unchecked(
@@ -370,11 +378,7 @@ impl NodeInstance {
         ports: &mut [PortRef<'_>],
         cancel: Option<CancelToken>,
     ) -> Result<(), PluginError> {
-        self.usable()?;
-        arm_guards(&self.kind, ports).map_err(|m| self.ports_error(m))?;
-        let data = self
-            .port_data(ctx.dims.map(|d| d as usize), ports)
-            .map_err(|m| self.ports_error(m))?;
+        let data = self.prepare(ctx, ports)?;
         let Backend::Local(handle) = self.backend else {
             unreachable!("the child's instances are local");
         };
