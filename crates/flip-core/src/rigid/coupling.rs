@@ -37,13 +37,11 @@ pub struct Coupling {
     columns: Vec<Column>,
     /// `C`'s diagonal: `ρ dx² / m` for the velocities, `ρ dx² / I` for the spin.
     weight: Vec<f64>,
-    /// `(J − J_f)(V − V_solved)`: the flux per cell that the extrapolated columns `J` place
-    /// differently from the face fractions `J_f` the right-hand side was built with, for the
-    /// bodies' velocity change since the previous solve (the liquid carries the rest).
-    shift: Vec<(usize, f64)>,
-    /// The open faces that carry the extrapolated columns' flux `(J − J_f) V`: axis, face
-    /// `[i, j]` (MAC index), the body, and the face velocity per unit of its `(vx, vy, ω)`.
+    /// The open faces that carry the extrapolated columns' flux `(J − J_f) V`.
     carriers: Vec<Carrier>,
+    /// Each body's `(vx, vy, ω)` at the substep's start minus that the previous solve left:
+    /// the part of `(J − J_f) V` the liquid does not carry yet ([`Coupling::shift_rhs`]).
+    changes: Vec<[f64; DOF]>,
 }
 
 /// An open face beside a body whose velocity carries the body's flux that the extrapolated
@@ -51,9 +49,22 @@ pub struct Coupling {
 #[derive(Clone, Debug, PartialEq)]
 struct Carrier {
     axis: usize,
+    /// The face `[i, j]` (MAC index).
     face: [usize; 2],
+    /// The cells below and above the face.
+    cells: [usize; 2],
+    /// The face's open fraction.
+    open: f64,
     body: usize,
+    /// The face velocity per unit of the body's `(vx, vy, ω)`.
     per_dof: [f64; DOF],
+}
+
+impl Carrier {
+    /// The face velocity for the body's velocity change `change`.
+    fn velocity(&self, change: &[f64; DOF]) -> f64 {
+        (0..DOF).map(|d| self.per_dof[d] * change[d]).sum()
+    }
 }
 
 impl Coupling {
@@ -66,18 +77,9 @@ impl Coupling {
         let mut out = Self::default();
         for (k, body) in bodies.bodies.iter().enumerate() {
             let solved = bodies.solved.get(k).copied().unwrap_or_default();
-            let change: [f64; DOF] = std::array::from_fn(|d| body.state.dof()[d] - solved[d]);
+            out.changes
+                .push(std::array::from_fn(|d| body.state.dof()[d] - solved[d]));
             let extrapolated = body_columns(spec, problem, body);
-            for c in &extrapolated.carriers {
-                // the carrier's outflow from the cell below minus that above: (J − J_f) V
-                let u: f64 = (0..DOF).map(|d| c.per_dof[d] * change[d]).sum();
-                let [i, j] = c.face;
-                let upper = i + spec.ni * j;
-                let lower = upper - [1, spec.ni][c.axis];
-                let w = f64::from(problem.face_open[c.axis][lower]);
-                out.shift.push((lower, w * u));
-                out.shift.push((upper, -w * u));
-            }
             out.columns.extend(extrapolated.columns);
             out.carriers.extend(
                 extrapolated
@@ -98,8 +100,12 @@ impl Coupling {
     /// start velocity `V` through the face fractions `J_f`) that of the coupled system:
     /// `rhs −= (J − J_f) V`, so a body and liquid moving together stay divergence free.
     pub fn shift_rhs(&self, rhs: &mut [f64]) {
-        for &(cell, flux) in &self.shift {
-            rhs[cell] -= flux;
+        for c in &self.carriers {
+            // the carrier's outflow from the cell below minus that above
+            let flux = c.open * c.velocity(&self.changes[c.body]);
+            let [lower, upper] = c.cells;
+            rhs[lower] -= flux;
+            rhs[upper] += flux;
         }
     }
 
@@ -115,9 +121,7 @@ impl Coupling {
     ) {
         for c in &self.carriers {
             let before = solved.get(c.body).copied().unwrap_or_default();
-            let u: f64 = (0..DOF)
-                .map(|d| c.per_dof[d] * (velocities[c.body][d] - before[d]))
-                .sum();
+            let u = c.velocity(&std::array::from_fn(|d| velocities[c.body][d] - before[d]));
             vel.axes_mut()[c.axis][(c.face[0], c.face[1], 0)] += u as f32;
         }
     }
@@ -296,6 +300,8 @@ fn body_columns(spec: &GridSpec, p: &OwnedProblem, body: &super::RigidBody) -> B
             carriers.push(Carrier {
                 axis: a,
                 face: [upper % ni, upper / ni],
+                cells: [f, upper],
+                open: w,
                 body: 0,
                 per_dof: row.map(|r| -s * r / w),
             });
