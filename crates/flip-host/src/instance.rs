@@ -11,7 +11,7 @@ use super::{LoadedPlugin, PluginError};
 use flip_abi::{self as abi, SolveStats};
 use flip_comm::Distribution;
 use flip_sdk::{check, CsrProblem, Problem, TallCellProblem, ViscosityProblem};
-pub(crate) use local::{message, Buf};
+pub(crate) use local::{call_create, message, Buf};
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Duration;

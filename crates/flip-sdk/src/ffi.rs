@@ -3,11 +3,19 @@
 //! the call ([`crate::services::with_services`]).
 
 mod instance;
+mod lifecycle;
 
-pub use instance::{destroy, load_state, reset, save_state, solve, state_size};
+pub use instance::solve;
+pub use lifecycle::Lifecycle;
+pub(crate) use lifecycle::{create_boxed, instance, Hosted};
 
-use super::services::with_services;
-use super::{Algorithm, ParamKind, Params, PressureSolver, SolveError, SolverPlugin};
+/// `reset`, the state calls and `destroy` of a solver instance.
+pub const SOLVER: Lifecycle = Lifecycle::of::<Instance>();
+
+use super::{
+    Algorithm, ParamKind, Params, PressureSolver, SolveError, SolverPlugin, StateReader,
+    StateWriter,
+};
 use flip_abi::{self as abi, AlgorithmDesc, ErrorBuf, HostServices, ParamDesc, ParamValue};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -31,6 +39,35 @@ pub(crate) struct Instance {
     pub algorithm: &'static Algorithm,
     /// The sealed state computed by the last `state_size`, for the `save_state` after it.
     pub pending_state: Option<Vec<u8>>,
+}
+
+impl Hosted for Instance {
+    fn name(&self) -> &'static str {
+        self.algorithm.name
+    }
+
+    fn pending_state(&mut self) -> &mut Option<Vec<u8>> {
+        &mut self.pending_state
+    }
+
+    fn reset(&mut self) {
+        self.solver.reset();
+    }
+
+    fn save(&self, out: &mut StateWriter) -> Result<(), SolveError> {
+        self.solver.save_state(out);
+        if !out.as_slice().is_empty() && self.algorithm.capabilities & abi::CAP_SAVES_STATE == 0 {
+            return Err(SolveError::Failed(format!(
+                "algorithm `{}` saves state but its capabilities lack CAP_SAVES_STATE",
+                self.algorithm.name
+            )));
+        }
+        Ok(())
+    }
+
+    fn load(&mut self, state: &mut StateReader<'_>) -> Result<(), SolveError> {
+        self.solver.load_state(state)
+    }
 }
 
 pub(crate) fn param_desc(
@@ -187,45 +224,6 @@ pub(crate) unsafe fn resolved_params(
     Params::resolve(schema, &pairs)
 }
 
-/// Copies a sealed state into the host's `save_state` buffer and reports its length.
-///
-/// # Safety
-/// `data` is null or writable for `capacity` bytes; `written` is null or writable.
-pub(crate) unsafe fn write_state(
-    sealed: &[u8],
-    data: *mut u8,
-    capacity: u64,
-    written: *mut u64,
-) -> Result<(), SolveError> {
-    if data.is_null() || written.is_null() || (sealed.len() as u64) > capacity {
-        return Err(SolveError::BadValue(format!(
-            "state needs {} bytes, buffer holds {capacity}",
-            sealed.len()
-        )));
-    }
-    // SAFETY: `data` is writable for `capacity >= sealed.len()` bytes; `written` non-null.
-    unsafe {
-        std::ptr::copy_nonoverlapping(sealed.as_ptr(), data, sealed.len());
-        written.write(sealed.len() as u64);
-    }
-    Ok(())
-}
-
-/// The bytes handed to `load_state` (empty for `len == 0`).
-///
-/// # Safety
-/// `data` is null or readable for `len` bytes for the call's duration.
-pub(crate) unsafe fn state_bytes<'a>(data: *const u8, len: u64) -> Result<&'a [u8], SolveError> {
-    if len == 0 {
-        Ok(&[])
-    } else if data.is_null() {
-        Err(SolveError::BadValue("null state buffer".into()))
-    } else {
-        // SAFETY: readable for `len` bytes (the caller's contract).
-        Ok(unsafe { std::slice::from_raw_parts(data, len as usize) })
-    }
-}
-
 /// The (name, value) pairs of a host parameter list.
 ///
 /// # Safety
@@ -267,28 +265,18 @@ pub unsafe fn create<P: SolverPlugin>(
     instance: *mut *mut c_void,
     error: *mut ErrorBuf,
 ) -> i32 {
-    if instance.is_null() {
-        write_error(error, "null instance pointer");
-        return abi::STATUS_BAD_VALUE;
-    }
-    guarded(error, || {
-        let body = || {
-            let algorithm = P::ALGORITHMS
-                .get(index as usize)
-                .ok_or_else(|| SolveError::BadValue(format!("no algorithm #{index}")))?;
-            // SAFETY: the caller's contract.
-            let resolved = unsafe { resolved_params(algorithm.params, params, count)? };
-            let solver = P::create(algorithm, &resolved)?;
-            let handle = Box::new(Instance {
-                solver,
-                algorithm,
-                pending_state: None,
-            });
-            // SAFETY: `instance` is non-null and writable (checked above).
-            unsafe { *instance = Box::into_raw(handle).cast::<c_void>() };
-            Ok(())
-        };
-        // SAFETY: the caller's contract: `services` is the host's table for this call.
-        unsafe { with_services(services, body) }
-    })
+    let make = || {
+        let algorithm = P::ALGORITHMS
+            .get(index as usize)
+            .ok_or_else(|| SolveError::BadValue(format!("no algorithm #{index}")))?;
+        // SAFETY: the caller's contract.
+        let resolved = unsafe { resolved_params(algorithm.params, params, count)? };
+        Ok(Instance {
+            solver: P::create(algorithm, &resolved)?,
+            algorithm,
+            pending_state: None,
+        })
+    };
+    // SAFETY: the caller's contract.
+    unsafe { create_boxed(services, instance, error, make) }
 }

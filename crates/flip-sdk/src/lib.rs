@@ -230,11 +230,11 @@ macro_rules! export_plugin {
             describe: Some(flipgraph_describe),
             create: Some(flipgraph_create),
             solve: Some($crate::ffi::solve),
-            destroy: Some($crate::ffi::destroy),
-            reset: Some($crate::ffi::reset),
-            state_size: Some($crate::ffi::state_size),
-            save_state: Some($crate::ffi::save_state),
-            load_state: Some($crate::ffi::load_state),
+            destroy: Some($crate::ffi::SOLVER.destroy),
+            reset: Some($crate::ffi::SOLVER.reset),
+            state_size: Some($crate::ffi::SOLVER.state_size),
+            save_state: Some($crate::ffi::SOLVER.save_state),
+            load_state: Some($crate::ffi::SOLVER.load_state),
         };
 
         /// The flipgraph plugin entry point.

@@ -233,11 +233,11 @@ macro_rules! export_node_plugin {
             describe: Some(flipgraph_node_describe),
             create: Some(flipgraph_node_create),
             eval: Some($crate::node::ffi::eval),
-            destroy: Some($crate::node::ffi::destroy),
-            reset: Some($crate::node::ffi::reset),
-            state_size: Some($crate::node::ffi::state_size),
-            save_state: Some($crate::node::ffi::save_state),
-            load_state: Some($crate::node::ffi::load_state),
+            destroy: Some($crate::node::ffi::NODE.destroy),
+            reset: Some($crate::node::ffi::NODE.reset),
+            state_size: Some($crate::node::ffi::NODE.state_size),
+            save_state: Some($crate::node::ffi::NODE.save_state),
+            load_state: Some($crate::node::ffi::NODE.load_state),
         };
 
         /// The flipgraph node-suite entry point.

@@ -8,6 +8,7 @@ use crate::services::{CallContext, LogLine};
 use crate::{LoadedPlugin, PluginError};
 use flip_abi::{self as abi, ErrorBuf, ParamValue, SolveStats};
 use std::ffi::{c_char, c_void, CString};
+use std::path::Path;
 use std::time::Instant;
 
 const ERROR_CAPACITY: usize = 1024;
@@ -37,13 +38,17 @@ impl Buf {
     }
 }
 
-/// Calls the plugin's `create`: the handle and what it logged.
-pub(super) fn create(
-    plugin: &LoadedPlugin,
+/// Calls a plugin's `create` (solver or node: the same C signature) with `params` by name,
+/// under the in-flight record `what` and the host services of `ctx`: the handle, or the status
+/// and the plugin's sanitised message.
+pub(crate) fn call_create(
+    create: abi::CreateFn,
     index: u32,
-    algorithm: &str,
     params: &[(String, f64)],
-) -> Result<(*mut c_void, Vec<LogLine>), PluginError> {
+    what: String,
+    library: &Path,
+    ctx: &CallContext,
+) -> Result<*mut c_void, (i32, String)> {
     let names: Vec<CString> = params
         .iter()
         .map(|(n, _)| CString::new(n.as_str()).unwrap_or_default())
@@ -57,12 +62,10 @@ pub(super) fn create(
         })
         .collect();
     let (mut handle, mut buf) = (std::ptr::null_mut(), Buf::new());
-    let ctx = CallContext::new(None, None);
     let services = ctx.services();
-    let create = plugin.table().create.expect("checked at load");
-    let what = format!("plugin `{}` algorithm `{algorithm}`: `create`", plugin.id);
-    let _in_flight = InFlight::enter(what, &plugin.path);
-    // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
+    let _in_flight = InFlight::enter(what, library);
+    // SAFETY: `create` comes from a table checked at load; `values`, `names` and `services`
+    // outlive the call.
     let status = unsafe {
         create(
             index,
@@ -73,30 +76,39 @@ pub(super) fn create(
             &mut buf.raw(),
         )
     };
-    if status != abi::STATUS_OK || handle.is_null() {
-        let message = if status == abi::STATUS_OK {
-            "`create` returned OK but wrote a null instance handle".into()
-        } else {
-            message(&buf.0)
-        };
-        return Err(PluginError::Call {
-            plugin: plugin.id.clone(),
-            algorithm: algorithm.into(),
+    match (status, handle.is_null()) {
+        (abi::STATUS_OK, false) => Ok(handle),
+        (abi::STATUS_OK, true) => Err((
             status,
-            message,
-        });
+            "`create` returned OK but wrote a null instance handle".into(),
+        )),
+        _ => Err((status, message(&buf.0))),
     }
-    drop(services);
+}
+
+/// Calls the plugin's `create`: the handle and what it logged.
+pub(super) fn create(
+    plugin: &LoadedPlugin,
+    index: u32,
+    algorithm: &str,
+    params: &[(String, f64)],
+) -> Result<(*mut c_void, Vec<LogLine>), PluginError> {
+    let ctx = CallContext::new(None, None);
+    let create = plugin.table().create.expect("checked at load");
+    let what = format!("plugin `{}` algorithm `{algorithm}`: `create`", plugin.id);
+    let call_error = |(status, message)| PluginError::Call {
+        plugin: plugin.id.clone(),
+        algorithm: algorithm.into(),
+        status,
+        message,
+    };
+    let handle =
+        call_create(create, index, params, what, &plugin.path, &ctx).map_err(call_error)?;
     if let Some(message) = ctx.refusals() {
         let destroy = plugin.table().destroy.expect("checked at load");
         // SAFETY: a live handle from this plugin's `create`, destroyed once.
         unsafe { destroy(handle) };
-        return Err(PluginError::Call {
-            plugin: plugin.id.clone(),
-            algorithm: algorithm.into(),
-            status: abi::STATUS_BAD_VALUE,
-            message,
-        });
+        return Err(call_error((abi::STATUS_BAD_VALUE, message)));
     }
     Ok((handle, ctx.take_logs()))
 }

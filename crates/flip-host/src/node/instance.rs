@@ -5,7 +5,7 @@
 use super::guard;
 use super::load::{LoadedNodePlugin, NodeKindInfo};
 use crate::in_flight::InFlight;
-use crate::instance::{message, Buf};
+use crate::instance::{call_create, message, Buf};
 use crate::isolation::wire::{Answer, Request};
 use crate::isolation::ChildSolver;
 use crate::services::{CallContext, CancelToken};
@@ -14,8 +14,8 @@ use flip_abi::node::{
     self as abi, CellFieldView, CellKindsView, FaceVelocityView, NodeContext, ParticlesView,
     PortData, PortViewUnion,
 };
-use flip_abi::{ParamValue, STATUS_OK, STATUS_PANIC};
-use std::ffi::{c_void, CString};
+use flip_abi::{STATUS_OK, STATUS_PANIC};
+use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -222,49 +222,17 @@ impl NodeInstance {
             .kind(kind)
             .cloned()
             .ok_or_else(|| PluginError::UnknownAlgorithm(format!("{}/{kind}", plugin.id)))?;
-        let names: Vec<CString> = params
-            .iter()
-            .map(|(n, _)| CString::new(n.as_str()).unwrap_or_default())
-            .collect();
-        let values: Vec<ParamValue> = names
-            .iter()
-            .zip(params)
-            .map(|(n, (_, v))| ParamValue {
-                name: n.as_ptr(),
-                value: *v,
-            })
-            .collect();
-        let (mut handle, mut buf) = (std::ptr::null_mut(), Buf::new());
         let ctx = CallContext::new(None, None);
-        let services = ctx.services();
         let create = plugin.table().create.expect("checked at load");
         let what = format!("plugin `{}` node `{}`: `create`", plugin.id, info.name);
-        let in_flight = InFlight::enter(what, &plugin.path);
-        // SAFETY: the table was checked at load; `values`, `names`, `services` outlive the call.
-        let status = unsafe {
-            create(
-                info.index,
-                values.as_ptr(),
-                values.len() as u32,
-                services.table(),
-                &mut handle,
-                &mut buf.raw(),
-            )
-        };
-        drop((in_flight, services));
-        if status != STATUS_OK || handle.is_null() {
-            let text = if status == STATUS_OK {
-                "`create` returned OK but wrote a null instance handle".into()
-            } else {
-                message(&buf.0)
-            };
-            return Err(PluginError::NodeCall {
+        let handle = call_create(create, info.index, params, what, &plugin.path, &ctx).map_err(
+            |(status, message)| PluginError::NodeCall {
                 plugin: plugin.id.clone(),
                 node: info.name.clone(),
                 status,
-                message: text,
-            });
-        }
+                message,
+            },
+        )?;
         Ok(Self {
             plugin,
             kind: info,

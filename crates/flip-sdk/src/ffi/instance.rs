@@ -1,27 +1,13 @@
-//! The instance entries of the table: `solve`, `reset`, the state calls and `destroy`.
+//! The solver table's `solve` entry: dispatch by problem kind, on the plugin's own pool.
 
-use super::{guarded, state_bytes, write_state, Instance};
+use super::lifecycle::instance;
+use super::{guarded, Instance};
 use crate::services::{cancelled, with_services};
-use crate::{
-    state, CsrProblem, Problem, SolveError, StateReader, StateWriter, TallCellProblem,
-    ViscosityProblem,
-};
+use crate::{CsrProblem, Problem, SolveError, TallCellProblem, ViscosityProblem};
 use flip_abi::{self as abi, ErrorBuf, HostServices, SolveStats};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
-
-/// The instance behind a handle, or an error for a null one.
-///
-/// # Safety
-/// `instance` is null or came from `create` and is not used concurrently.
-unsafe fn instance<'a>(instance: *mut c_void) -> Result<&'a mut Instance, SolveError> {
-    if instance.is_null() {
-        return Err(SolveError::BadValue("null instance".into()));
-    }
-    // SAFETY: the caller's contract.
-    Ok(unsafe { &mut *instance.cast::<Instance>() })
-}
 
 /// Dispatches a problem of `kind` to the solver, refusing kinds the algorithm does not list.
 ///
@@ -166,7 +152,7 @@ impl SolveCall {
     /// [`crate::PressureSolver::prepare`] of a structured problem, on the calling thread.
     fn prepare(&self, kind: u32) -> Result<(), SolveError> {
         // SAFETY: the caller's contract.
-        let inst = unsafe { instance(self.instance)? };
+        let inst = unsafe { instance::<Instance>(self.instance)? };
         let structured = inst.algorithm.capabilities & abi::CAP_STRUCTURED != 0;
         if kind != abi::PROBLEM_STRUCTURED || !structured || self.problem.is_null() {
             return Ok(()); // the solve refuses it
@@ -186,7 +172,7 @@ impl SolveCall {
     fn run(self, kind: u32) -> Result<(), SolveError> {
         let body = || {
             // SAFETY: the caller's contract.
-            let inst = unsafe { instance(self.instance)? };
+            let inst = unsafe { instance::<Instance>(self.instance)? };
             // SAFETY: as above.
             let s = unsafe { dispatch(inst, kind, self.problem)? };
             if cancelled() {
@@ -211,111 +197,4 @@ impl SolveCall {
 /// (dozens per V-cycle) would be injected from outside, a futex wake and sleep each.
 fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     rayon::scope(|_| f())
-}
-
-/// Body of `reset`.
-///
-/// # Safety
-/// The ABI's `reset` contract.
-pub unsafe extern "C" fn reset(instance_ptr: *mut c_void, error: *mut ErrorBuf) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        inst.pending_state = None;
-        inst.solver.reset();
-        Ok(())
-    })
-}
-
-fn sealed_state(inst: &Instance) -> Result<Vec<u8>, SolveError> {
-    let mut w = StateWriter::default();
-    inst.solver.save_state(&mut w);
-    if !w.as_slice().is_empty() && inst.algorithm.capabilities & abi::CAP_SAVES_STATE == 0 {
-        return Err(SolveError::Failed(format!(
-            "algorithm `{}` saves state but its capabilities lack CAP_SAVES_STATE",
-            inst.algorithm.name
-        )));
-    }
-    Ok(state::seal(inst.algorithm.name, w.as_slice()))
-}
-
-/// Body of `state_size`.
-///
-/// # Safety
-/// The ABI's `state_size` contract.
-pub unsafe extern "C" fn state_size(
-    instance_ptr: *mut c_void,
-    size: *mut u64,
-    error: *mut ErrorBuf,
-) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        if size.is_null() {
-            return Err(SolveError::BadValue("null size pointer".into()));
-        }
-        let sealed = sealed_state(inst)?;
-        // SAFETY: non-null, writable.
-        unsafe { size.write(sealed.len() as u64) };
-        inst.pending_state = Some(sealed);
-        Ok(())
-    })
-}
-
-/// Body of `save_state`.
-///
-/// # Safety
-/// The ABI's `save_state` contract: `data` writable for `capacity` bytes.
-pub unsafe extern "C" fn save_state(
-    instance_ptr: *mut c_void,
-    data: *mut u8,
-    capacity: u64,
-    written: *mut u64,
-    error: *mut ErrorBuf,
-) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        let sealed = match inst.pending_state.take() {
-            Some(s) => s,
-            None => sealed_state(inst)?,
-        };
-        // SAFETY: the caller's contract.
-        unsafe { write_state(&sealed, data, capacity, written) }
-    })
-}
-
-/// Body of `load_state`.
-///
-/// # Safety
-/// The ABI's `load_state` contract: `data` readable for `len` bytes.
-pub unsafe extern "C" fn load_state(
-    instance_ptr: *mut c_void,
-    data: *const u8,
-    len: u64,
-    error: *mut ErrorBuf,
-) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        // SAFETY: the caller's contract.
-        let bytes = unsafe { state_bytes(data, len)? };
-        let payload = state::open(inst.algorithm.name, bytes)?;
-        inst.pending_state = None;
-        inst.solver.load_state(&mut StateReader::new(payload))
-    })
-}
-
-/// Body of `destroy`.
-///
-/// # Safety
-/// `instance_ptr` came from `create` and is destroyed once.
-pub unsafe extern "C" fn destroy(instance_ptr: *mut c_void) {
-    if instance_ptr.is_null() {
-        return;
-    }
-    let _ = std::panic::catch_unwind(|| {
-        // SAFETY: from `Box::into_raw` in `create`, destroyed once (the caller's contract).
-        drop(unsafe { Box::from_raw(instance_ptr.cast::<Instance>()) });
-    });
 }

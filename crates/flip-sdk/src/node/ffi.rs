@@ -3,9 +3,9 @@
 //! instead of unwinding into the host.
 
 use super::{Context, Direction, NodeInstance, NodeIo, NodeKind, NodePlugin};
-use crate::ffi::{guarded, param_desc, resolved_params, state_bytes, write_error, write_state};
+use crate::ffi::{create_boxed, guarded, instance, param_desc, resolved_params, Hosted, Lifecycle};
 use crate::services::with_services;
-use crate::{state, SolveError, StateReader, StateWriter};
+use crate::{SolveError, StateReader, StateWriter};
 use flip_abi::node::{self as abi, NodeContext, NodeKindDesc, PortData, PortDesc};
 use flip_abi::{ErrorBuf, HostServices, ParamDesc, ParamValue};
 use std::ffi::{c_char, c_void, CString};
@@ -92,6 +92,32 @@ struct Instance {
     pending_state: Option<Vec<u8>>,
 }
 
+impl Hosted for Instance {
+    fn name(&self) -> &'static str {
+        self.kind.name
+    }
+
+    fn pending_state(&mut self) -> &mut Option<Vec<u8>> {
+        &mut self.pending_state
+    }
+
+    fn reset(&mut self) {
+        self.node.reset();
+    }
+
+    fn save(&self, out: &mut StateWriter) -> Result<(), SolveError> {
+        self.node.save_state(out);
+        Ok(())
+    }
+
+    fn load(&mut self, state: &mut StateReader<'_>) -> Result<(), SolveError> {
+        self.node.load_state(state)
+    }
+}
+
+/// `reset`, the state calls and `destroy` of a node instance.
+pub const NODE: Lifecycle = Lifecycle::of::<Instance>();
+
 /// Body of `describe`.
 ///
 /// # Safety
@@ -127,42 +153,20 @@ pub unsafe fn create<P: NodePlugin>(
     instance: *mut *mut c_void,
     error: *mut ErrorBuf,
 ) -> i32 {
-    if instance.is_null() {
-        write_error(error, "null instance pointer");
-        return flip_abi::STATUS_BAD_VALUE;
-    }
-    guarded(error, || {
-        let body = || {
-            let kind = P::KINDS
-                .get(index as usize)
-                .ok_or_else(|| SolveError::BadValue(format!("no node kind #{index}")))?;
-            // SAFETY: the caller's contract.
-            let resolved = unsafe { resolved_params(kind.params, params, count)? };
-            let node = P::create(kind, &resolved)?;
-            let handle = Box::new(Instance {
-                node,
-                kind,
-                pending_state: None,
-            });
-            // SAFETY: non-null and writable (checked above).
-            unsafe { *instance = Box::into_raw(handle).cast::<c_void>() };
-            Ok(())
-        };
-        // SAFETY: the caller's contract: `services` is the host's table for this call.
-        unsafe { with_services(services, body) }
-    })
-}
-
-/// The instance behind a handle.
-///
-/// # Safety
-/// `instance` is null or came from `create` and is not used concurrently.
-unsafe fn instance<'a>(instance: *mut c_void) -> Result<&'a mut Instance, SolveError> {
-    if instance.is_null() {
-        return Err(SolveError::BadValue("null instance".into()));
-    }
+    let make = || {
+        let kind = P::KINDS
+            .get(index as usize)
+            .ok_or_else(|| SolveError::BadValue(format!("no node kind #{index}")))?;
+        // SAFETY: the caller's contract.
+        let resolved = unsafe { resolved_params(kind.params, params, count)? };
+        Ok(Instance {
+            node: P::create(kind, &resolved)?,
+            kind,
+            pending_state: None,
+        })
+    };
     // SAFETY: the caller's contract.
-    Ok(unsafe { &mut *instance.cast::<Instance>() })
+    unsafe { create_boxed(services, instance, error, make) }
 }
 
 /// Body of `eval`.
@@ -179,7 +183,7 @@ pub unsafe extern "C" fn eval(
 ) -> i32 {
     guarded(error, || {
         // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
+        let inst = unsafe { instance::<Instance>(instance_ptr)? };
         if context.is_null() || (ports.is_null() && port_count > 0) {
             return Err(SolveError::BadValue("null context or ports".into()));
         }
@@ -203,105 +207,4 @@ pub unsafe extern "C" fn eval(
         // SAFETY: `services` is the host's table for this call.
         unsafe { with_services(services, || node.eval(&ctx, &mut io)) }
     })
-}
-
-/// Body of `reset`.
-///
-/// # Safety
-/// The ABI's `reset` contract.
-pub unsafe extern "C" fn reset(instance_ptr: *mut c_void, error: *mut ErrorBuf) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        inst.pending_state = None;
-        inst.node.reset();
-        Ok(())
-    })
-}
-
-fn sealed_state(inst: &Instance) -> Vec<u8> {
-    let mut w = StateWriter::default();
-    inst.node.save_state(&mut w);
-    state::seal(inst.kind.name, w.as_slice())
-}
-
-/// Body of `state_size`.
-///
-/// # Safety
-/// The ABI's `state_size` contract.
-pub unsafe extern "C" fn state_size(
-    instance_ptr: *mut c_void,
-    size: *mut u64,
-    error: *mut ErrorBuf,
-) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        if size.is_null() {
-            return Err(SolveError::BadValue("null size pointer".into()));
-        }
-        let sealed = sealed_state(inst);
-        // SAFETY: non-null, writable.
-        unsafe { size.write(sealed.len() as u64) };
-        inst.pending_state = Some(sealed);
-        Ok(())
-    })
-}
-
-/// Body of `save_state`.
-///
-/// # Safety
-/// The ABI's `save_state` contract.
-pub unsafe extern "C" fn save_state(
-    instance_ptr: *mut c_void,
-    data: *mut u8,
-    capacity: u64,
-    written: *mut u64,
-    error: *mut ErrorBuf,
-) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        let sealed = inst
-            .pending_state
-            .take()
-            .unwrap_or_else(|| sealed_state(inst));
-        // SAFETY: the caller's contract.
-        unsafe { write_state(&sealed, data, capacity, written) }
-    })
-}
-
-/// Body of `load_state`.
-///
-/// # Safety
-/// The ABI's `load_state` contract.
-pub unsafe extern "C" fn load_state(
-    instance_ptr: *mut c_void,
-    data: *const u8,
-    len: u64,
-    error: *mut ErrorBuf,
-) -> i32 {
-    guarded(error, || {
-        // SAFETY: the caller's contract.
-        let inst = unsafe { instance(instance_ptr)? };
-        // SAFETY: the caller's contract.
-        let bytes = unsafe { state_bytes(data, len)? };
-        let payload = state::open(inst.kind.name, bytes)?;
-        inst.pending_state = None;
-        inst.node.load_state(&mut StateReader::new(payload))
-    })
-}
-
-/// Body of `destroy`.
-///
-/// # Safety
-/// `instance_ptr` came from `create` and is destroyed once.
-pub unsafe extern "C" fn destroy(instance_ptr: *mut c_void) {
-    if instance_ptr.is_null() {
-        return;
-    }
-    let _ = catch_unwind(|| {
-        // SAFETY: from `Box::into_raw` in `create`, destroyed once.
-        drop(unsafe { Box::from_raw(instance_ptr.cast::<Instance>()) });
-    });
 }
