@@ -42,8 +42,9 @@ pub enum BenchCommand {
     /// of `.fgprob` dumps through the loaded plugins: iterations, ms per solve, ms of the
     /// host's result check (Lai et al. Tables 1, 3, 5, 12 with `--scene lcp-container`).
     Problems(problems::ProblemsArgs),
-    /// Seconds per pressure solve in-process vs isolated in a child process
-    /// (`pressure.isolation = "process"`) at 128² and 64³, and the overhead.
+    /// The pressure solve in-process vs isolated in a child process
+    /// (`pressure.isolation = "process"`) at 128² and 64³: per solve with the volume correction
+    /// off (the same work in both), and per whole step with the default physics.
     Isolation(isolation::IsolationArgs),
     /// A node plugin against the built-in node doing the same work (vorticity confinement at
     /// 64³): ms per evaluation and the plugin's overhead.

@@ -1,6 +1,12 @@
 //! `flipgraph bench isolation`: seconds per pressure solve with the solver in this process
 //! and isolated in a child process (`pressure.isolation = "process"`), on the reference dam
 //! break at 128² and 64³; both simulations step in turn on the same problems.
+//!
+//! Two rows per grid. **The solve** compares like with like: the volume correction is off,
+//! because in this process it solves on the hierarchy the pressure solve built (or the other
+//! way round, whichever comes first), so an in-process pressure solve can be timed without its
+//! hierarchy build, which an isolated one always pays. **The step** is the whole step's wall
+//! time with the default physics, where isolating the solver also loses that sharing.
 
 use super::bench_dir;
 use super::table::Table;
@@ -13,6 +19,7 @@ use flip_graph::{Simulation, StepReport};
 use flip_nodes::roles::{KindFacts, NodeRole};
 use flip_nodes::stats::{SolveReport, SolvedGrid};
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// Arguments of `bench isolation`.
 #[derive(Args)]
@@ -51,12 +58,28 @@ fn median_min(mut v: Vec<f64>) -> (f64, f64) {
     (med, v.first().copied().unwrap_or(f64::NAN))
 }
 
-/// (median, minimum) ms per solve in-process and isolated.
+/// (median, minimum) ms in-process and isolated.
 type Times = [(f64, f64); 2];
 
-/// One scene in both modes: the times, whether both gave the same iterations and residuals,
-/// and the median shared-memory transfer time of the isolated solves (ms).
-fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(Times, bool, f64)> {
+/// What one scene measured in both modes.
+struct Measured {
+    /// Per pressure solve.
+    solve: Times,
+    /// Per step (wall time).
+    step: Times,
+    /// Whether both modes gave the same iterations and residuals.
+    same: bool,
+    /// Median shared-memory transfer time of the isolated solves (ms).
+    transfer: f64,
+}
+
+/// One scene in both modes, with the volume correction on or off.
+fn measure(
+    session: &Session,
+    a: &IsolationArgs,
+    (dim, n): (u32, usize),
+    volume: bool,
+) -> Result<Measured> {
     let (graph, grid) = if dim == 2 {
         ("graphs/bench_dam_break_2d.ron", format!("[{n}, {n}, 1]"))
     } else {
@@ -73,20 +96,25 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
             format!("settings.cell_size={}", 1.0 / n as f64),
             format!("pressure.solver={}", a.solver),
             format!("pressure.isolation={mode}"),
+            format!("volume.enabled={volume}"),
         ];
         let doc = session.graph(&graph, &parse_overrides(&sets)?)?;
         sims.push(build(session, &doc, &graph, &out.join(mode))?);
     }
-    let (mut times, mut same, mut transfer) = ([Vec::new(), Vec::new()], true, Vec::new());
+    let (mut times, mut steps) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
+    let (mut same, mut transfer) = (true, Vec::new());
     for s in 0..a.warmup + a.steps {
         let mut seen = Vec::new();
         for (m, sim) in sims.iter_mut().enumerate() {
+            let started = Instant::now();
             let r = sim
                 .substep(1.0 / 240.0, s, false)
                 .map_err(|e| anyhow!("{e}"))?;
+            let step_ms = 1e3 * started.elapsed().as_secs_f64();
             let solved = solve(sim, &r).ok_or_else(|| anyhow!("no pressure solve"))?;
             if s >= a.warmup {
                 times[m].push(solved.solve_ms);
+                steps[m].push(step_ms);
                 if let SolvedGrid::Regular(regular) = &solved.grid {
                     transfer.extend(regular.transfer_ms);
                 }
@@ -95,7 +123,12 @@ fn measure(session: &Session, a: &IsolationArgs, dim: u32, n: usize) -> Result<(
         }
         same &= seen[0] == seen[1];
     }
-    Ok((times.map(median_min), same, median_min(transfer).0))
+    Ok(Measured {
+        solve: times.map(median_min),
+        step: steps.map(median_min),
+        same,
+        transfer: median_min(transfer).0,
+    })
 }
 
 /// Runs the benchmark and prints the table.
@@ -106,11 +139,12 @@ pub fn run(session: &Session, a: &IsolationArgs) -> Result<()> {
     let mut table = Table::new(
         "isolation",
         format!(
-            "bench isolation: {} per pressure solve, median and minimum of {} solves after {} warm-up steps",
+            "bench isolation: {}, per pressure solve and per step, median and minimum of {} steps after {} warm-up steps",
             a.solver, a.steps, a.warmup
         ),
         &[
             "grid",
+            "timed",
             "in-process ms",
             "isolated ms",
             "overhead ms",
@@ -118,31 +152,35 @@ pub fn run(session: &Session, a: &IsolationArgs) -> Result<()> {
             "min in-process / isolated ms",
             "overhead of min",
             "transfer ms",
-            "transfer / min in-process",
             "same results",
         ],
     );
     let scenes = a.sizes_2d.iter().map(|&n| (2, n));
-    for (dim, n) in scenes.chain(a.sizes_3d.iter().map(|&n| (3, n))) {
-        let ([(local, local_min), (isolated, isolated_min)], same, transfer) =
-            measure(session, a, dim, n)?;
-        let name = if dim == 2 {
-            format!("{n}²")
-        } else {
-            format!("{n}³")
+    for scene in scenes.chain(a.sizes_3d.iter().map(|&n| (3, n))) {
+        let name = match scene {
+            (2, n) => format!("{n}²"),
+            (_, n) => format!("{n}³"),
         };
-        table.row([
-            name,
-            format!("{local:.3}"),
-            format!("{isolated:.3}"),
-            format!("{:.3}", isolated - local),
-            format!("{:+.1} %", 100.0 * (isolated - local) / local),
-            format!("{local_min:.3} / {isolated_min:.3}"),
-            format!("{:+.1} %", 100.0 * (isolated_min - local_min) / local_min),
-            format!("{transfer:.3}"),
-            format!("{:.1} %", 100.0 * transfer / local_min),
-            (if same { "yes" } else { "NO" }).to_string(),
-        ]);
+        let alone = measure(session, a, scene, false)?;
+        let stepped = measure(session, a, scene, true)?;
+        let rows = [
+            ("solve, volume correction off", &alone.solve, &alone),
+            ("step, default physics", &stepped.step, &stepped),
+        ];
+        for (timed, &[(local, local_min), (isolated, isolated_min)], m) in rows {
+            table.row([
+                name.clone(),
+                timed.to_string(),
+                format!("{local:.3}"),
+                format!("{isolated:.3}"),
+                format!("{:.3}", isolated - local),
+                format!("{:+.1} %", 100.0 * (isolated - local) / local),
+                format!("{local_min:.3} / {isolated_min:.3}"),
+                format!("{:+.1} %", 100.0 * (isolated_min - local_min) / local_min),
+                format!("{:.3}", m.transfer),
+                (if m.same { "yes" } else { "NO" }).to_string(),
+            ]);
+        }
     }
     table.emit(&bench_dir(&a.out))?;
     Ok(())
