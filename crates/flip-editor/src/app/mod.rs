@@ -11,10 +11,10 @@ pub mod chrome;
 pub mod editing;
 /// Open / Save and the unsaved-changes modal.
 pub mod files;
-/// How soon the UI repaints for a new simulated frame.
-pub mod pace;
 /// Switching between the modes, and what goes to the shown one.
 pub mod modes;
+/// How soon the UI repaints for a new simulated frame.
+pub mod pace;
 /// Top bar, side panel and the keyboard shortcuts.
 pub mod panels;
 /// The in-app Open / Save As dialog.
