@@ -13,6 +13,8 @@ pub mod editing;
 pub mod files;
 /// Switching between the modes, and what goes to the shown one.
 pub mod modes;
+/// How soon the UI repaints for a new simulated frame.
+pub mod pace;
 /// Top bar, side panel and the keyboard shortcuts.
 pub mod panels;
 /// The in-app Open / Save As dialog.
@@ -21,6 +23,7 @@ pub mod path_dialog;
 pub mod recent;
 
 use crate::app::chrome::Chrome;
+use crate::app::pace::RepaintPace;
 use crate::app::recent::RecentFiles;
 use crate::compare::mode::CompareMode;
 use crate::graph::convert::EditorDoc;
@@ -79,6 +82,8 @@ pub struct App {
     pub(crate) chrome: Chrome,
     /// Autoplay / screenshot / quit for scripted runs.
     pub(crate) auto: AutoRun,
+    /// The cost of UI frames, which paces the repaints the simulations ask for.
+    pub(crate) pace: RepaintPace,
 }
 
 impl App {
@@ -90,10 +95,9 @@ impl App {
         opts: Options,
     ) -> Self {
         let registry = Arc::new(registry);
-        let wake_ctx = ctx.clone();
-        let run = RunMode::new(registry.clone(), move || wake_ctx.request_repaint());
-        let wake_ctx = ctx.clone();
-        let compare = CompareMode::new(registry.clone(), move || wake_ctx.request_repaint());
+        let pace = RepaintPace::default();
+        let run = RunMode::new(registry.clone(), pace.waker(ctx.clone()));
+        let compare = CompareMode::new(registry.clone(), pace.waker(ctx.clone()));
         let mut user = UserState::new(registry);
         user.lcp_solvers = plugins
             .algorithms()
@@ -120,6 +124,7 @@ impl App {
             compare,
             chrome: Chrome::new(),
             auto: opts.auto,
+            pace,
         };
         app.chrome.recent = RecentFiles::load(opts.recent);
         if opts.graph.is_none() {
@@ -206,12 +211,19 @@ impl App {
 }
 
 impl eframe::App for App {
-    fn update(&mut self, ctx: &Context, _frame: &mut eframe::Frame) {
+    fn update(&mut self, ctx: &Context, frame: &mut eframe::Frame) {
+        self.record_frame_cost(frame.info().cpu_usage);
         self.ui(ctx);
     }
 }
 
 impl App {
+    /// Records the CPU seconds of the last whole UI frame (eframe's `cpu_usage`), which pace
+    /// the repaints for new simulated frames ([`pace`]).
+    pub fn record_frame_cost(&self, cpu_seconds: Option<f32>) {
+        self.pace.record(cpu_seconds);
+    }
+
     /// One UI frame (never waits for the worker; headless benchmarks and tests call it).
     pub fn ui(&mut self, ctx: &Context) {
         self.poll_worker();

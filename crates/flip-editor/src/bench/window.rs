@@ -112,6 +112,7 @@ impl Timed {
 
 impl eframe::App for Timed {
     fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
+        self.app.record_frame_cost(frame.info().cpu_usage);
         let t = Instant::now();
         self.app.ui(ctx);
         let update = t.elapsed();

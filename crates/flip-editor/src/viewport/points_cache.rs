@@ -12,7 +12,6 @@ use crate::viewport::camera::Camera;
 use egui::{Mesh, Rect, Ui, Vec2};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 /// Everything the particle quads depend on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,13 +84,20 @@ impl Slot {
         }
     }
 
-    /// Starts building the quads of `key` on a thread of their own.
-    fn start(&mut self, key: PointsKey, build: impl FnOnce() -> Mesh + Send + 'static) {
+    /// Starts building the quads of `key` on a thread of their own, which repaints `ctx` when
+    /// they are ready.
+    fn start(
+        &mut self,
+        key: PointsKey,
+        ctx: egui::Context,
+        build: impl FnOnce() -> Mesh + Send + 'static,
+    ) {
         let (tx, rx) = mpsc::channel();
         let spawned = std::thread::Builder::new()
             .name("particle quads".into())
             .spawn(move || {
                 let _ = tx.send(build());
+                ctx.request_repaint();
             });
         if spawned.is_ok() {
             self.pending = Some((key, rx));
@@ -119,11 +125,13 @@ pub fn cached(ui: &Ui, key: PointsKey, build: impl FnOnce() -> Mesh + Send + 'st
         None => Some(Mesh::default()),
     };
     if let Some(meanwhile) = meanwhile {
+        // The build in flight (this one, or an older frame's) repaints when it lands: the next
+        // UI frame shows it and starts the newest frame's if it was older. (Polling for it
+        // instead cost a whole UI frame every few milliseconds, tens of milliseconds each with
+        // software GL, taken from the simulation.)
         if slot.pending.is_none() {
-            slot.start(key, build);
+            slot.start(key, ui.ctx().clone(), build);
         }
-        // look again soon: the build in flight may be an older frame's
-        ui.ctx().request_repaint_after(Duration::from_millis(5));
         return meanwhile;
     }
     let mesh = build();
@@ -139,6 +147,7 @@ mod tests {
     use crate::frames::test_frame;
     use egui::{pos2, Pos2};
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
 
     fn rect() -> Rect {
         Rect::from_min_max(Pos2::ZERO, pos2(100.0, 100.0))

@@ -122,6 +122,43 @@ pub(crate) struct SharedHierarchy {
     /// Fingerprint of the last matrix solved (`None` on the spare hierarchy) and the depth of
     /// its hierarchy.
     last: Option<(Option<u64>, usize)>,
+    /// Set by [`SharedHierarchy::prepare`] when it built this instance's own slot from the
+    /// problem it was given: that problem's arrays and the slot's build count after the build.
+    built_here: Option<(ProblemArrays, usize)>,
+}
+
+/// Where a problem's arrays that [`Hierarchy::update`] reads live: two views with equal
+/// addresses and lengths are the same problem (the host leaves a problem untouched from
+/// `prepare` until its `solve` returns).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct ProblemArrays {
+    dims: [usize; 3],
+    slices: [(usize, usize); 10],
+}
+
+impl ProblemArrays {
+    fn of(p: &Problem<'_>) -> Self {
+        fn at<T>(s: &[T]) -> (usize, usize) {
+            (s.as_ptr() as usize, s.len())
+        }
+        let [o0, o1, o2] = p.off.map(at);
+        let [f0, f1, f2] = p.face_open.map(at);
+        Self {
+            dims: p.dims,
+            slices: [
+                at(p.cell_kind),
+                at(p.diag),
+                o0,
+                o1,
+                o2,
+                f0,
+                f1,
+                f2,
+                at(p.liquid_phi),
+                at(p.solid_phi),
+            ],
+        }
+    }
 }
 
 impl SharedHierarchy {
@@ -151,6 +188,7 @@ impl SharedHierarchy {
             config: *config,
             builds: 0,
             last: None,
+            built_here: None,
         }
     }
 
@@ -172,6 +210,7 @@ impl SharedHierarchy {
     pub fn prepare(&mut self, p: &Problem<'_>) {
         self.release();
         self.gave_up = false;
+        self.built_here = None;
         if !self.sharing {
             return;
         }
@@ -184,7 +223,8 @@ impl SharedHierarchy {
                     return;
                 }
                 Ok((reserved, true)) => {
-                    build(&reserved, p);
+                    let generation = build(&reserved, p);
+                    self.built_here = Some((ProblemArrays::of(p), generation));
                     if !self.yield_to_waiters() {
                         self.reserved = Some(reserved);
                         return;
@@ -293,8 +333,17 @@ impl SharedHierarchy {
             held: Held::Nothing,
         };
         let mut h = lock(&r.slot.hierarchy);
-        // verifies every coefficient; rebuilds on any difference
-        let rebuilt = h.update(p);
+        // Verifies every coefficient and rebuilds on any difference, unless `prepare` built
+        // this very slot from this very problem and nobody has rebuilt it since (a borrower
+        // that found another matrix would have): then it holds exactly that matrix.
+        let built_here = std::mem::take(&mut self.built_here);
+        let unchanged = built_here.is_some_and(|(arrays, generation)| {
+            Arc::ptr_eq(&r.slot, &self.own)
+                && h.build.built
+                && h.build.rebuilds == generation
+                && arrays == ProblemArrays::of(p)
+        });
+        let rebuilt = !unchanged && h.update(p);
         guard.held = Held::Built(r.key);
         if rebuilt || self.last.map(|(k, _)| k) != Some(Some(r.key)) {
             self.builds += 1;
@@ -311,6 +360,7 @@ impl SharedHierarchy {
         self.own.set(Held::Nothing, in_use);
         self.spare = None;
         self.last = None;
+        self.built_here = None;
     }
 }
 
@@ -335,17 +385,18 @@ impl Drop for Release<'_> {
 
 /// Brings the reserved slot's hierarchy up to date with `p` on a worker of the pool (its
 /// parallel loops then start inside the pool) and marks it built for the reservation's key;
-/// returns whether it was rebuilt. A panic leaves the slot empty and free, so that nobody
-/// waits for it.
-fn build(r: &Reserved, p: &Problem<'_>) -> bool {
+/// returns the hierarchy's build count afterwards. A panic leaves the slot empty and free, so
+/// that nobody waits for it.
+fn build(r: &Reserved, p: &Problem<'_>) -> usize {
     let mut guard = Release {
         slot: &r.slot,
         held: Held::Nothing,
     };
-    let rebuilt = {
+    let generation = {
         let mut h = lock(&r.slot.hierarchy);
         let h: &mut Hierarchy = &mut h;
-        rayon::scope(|_| h.update(p))
+        rayon::scope(|_| h.update(p));
+        h.build.rebuilds
     };
     guard.held = Held::Built(r.key);
     let mut s = lock(&r.slot.state);
@@ -353,7 +404,7 @@ fn build(r: &Reserved, p: &Problem<'_>) -> bool {
     drop(s);
     std::mem::forget(guard); // still reserved
     r.slot.changed.notify_all();
-    rebuilt
+    generation
 }
 
 /// Waits (at most a second, for cancellation and the deadline) while `busy` is in use or

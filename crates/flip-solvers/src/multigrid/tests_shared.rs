@@ -133,3 +133,31 @@ fn a_changed_face_weight_behind_the_surface_rebuilds_the_hierarchy() {
         "borrowed the hierarchy of another face weight"
     );
 }
+
+#[test]
+fn a_solve_of_another_problem_than_the_prepared_one_is_verified() {
+    // The solve right after `prepare` built the hierarchy skips verifying it only for the very
+    // problem it was built from; another one (here a changed diagonal) is verified and rebuilt.
+    let p = fixtures::build(Scene::DamBreak, [29, 22, 17], 5);
+    let mut changed = p.clone();
+    let c = changed
+        .cell_kind
+        .iter()
+        .position(|&k| k == CELL_FLUID)
+        .unwrap();
+    changed.diag[c] += 0.5;
+    let fresh = solve(&mut mgpcg(false), &changed);
+    let mut s = mgpcg(true);
+    let mut prepared = p.clone();
+    s.prepare(&prepared.view());
+    let mut q = changed.clone();
+    q.pressure.fill(0.0);
+    s.solve(&mut q.view()).unwrap();
+    assert_eq!(
+        q.pressure, fresh,
+        "solved on the hierarchy of the prepared problem"
+    );
+    // and the prepared problem itself, solved right after its build, is bit-identical
+    let mut alone = mgpcg(false);
+    assert_eq!(solve(&mut s, &p), solve(&mut alone, &p));
+}
