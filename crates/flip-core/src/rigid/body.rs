@@ -64,7 +64,11 @@ impl BodyShape {
             }
             Self::Disc { radius } => {
                 let r2 = radius * radius;
-                [v * (3.0 * r2 + 1.0) / 12.0, v * (3.0 * r2 + 1.0) / 12.0, 0.5 * v * r2]
+                [
+                    v * (3.0 * r2 + 1.0) / 12.0,
+                    v * (3.0 * r2 + 1.0) / 12.0,
+                    0.5 * v * r2,
+                ]
             }
             Self::Sphere { radius } => [0.4 * v * radius * radius; 3],
         }
@@ -236,8 +240,8 @@ impl RigidBody {
 
     /// Signed distance of `p` to the body placed by `state` (negative inside).
     pub fn distance(&self, state: &BodyState, p: [f64; 3]) -> f64 {
-        let local = state.rotation().inverse()
-            * (DVec3::from_array(p) - DVec3::from_array(state.position));
+        let local =
+            state.rotation().inverse() * (DVec3::from_array(p) - DVec3::from_array(state.position));
         self.shape.distance(local)
     }
 }
@@ -386,7 +390,10 @@ mod tests {
         for p in [[0.5, 0.65], [0.65, 0.5], [0.52, 0.3]] {
             let q = Vec3::new(p[0] as f32, p[1] as f32, 0.5 / 16.0);
             let d = f64::from(solid.distance(q, &spec));
-            assert!((d - b.distance(&state, [p[0], p[1], 0.0])).abs() < 1e-5, "{p:?}");
+            assert!(
+                (d - b.distance(&state, [p[0], p[1], 0.0])).abs() < 1e-5,
+                "{p:?}"
+            );
         }
         // 3D: a box tipped about x, so its depth now stands along y
         let b = body(BodyShape::Box {

@@ -83,7 +83,8 @@ impl Coupling {
         for (b, body) in bodies.bodies.iter().enumerate() {
             let solved = bodies.solved.get(b).copied().unwrap_or_default();
             let start = body.state.twist();
-            out.changes.push(std::array::from_fn(|d| start[d] - solved[d]));
+            out.changes
+                .push(std::array::from_fn(|d| start[d] - solved[d]));
             let extrapolated = body_columns(spec, problem, body, dofs);
             out.columns.extend(extrapolated.columns);
             out.carriers.extend(
@@ -95,8 +96,12 @@ impl Coupling {
             let mass = mass_matrix(body, dofs);
             out.inverse_weight
                 .push(mass.iter().map(|m| m / cell_mass).collect());
-            out.weight
-                .push(invert(&mass, dofs.len()).iter().map(|m| m * cell_mass).collect());
+            out.weight.push(
+                invert(&mass, dofs.len())
+                    .iter()
+                    .map(|m| m * cell_mass)
+                    .collect(),
+            );
         }
         out
     }
@@ -159,7 +164,11 @@ impl Coupling {
 
     /// `out += J C Jᵀ x`: the low-rank part of the coupled operator.
     pub fn add_low_rank(&self, x: &[f64], out: &mut [f64]) {
-        for (c, w) in self.columns.iter().zip(self.weigh(&self.transpose_times(x))) {
+        for (c, w) in self
+            .columns
+            .iter()
+            .zip(self.weigh(&self.transpose_times(x)))
+        {
             for (&i, v) in c.cells.iter().zip(&c.values) {
                 out[i] += w * v;
             }
@@ -266,7 +275,11 @@ fn body_columns(
     let dims = spec.dims();
     let strides = strides(spec);
     let centre = |c: usize| {
-        let ijk = [c % spec.ni, (c / spec.ni) % spec.nj, c / (spec.ni * spec.nj)];
+        let ijk = [
+            c % spec.ni,
+            (c / spec.ni) % spec.nj,
+            c / (spec.ni * spec.nj),
+        ];
         point(spec, ijk.map(|n| (n as f64 + 0.5) * dx))
     };
     let phi = |c: usize| body.distance(&body.state, centre(c));

@@ -73,7 +73,13 @@ pub(super) fn covered_faces(spec: &GridSpec, body: &RigidBody, mut visit: impl F
     };
     let r = [range(0), range(1), range(2)];
     // a face's corners reach one node past it along the other axes
-    let len = [0, 1, 2].map(|a| if a < dimension { r[a].1 - r[a].0 + 2 } else { 1 });
+    let len = [0, 1, 2].map(|a| {
+        if a < dimension {
+            r[a].1 - r[a].0 + 2
+        } else {
+            1
+        }
+    });
     let mut nodes = vec![0.0f32; len[0] * len[1] * len[2]];
     for (n, v) in nodes.iter_mut().enumerate() {
         let at = [n % len[0], (n / len[0]) % len[1], n / (len[0] * len[1])];
@@ -89,7 +95,13 @@ pub(super) fn covered_faces(spec: &GridSpec, body: &RigidBody, mut visit: impl F
             for j in r[1].0..=r[1].1 {
                 for i in r[0].0..=r[0].1 {
                     let f = [i, j, k];
-                    let outside = (0..3).any(|a| if a == axis { f[a] == 0 || f[a] >= dims[a] } else { f[a] >= dims[a] });
+                    let outside = (0..3).any(|a| {
+                        if a == axis {
+                            f[a] == 0 || f[a] >= dims[a]
+                        } else {
+                            f[a] >= dims[a]
+                        }
+                    });
                     if outside {
                         continue;
                     }
@@ -99,7 +111,8 @@ pub(super) fn covered_faces(spec: &GridSpec, body: &RigidBody, mut visit: impl F
                     }
                     let mut centre: [f64; 3] = std::array::from_fn(|a| (f[a] as f64 + 0.5) * dx);
                     centre[axis] -= 0.5 * dx;
-                    let r = DVec3::from_array(point(spec, centre)) - DVec3::from_array(state.position);
+                    let r =
+                        DVec3::from_array(point(spec, centre)) - DVec3::from_array(state.position);
                     visit(CoveredFace {
                         axis,
                         face: f,

@@ -11,10 +11,10 @@ use crate::params::Params;
 use crate::roles::NodeRole;
 use flip_core::rigid::{contact, Bodies, BodyShape, BodyState, ContactParams, RigidBody};
 use flip_core::Solids;
-use glam::{DQuat, EulerRot};
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
+use glam::{DQuat, EulerRot};
 use std::sync::Arc;
 
 /// Parameter: the bodies at the start, `;`-separated.
@@ -146,10 +146,7 @@ impl RigidBodiesNode {
             gravity: g.as_dvec3().to_array(),
         };
         Ok(Self {
-            initial: parse_bodies(
-                p.text(BODIES_PARAM)?,
-                init.settings.grid_spec().dimension(),
-            )?,
+            initial: parse_bodies(p.text(BODIES_PARAM)?, init.settings.grid_spec().dimension())?,
             contact,
         })
     }
@@ -314,7 +311,9 @@ mod tests {
         );
         assert!((b[0].state.angle_z() - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         assert_eq!(b[1].state.velocity, [1.0, 0.0, 0.0]);
-        let e = parse_bodies("disc 0.1 at 0.5 0.5", 2).unwrap_err().to_string();
+        let e = parse_bodies("disc 0.1 at 0.5 0.5", 2)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("body 1") && e.contains("density"), "{e}");
         let e = parse_bodies("box 0.1 at 0.5 0.5 density 1", 2)
             .unwrap_err()
