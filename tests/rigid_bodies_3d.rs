@@ -237,7 +237,9 @@ fn boxes_of_three_densities_sink_and_float_without_liquid_inside_them() {
 }
 
 #[test]
-#[ignore = "placeholder: light"]
+#[ignore = "not met yet: released alone with its bottom on the surface, after 2 s it heaves \
+            between 31 % and 75 % submerged (mean of the last 0.5 s 50.8 %, swing ±24 %); its \
+            heave is centred on Archimedes' depth but barely damped"]
 fn a_light_box_settles_half_submerged_within_two_seconds() {
     let t = two_seconds("box 0.2 0.12 0.2 at 0.5 0.56 0.5 density 500");
     let light: Vec<f64> = t.submerged.iter().map(|s| s[0]).collect();
@@ -251,7 +253,9 @@ fn a_light_box_settles_half_submerged_within_two_seconds() {
 }
 
 #[test]
-#[ignore = "placeholder: neutral"]
+#[ignore = "not met yet: released alone at mid-depth it sinks steadily, 8.1 cells in 1.5 s \
+            to the floor (about 0.15 cell a frame after a start at about 2 % of g); one static \
+            coupled solve at 32³ holds it within ±1.3 % of g dt, so the bias is in the dynamics"]
 fn a_neutral_box_released_at_mid_depth_stays_where_it_is() {
     let t = two_seconds("box 0.2 0.12 0.2 at 0.5 0.25 0.5 density 1000");
     let moved = displacement(&t, 0);
