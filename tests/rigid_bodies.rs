@@ -49,7 +49,7 @@ fn worst_overlaps(b: &Bodies, particles: &Particles) -> (f64, f64) {
     let mut liquid = 0.0f64;
     for (body, end) in b.bodies.iter().zip(&b.end) {
         for p in &particles.pos {
-            let d = body.distance(end, [f64::from(p.x), f64::from(p.y)]);
+            let d = body.distance(end, [f64::from(p.x), f64::from(p.y), 0.0]);
             liquid = liquid.max(-d);
         }
     }
@@ -60,7 +60,7 @@ fn worst_overlaps(b: &Bodies, particles: &Particles) -> (f64, f64) {
             solid = solid.max(-wall.iter().copied().fold(f64::MAX, f64::min));
             for (k, other) in b.bodies.iter().enumerate() {
                 if k != i {
-                    solid = solid.max(-other.distance(&b.end[k], q));
+                    solid = solid.max(-other.distance(&b.end[k], [q[0], q[1], 0.0]));
                 }
             }
         }
@@ -70,15 +70,15 @@ fn worst_overlaps(b: &Bodies, particles: &Particles) -> (f64, f64) {
 
 /// Points on a body's outline placed by `s` (corners of a box, 32 points of a disc).
 fn outline(b: &RigidBody, s: &BodyState) -> Vec<[f64; 2]> {
-    let (sin, cos) = s.angle.sin_cos();
+    let (sin, cos) = s.angle_z().sin_cos();
     let local: Vec<[f64; 2]> = match b.shape {
-        BodyShape::Box { size: [w, h] } => vec![
+        BodyShape::Box { size: [w, h, _] } => vec![
             [-0.5 * w, -0.5 * h],
             [0.5 * w, -0.5 * h],
             [0.5 * w, 0.5 * h],
             [-0.5 * w, 0.5 * h],
         ],
-        BodyShape::Disc { radius } => (0..32)
+        BodyShape::Disc { radius } | BodyShape::Sphere { radius } => (0..32)
             .map(|k| {
                 let a = k as f64 * std::f64::consts::TAU / 32.0;
                 [radius * a.cos(), radius * a.sin()]

@@ -21,7 +21,7 @@ impl Node for ExportBodies {
             return Ok(());
         }
         let name = self.files.frame(ctx)?;
-        let depth = f64::from(ctx.grid.dx);
+        let depth = ctx.grid.is_2d().then_some(f64::from(ctx.grid.dx));
         if !self.meshes_written {
             let folder = name("json").parent().map(std::path::Path::to_path_buf);
             let folder = folder.unwrap_or_default();
@@ -50,8 +50,8 @@ pub fn kind() -> NodeKind {
         "export_bodies",
         "Export bodies",
         "Output",
-        "Writes each frame's rigid-body transforms as JSON (position, rotation as angle and \
-         quaternion, velocity, spin) and each body's mesh once as OBJ in its own frame \
+        "Writes each frame's rigid-body transforms as JSON (position, rotation as a quaternion \
+         and in 2D as an angle, velocity, angular velocity) and each body's mesh once as OBJ in its own frame \
          (`body_<i>.obj`; 2D bodies as prisms one cell deep), for Blender and Houdini; \
          atomically.",
         vec![PortSpec::new(

@@ -21,7 +21,7 @@ use flip_core::pressure::PressureSystem;
 use flip_core::project::{
     apply_pressure, assemble, divergence_field, violation, AssembleParams, Geometry,
 };
-use flip_core::rigid::{with_body_velocities, Coupling};
+use flip_core::rigid::{with_body_velocities, BodyState, Coupling, Twist};
 use flip_core::{CellGrid, CellKind, Grid3};
 use flip_graph::{
     decode_state, encode_state, EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, NodeState,
@@ -167,7 +167,7 @@ impl Node for PressureSolve {
         let f = Arc::make_mut(&mut field);
         apply_pressure(g, sys, &solids, &mut f.vel, &mut f.valid);
         if let (Some(c), Some(b)) = (&coupling, &bodies) {
-            let after: Vec<[f64; 3]> = b.end.iter().map(|e| e.dof()).collect();
+            let after: Vec<Twist> = b.end.iter().map(BodyState::twist).collect();
             c.add_extrapolated_flux(&mut f.vel, &after, &b.solved);
         }
         if let Some(b) = bodies {

@@ -1,5 +1,5 @@
-//! Rigid bodies: boxes and discs of a density that float, sink and are pushed by the liquid
-//! (2D). Each substep the node takes the bodies' states carried from the last one (or, on the
+//! Rigid bodies: boxes and discs (2D) or boxes and spheres (3D) of a density that float, sink
+//! and are pushed by the liquid. Each substep the node takes the bodies' states carried from the last one (or, on the
 //! first, those of its `bodies` parameter), advances them under gravity with contacts against
 //! the walls, the scene's boxes and spheres and each other (rapier), and hands the liquid the
 //! scene with the bodies added as moving solids. The pressure node couples them to the liquid
@@ -14,6 +14,7 @@ use flip_core::Solids;
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
+use glam::{DQuat, EulerRot};
 use std::sync::Arc;
 
 /// Parameter: the bodies at the start, `;`-separated.
@@ -24,9 +25,12 @@ struct RigidBodiesNode {
     contact: ContactParams,
 }
 
-/// Parses one body: `box W H | disc R`, then `at X Y`, `density D` and optionally
-/// `angle DEGREES`, `velocity VX VY`, `spin RAD_PER_S`.
-fn parse_body(text: &str) -> Result<RigidBody, String> {
+/// Parses one body in a grid of `dimension` 2 or 3. In 2D: `box W H | disc R`, then
+/// `at X Y`, `density D` and optionally `angle DEGREES`, `velocity VX VY`, `spin RAD_PER_S`. In
+/// 3D: `box W H D | sphere R`, then `at X Y Z`, `density D` and optionally
+/// `angle RX RY RZ` (degrees about the world x, then y, then z axis), `velocity VX VY VZ`,
+/// `spin WX WY WZ` (rad/s about the world axes).
+fn parse_body(text: &str, dimension: usize) -> Result<RigidBody, String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let numbers = |n: usize, what: &str, at: &mut usize| -> Result<Vec<f64>, String> {
         let got: Result<Vec<f64>, _> = words
@@ -43,16 +47,31 @@ fn parse_body(text: &str) -> Result<RigidBody, String> {
             Err(format!("`{what}` must be finite"))
         }
     };
+    // a vector of the grid's dimension, z = 0 in 2D
+    let vector = |what: &str, at: &mut usize| -> Result<[f64; 3], String> {
+        let v = numbers(dimension, what, at)?;
+        Ok([v[0], v[1], v.get(2).copied().unwrap_or(0.0)])
+    };
     let mut at = 1;
-    let shape = match words.first().copied() {
-        Some("box") => {
+    let shape = match (words.first().copied(), dimension) {
+        (Some("box"), 2) => {
             let s = numbers(2, "box", &mut at)?;
-            BodyShape::Box { size: [s[0], s[1]] }
+            // one metre deep: mass and inertia per metre of depth
+            BodyShape::Box {
+                size: [s[0], s[1], 1.0],
+            }
         }
-        Some("disc") => BodyShape::Disc {
+        (Some("box"), _) => BodyShape::Box {
+            size: vector("box", &mut at)?,
+        },
+        (Some("disc"), 2) => BodyShape::Disc {
             radius: numbers(1, "disc", &mut at)?[0],
         },
-        _ => return Err("a body starts with `box W H` or `disc R`".into()),
+        (Some("sphere"), 3) => BodyShape::Sphere {
+            radius: numbers(1, "sphere", &mut at)?[0],
+        },
+        (_, 2) => return Err("a 2D body starts with `box W H` or `disc R`".into()),
+        _ => return Err("a 3D body starts with `box W H D` or `sphere R`".into()),
     };
     if !shape.is_valid() {
         return Err("a body's size must be > 0".into());
@@ -62,17 +81,22 @@ fn parse_body(text: &str) -> Result<RigidBody, String> {
         at += 1;
         match key {
             "at" => {
-                let p = numbers(2, key, &mut at)?;
-                state.position = [p[0], p[1]];
+                state.position = vector(key, &mut at)?;
                 placed = true;
             }
             "density" => density = Some(numbers(1, key, &mut at)?[0]),
-            "angle" => state.angle = numbers(1, key, &mut at)?[0].to_radians(),
-            "velocity" => {
-                let v = numbers(2, key, &mut at)?;
-                state.velocity = [v[0], v[1]];
+            "angle" if dimension == 2 => {
+                let a = numbers(1, key, &mut at)?[0].to_radians();
+                state.set_rotation(DQuat::from_rotation_z(a));
             }
-            "spin" => state.spin = numbers(1, key, &mut at)?[0],
+            "angle" => {
+                let [x, y, z] = vector(key, &mut at)?.map(f64::to_radians);
+                // about x first, then y, then z (world axes)
+                state.set_rotation(DQuat::from_euler(EulerRot::ZYX, z, y, x));
+            }
+            "velocity" => state.velocity = vector(key, &mut at)?,
+            "spin" if dimension == 2 => state.spin = [0.0, 0.0, numbers(1, key, &mut at)?[0]],
+            "spin" => state.spin = vector(key, &mut at)?,
             other => {
                 return Err(format!(
                     "`{other}` is not a body property: use at, density, angle, velocity, spin"
@@ -85,7 +109,11 @@ fn parse_body(text: &str) -> Result<RigidBody, String> {
         return Err("a body's density must be > 0 kg/m³".into());
     }
     if !placed {
-        return Err("a body needs `at X Y` (its centre, m)".into());
+        return Err(if dimension == 2 {
+            "a body needs `at X Y` (its centre, m)".into()
+        } else {
+            "a body needs `at X Y Z` (its centre, m)".into()
+        });
     }
     Ok(RigidBody {
         shape,
@@ -94,14 +122,15 @@ fn parse_body(text: &str) -> Result<RigidBody, String> {
     })
 }
 
-/// Parses the `bodies` parameter: bodies separated by `;` or new lines.
-fn parse_bodies(text: &str) -> Result<Vec<RigidBody>, NodeError> {
+/// Parses the `bodies` parameter (in a grid of `dimension` 2 or 3): bodies separated by `;` or
+/// new lines.
+fn parse_bodies(text: &str, dimension: usize) -> Result<Vec<RigidBody>, NodeError> {
     text.split([';', '\n'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .enumerate()
         .map(|(i, s)| {
-            parse_body(s)
+            parse_body(s, dimension)
                 .map_err(|e| NodeError::param(BODIES_PARAM, format!("body {}: {e}", i + 1)))
         })
         .collect()
@@ -110,20 +139,14 @@ fn parse_bodies(text: &str) -> Result<Vec<RigidBody>, NodeError> {
 impl RigidBodiesNode {
     fn new(init: &NodeInit<'_>) -> Result<Self, NodeError> {
         let p = Params(init.params);
-        if !init.settings.grid_spec().is_2d() {
-            return Err(NodeError::param(
-                BODIES_PARAM,
-                "rigid bodies are coupled in 2D graphs only (3D is not built yet)",
-            ));
-        }
         let g = p.vec3("gravity")?;
         let contact = ContactParams {
             friction: f64::from(p.f32("friction")?),
             restitution: f64::from(p.f32("restitution")?),
-            gravity: [f64::from(g.x), f64::from(g.y)],
+            gravity: g.as_dvec3().to_array(),
         };
         Ok(Self {
-            initial: parse_bodies(p.text(BODIES_PARAM)?)?,
+            initial: parse_bodies(p.text(BODIES_PARAM)?, init.settings.grid_spec().dimension())?,
             contact,
         })
     }
@@ -142,7 +165,7 @@ impl Node for RigidBodiesNode {
         };
         // where the previous pressure solve left the bodies (at rest before the first solve)
         let solved = match &carried {
-            Some(_) => start.iter().map(BodyState::dof).collect(),
+            Some(_) => start.iter().map(BodyState::twist).collect(),
             None => vec![],
         };
         let dt = f64::from(ctx.dt);
@@ -150,7 +173,7 @@ impl Node for RigidBodiesNode {
         // resolved, no gravity yet), then gravity and the contacts give the velocity the
         // liquid sees the body move at, and where it heads by the substep's end
         let free = ContactParams {
-            gravity: [0.0, 0.0],
+            gravity: [0.0; 3],
             ..self.contact
         };
         let moved = contact::advance(&bodies, &start, &scene, &free, dt);
@@ -209,9 +232,12 @@ pub fn kind() -> NodeKind {
         "rigid_bodies",
         "Rigid Bodies",
         "Collision",
-        "Boxes and discs that float, sink and are carried by the liquid (2D). `bodies` lists \
-         them, `;`-separated: `box W H` or `disc R`, then `at X Y` (centre, m), `density D` \
-         (kg/m³; water is 1000), optionally `angle DEGREES`, `velocity VX VY`, `spin RAD/S`. \
+        "Boxes and discs (2D) or boxes and spheres (3D) that float, sink and are carried by the \
+         liquid. `bodies` lists them, `;`-separated. 2D: `box W H` or `disc R`, then `at X Y` \
+         (centre, m), `density D` (kg/m³; water is 1000), optionally `angle DEGREES`, \
+         `velocity VX VY`, `spin RAD/S`. 3D: `box W H D` or `sphere R`, `at X Y Z`, \
+         `density D`, optionally `angle RX RY RZ` (degrees about the world x, then y, then z), \
+         `velocity VX VY VZ`, `spin WX WY WZ` (rad/s). \
          Each substep they fall under `gravity` and collide with the walls, the scene's boxes \
          and spheres and each other (rapier); the liquid sees them as moving solids, and the \
          pressure node couples them to it (Batty, Bertails & Bridson 2007): wire its `bodies` \
@@ -232,8 +258,9 @@ pub fn kind() -> NodeKind {
             ParamSpec::text(
                 BODIES_PARAM,
                 "Bodies",
-                "`box W H | disc R at X Y density D [angle DEG] [velocity VX VY] [spin W]`, \
-                 `;`-separated",
+                "2D: `box W H | disc R at X Y density D [angle DEG] [velocity VX VY] [spin W]`; \
+                 3D: `box W H D | sphere R at X Y Z density D [angle RX RY RZ] \
+                 [velocity VX VY VZ] [spin WX WY WZ]`; `;`-separated",
                 "box 0.2 0.1 at 0.5 0.7 density 500",
             ),
             ParamSpec::vec3(
@@ -273,21 +300,62 @@ mod tests {
 
     #[test]
     fn parses_bodies_and_names_what_is_wrong() {
-        let b = parse_bodies("box 0.2 0.1 at 0.5 0.7 density 500 angle 90; disc 0.05 at 0.3 0.8 density 1200 velocity 1 0")
+        let b = parse_bodies("box 0.2 0.1 at 0.5 0.7 density 500 angle 90; disc 0.05 at 0.3 0.8 density 1200 velocity 1 0", 2)
             .unwrap();
         assert_eq!(b.len(), 2);
-        assert_eq!(b[0].shape, BodyShape::Box { size: [0.2, 0.1] });
-        assert!((b[0].state.angle - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
-        assert_eq!(b[1].state.velocity, [1.0, 0.0]);
-        let e = parse_bodies("disc 0.1 at 0.5 0.5").unwrap_err().to_string();
+        assert_eq!(
+            b[0].shape,
+            BodyShape::Box {
+                size: [0.2, 0.1, 1.0]
+            }
+        );
+        assert!((b[0].state.angle_z() - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        assert_eq!(b[1].state.velocity, [1.0, 0.0, 0.0]);
+        let e = parse_bodies("disc 0.1 at 0.5 0.5", 2)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("body 1") && e.contains("density"), "{e}");
-        let e = parse_bodies("box 0.1 at 0.5 0.5 density 1")
+        let e = parse_bodies("box 0.1 at 0.5 0.5 density 1", 2)
             .unwrap_err()
             .to_string();
         assert!(e.contains("`box` needs 2"), "{e}");
-        let e = parse_bodies("disc 0.1 at 0.5 0.5 density 1 colour red")
+        let e = parse_bodies("disc 0.1 at 0.5 0.5 density 1 colour red", 2)
             .unwrap_err()
             .to_string();
         assert!(e.contains("`colour` is not"), "{e}");
+    }
+
+    #[test]
+    fn parses_3d_bodies_with_euler_angles_in_degrees() {
+        let b = parse_bodies(
+            "box 0.2 0.1 0.3 at 0.5 0.7 0.4 density 500 angle 90 0 90 spin 0 1 0; \
+             sphere 0.05 at 0.3 0.8 0.5 density 1200 velocity 1 0 2",
+            3,
+        )
+        .unwrap();
+        assert_eq!(
+            b[0].shape,
+            BodyShape::Box {
+                size: [0.2, 0.1, 0.3]
+            }
+        );
+        assert_eq!(b[0].state.position, [0.5, 0.7, 0.4]);
+        assert_eq!(b[0].state.spin, [0.0, 1.0, 0.0]);
+        // 90° about x takes the body's y to z; then 90° about z leaves z: y → z, and x → y
+        let q = b[0].state.rotation();
+        let y = q * glam::DVec3::Y;
+        let x = q * glam::DVec3::X;
+        assert!((y - glam::DVec3::Z).length() < 1e-12, "{y}");
+        assert!((x - glam::DVec3::Y).length() < 1e-12, "{x}");
+        assert_eq!(b[1].shape, BodyShape::Sphere { radius: 0.05 });
+        assert_eq!(b[1].state.velocity, [1.0, 0.0, 2.0]);
+        let e = parse_bodies("disc 0.1 at 0.5 0.5 0.5 density 1", 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`box W H D` or `sphere R`"), "{e}");
+        let e = parse_bodies("box 0.1 0.1 0.1 at 0.5 0.5 density 1", 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`at` needs 3"), "{e}");
     }
 }

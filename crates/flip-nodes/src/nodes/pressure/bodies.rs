@@ -1,7 +1,7 @@
 //! The rigid bodies in the pressure solve: the coupled system `(A + J C Jᵀ) p = rhs` of
 //! [`flip_core::rigid::coupling`], solved by the Woodbury identity with the chosen plugin
 //! algorithm on the structured problem: one solve of the pressure's right-hand side and one
-//! per body degree of freedom (three per 2D body), then a small dense solve. Any algorithm
+//! per body degree of freedom (three per 2D body, six per 3D body), then a small dense solve. Any algorithm
 //! that solves the structured kind solves it, and each solve passes the host's residual check.
 
 use flip_abi::SolveStats;
