@@ -25,8 +25,6 @@
 
 /// The system of one step and its assembly.
 pub mod assemble;
-/// The system's rows, gathered face by face in parallel.
-mod rows;
 /// Liquid fractions of the faces', cells' and edges' control volumes.
 pub mod weights;
 

@@ -1,7 +1,6 @@
 //! Assembly of the implicit viscosity system (Batty & Bridson 2008 §4) and the update of the
 //! face velocities with its solution.
 
-use super::rows::build_rows;
 use super::weights::{edge_center, edge_dims, face_dims, fill, BlockBounds};
 use crate::grid::{Grid3, GridSpec};
 use crate::mac::MacGrid;
@@ -20,7 +19,7 @@ const MIN_WALL_FRACTION: f32 = 0.1;
 /// liquid reads (just outside the surface): small, so the strain decides its velocity and the
 /// surface stays traction-free (a fixed value there would drag the surface layer), yet the
 /// system stays positive definite.
-pub(super) const DRY_FACE_WEIGHT: f32 = 1e-3;
+const DRY_FACE_WEIGHT: f32 = 1e-3;
 
 /// The assembled system of one step: the CSR matrix over the unknown face velocities and its
 /// grid (`abi::ViscosityProblem`), kept between steps to reuse allocations.
@@ -146,89 +145,22 @@ fn release_walls(
 /// One velocity sample a difference reads: its row, or its known value, and the solid's
 /// signed distance at it (≤ 0: inside a solid, moving with it).
 #[derive(Clone, Copy)]
-pub(super) struct Sample {
-    pub(super) row: Option<u32>,
-    pub(super) value: f64,
+struct Sample {
+    row: Option<u32>,
+    value: f64,
     solid_phi: f32,
 }
 
 /// One term `coef · u` of a strain sample.
-pub(super) type Term = (Sample, f64);
-
-/// Where a strain sample lives: the diagonal strain along the face's own axis at a cell
-/// centre, or the shear strain of an edge along `c`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum StrainAt {
-    Cell([isize; 3]),
-    Edge(usize, [isize; 3]),
-}
-
-/// One strain sample `s = Σ coef·u` and its energy weight `w` (the energy is `w·s²`).
-pub(super) struct Strain {
-    pub(super) w: f64,
-    terms: [Term; 4],
-    len: usize,
-}
-
-impl Strain {
-    pub(super) fn terms(&self) -> &[Term] {
-        &self.terms[..self.len]
-    }
-}
+type Term = (Sample, f64);
 
 /// What the strain stencils read.
-pub(super) struct Stencil<'a> {
-    pub(super) spec: &'a GridSpec,
-    pub(super) vel: &'a MacGrid,
+struct Stencil<'a> {
+    spec: &'a GridSpec,
+    vel: &'a MacGrid,
     solids: &'a Solids,
     face_row: &'a [Vec<u32>; 3],
     face_solid: &'a [Grid3<f32>; 3],
-    pub(super) face_weight: &'a [Grid3<f32>; 3],
-    cell_weight: &'a Grid3<f32>,
-    edge_weight: &'a [Grid3<f32>; 3],
-    nu: &'a Grid3<f32>,
-    dt: f64,
-}
-
-/// `g` at the in-grid index `x`.
-fn at(g: &Grid3<f32>, x: [isize; 3]) -> f32 {
-    g[(x[0] as usize, x[1] as usize, x[2] as usize)]
-}
-
-/// `x` moved by `d` along `axis`.
-fn step(mut x: [isize; 3], axis: usize, d: isize) -> [isize; 3] {
-    x[axis] += d;
-    x
-}
-
-/// The strain samples that read face `idx` of `axis`, in the order of a sweep over the cells
-/// (memory order), then the edges by axis (each in memory order): the diagonal strain of the
-/// cells below and above it, then the shear strains of the two edges along each other axis
-/// `c` that it borders. Every listed cell and edge lies in the grid.
-pub(super) fn readers(spec: &GridSpec, axis: usize, idx: [isize; 3]) -> ([StrainAt; 6], usize) {
-    let mut out = [StrainAt::Cell(idx); 6];
-    let mut n = 0;
-    let cells = spec.dims();
-    if idx[axis] >= 1 {
-        out[n] = StrainAt::Cell(step(idx, axis, -1));
-        n += 1;
-    }
-    if (idx[axis] as usize) < cells[axis] {
-        out[n] = StrainAt::Cell(idx);
-        n += 1;
-    }
-    for &c in edge_axes(spec) {
-        if c == axis {
-            continue;
-        }
-        // the plane of edges along c is (axis, other): shear_faces reads (axis, e) and
-        // (axis, e − e_other)
-        let other = 3 - axis - c;
-        out[n] = StrainAt::Edge(c, idx);
-        out[n + 1] = StrainAt::Edge(c, step(idx, other, 1));
-        n += 2;
-    }
-    (out, n)
 }
 
 /// The solid's signed distance at `p`: interpolated at cell centres, continued linearly past
@@ -295,47 +227,32 @@ impl Stencil<'_> {
         let c = 1.0 / f64::from(theta * dx);
         ([(plus, c), (minus, -c)], theta)
     }
+}
 
-    /// The strain sample at `at`, for a face of `axis` (the axis of a cell's diagonal strain);
-    /// `None` where its control volume holds no liquid.
-    pub(super) fn strain(&self, axis: usize, at: StrainAt) -> Option<Strain> {
-        match at {
-            // ε_aa = ∂u_a/∂x_a at cell centres, weight Δt ν V_c (eq. 10, τ11..τ33)
-            StrainAt::Cell(c) => {
-                let vc = f64::from(self::at(self.cell_weight, c));
-                if vc <= 0.0 {
-                    return None;
+/// Adds the energy `w·s²` of one strain sample `s = Σ coef·u` (eq. 10's terms) to the rows:
+/// `A_ij += 2w c_i c_j` for unknowns, the known samples' part to the right-hand side.
+fn add_sample(rows: &mut [Vec<(u32, f64)>], rhs: &mut [f64], w: f64, terms: &[Term]) {
+    if w <= 0.0 || terms.iter().all(|(s, _)| s.row.is_none()) {
+        return;
+    }
+    let known: f64 = terms
+        .iter()
+        .filter(|(s, _)| s.row.is_none())
+        .map(|(s, c)| c * s.value)
+        .sum();
+    for &(si, ci) in terms {
+        let Some(i) = si.row else { continue };
+        rhs[i as usize] -= 2.0 * w * ci * known;
+        let row = &mut rows[i as usize];
+        for &(sj, cj) in terms {
+            if let Some(j) = sj.row {
+                // merged as added: a row has at most 15 distinct columns (3D) but gets dozens
+                // of contributions
+                let v = 2.0 * w * ci * cj;
+                match row.iter_mut().find(|e| e.0 == j) {
+                    Some(e) => e.1 += v,
+                    None => row.push((j, v)),
                 }
-                let nu_c = f64::from(self::at(self.nu, c));
-                let (terms, theta) =
-                    self.difference(self.sample(axis, step(c, axis, 1)), self.sample(axis, c));
-                let unused = terms[0];
-                Some(Strain {
-                    w: self.dt * nu_c * vc * f64::from(theta),
-                    terms: [terms[0], terms[1], unused, unused],
-                    len: 2,
-                })
-            }
-            // ε_ab = ½(∂u_a/∂x_b + ∂u_b/∂x_a) on the edges along c, weight 2Δt ν V_e (eq. 10,
-            // τ12, τ13, τ23: each appears twice in ‖ε‖²)
-            StrainAt::Edge(c, e) => {
-                let ve = f64::from(self::at(&self.edge_weight[c], e));
-                if ve <= 0.0 {
-                    return None;
-                }
-                let (a, b) = edge_plane(c);
-                let (ta, tha) = self.difference(self.sample(a, e), self.sample(a, step(e, b, -1)));
-                let (tb, thb) = self.difference(self.sample(b, e), self.sample(b, step(e, a, -1)));
-                let half = |(s, c): Term| (s, 0.5 * c);
-                Some(Strain {
-                    w: 2.0
-                        * self.dt
-                        * edge_viscosity(self.nu, e, a, b)
-                        * ve
-                        * f64::from(tha.min(thb)),
-                    terms: [half(ta[0]), half(ta[1]), half(tb[0]), half(tb[1])],
-                    len: 4,
-                })
             }
         }
     }
@@ -376,7 +293,7 @@ pub fn assemble(
         &mut sys.cell_weight,
         |i, j, k| spec.cell_center(i, j, k),
     );
-    let edge_axes = edge_axes(spec);
+    let edge_axes: &[usize] = if dim == 2 { &[2] } else { &[0, 1, 2] };
     for &c in edge_axes {
         fill(
             spec,
@@ -409,17 +326,23 @@ pub fn assemble(
     };
     g.row_axis.clear();
     g.row_face.clear();
+    let needed = read_faces(spec, &sys.cell_weight, &sys.edge_weight, edge_axes);
     let mut face_row: [Vec<u32>; 3] = Default::default();
     for a in 0..dim {
-        let needed = read_faces(spec, a, &sys.cell_weight, &sys.edge_weight);
+        let d = face_dims(spec, a);
         let w = &sys.face_weight[a];
         face_row[a] = vec![NO_ROW; w.len()];
-        for (f, row) in face_row[a].iter_mut().enumerate() {
-            let wet = w.data[f] > 0.0 || needed[f];
-            if wet && sys.face_solid[a].data[f] > 0.0 {
-                *row = g.row_axis.len() as u32;
-                g.row_axis.push(a as u8);
-                g.row_face.push(f as u32);
+        for k in 0..d[2] {
+            for j in 0..d[1] {
+                for i in 0..d[0] {
+                    let f = w.index(i, j, k);
+                    let wet = w.data[f] > 0.0 || needed[a][f];
+                    if wet && sys.face_solid[a].data[f] > 0.0 {
+                        face_row[a][f] = g.row_axis.len() as u32;
+                        g.row_axis.push(a as u8);
+                        g.row_face.push(f as u32);
+                    }
+                }
             }
         }
     }
@@ -438,53 +361,155 @@ pub fn assemble(
     }
     g.cell_weight = sys.cell_weight.data.clone();
     g.viscosity = nu.data.clone();
+    let n = g.row_axis.len();
     let st = Stencil {
         spec,
         vel,
         solids,
         face_row: &g.face_row,
         face_solid: &sys.face_solid,
-        face_weight: &sys.face_weight,
-        cell_weight: &sys.cell_weight,
-        edge_weight: &sys.edge_weight,
-        nu,
-        dt,
     };
-    let rows = build_rows(&st, &g.row_axis, &g.row_face);
+    // distinct columns of a row: itself, its 2·dim neighbours of the same component, and the
+    // 4 faces of each other component around its shear edges
+    let width = 1 + 2 * dim + 4 * (dim - 1);
+    let mut rows: Vec<Vec<(u32, f64)>> = (0..n).map(|_| Vec::with_capacity(width)).collect();
+    let mut rhs = vec![0.0f64; n];
+    let mut guess = vec![0.0f64; n];
+    // Kinetic term ½ V_f (u − u*)².
+    for r in 0..n {
+        let (a, f) = (g.row_axis[r] as usize, g.row_face[r] as usize);
+        let v = f64::from(sys.face_weight[a].data[f].max(DRY_FACE_WEIGHT));
+        let u = f64::from(vel.axes()[a].data[f]);
+        rows[r].push((r as u32, v));
+        rhs[r] += v * u;
+        guess[r] = u;
+    }
+    let at = |i: usize, j: usize, k: usize| [i as isize, j as isize, k as isize];
+    let step = |mut x: [isize; 3], a: usize, d: isize| {
+        x[a] += d;
+        x
+    };
+    let [ni, nj, nk] = spec.dims();
+    // Diagonal strains ε_aa = ∂u_a/∂x_a at cell centres, weight Δt ν V_c (eq. 10, τ11..τ33).
+    for k in 0..nk {
+        for j in 0..nj {
+            for i in 0..ni {
+                let vc = f64::from(sys.cell_weight[(i, j, k)]);
+                if vc <= 0.0 {
+                    continue;
+                }
+                let nu_c = f64::from(nu[(i, j, k)]);
+                for a in 0..dim {
+                    let c = at(i, j, k);
+                    let (terms, theta) =
+                        st.difference(st.sample(a, step(c, a, 1)), st.sample(a, c));
+                    let w = dt * nu_c * vc * f64::from(theta);
+                    add_sample(&mut rows, &mut rhs, w, &terms);
+                }
+            }
+        }
+    }
+    // Shear strains ε_ab = ½(∂u_a/∂x_b + ∂u_b/∂x_a) on the edges along c, weight 2Δt ν V_e
+    // (eq. 10, τ12, τ13, τ23: each appears twice in ‖ε‖²).
+    for &c in edge_axes {
+        let (a, b) = edge_plane(c);
+        let d = edge_dims(spec, c);
+        let we = &sys.edge_weight[c];
+        for k in 0..d[2] {
+            for j in 0..d[1] {
+                for i in 0..d[0] {
+                    let ve = f64::from(we[(i, j, k)]);
+                    if ve <= 0.0 {
+                        continue;
+                    }
+                    let e = at(i, j, k);
+                    let (ta, tha) = st.difference(st.sample(a, e), st.sample(a, step(e, b, -1)));
+                    let (tb, thb) = st.difference(st.sample(b, e), st.sample(b, step(e, a, -1)));
+                    let terms = [
+                        (ta[0].0, 0.5 * ta[0].1),
+                        (ta[1].0, 0.5 * ta[1].1),
+                        (tb[0].0, 0.5 * tb[0].1),
+                        (tb[1].0, 0.5 * tb[1].1),
+                    ];
+                    let w = 2.0 * dt * edge_viscosity(nu, e, a, b) * ve * f64::from(tha.min(thb));
+                    add_sample(&mut rows, &mut rhs, w, &terms);
+                }
+            }
+        }
+    }
     let csr = &mut sys.csr;
     csr.symmetric = true;
     csr.lcp = false;
     csr.row_flags.clear();
     csr.cells.clear();
-    rows.write(csr);
-}
-
-/// The axes of the edges carrying shear strains: all three in 3D, the nodes (`2`) in 2D.
-fn edge_axes(spec: &GridSpec) -> &'static [usize] {
-    if spec.is_2d() {
-        &[2]
-    } else {
-        &[0, 1, 2]
+    csr.row_ptr.clear();
+    csr.row_ptr.push(0);
+    csr.col_idx.clear();
+    csr.values.clear();
+    for mut row in rows {
+        row.sort_unstable_by_key(|e| e.0);
+        for (col, v) in row {
+            csr.col_idx.push(col);
+            csr.values.push(v);
+        }
+        csr.row_ptr.push(csr.col_idx.len() as u64);
     }
+    csr.rhs = rhs;
+    csr.pressure = guess;
 }
 
-/// The faces of `axis` that a diagonal strain of a cell with liquid or a shear strain of an
-/// edge with liquid reads.
+/// Per axis, the faces that a diagonal strain of a cell with liquid or a shear strain of an
+/// edge with liquid reads (in the grid).
 fn read_faces(
     spec: &GridSpec,
-    axis: usize,
     cell_weight: &Grid3<f32>,
     edge_weight: &[Grid3<f32>; 3],
-) -> Vec<bool> {
-    let d = face_dims(spec, axis);
-    let mut out = vec![false; d.iter().product()];
-    crate::grid::par_for_each_mut(d, &mut out, |i, j, k, read| {
-        let (samples, n) = readers(spec, axis, [i as isize, j as isize, k as isize]);
-        *read = samples[..n].iter().any(|s| match *s {
-            StrainAt::Cell(c) => at(cell_weight, c) > 0.0,
-            StrainAt::Edge(c, e) => at(&edge_weight[c], e) > 0.0,
-        });
-    });
+    edge_axes: &[usize],
+) -> [Vec<bool>; 3] {
+    let dim = spec.dimension();
+    let mut out: [Vec<bool>; 3] = Default::default();
+    for (a, o) in out.iter_mut().enumerate().take(dim) {
+        *o = vec![false; face_dims(spec, a).iter().product()];
+    }
+    let mut mark = |a: usize, x: [isize; 3]| {
+        let d = face_dims(spec, a);
+        if (0..3).all(|q| x[q] >= 0 && (x[q] as usize) < d[q]) {
+            let [i, j, k] = x.map(|v| v as usize);
+            out[a][i + d[0] * (j + d[1] * k)] = true;
+        }
+    };
+    let [ni, nj, nk] = spec.dims();
+    for k in 0..nk {
+        for j in 0..nj {
+            for i in 0..ni {
+                if cell_weight[(i, j, k)] > 0.0 {
+                    for a in 0..dim {
+                        let c = [i as isize, j as isize, k as isize];
+                        mark(a, c);
+                        let mut up = c;
+                        up[a] += 1;
+                        mark(a, up);
+                    }
+                }
+            }
+        }
+    }
+    for &c in edge_axes {
+        let (a, b) = edge_plane(c);
+        let d = edge_dims(spec, c);
+        for k in 0..d[2] {
+            for j in 0..d[1] {
+                for i in 0..d[0] {
+                    if edge_weight[c][(i, j, k)] > 0.0 {
+                        let e = [i as isize, j as isize, k as isize];
+                        for (axis, f) in shear_faces(e, a, b) {
+                            mark(axis, f);
+                        }
+                    }
+                }
+            }
+        }
+    }
     out
 }
 
@@ -521,6 +546,3 @@ fn edge_plane(c: usize) -> (usize, usize) {
         _ => (0, 1),
     }
 }
-
-#[cfg(test)]
-mod tests;
