@@ -107,7 +107,10 @@ fn csr_cg_gives_the_same_bits_on_one_and_two_threads() {
         let (one, iterations) = solve(1);
         let (two, again) = solve(2);
         assert_eq!(iterations, again, "{precond:?}");
-        let same = one.iter().zip(&two).all(|(a, b)| a.to_bits() == b.to_bits());
+        let same = one
+            .iter()
+            .zip(&two)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
         assert!(same, "{precond:?}: the thread count changed the answer");
     }
 }
