@@ -25,6 +25,7 @@ pub use direct::CsrDirect;
 use flip_sdk::{
     CsrProblem, PressureSolver, Problem, SolveError, SolveStats, StateReader, StateWriter,
 };
+use rayon::prelude::*;
 
 /// A structured solver `S` and a CSR solver `C` as one instance: structured problems go to
 /// `S`, sparse ones to `C`; reset reaches both; the state is `S`'s (the CSR solvers keep none).
@@ -71,12 +72,31 @@ fn linear_only(p: &CsrProblem<'_>, what: &str) -> Result<(), SolveError> {
     Ok(())
 }
 
-/// `r = b − A x`; returns `‖r‖∞`.
+/// Rows per parallel task of the CSR kernels (fixed, so block sums do not depend on the
+/// thread count).
+const BLOCK: usize = 4096;
+
+/// `r = b − A x`; returns `‖r‖∞`. Rows in parallel.
 fn residual(p: &CsrProblem<'_>, b: &[f64], x: &[f64], r: &mut [f64]) -> f64 {
-    let mut max = 0.0f64;
-    for (i, ri) in r.iter_mut().enumerate() {
-        *ri = b[i] - p.row(i).map(|(c, v)| v * x[c]).sum::<f64>();
-        max = crate::stencil::max_nan(max, ri.abs());
-    }
-    max
+    r.par_chunks_mut(BLOCK)
+        .enumerate()
+        .map(|(block, rs)| {
+            let mut max = 0.0f64;
+            for (k, ri) in rs.iter_mut().enumerate() {
+                let i = block * BLOCK + k;
+                *ri = b[i] - p.row(i).map(|(c, v)| v * x[c]).sum::<f64>();
+                max = crate::stencil::max_nan(max, ri.abs());
+            }
+            max
+        })
+        .reduce(|| 0.0, crate::stencil::max_nan)
+}
+
+/// `y = A x`, rows in parallel.
+fn multiply(p: &CsrProblem<'_>, x: &[f64], y: &mut [f64]) {
+    y.par_chunks_mut(BLOCK).enumerate().for_each(|(block, ys)| {
+        for (k, yi) in ys.iter_mut().enumerate() {
+            *yi = p.row(block * BLOCK + k).map(|(c, v)| v * x[c]).sum();
+        }
+    });
 }

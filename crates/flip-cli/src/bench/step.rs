@@ -1,5 +1,6 @@
 //! `flipgraph bench step`: N substeps after a warm-up on the reference dam break; median, min
-//! and max seconds per step by node, particle throughput, pressure iterations, peak memory.
+//! and max seconds per step by node, particle throughput, pressure (and viscosity) iterations,
+//! peak memory.
 
 use super::roofline;
 use super::table::Table;
@@ -12,7 +13,7 @@ use clap::Args;
 use flip_graph::overrides::{apply_overrides_scoped, parse_overrides};
 use flip_graph::{EdgeDoc, Endpoint, GraphDoc, NodeDoc, ParamValue};
 use flip_nodes::roles::{KindFacts, NodeRole};
-use flip_nodes::stats::VolumeCorrectionStats;
+use flip_nodes::stats::{SolveReport, SolvedGrid, VolumeCorrectionStats};
 use std::path::PathBuf;
 
 /// Arguments of `bench step`.
@@ -206,6 +207,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let mut checks = Vec::new();
     let mut criticals = Vec::new();
     let mut stages = StageTimes::default();
+    let mut viscous = ViscosityTimes::default();
     for s in 0..a.steps {
         // Substep indices keep counting: index 0 is the start of the run (one-shot emitters).
         let r = sim
@@ -224,6 +226,7 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         overheads.push(r.wall.as_secs_f64() - critical - check);
         checks.push(check);
         stages.add(&r);
+        viscous.add(&r);
         summary.add_frame(std::slice::from_ref(&r));
     }
     // read before the bandwidth test, whose arrays would raise the high-water mark
@@ -324,6 +327,9 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         summary.mean(|s| s.solve_ms) / 1e3,
         summary.max(|s| s.residual)
     ));
+    table
+        .notes
+        .extend(viscous.line(a.steps, summary.mean(|s| s.solve_ms)));
     table.note(format!(
         "roofline: floor MB = the least traffic of a stage (inputs read and outputs written once, \
          declared by its kind); % of bandwidth = floor / median s over {:.1} GB/s, this machine's \
@@ -385,6 +391,46 @@ impl StageTimes {
             mean(self.solve_ms),
             mean(self.iterations),
             mean(self.displace_ms)
+        ))
+    }
+}
+
+/// Sums of the viscosity node's timings over the timed steps.
+#[derive(Default)]
+struct ViscosityTimes {
+    solves: u32,
+    assemble_ms: f64,
+    solve_ms: f64,
+    iterations: f64,
+}
+
+impl ViscosityTimes {
+    fn add(&mut self, r: &flip_graph::StepReport) {
+        for (_, s) in r.all_stats::<SolveReport>() {
+            if let SolvedGrid::Viscosity(v) = &s.grid {
+                self.solves += 1;
+                self.assemble_ms += v.assemble_ms;
+                self.solve_ms += s.solve_ms;
+                self.iterations += f64::from(s.iterations);
+            }
+        }
+    }
+
+    /// The mean assembly and solve times and the solve's ratio to the pressure solve's
+    /// (`pressure_ms`, mean per solve), when a viscosity node solved.
+    fn line(&self, steps: u32, pressure_ms: f64) -> Option<String> {
+        if self.solves == 0 {
+            return None;
+        }
+        let per_step = |total: f64| total / f64::from(steps.max(1));
+        let solve = self.solve_ms / f64::from(self.solves);
+        Some(format!(
+            "viscosity (mean ms/step): assemble {:.1}, solve {:.1} ({:.1} iterations); solve / pressure solve {:.2}x, assemble + solve / pressure solve {:.2}x",
+            per_step(self.assemble_ms),
+            per_step(self.solve_ms),
+            self.iterations / f64::from(self.solves),
+            solve / pressure_ms.max(1e-12),
+            (solve + self.assemble_ms / f64::from(self.solves)) / pressure_ms.max(1e-12)
         ))
     }
 }

@@ -13,10 +13,12 @@ const THETA: f64 = 0.08;
 /// Levels stop coarsening below this many unknowns (solved densely).
 const COARSEST: usize = 600;
 /// A coarsest level larger than this (coarsening stalled: no strong couplings, as with a
-/// small viscosity) is relaxed by symmetric Gauss-Seidel sweeps instead of a dense solve.
+/// small viscosity) is relaxed by the smoother's symmetric Gauss-Seidel sweeps instead of a
+/// dense solve. With no strong couplings left the sweeps reduce its error about as well as a
+/// solve: on a 48³ dam-break column at ν = 0.01 (a stalled second level of 19 k unknowns) one
+/// pair of sweeps takes as many CG iterations as eight pairs did (5) and the solve about 30 %
+/// less time.
 const DENSE_MAX: usize = 1500;
-/// Symmetric sweep pairs on a coarsest level too large for the dense solve.
-const COARSE_SWEEPS: usize = 8;
 
 /// A square sparse matrix in compressed rows (sorted columns, diagonal present).
 #[derive(Clone, Debug, Default)]
@@ -133,7 +135,7 @@ impl Amg {
             if self.coarse.is_empty() {
                 // forward then backward sweeps from zero: a symmetric positive definite operator
                 lev.x.iter_mut().for_each(|v| *v = 0.0);
-                for _ in 0..COARSE_SWEEPS {
+                for _ in 0..self.sweeps {
                     gauss_seidel(lev, false);
                     gauss_seidel(lev, true);
                 }
@@ -190,25 +192,55 @@ fn gauss_seidel(lev: &mut Level, backward: bool) {
     }
 }
 
+/// The strong neighbours of every unknown (`|a_ij| ≥ θ √(a_ii a_jj)` within one component),
+/// in compressed rows, computed once per level.
+struct Strong {
+    ptr: Vec<usize>,
+    col: Vec<u32>,
+}
+
+impl Strong {
+    fn new(a: &Matrix, labels: &[u8]) -> Self {
+        let diag: Vec<f64> = (0..a.rows()).map(|i| a.diag(i)).collect();
+        let mut ptr = Vec::with_capacity(a.rows() + 1);
+        let mut col = Vec::with_capacity(a.col.len());
+        ptr.push(0);
+        for i in 0..a.rows() {
+            col.extend(
+                a.row(i)
+                    .filter(|&(c, v)| {
+                        c != i
+                            && labels[c] == labels[i]
+                            && v.abs() >= THETA * (diag[i] * diag[c]).abs().sqrt()
+                    })
+                    .map(|(c, _)| c as u32),
+            );
+            ptr.push(col.len());
+        }
+        Self { ptr, col }
+    }
+
+    fn of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.col[self.ptr[i]..self.ptr[i + 1]]
+            .iter()
+            .map(|&c| c as usize)
+    }
+}
+
 /// Greedy aggregation (Vaněk et al. §3: roots with untouched strong neighbourhoods, then
 /// attach the rest to a neighbouring aggregate, then group what is left); returns each
 /// unknown's aggregate, their count and each aggregate's component.
 fn aggregate(a: &Matrix, labels: &[u8]) -> (Vec<u32>, usize, Vec<u8>) {
     const NONE: u32 = u32::MAX;
     let n = a.rows();
-    let strong = |i: usize| {
-        let di = a.diag(i);
-        a.row(i).filter(move |&(c, v)| {
-            c != i && labels[c] == labels[i] && v.abs() >= THETA * (di * a.diag(c)).abs().sqrt()
-        })
-    };
+    let strong = Strong::new(a, labels);
     let mut agg = vec![NONE; n];
     let mut out_labels = Vec::new();
     let mut count = 0u32;
     for i in 0..n {
-        if agg[i] == NONE && strong(i).all(|(c, _)| agg[c] == NONE) {
+        if agg[i] == NONE && strong.of(i).all(|c| agg[c] == NONE) {
             agg[i] = count;
-            for (c, _) in strong(i) {
+            for c in strong.of(i) {
                 agg[c] = count;
             }
             out_labels.push(labels[i]);
@@ -218,7 +250,7 @@ fn aggregate(a: &Matrix, labels: &[u8]) -> (Vec<u32>, usize, Vec<u8>) {
     let first = agg.clone();
     for (i, a) in agg.iter_mut().enumerate() {
         if *a == NONE {
-            if let Some((c, _)) = strong(i).find(|&(c, _)| first[c] != NONE) {
+            if let Some(c) = strong.of(i).find(|&c| first[c] != NONE) {
                 *a = first[c];
             }
         }
@@ -226,7 +258,7 @@ fn aggregate(a: &Matrix, labels: &[u8]) -> (Vec<u32>, usize, Vec<u8>) {
     for i in 0..n {
         if agg[i] == NONE {
             agg[i] = count;
-            for (c, _) in strong(i) {
+            for c in strong.of(i) {
                 if agg[c] == NONE {
                     agg[c] = count;
                 }

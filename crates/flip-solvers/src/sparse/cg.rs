@@ -1,15 +1,17 @@
 //! Preconditioned conjugate gradient on a CSR matrix (Saad, *Iterative Methods for Sparse
 //! Linear Systems*, Alg. 9.1), with the diagonal (Jacobi, §10.2) or the zero-fill incomplete
 //! Cholesky factor IC(0) (§10.3; Meijerink & van der Vorst 1977) as preconditioner.
-//! Sequential: the matrices it is meant for (tall-cell grids, reordered or converted systems)
-//! are references and comparisons, not the hot path of the grid solvers.
+//! The products and vector updates run in parallel over fixed blocks of rows and the dot
+//! products sum the blocks in order, so results do not depend on the thread count; the IC(0)
+//! and AMG preconditioners are sequential.
 
 use super::{linear_only, residual};
 use crate::krylov::PcgConfig;
-use crate::stencil::max_nan;
+use crate::stencil::{dot as block_dot, max_nan};
 use flip_sdk::check::csr_regions;
 use flip_sdk::regions::Regions;
 use flip_sdk::{cancelled, CsrProblem, PressureSolver, Problem, SolveError, SolveStats};
+use rayon::prelude::*;
 
 /// The preconditioner of [`CsrPcg`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,10 +106,13 @@ impl CsrPcg {
                 None => z.copy_from_slice(r),
             },
             CsrPreconditioner::Jacobi => {
-                for i in 0..n {
-                    let d = p.values[diag_pos(p, i)];
-                    z[i] = if d > 0.0 { r[i] / d } else { r[i] };
-                }
+                z.par_iter_mut()
+                    .zip(r)
+                    .enumerate()
+                    .for_each(|(i, (z, &r))| {
+                        let d = p.values[diag_pos(p, i)];
+                        *z = if d > 0.0 { r / d } else { r };
+                    });
             }
             CsrPreconditioner::Ic0 => {
                 // L y = r (forward), then Lᵀ z = y (backward, column-oriented).
@@ -149,8 +154,9 @@ fn entries<'p>(
         .map(|e| (e, (p.col_idx[e] as usize, p.values[e])))
 }
 
+/// `a · b`, summed over [`BLOCK`]s in order.
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    block_dot(a, b, super::BLOCK)
 }
 
 impl PressureSolver for CsrPcg {
@@ -220,26 +226,28 @@ impl CsrPcg {
         d.copy_from_slice(&z);
         let mut rz = dot(&r, &z);
         while res > bound && it < self.config.max_iterations && !cancelled() {
-            for (i, qi) in q.iter_mut().enumerate() {
-                *qi = p.row(i).map(|(c, v)| v * d[c]).sum();
-            }
+            super::multiply(p, &d, &mut q);
             let dq = dot(&d, &q);
             if !(dq > 0.0 && rz.is_finite()) {
                 break;
             }
             let alpha = rz / dq;
-            res = 0.0;
-            for i in 0..n {
-                x[i] += alpha * d[i];
-                r[i] -= alpha * q[i];
-                res = max_nan(res, r[i].abs());
-            }
+            x.par_iter_mut().zip(&d).for_each(|(x, &d)| *x += alpha * d);
+            res = r
+                .par_iter_mut()
+                .zip(&q)
+                .map(|(r, &q)| {
+                    *r -= alpha * q;
+                    r.abs()
+                })
+                .reduce(|| 0.0, max_nan);
             it += 1;
             self.apply(p, &r, &mut z);
             let rz_new = dot(&r, &z);
-            for i in 0..n {
-                d[i] = z[i] + rz_new / rz * d[i];
-            }
+            let beta = rz_new / rz;
+            d.par_iter_mut()
+                .zip(&z)
+                .for_each(|(d, &z)| *d = z + beta * *d);
             rz = rz_new;
         }
         regions.remove_mean(&mut x);

@@ -82,3 +82,35 @@ fn lu_solves_a_non_symmetric_system_and_cg_refuses_it() {
         assert!((x - want).abs() < 1e-14, "{:?}", c.pressure);
     }
 }
+
+#[test]
+fn csr_cg_gives_the_same_bits_on_one_and_two_threads() {
+    // more rows than two blocks of the parallel kernels
+    let mut grid = fixtures::build(Scene::DamBreak, [34, 30, 26], 5);
+    grid.lcp = false;
+    let csr = OwnedCsr::from_structured(&grid.view());
+    assert!(csr.rhs.len() > 2 * super::BLOCK, "{} rows", csr.rhs.len());
+    for precond in [CsrPreconditioner::Jacobi, CsrPreconditioner::Amg] {
+        let solve = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool");
+            let mut c = csr.clone();
+            let stats = pool.install(|| {
+                CsrPcg::new(tight(), precond)
+                    .solve_csr(&mut c.view())
+                    .expect("solves")
+            });
+            (c.pressure, stats.iterations)
+        };
+        let (one, iterations) = solve(1);
+        let (two, again) = solve(2);
+        assert_eq!(iterations, again, "{precond:?}");
+        let same = one
+            .iter()
+            .zip(&two)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "{precond:?}: the thread count changed the answer");
+    }
+}
