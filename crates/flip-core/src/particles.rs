@@ -22,6 +22,11 @@ pub struct Particles {
     /// The id the next pushed particle gets (one more than any given so far).
     #[serde(default)]
     pub next_id: u64,
+    /// Kinematic viscosity (m²/s) of every particle, set by emitters that give one (the
+    /// `viscosity` attribute of Houdini's FLIP). Empty when no particle carries one; otherwise
+    /// one per particle, NaN for a particle that has none (emitted by an emitter without one).
+    #[serde(default)]
+    pub viscosity: Vec<f32>,
 }
 
 /// A copy of `v` with room for `v.len() / 64` more elements (see `Clone for Particles`).
@@ -43,6 +48,7 @@ impl Clone for Particles {
             affine: with_headroom(&self.affine),
             id: with_headroom(&self.id),
             next_id: self.next_id,
+            viscosity: with_headroom(&self.viscosity),
         }
     }
 }
@@ -56,12 +62,16 @@ impl Particles {
     pub fn is_empty(&self) -> bool {
         self.pos.is_empty()
     }
-    /// Appends one particle (with a zero affine velocity when the particles carry one, and
-    /// the next id when every particle has one, as all do that were only ever pushed).
+    /// Appends one particle (with a zero affine velocity when the particles carry one, no
+    /// viscosity (NaN) when they carry one, and the next id when every particle has one, as all
+    /// do that were only ever pushed).
     pub fn push(&mut self, pos: Vec3, vel: Vec3) {
         if self.has_ids() {
             self.id.push(self.next_id);
             self.next_id += 1;
+        }
+        if self.has_viscosity() {
+            self.viscosity.push(f32::NAN);
         }
         let affine = self.has_affine();
         self.pos.push(pos);
@@ -86,10 +96,23 @@ impl Particles {
     pub fn has_affine(&self) -> bool {
         !self.affine.is_empty() && self.affine.len() == self.pos.len()
     }
+    /// Whether every particle has a viscosity entry (NaN for none).
+    pub fn has_viscosity(&self) -> bool {
+        !self.viscosity.is_empty() && self.viscosity.len() == self.pos.len()
+    }
+    /// Gives the particles from `first` on the viscosity `nu` (m²/s); the particles before
+    /// them get the attribute as NaN (none) if they did not carry it.
+    pub fn set_viscosity_from(&mut self, first: usize, nu: f32) {
+        if !self.has_viscosity() {
+            self.viscosity = vec![f32::NAN; self.len()];
+        }
+        self.viscosity[first..].fill(nu);
+    }
     /// Keeps the particles whose entry in `keep` is true, in order.
     pub fn retain_mask(&mut self, keep: &[bool]) {
         assert_eq!(keep.len(), self.len(), "one flag per particle");
         let (affine, ids) = (self.has_affine(), self.has_ids());
+        let viscosity = self.has_viscosity();
         let mut at = 0;
         for (i, &k) in keep.iter().enumerate() {
             if k {
@@ -100,6 +123,9 @@ impl Particles {
                 }
                 if ids {
                     self.id[at] = self.id[i];
+                }
+                if viscosity {
+                    self.viscosity[at] = self.viscosity[i];
                 }
                 at += 1;
             }
@@ -115,6 +141,11 @@ impl Particles {
             self.affine.truncate(at);
         } else {
             self.affine.clear();
+        }
+        if viscosity {
+            self.viscosity.truncate(at);
+        } else {
+            self.viscosity.clear();
         }
     }
     /// Largest speed.
@@ -233,5 +264,20 @@ mod tests {
         p.push(Vec3::ZERO, Vec3::ZERO);
         assert!(p.has_affine());
         assert_eq!(p.affine[2], [Vec3::ZERO; 3]);
+    }
+
+    #[test]
+    fn the_viscosity_attribute_follows_its_particles() {
+        let mut p = many(3);
+        assert!(!p.has_viscosity());
+        p.push(Vec3::ONE, Vec3::ZERO);
+        p.set_viscosity_from(3, 0.5);
+        assert!(p.viscosity[..3].iter().all(|v| v.is_nan()));
+        p.push(Vec3::ONE, Vec3::ZERO);
+        assert!(p.has_viscosity() && p.viscosity[4].is_nan());
+        p.retain_mask(&[false, true, false, true, true]);
+        assert_eq!(p.id, [1, 3, 4]);
+        assert_eq!(p.viscosity[1], 0.5);
+        assert!(p.viscosity[0].is_nan() && p.viscosity[2].is_nan());
     }
 }

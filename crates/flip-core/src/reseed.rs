@@ -208,6 +208,9 @@ fn top_up(
     let lattice = Lattice::new(spec);
     let inside = |p: Vec3| lattice.stencil(p).cell_block().sample(&phi.data) < 0.0;
     let dims = spec.dims();
+    let inherited = particles
+        .has_viscosity()
+        .then(|| CellViscosity::of(spec, particles));
     let mut added = 0;
     for (c, &n) in count
         .iter()
@@ -246,12 +249,62 @@ fn top_up(
                     v.z = 0.0;
                 }
                 particles.push(p, v);
+                if let Some(nu) = &inherited {
+                    // a new particle takes its neighbours' viscosity
+                    let last = particles.len() - 1;
+                    particles.viscosity[last] = nu.around(spec, ijk);
+                }
                 missing -= 1;
                 added += 1;
             }
         }
     }
     added
+}
+
+/// Sum and number of the particles' viscosities (those that carry one) per cell.
+struct CellViscosity {
+    sum: Vec<f64>,
+    count: Vec<u32>,
+}
+
+impl CellViscosity {
+    fn of(spec: &GridSpec, particles: &Particles) -> Self {
+        let cells = spec.cell_count();
+        let (mut sum, mut count) = (vec![0.0; cells], vec![0; cells]);
+        let dims = spec.dims();
+        for (p, &nu) in particles.pos.iter().zip(&particles.viscosity) {
+            if nu.is_nan() {
+                continue;
+            }
+            let [i, j, k] = spec.cell_of(*p);
+            let c = i + dims[0] * (j + dims[1] * k);
+            sum[c] += f64::from(nu);
+            count[c] += 1;
+        }
+        Self { sum, count }
+    }
+
+    /// Mean viscosity of the particles in the 3×3(×3) block around `ijk` (NaN if none has one).
+    fn around(&self, spec: &GridSpec, ijk: [usize; 3]) -> f32 {
+        let dims = spec.dims();
+        let range = |a: usize| ijk[a].saturating_sub(1)..(ijk[a] + 2).min(dims[a]);
+        let (mut sum, mut n) = (0.0, 0u32);
+        for k in range(2) {
+            for j in range(1) {
+                for i in range(0) {
+                    let c = i + dims[0] * (j + dims[1] * k);
+                    sum += self.sum[c];
+                    n += self.count[c];
+                }
+            }
+        }
+        if n == 0 {
+            f32::NAN
+        } else {
+            (sum / f64::from(n)) as f32
+        }
+    }
 }
 
 /// Mean particle count of the open cells of the 3×3(×3) block around `ijk`.
@@ -345,5 +398,42 @@ mod tests {
         let mut c = ps;
         reseed(&spec, &mut c, &phi, &vel, &solids, &rule, 4);
         assert_ne!(a.pos, c.pos);
+    }
+
+    #[test]
+    fn a_new_particle_takes_its_neighbours_viscosity() {
+        let (spec, solids, phi) = setup();
+        let mut ps = Particles::default();
+        ps.push(Vec3::new(8.5, 4.5, 0.5) / 16.0, Vec3::X);
+        ps.push(Vec3::new(3.5, 2.5, 0.5) / 16.0, Vec3::X);
+        ps.set_viscosity_from(0, 0.3);
+        ps.viscosity[1] = f32::NAN;
+        let rule = ReseedRule {
+            min_per_cell: 4,
+            max_per_cell: 8,
+            seed: 7,
+        };
+        reseed(
+            &spec,
+            &mut ps,
+            &phi,
+            &MacGrid::zeros(&spec),
+            &solids,
+            &rule,
+            1,
+        );
+        assert!(ps.has_viscosity());
+        let (mut inherited, mut none) = (0, 0);
+        for (p, nu) in ps.pos.iter().zip(&ps.viscosity).skip(2) {
+            let [i, j, _] = spec.cell_of(*p);
+            if (7..=9).contains(&i) && (3..=5).contains(&j) {
+                assert_eq!(*nu, 0.3, "a new particle beside the one with a viscosity");
+                inherited += 1;
+            } else if (i as i32 - 8).abs() > 2 {
+                assert!(nu.is_nan(), "far from any viscosity: none ({nu} at {p})");
+                none += 1;
+            }
+        }
+        assert!(inherited >= 3 && none > 0, "{inherited} {none}");
     }
 }

@@ -25,7 +25,13 @@
 
 /// The system of one step and its assembly.
 pub mod assemble;
+/// Lava: the particles' viscosity stiffening as the surface layer cools.
+pub mod cooling;
+/// The particles' viscosity attribute as a per-cell field.
+pub mod particle_field;
 /// Liquid fractions of the faces', cells' and edges' control volumes.
 pub mod weights;
 
 pub use assemble::{apply, assemble, ViscositySystem, Viscous, Walls};
+pub use cooling::{cool, Cooling};
+pub use particle_field::particle_viscosity;

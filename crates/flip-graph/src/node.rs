@@ -331,6 +331,9 @@ pub enum WindowRefusal {
         /// The loaded solvers that would run distributed here.
         alternatives: Vec<String>,
     },
+    /// A setting of the node that a decomposed run does not carry.
+    #[error("cannot run decomposed: {0}")]
+    Setting(&'static str),
 }
 
 /// The clause naming the solvers that would do.

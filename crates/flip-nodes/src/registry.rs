@@ -23,6 +23,8 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::extrapolate::kind())?;
         r.register(nodes::pressure::kind(self.plugins.clone()))?;
         r.register(nodes::viscosity::kind(self.plugins.clone()))?;
+        r.register(nodes::particle_viscosity::kind())?;
+        r.register(nodes::cooling::kind())?;
         r.register(nodes::g2p::kind())?;
         r.register(nodes::advect::kind())?;
         r.register(nodes::volume_correction::kind(self.plugins.clone()))?;

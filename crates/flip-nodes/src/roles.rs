@@ -31,6 +31,8 @@ pub enum NodeRole {
     Reseed,
     /// Removes the liquid inside a shape (`sink`).
     Sink,
+    /// Changes a particle attribute other than position and velocity (`cooling`).
+    ParticleAttribute,
     /// Corrects the liquid's volume drift with a plugin solve (`volume_correction`).
     VolumeCorrection,
     /// Builds the liquid's signed distance (`level_set`).

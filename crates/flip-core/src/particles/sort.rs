@@ -60,7 +60,11 @@ impl Particles {
     fn reorderable(&self) -> bool {
         let n = self.len();
         let whole = |len: usize| len == 0 || len == n;
-        n >= 2 && n <= u32::MAX as usize && whole(self.affine.len()) && whole(self.id.len())
+        n >= 2
+            && n <= u32::MAX as usize
+            && whole(self.affine.len())
+            && whole(self.id.len())
+            && whole(self.viscosity.len())
     }
 
     /// Puts particle `order[i]` at `i` (`order` a permutation), every attribute alike.
@@ -72,6 +76,9 @@ impl Particles {
         }
         if !self.id.is_empty() {
             self.id = gather(&self.id, order);
+        }
+        if !self.viscosity.is_empty() {
+            self.viscosity = gather(&self.viscosity, order);
         }
     }
 }
@@ -107,6 +114,7 @@ mod tests {
         let mut p = Particles::default();
         emit(spec, &solids, &params, 7, &mut p);
         p.affine = (0..p.len()).map(|i| [Vec3::splat(i as f32); 3]).collect();
+        p.viscosity = (0..p.len()).map(|i| i as f32 * 1e-3).collect();
         p.shuffle(0x2545_f491_4f6c_dd1d);
         p.vel = p.pos.iter().map(|x| *x * 3.0 - Vec3::ONE).collect();
         p
@@ -128,7 +136,7 @@ mod tests {
             .pos
             .windows(2)
             .all(|w| cell(&spec, w[0]) <= cell(&spec, w[1])));
-        // every particle is still itself: its id finds its position, velocity and affine
+        // every particle is still itself: its id finds its position, velocity, affine and viscosity
         let by_id: std::collections::HashMap<u64, usize> = before
             .id
             .iter()
@@ -138,8 +146,13 @@ mod tests {
         for i in 0..p.len() {
             let j = by_id[&p.id[i]];
             assert_eq!(
-                (p.pos[i], p.vel[i], p.affine[i]),
-                (before.pos[j], before.vel[j], before.affine[j])
+                (p.pos[i], p.vel[i], p.affine[i], p.viscosity[i]),
+                (
+                    before.pos[j],
+                    before.vel[j],
+                    before.affine[j],
+                    before.viscosity[j]
+                )
             );
         }
         // within a cell the earlier particle stays first (stable)

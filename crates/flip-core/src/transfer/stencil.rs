@@ -207,6 +207,21 @@ impl Block {
         );
         Vec3::new(gx, gy, gz)
     }
+    /// The indices of the 8 corners, in the order of [`Self::weights`].
+    #[inline(always)]
+    pub fn corners(&self) -> [usize; 8] {
+        let ([ox, oy, oz], b) = (self.off, self.base);
+        [
+            b,
+            b + ox,
+            b + oy,
+            b + ox + oy,
+            b + oz,
+            b + ox + oz,
+            b + oy + oz,
+            b + ox + oy + oz,
+        ]
+    }
     /// The weights of the 8 corners, x fastest then y then z.
     #[inline(always)]
     pub fn weights(&self) -> [f32; 8] {

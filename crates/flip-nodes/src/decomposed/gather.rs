@@ -46,5 +46,7 @@ fn sorted_by_id(ps: Particles) -> Particles {
         },
         id: order.iter().map(|&i| ps.id[i]).collect(),
         next_id: ps.next_id,
+        // a decomposed run carries none: an emitter giving one refuses windows
+        viscosity: Vec::new(),
     }
 }

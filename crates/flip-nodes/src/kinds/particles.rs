@@ -39,7 +39,7 @@ impl KindOps for ParticleOps {
 
     fn held_bytes(&self, value: &Value) -> usize {
         let p = of(value);
-        p.len() * 24 + p.affine.len() * 36
+        p.len() * 24 + p.affine.len() * 36 + p.viscosity.len() * 4
     }
 
     fn migrate(&self, value: &mut Value, window: &Window) -> Option<ExchangeCounts> {

@@ -20,6 +20,8 @@ struct Emitter {
     start: u32,
     end: Option<u32>,
     seed: u64,
+    /// The kinematic viscosity (m²/s) the emitted particles carry, when the emitter gives one.
+    viscosity: Option<f32>,
 }
 
 impl Emitter {
@@ -55,8 +57,24 @@ impl Emitter {
             start: p.usize("start_frame")? as u32,
             end: (end >= 0.0).then_some(end as u32),
             seed,
+            viscosity: particle_viscosity(&p)?,
         })
     }
+}
+
+/// The viscosity attribute the emitter gives, checked.
+fn particle_viscosity(p: &Params<'_>) -> Result<Option<f32>, NodeError> {
+    if !p.bool("set_viscosity")? {
+        return Ok(None);
+    }
+    let nu = p.f32("viscosity")?;
+    if !(nu.is_finite() && nu >= 0.0) {
+        return Err(NodeError::param(
+            "viscosity",
+            format!("the particles' viscosity must be finite and not negative, not {nu}"),
+        ));
+    }
+    Ok(Some(nu))
 }
 
 /// The box, sphere or half sphere of the parameters; `None` for a mesh (its file is needed).
@@ -129,7 +147,13 @@ fn check_inside(shape: &EmitShape, grid: &flip_core::GridSpec) -> Result<(), Nod
 
 impl Node for Emitter {
     fn window_reach(&self) -> Result<usize, WindowRefusal> {
-        Ok(0)
+        match self.viscosity {
+            // the exchange between slabs carries positions, velocities and ids only
+            Some(_) => Err(WindowRefusal::Setting(
+                "the particles' viscosity (set_viscosity) is not carried between ranks",
+            )),
+            None => Ok(0),
+        }
     }
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
@@ -148,6 +172,9 @@ impl Node for Emitter {
                 Some(w) => emit_windowed(w, &ctx.grid, &solids, &self.params, seed, ps),
                 None => emit(&ctx.grid, &solids, &self.params, seed, ps),
             };
+            if let Some(nu) = self.viscosity {
+                ps.set_viscosity_from(ps.len() - added, nu);
+            }
             io.report(EmitStats { emitted: added });
         }
         io.set("particles", Value::shared(PARTICLES, particles));
@@ -277,6 +304,22 @@ pub fn kind() -> NodeKind {
                 -1,
                 -1,
                 1_000_000,
+            ),
+            ParamSpec::bool(
+                "set_viscosity",
+                "Set viscosity",
+                "give the emitted particles their own viscosity (the `viscosity` attribute), \
+                 read by the Particle viscosity node",
+                false,
+            ),
+            ParamSpec::float(
+                "viscosity",
+                "Viscosity (m²/s)",
+                "the particles' kinematic viscosity when Set viscosity is on: water 1e-6, honey \
+                 1e-2 to 1e-1",
+                0.1,
+                0.0,
+                1e4,
             ),
         ]
         .into_iter()
