@@ -216,10 +216,20 @@ impl App {
     }
 }
 
+/// The colour behind the node canvas and the run mode's side panel. The window is cleared to
+/// it and neither paints a background of its own: with Mesa's software rasteriser a clear is
+/// nearly free while every pixel painted over it goes through the fragment shader, and those
+/// two backgrounds were 1.5 of the 2.7 million pixels a 1600×1000 frame painted.
+pub const WINDOW_BACKGROUND: egui::Color32 = egui::Color32::from_rgb(28, 28, 32);
+
 impl eframe::App for App {
     fn update(&mut self, ctx: &Context, frame: &mut eframe::Frame) {
         self.record_frame_cost(frame.info().cpu_usage);
         self.ui(ctx);
+    }
+
+    fn clear_color(&self, _visuals: &egui::Visuals) -> [f32; 4] {
+        WINDOW_BACKGROUND.to_normalized_gamma_f32()
     }
 }
 

@@ -64,6 +64,9 @@ pub fn measure(
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1600.0, 1000.0])
             .with_title("flipgraph editor bench"),
+        // the UI's flat colours do not band; dithering's noise costs every pixel of every frame
+        // with Mesa's software rasteriser
+        dithering: false,
         vsync: false,
         ..Default::default()
     };
@@ -126,6 +129,10 @@ impl Timed {
 }
 
 impl eframe::App for Timed {
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        eframe::App::clear_color(&self.app, visuals)
+    }
+
     fn raw_input_hook(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
         if let Some(clicker) = &mut self.clicker {
             clicker.input(&self.app, ctx, raw);
