@@ -154,7 +154,7 @@ fn show_delay_id() -> egui::Id {
 }
 
 /// Sets how long after a background build lands the UI repaints to show it: the app's pace
-/// for new frames ([`crate::app::pace`]), so one paced UI frame shows an image and starts the
+/// for new frames (its repaint gap), so one paced UI frame shows an image and starts the
 /// next instead of a second, unpaced one. Until set: at once.
 pub fn set_show_delay(ctx: &egui::Context, delay: Duration) {
     ctx.data_mut(|d| d.insert_temp(show_delay_id(), delay));
