@@ -28,7 +28,7 @@ impl UiCpuClock {
     /// The CPU time spent by the calling (UI) thread and the GL threads since the last lap;
     /// `None` on the first lap and where the kernel does not say.
     pub fn lap(&mut self) -> Option<Duration> {
-        if self.laps % RESCAN_LAPS == 0 {
+        if self.laps.is_multiple_of(RESCAN_LAPS) {
             self.gl_threads = gl_thread_stats();
         }
         self.laps = self.laps.wrapping_add(1);

@@ -95,7 +95,7 @@ fn covered(c: f32, half: f32, len: usize) -> Option<std::ops::Range<usize>> {
         hi = lo + 1.0;
     }
     let (lo, hi) = (lo.max(0.0), hi.min(len as f32));
-    (lo < hi).then(|| lo as usize..hi as usize)
+    (lo < hi).then_some(lo as usize..hi as usize)
 }
 
 #[cfg(test)]
