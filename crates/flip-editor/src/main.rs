@@ -147,6 +147,9 @@ fn main() -> Result<()> {
         viewport: egui::ViewportBuilder::default()
             .with_inner_size(args.size)
             .with_title("flipgraph editor"),
+        // the UI's flat colours do not band; dithering's noise costs every pixel of every frame
+        // with Mesa's software rasteriser
+        dithering: false,
         ..Default::default()
     };
     let started = eframe::run_native(

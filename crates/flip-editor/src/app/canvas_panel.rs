@@ -53,9 +53,8 @@ impl App {
                 .small(),
             );
         });
+        // (its background is the window's, see `WINDOW_BACKGROUND`)
         let rect = ui.available_rect_before_wrap();
-        ui.painter()
-            .rect_filled(rect, 0.0, egui::Color32::from_rgb(28, 28, 32));
         self.chrome.canvas_rect = Some(rect);
         let mut child = ui.new_child(egui::UiBuilder::new().max_rect(rect));
         if std::mem::take(&mut self.chrome.fit_view) {

@@ -56,7 +56,7 @@ impl App {
     }
 
     /// The graph-file ids of the selected canvas nodes.
-    pub(crate) fn selected_ids(&self) -> Vec<String> {
+    pub fn selected_ids(&self) -> Vec<String> {
         let g = &self.doc.state.graph;
         self.doc
             .state
@@ -64,6 +64,15 @@ impl App {
             .iter()
             .filter_map(|n| g.nodes.get(*n).map(|n| n.user_data.doc_id.clone()))
             .collect()
+    }
+
+    /// Where the canvas drew the node with graph-file id `id` in the last UI frame (screen
+    /// points), if it did.
+    pub fn drawn_node_rect(&self, ctx: &egui::Context, id: &str) -> Option<egui::Rect> {
+        let node = self.doc.find(id)?;
+        crate::graph::layout::drawn_rects(ctx, [node].into_iter())
+            .get(&node)
+            .copied()
     }
 
     /// The selected nodes as clipboard text (`None`: nothing selected).

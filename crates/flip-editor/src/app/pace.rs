@@ -2,13 +2,15 @@
 //!
 //! A UI frame costs what drawing the window does: about a millisecond on a GPU, tens of
 //! milliseconds with Mesa's software rasteriser, which draws on the same cores as the
-//! simulation. Repainting for every simulated frame then takes most of a 2-core machine away
-//! from the simulation (which runs at a lower priority, see [`crate::run::priority`]). So a
-//! simulation's wake asks for a repaint after [`UI_SHARE_INVERSE`] times the last UI frame's
-//! cost (a new frame takes two UI frames: one starts building its particle quads in the
-//! background, the next shows them): the frames a repaint has not shown yet are skipped (the newest is shown), and the
-//! window follows the simulation at whatever rate leaves the simulation most of the machine.
-//! Input (a click, a drag) is not paced: egui repaints for it at once.
+//! simulation (measured with its threads, see [`crate::app::ui_cost`]). Repainting for every
+//! simulated frame then takes most of a 2-core machine away from the simulation (which runs at
+//! a lower priority, see [`crate::run::priority`]). So a simulation's wake asks for a repaint
+//! after [`UI_SHARE_INVERSE`] times the last UI frame's cost, and so does a particle image
+//! built in the background (see [`crate::viewport::points_cache::set_show_delay`]): one UI
+//! frame per gap shows the newest image built and starts the newest frame's, the frames in
+//! between are skipped, and the window follows the simulation at a rate that leaves the
+//! simulation most of the machine, but at least every [`MAX_GAP`]. Input (a click, a drag) is
+//! not paced: egui repaints for it at once.
 
 use egui::Context;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,12 +18,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Repaints for new frames come at most every this many times the last UI frame's cost, so
-/// drawing them (two UI frames each) takes at most about `2 / UI_SHARE_INVERSE` of a core.
+/// drawing them takes at most about `1 / UI_SHARE_INVERSE` of a core (unless capped by
+/// [`MAX_GAP`]).
 pub const UI_SHARE_INVERSE: f64 = 5.0;
 /// The shortest gap between repaints for new frames (a 60 Hz display's).
 pub const MIN_GAP: Duration = Duration::from_micros(16_667);
-/// The longest: the shown frame trails the simulation by at most this much.
-pub const MAX_GAP: Duration = Duration::from_millis(250);
+/// The longest: the window shows at least 10 new pictures a second while simulating, and
+/// trails the simulation by at most about two gaps.
+pub const MAX_GAP: Duration = Duration::from_millis(100);
 
 /// The measured cost of UI frames, shared with the simulation threads' wakes.
 #[derive(Clone, Debug, Default)]
@@ -65,10 +69,10 @@ mod tests {
         // a GPU's frame: the display's rate
         pace.record(Some(0.002));
         assert_eq!(pace.gap(), MIN_GAP);
-        // software GL: 40 ms a frame, two per new frame, leaves the simulation 60 % of a core
-        pace.record(Some(0.040));
-        assert_eq!(pace.gap(), Duration::from_millis(200));
-        // the shown frame never trails by more than MAX_GAP
+        // a cheap software-GL frame: 15 ms, one per gap, leaves the simulation 80 % of a core
+        pace.record(Some(0.015));
+        assert_eq!(pace.gap(), Duration::from_millis(75));
+        // a costly one: the window still shows 10 pictures a second
         pace.record(Some(0.5));
         assert_eq!(pace.gap(), MAX_GAP);
         // no measurement keeps the last
@@ -80,7 +84,7 @@ mod tests {
     fn a_wake_asks_for_a_repaint_after_the_gap() {
         let ctx = Context::default();
         let pace = RepaintPace::default();
-        pace.record(Some(0.040));
+        pace.record(Some(0.015));
         let wake = pace.waker(ctx.clone());
         // (egui repaints at once after a context's first passes)
         for _ in 0..3 {
@@ -91,7 +95,7 @@ mod tests {
         // egui starts the repaint a frame's time early (1/60 s by default)
         let early = delay..=delay + Duration::from_millis(17);
         assert!(
-            delay > Duration::ZERO && early.contains(&Duration::from_millis(200)),
+            delay > Duration::ZERO && early.contains(&Duration::from_millis(75)),
             "repaint asked for after {delay:?}"
         );
     }

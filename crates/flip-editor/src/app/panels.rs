@@ -112,7 +112,10 @@ impl App {
     /// The run mode's right side: the viewport over the stats panel.
     pub(crate) fn side_panel(&mut self, ctx: &Context) {
         let width = ctx.screen_rect().width() * 0.36;
+        // no background of its own: the window's (see `WINDOW_BACKGROUND`)
+        let frame = egui::Frame::side_top_panel(&ctx.style()).fill(egui::Color32::TRANSPARENT);
         egui::SidePanel::right("view_panel")
+            .frame(frame)
             .default_width(width)
             .min_width(260.0)
             .resizable(true)

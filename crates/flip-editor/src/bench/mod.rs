@@ -9,7 +9,8 @@
 //!
 //! 3. with `window` first: the editor in a real window (eframe's GL renderer) simulating the
 //!    2D dam break at SIZE² and then the 3D drop at 48³, steps/s and UI frame times as users
-//!    see them; under Xvfb with Mesa's software GL that is what CI and most remote users have.
+//!    see them, and in 3D the time from a click on a node to the frame showing it selected;
+//!    under Xvfb with Mesa's software GL that is what CI and most remote users have.
 //!
 //! ```sh
 //! flipgraph-editor --bench [SIZE] [FRAMES] [UI_SECONDS] [SET…]
@@ -23,6 +24,7 @@
 //! `App` and the editor's worker thread, so it needs the GUI crates that the headless CLI must
 //! not link. Run it from the repository root (it reads `graphs/`).
 
+mod clicks;
 mod run_mode;
 mod ui_frames;
 mod window;
@@ -86,13 +88,24 @@ fn run_windowed(mut args: impl Iterator<Item = String>) -> anyhow::Result<()> {
             plugins.clone(),
             registry(),
             seconds,
+            vec![],
         )?,
-        window::measure("drop 3D 48³", &drop, plugins.clone(), registry(), seconds)?,
+        window::measure(
+            "drop 3D 48³",
+            &drop,
+            plugins.clone(),
+            registry(),
+            seconds,
+            CLICKED_3D.iter().map(|s| s.to_string()).collect(),
+        )?,
     ];
     println!("load average after: {}", load_average());
     window::print(&runs);
     Ok(())
 }
+
+/// Nodes of `graphs/drop_3d.ron` the window bench clicks in turn while the 3D drop simulates.
+const CLICKED_3D: [&str; 3] = ["gravity", "p2g", "marker"];
 
 /// Applies the command line's overrides to the dam break and says which they were.
 fn apply_and_show(doc: &mut GraphDoc, sets: &[flip_graph::Override]) -> anyhow::Result<()> {

@@ -1,11 +1,14 @@
 //! The editor in a real window, as users run it: the app drawn through eframe's GL renderer
 //! (Mesa's software rasteriser under Xvfb with `LIBGL_ALWAYS_SOFTWARE=1`, the GPU otherwise)
 //! while it simulates, for the 2D dam break at SIZE² and the 3D drop at 48³. Reports the
-//! simulation's steps/s in the editor and the UI frame times: the app's update, and the CPU
-//! time of a whole UI frame (update, tessellation and GL drawing, as eframe counts it), whose
-//! worst case bounds how long a click waits for its answer. The window repaints when the app
-//! asks (a new frame, an animation), as it does for users.
+//! simulation's steps/s in the editor and the UI frame times: the app's update, the CPU time
+//! of a whole UI frame as eframe counts it (update, tessellation and GL calls, without the
+//! buffer swap) and as the system does (the UI thread and the GL driver's threads, see
+//! [`flip_editor::app::ui_cost`]); and, where asked, how long clicks on the node canvas take
+//! to show (see [`super::clicks`]). The window repaints when the app asks (a new frame, an
+//! animation, input), as it does for users.
 
+use super::clicks::Clicker;
 use flip_editor::run::autorun::AutoRun;
 use flip_editor::{App, Options};
 use flip_graph::{GraphDoc, NodeRegistry};
@@ -27,20 +30,27 @@ pub struct Windowed {
     /// Simulation steps (substeps) and frames per second after the warm-up.
     pub steps_per_s: f64,
     pub frames_per_s: f64,
-    /// Milliseconds in `App::ui` per UI frame, and CPU milliseconds of whole UI frames.
+    /// Milliseconds in `App::ui` per UI frame, and CPU milliseconds of whole UI frames as
+    /// eframe counts them and with the GL driver's threads.
     pub update_ms: Vec<f64>,
     pub frame_ms: Vec<f64>,
+    pub full_frame_ms: Vec<f64>,
+    /// Seconds from a click on a node to the frame showing it selected, and clicks missed.
+    pub click_s: Vec<f64>,
+    pub clicks_missed: usize,
     /// UI frames drawn per second.
     pub ui_frames_per_s: f64,
 }
 
-/// Opens the editor on `doc` for `seconds` (plus the warm-up) and measures it.
+/// Opens the editor on `doc` for `seconds` (plus the warm-up) and measures it, clicking the
+/// nodes `click` in turn if any.
 pub fn measure(
     name: &str,
     doc: &GraphDoc,
     plugins: Arc<PluginSet>,
     registry: NodeRegistry,
     seconds: f64,
+    click: Vec<String>,
 ) -> anyhow::Result<Windowed> {
     let path =
         std::env::temp_dir().join(format!("flipgraph-bench-{}-{name}.ron", std::process::id()));
@@ -54,6 +64,9 @@ pub fn measure(
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1600.0, 1000.0])
             .with_title("flipgraph editor bench"),
+        // the UI's flat colours do not band; dithering's noise costs every pixel of every frame
+        // with Mesa's software rasteriser
+        dithering: false,
         vsync: false,
         ..Default::default()
     };
@@ -70,7 +83,7 @@ pub fn measure(
                 recent: None,
             };
             let app = App::new(&cc.egui_ctx, plugins, registry, opts);
-            Ok(Box::new(Timed::new(app, seconds, out)))
+            Ok(Box::new(Timed::new(app, seconds, out, click)))
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
@@ -90,16 +103,21 @@ struct Timed {
     /// Steps and frames simulated at the end of the warm-up, and when.
     mark: Option<(usize, usize, Instant)>,
     out: Arc<Mutex<Windowed>>,
+    /// The nodes to click after the warm-up, and the clicker once started.
+    click: Vec<String>,
+    clicker: Option<Clicker>,
 }
 
 impl Timed {
-    fn new(app: App, seconds: f64, out: Arc<Mutex<Windowed>>) -> Self {
+    fn new(app: App, seconds: f64, out: Arc<Mutex<Windowed>>, click: Vec<String>) -> Self {
         Self {
             app,
             start: Instant::now(),
             seconds,
             mark: None,
             out,
+            click,
+            clicker: None,
         }
     }
 
@@ -111,14 +129,30 @@ impl Timed {
 }
 
 impl eframe::App for Timed {
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        eframe::App::clear_color(&self.app, visuals)
+    }
+
+    fn raw_input_hook(&mut self, ctx: &egui::Context, raw: &mut egui::RawInput) {
+        if let Some(clicker) = &mut self.clicker {
+            clicker.input(&self.app, ctx, raw);
+        }
+    }
+
     fn update(&mut self, ctx: &egui::Context, frame: &mut eframe::Frame) {
-        self.app.record_frame_cost(frame.info().cpu_usage);
+        let full = self.app.record_frame_cost(frame.info().cpu_usage);
         let t = Instant::now();
         self.app.ui(ctx);
         let update = t.elapsed();
+        if let Some(clicker) = &mut self.clicker {
+            clicker.after_update(&self.app, ctx);
+        }
         let elapsed = self.start.elapsed().as_secs_f64();
         if elapsed < WARM_UP {
             return;
+        }
+        if self.clicker.is_none() && !self.click.is_empty() {
+            self.clicker = Some(Clicker::start(ctx.clone(), self.click.clone()));
         }
         let now = self.simulated();
         let (steps0, frames0, t0) = *self.mark.get_or_insert((now.0, now.1, t));
@@ -126,6 +160,13 @@ impl eframe::App for Timed {
         out.update_ms.push(update.as_secs_f64() * 1e3);
         if let Some(cpu) = frame.info().cpu_usage {
             out.frame_ms.push(f64::from(cpu) * 1e3);
+        }
+        if let Some(cpu) = full {
+            out.full_frame_ms.push(f64::from(cpu) * 1e3);
+        }
+        if let Some(clicker) = &self.clicker {
+            out.click_s.clone_from(&clicker.latencies);
+            out.clicks_missed = clicker.missed;
         }
         let span = t0.elapsed().as_secs_f64().max(1e-9);
         out.ui_frames_per_s = out.update_ms.len() as f64 / span;
@@ -146,13 +187,19 @@ pub fn print(runs: &[Windowed]) {
     };
     println!("\nThe editor in a 1600×1000 window, {gl}, simulating while it draws");
     println!(
-        "| scene | particles | steps/s | frames/s | UI frames/s | update ms median / p95 | UI frame CPU ms median / p95 / max |"
+        "| scene | particles | steps/s | frames/s | UI frames/s | update ms median / p95 | UI frame CPU ms (eframe) median / p95 / max | UI frame CPU ms (UI + GL threads) median / p95 / max | UI CPU share of a core |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in runs {
-        let (u, f) = (quantiles(&r.update_ms), quantiles(&r.frame_ms));
+        let (u, f, g) = (
+            quantiles(&r.update_ms),
+            quantiles(&r.frame_ms),
+            quantiles(&r.full_frame_ms),
+        );
+        let share = r.full_frame_ms.iter().sum::<f64>() * 1e-3 * r.ui_frames_per_s
+            / r.full_frame_ms.len().max(1) as f64;
         println!(
-            "| {} | {} | {:.1} | {:.1} | {:.1} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} |",
+            "| {} | {} | {:.1} | {:.1} | {:.1} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} | {:.1} / {:.1} / {:.1} | {:.0} % |",
             r.name,
             r.particles,
             r.steps_per_s,
@@ -162,7 +209,25 @@ pub fn print(runs: &[Windowed]) {
             u.1,
             f.0,
             f.1,
-            f.2
+            f.2,
+            g.0,
+            g.1,
+            g.2,
+            100.0 * share
+        );
+    }
+    for r in runs
+        .iter()
+        .filter(|r| !r.click_s.is_empty() || r.clicks_missed > 0)
+    {
+        let c = quantiles(&r.click_s);
+        println!(
+            "\nClicks on nodes while simulating {}: {} answered, {} missed; click to the frame showing it selected: median {:.3} s, max {:.3} s",
+            r.name,
+            r.click_s.len(),
+            r.clicks_missed,
+            c.0,
+            c.2
         );
     }
 }

@@ -1,7 +1,8 @@
 //! The particle viewport: particles coloured by speed, solids, and a level-set / cell-kind
 //! overlay, projected by hand into an egui painter (2D: x right, y up; 3D: orbit camera with a
 //! perspective or orthographic projection). Large sets arrive subsampled (see
-//! [`crate::frames::MAX_POINTS`]) and are drawn as one mesh of small quads.
+//! [`crate::frames::MAX_POINTS`]) and are drawn into an image of the viewport's pixels, shown
+//! as one textured rectangle (see [`points_image`]).
 
 /// What the particles are coloured by (speed, vorticity, pressure, id).
 pub mod attributes;
@@ -13,8 +14,10 @@ pub mod liquid_mesh;
 pub mod options;
 /// Colours of the grid overlays.
 pub mod overlay_colors;
-/// The viewport's particle quads, kept between UI frames.
+/// The viewport's particle image, kept between UI frames.
 pub mod points_cache;
+/// The particles drawn into an image of the viewport's pixels.
+pub mod points_image;
 /// Imported solids as meshes for the viewport.
 pub mod solid_meshes;
 
@@ -23,6 +26,8 @@ use crate::frames::FrameData;
 use crate::viewport::camera::{Camera, Overlay};
 use crate::viewport::liquid_mesh::{shaded_mesh, SOLID, WATER};
 use crate::viewport::overlay_colors::{cell_color, density_color, level_set_color};
+use crate::viewport::points_cache::PointsKey;
+use crate::viewport::points_image::{Dot, PointsImage};
 use egui::{pos2, vec2, Color32, Mesh, Pos2, Rect, Sense, Shape, Stroke, Ui};
 use flip_core::GridSpec;
 use glam::Vec3;
@@ -228,42 +233,53 @@ pub fn show(
         let shaded = shaded_mesh(&parts, |p| pr.project(p), |n| pr.rot * n);
         painter.add(Shape::mesh(shaded));
     }
-    let key = crate::viewport::points_cache::PointsKey::new(f, rect, cam, vmax);
+    let ppp = ui.ctx().pixels_per_point();
+    let key = PointsKey::new(f, rect, ppp, cam, vmax);
     let (f, color_by, size, coloured) =
         (f.clone(), cam.color_by, cam.point_size, surface.is_none());
-    let points = crate::viewport::points_cache::cached(ui, key, move || {
+    let points = points_cache::cached(ui, key, move || {
         let colors = crate::viewport::attributes::normalized(&f, color_by, vmax)
             .or_else(|| crate::viewport::attributes::normalized(&f, Default::default(), vmax))
             .filter(|_| coloured)
             .map_or(vec![], |(t, _, _)| t);
-        points_mesh(&pr, &f, &colors, size)
+        PointsImage::draw(points_dots(&pr, &f, &colors, size), rect, ppp)
     });
-    // A clip rectangle of its own (half a pixel in) starts a new egui primitive, into which
-    // tessellation moves this large mesh instead of copying it.
-    painter
-        .with_clip_rect(rect.shrink(0.5))
-        .add(Shape::mesh(points));
+    if let Some(points) = points {
+        let uv = Rect::from_min_max(Pos2::ZERO, pos2(1.0, 1.0));
+        painter.add(Shape::image(
+            points.texture,
+            points.rect,
+            uv,
+            Color32::WHITE,
+        ));
+    }
     if let Some(m) = over {
         painter.add(Shape::mesh(m));
     }
 }
 
-/// Particles (and in 3D the solid surface cells) as depth-sorted quads.
-fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh {
-    let mut items: Vec<(f32, Pos2, Color32, f32)> = Vec::with_capacity(f.sample.points.len());
+/// Particles (and in 3D the solid surface cells) as dots in drawing order: in 3D far to near,
+/// so the nearest is on top.
+fn points_dots(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Vec<Dot> {
+    let mut items: Vec<(f32, Dot)> = Vec::with_capacity(f.sample.points.len());
+    let mut add = |p: Vec3, color: Color32, size: f32| {
+        let (centre, depth) = pr.project(p);
+        items.push((
+            depth,
+            Dot {
+                centre,
+                color,
+                size,
+            },
+        ));
+    };
     for (p, t) in f.sample.points.iter().zip(colors) {
-        let (q, depth) = pr.project(Vec3::from_array(*p));
-        items.push((depth, q, speed_color(*t), size));
+        add(Vec3::from_array(*p), speed_color(*t), size);
     }
     // whitewater in white, smaller than the liquid's particles (2D: drawn over them)
     for p in &f.diffuse {
-        let (q, depth) = pr.project(Vec3::from_array(*p));
-        items.push((
-            depth,
-            q,
-            Color32::from_rgb(245, 248, 255),
-            (0.6 * size).max(1.0),
-        ));
+        let white = Color32::from_rgb(245, 248, 255);
+        add(Vec3::from_array(*p), white, (0.6 * size).max(1.0));
     }
     if !pr.spec.is_2d() {
         if let Some(solids) = &f.solids {
@@ -271,48 +287,12 @@ fn points_mesh(pr: &Projector, f: &FrameData, colors: &[f32], size: f32) -> Mesh
             let px = (dx * pr.scale).max(2.0);
             for c in &solids.cells {
                 let p = (Vec3::new(c[0] as f32, c[1] as f32, c[2] as f32) + 0.5) * dx;
-                let (q, depth) = pr.project(p);
-                items.push((depth, q, Color32::from_rgb(110, 112, 125), px));
+                add(p, Color32::from_rgb(110, 112, 125), px);
             }
         }
         items.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
     }
-    let items = decimated(items);
-    let mut mesh = Mesh::default();
-    mesh.reserve_vertices(items.len() * 4);
-    mesh.reserve_triangles(items.len() * 2);
-    for (_, q, c, s) in items {
-        let h = 0.5 * s;
-        let r = [
-            q + vec2(-h, -h),
-            q + vec2(h, -h),
-            q + vec2(h, h),
-            q + vec2(-h, h),
-        ];
-        quad(&mut mesh, r, c);
-    }
-    mesh
-}
-
-/// What the viewport can resolve of `items` (depth, centre, colour, size; in drawing order):
-/// of the quads whose centres fall in one quad-sized square of the screen only the last drawn
-/// (the one on top) is kept, so a dense cloud costs what its screen area does, not its count.
-fn decimated(items: Vec<(f32, Pos2, Color32, f32)>) -> Vec<(f32, Pos2, Color32, f32)> {
-    let square = |&(_, q, _, s): &(f32, Pos2, Color32, f32)| {
-        let s = s.max(1.0);
-        (
-            (q.x / s).floor() as i32,
-            (q.y / s).floor() as i32,
-            s.to_bits(),
-        )
-    };
-    // last drawn first: the first item of a square is the one on top
-    let mut seen = std::collections::HashSet::with_capacity(items.len());
-    let mut kept: Vec<_> = (items.into_iter().rev())
-        .filter(|item| seen.insert(square(item)))
-        .collect();
-    kept.reverse();
-    kept
+    items.into_iter().map(|(_, dot)| dot).collect()
 }
 
 /// The domain outline (a box in 3D).
@@ -384,20 +364,6 @@ mod tests {
         assert_eq!(speed_color(0.0), Color32::from_rgb(30, 60, 160));
         assert_eq!(speed_color(1.0), Color32::from_rgb(220, 40, 20));
         assert_eq!(speed_color(f32::NAN), speed_color(0.0));
-    }
-
-    #[test]
-    fn quads_on_top_of_each_other_are_drawn_once() {
-        let item = |x: f32, c: u8| (0.0, pos2(x, 10.0), Color32::from_gray(c), 2.0);
-        // three in one 2-pixel square (the last drawn shows), one beside them
-        let kept = decimated(vec![
-            item(10.1, 1),
-            item(10.5, 2),
-            item(11.9, 3),
-            item(12.1, 4),
-        ]);
-        let colors: Vec<Color32> = kept.iter().map(|k| k.2).collect();
-        assert_eq!(colors, [Color32::from_gray(3), Color32::from_gray(4)]);
     }
 
     #[test]

@@ -1,19 +1,21 @@
-//! The viewport's particle quads, kept between UI frames. Building them (projection, a depth
-//! sort in 3D, about 100 bytes per particle) every frame made each UI frame take hundreds of
-//! milliseconds with a few hundred thousand 3D particles; they are now rebuilt only when the
-//! shown frame, the camera, the view rectangle or the colouring change. A new frame seen
+//! The viewport's particle image, kept between UI frames as a texture. Building it
+//! (projection, a depth sort in 3D, a pass over the particles' pixels, see
+//! [`crate::viewport::points_image`]) is redone only when the shown frame, the camera, the view
+//! rectangle or the colouring change, and the texture is uploaded only then. A new frame seen
 //! through the same view (or the first one) is built on a thread of its own while the last
-//! quads (or none) stay on screen, so a large frame arriving does not stall the UI; a change of
+//! image (or none) stays on screen, so a large frame arriving does not stall the UI; a change of
 //! view (orbit, zoom, colouring) is built at once, so the picture follows the mouse.
 
 use crate::frames::FrameData;
 use crate::viewport::attributes::ColorBy;
 use crate::viewport::camera::Camera;
-use egui::{Mesh, Rect, Ui, Vec2};
+use crate::viewport::points_image::PointsImage;
+use egui::{Rect, TextureHandle, TextureId, TextureOptions, Ui, Vec2};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-/// Everything the particle quads depend on.
+/// Everything the particle image depends on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PointsKey {
     /// The frame's address (stable while the cache holds its `Arc`), number and wall time,
@@ -22,6 +24,7 @@ pub struct PointsKey {
     /// Top of the speed scale (it grows as faster frames come in).
     vmax: f32,
     rect: Rect,
+    pixels_per_point: f32,
     /// Yaw, pitch, zoom, point size.
     view: [f32; 4],
     pan: Vec2,
@@ -32,8 +35,15 @@ pub struct PointsKey {
 }
 
 impl PointsKey {
-    /// The key of `frame` drawn in `rect` through `cam` with speeds scaled to `vmax`.
-    pub fn new(frame: &FrameData, rect: Rect, cam: &Camera, vmax: f32) -> Self {
+    /// The key of `frame` drawn in `rect` (at `pixels_per_point`) through `cam` with speeds
+    /// scaled to `vmax`.
+    pub fn new(
+        frame: &FrameData,
+        rect: Rect,
+        pixels_per_point: f32,
+        cam: &Camera,
+        vmax: f32,
+    ) -> Self {
         Self {
             frame: (
                 std::ptr::from_ref(frame) as usize,
@@ -42,6 +52,7 @@ impl PointsKey {
             ),
             vmax,
             rect,
+            pixels_per_point,
             view: [cam.yaw, cam.pitch, cam.zoom, cam.point_size],
             pan: cam.pan,
             perspective: cam.perspective,
@@ -61,43 +72,72 @@ impl PointsKey {
     }
 }
 
-/// One viewport's quads on screen and the build running in the background, if any.
+/// The particle image to draw: `texture` stretched over `rect` (points), one texel a pixel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShownPoints {
+    pub texture: TextureId,
+    pub rect: Rect,
+}
+
+/// Nearest texels: the image is drawn one texel per pixel, and dots keep their hard edges.
+const CRISP: TextureOptions = TextureOptions::NEAREST;
+
+/// One viewport's image on screen and the build running in the background, if any.
 #[derive(Default)]
 struct Slot {
-    shown: Option<(PointsKey, Mesh)>,
-    pending: Option<(PointsKey, Receiver<Mesh>)>,
+    shown: Option<(PointsKey, TextureHandle, Rect)>,
+    pending: Option<(PointsKey, Receiver<PointsImage>)>,
 }
 
 impl Slot {
+    /// Uploads `built` for `key` into the slot's texture (made on first use) and shows it.
+    fn show(&mut self, ctx: &egui::Context, key: PointsKey, built: PointsImage) -> ShownPoints {
+        let texture = match self.shown.take() {
+            Some((_, mut texture, _)) => {
+                texture.set(built.image, CRISP);
+                texture
+            }
+            None => ctx.load_texture("particles", built.image, CRISP),
+        };
+        let shown = ShownPoints {
+            texture: texture.id(),
+            rect: built.rect,
+        };
+        self.shown = Some((key, texture, built.rect));
+        shown
+    }
+
     /// Puts a finished background build on screen.
-    fn collect(&mut self) {
+    fn collect(&mut self, ctx: &egui::Context) {
         let Some((key, rx)) = &self.pending else {
             return;
         };
         match rx.try_recv() {
-            Ok(mesh) => {
-                self.shown = Some((*key, mesh));
+            Ok(built) => {
+                let key = *key;
                 self.pending = None;
+                self.show(ctx, key, built);
             }
             Err(TryRecvError::Empty) => {}
             Err(TryRecvError::Disconnected) => self.pending = None,
         }
     }
 
-    /// Starts building the quads of `key` on a thread of their own, which repaints `ctx` when
-    /// they are ready.
+    /// Starts building the image of `key` on a thread of its own, which asks `ctx` for a
+    /// repaint [`show_delay`] after it is ready.
     fn start(
         &mut self,
         key: PointsKey,
         ctx: egui::Context,
-        build: impl FnOnce() -> Mesh + Send + 'static,
+        build: impl FnOnce() -> PointsImage + Send + 'static,
     ) {
         let (tx, rx) = mpsc::channel();
+        let delay = show_delay(&ctx);
         let spawned = std::thread::Builder::new()
-            .name("particle quads".into())
+            .name("particle image".into())
             .spawn(move || {
                 let _ = tx.send(build());
-                ctx.request_repaint();
+                ctx.request_repaint_after(delay);
             });
         if spawned.is_ok() {
             self.pending = Some((key, rx));
@@ -108,37 +148,60 @@ impl Slot {
 /// A viewport's slot, shared between UI frames through egui's temporary data.
 type SharedSlot = Arc<Mutex<Slot>>;
 
-/// The quads for `key`: kept ones when nothing changed; while a new frame seen through the same
-/// view (or the first frame) is built in the background, the last ones (or none); else
-/// `build()`'s, built at once.
-pub fn cached(ui: &Ui, key: PointsKey, build: impl FnOnce() -> Mesh + Send + 'static) -> Mesh {
-    let id = ui.id().with("particle_quads");
-    let slot = ui
-        .ctx()
-        .data_mut(|d| d.get_temp_mut_or_default::<SharedSlot>(id).clone());
+/// Where [`set_show_delay`] keeps its delay in egui's temporary data.
+fn show_delay_id() -> egui::Id {
+    egui::Id::new("particle_image_show_delay")
+}
+
+/// Sets how long after a background build lands the UI repaints to show it: the app's pace
+/// for new frames (its repaint gap), so one paced UI frame shows an image and starts the
+/// next instead of a second, unpaced one. Until set: at once.
+pub fn set_show_delay(ctx: &egui::Context, delay: Duration) {
+    ctx.data_mut(|d| d.insert_temp(show_delay_id(), delay));
+}
+
+/// The delay [`set_show_delay`] set, zero if none.
+fn show_delay(ctx: &egui::Context) -> Duration {
+    ctx.data(|d| d.get_temp(show_delay_id()))
+        .unwrap_or_default()
+}
+
+/// The particle image for `key`: the kept one when nothing changed; while a new frame seen
+/// through the same view (or the first frame) is built in the background, the last one (or
+/// none); else `build()`'s, built at once.
+pub fn cached(
+    ui: &Ui,
+    key: PointsKey,
+    build: impl FnOnce() -> PointsImage + Send + 'static,
+) -> Option<ShownPoints> {
+    let id = ui.id().with("particle_image");
+    let ctx = ui.ctx();
+    let slot = ctx.data_mut(|d| d.get_temp_mut_or_default::<SharedSlot>(id).clone());
     let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-    slot.collect();
+    slot.collect(ctx);
+    let on_screen = |(_, texture, rect): &(PointsKey, TextureHandle, Rect)| ShownPoints {
+        texture: texture.id(),
+        rect: *rect,
+    };
     let meanwhile = match &slot.shown {
-        Some((shown, mesh)) if *shown == key => return mesh.clone(),
-        Some((shown, mesh)) if shown.same_view(&key) => Some(mesh.clone()),
+        Some(shown) if shown.0 == key => return Some(on_screen(shown)),
+        Some(shown) if shown.0.same_view(&key) => Some(Some(on_screen(shown))),
         Some(_) => None,
-        None => Some(Mesh::default()),
+        None => Some(None),
     };
     if let Some(meanwhile) = meanwhile {
-        // The build in flight (this one, or an older frame's) repaints when it lands: the next
-        // UI frame shows it and starts the newest frame's if it was older. (Polling for it
+        // The build in flight (this one, or an older frame's) asks for a repaint when it lands:
+        // that UI frame shows it and starts the newest frame's if it was older. (Polling for it
         // instead cost a whole UI frame every few milliseconds, tens of milliseconds each with
         // software GL, taken from the simulation.)
         if slot.pending.is_none() {
-            slot.start(key, ui.ctx().clone(), build);
+            slot.start(key, ctx.clone(), build);
         }
         return meanwhile;
     }
-    let mesh = build();
     // a build in flight was for the old view
     slot.pending = None;
-    slot.shown = Some((key, mesh.clone()));
-    mesh
+    Some(slot.show(ctx, key, build()))
 }
 
 #[cfg(test)]
@@ -153,36 +216,38 @@ mod tests {
         Rect::from_min_max(Pos2::ZERO, pos2(100.0, 100.0))
     }
 
-    /// One UI frame of a viewport showing `key`; returns the quads' vertex count.
+    /// One UI frame of a viewport showing `key`; returns the width of the image on screen
+    /// (builds are told apart by it), 0 for none.
     fn show(
         ctx: &egui::Context,
         key: PointsKey,
-        build: impl FnOnce() -> Mesh + Send + 'static,
+        build: impl FnOnce() -> PointsImage + Send + 'static,
     ) -> usize {
         let (mut shown, mut build) = (0, Some(build));
         let _ = ctx.run(Default::default(), |ctx| {
             egui::CentralPanel::default().show(ctx, |ui| {
                 if let Some(build) = build.take() {
-                    shown = cached(ui, key, build).vertices.len();
+                    shown = cached(ui, key, build).map_or(0, |s| s.rect.width() as usize);
                 }
             });
         });
         shown
     }
 
-    /// A mesh of `n` vertices, told apart by its size.
-    fn mesh_of(n: usize) -> Mesh {
-        let mut m = Mesh::default();
-        m.vertices.resize(n, Default::default());
-        m
+    /// An image `n` points wide, told apart by its width.
+    fn image_of(n: usize) -> PointsImage {
+        PointsImage {
+            rect: Rect::from_min_size(Pos2::ZERO, egui::vec2(n as f32, 1.0)),
+            image: egui::ColorImage::new([n, 1], egui::Color32::TRANSPARENT),
+        }
     }
 
-    /// UI frames showing `key` until the quads on screen have `n` vertices (a background
+    /// UI frames showing `key` until the image on screen is `n` wide (a background
     /// build landed); returns the count on screen at the end.
     fn until_shown(ctx: &egui::Context, key: PointsKey, n: usize) -> usize {
         let mut shown = usize::MAX;
         for _ in 0..1000 {
-            shown = show(ctx, key, || mesh_of(99));
+            shown = show(ctx, key, || image_of(99));
             if shown == n {
                 break;
             }
@@ -198,10 +263,10 @@ mod tests {
         let n = Arc::new(AtomicUsize::new(0));
         for cam in cams {
             let count = n.clone();
-            let key = PointsKey::new(frame, rect(), cam, 1.0);
+            let key = PointsKey::new(frame, rect(), 1.0, cam, 1.0);
             show(&ctx, key, move || {
                 count.fetch_add(1, Ordering::SeqCst);
-                mesh_of(1)
+                image_of(1)
             });
             assert_eq!(until_shown(&ctx, key, 1), 1);
         }
@@ -209,7 +274,7 @@ mod tests {
     }
 
     #[test]
-    fn the_quads_are_rebuilt_only_when_the_view_changes() {
+    fn the_image_is_rebuilt_only_when_the_view_changes() {
         let frame = test_frame(3);
         let cam = Camera::default();
         assert_eq!(builds(&frame, &[cam.clone(), cam.clone(), cam.clone()]), 1);
@@ -231,11 +296,11 @@ mod tests {
         let cam = Camera::default();
         let ctx = egui::Context::default();
         let (key_a, key_b) = (
-            PointsKey::new(&a, rect(), &cam, 1.0),
-            PointsKey::new(&b, rect(), &cam, 1.0),
+            PointsKey::new(&a, rect(), 1.0, &cam, 1.0),
+            PointsKey::new(&b, rect(), 1.0, &cam, 1.0),
         );
         assert_eq!(
-            show(&ctx, key_a, || mesh_of(1)),
+            show(&ctx, key_a, || image_of(1)),
             0,
             "the first frame too is built apart"
         );
@@ -244,22 +309,22 @@ mod tests {
         let (go, wait) = mpsc::channel::<()>();
         let slow = move || {
             let _ = wait.recv_timeout(Duration::from_secs(10));
-            mesh_of(2)
+            image_of(2)
         };
         assert_eq!(
             show(&ctx, key_b, slow),
             1,
-            "a's quads stay while b's are built"
+            "a's image stays while b's is built"
         );
-        assert_eq!(show(&ctx, key_b, || mesh_of(99)), 1, "one build at a time");
+        assert_eq!(show(&ctx, key_b, || image_of(99)), 1, "one build at a time");
         go.send(()).unwrap();
         let shown = until_shown(&ctx, key_b, 2);
-        assert_eq!(shown, 2, "b's quads come on screen when they are ready");
+        assert_eq!(shown, 2, "b's image comes on screen when it is ready");
     }
 
     #[test]
-    fn the_quads_are_a_primitive_of_their_own() {
-        // 50 particles a few pixels apart (the viewport draws coinciding ones once)
+    fn the_particles_are_one_textured_rectangle() {
+        // 50 particles a few pixels apart
         let mut frame = test_frame(50);
         for (i, p) in frame.sample.points.iter_mut().enumerate() {
             *p = [0.1 + i as f32 * 0.016, 0.5, 0.5];
@@ -272,35 +337,51 @@ mod tests {
             screen_rect: Some(Rect::from_min_max(Pos2::ZERO, pos2(400.0, 400.0))),
             ..Default::default()
         };
-        // the first frame's quads are built in the background: draw until they are there
-        let mut sizes = vec![];
+        // the first frame's image is built in the background: draw until it is there
+        let mut textured = vec![];
+        let mut uploaded = 0;
         for _ in 0..1000 {
             let out = ctx.run(input.clone(), |ctx| {
                 egui::CentralPanel::default().show(ctx, |ui| {
                     crate::viewport::show(ui, spec, Some(&frame), &mut cam, 1.0);
                 });
             });
-            sizes = primitive_sizes(&ctx, out);
-            if sizes.contains(&(4 * 50)) {
+            uploaded += (out.textures_delta.set.iter())
+                .filter(|(_, delta)| lit_pixels(&delta.image) > 0)
+                .count();
+            textured = textured_meshes(&ctx, out);
+            if !textured.is_empty() {
                 break;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        // moved whole into the output, not appended to the viewport's other shapes
-        assert!(
-            sizes.contains(&(4 * 50)),
-            "primitives of {sizes:?} vertices"
-        );
+        // one rectangle (4 corners) of the particles' texture, uploaded once with them in it
+        assert_eq!(textured, [4], "meshes with a texture of their own");
+        assert_eq!(uploaded, 1);
     }
 
-    /// Vertex counts of the tessellated meshes of a UI frame's output.
-    fn primitive_sizes(ctx: &egui::Context, out: egui::FullOutput) -> Vec<usize> {
+    /// Pixels of an uploaded image that are not transparent.
+    fn lit_pixels(image: &egui::ImageData) -> usize {
+        match image {
+            egui::ImageData::Color(c) => c
+                .pixels
+                .iter()
+                .filter(|p| **p != egui::Color32::TRANSPARENT)
+                .count(),
+            egui::ImageData::Font(_) => 0,
+        }
+    }
+
+    /// Vertex counts of the meshes of a UI frame's output drawn with a texture other than the fonts'.
+    fn textured_meshes(ctx: &egui::Context, out: egui::FullOutput) -> Vec<usize> {
         ctx.tessellate(out.shapes, out.pixels_per_point)
             .into_iter()
             .filter_map(|p| match p.primitive {
-                egui::epaint::Primitive::Mesh(m) => Some(m.vertices.len()),
+                egui::epaint::Primitive::Mesh(m) => Some(m),
                 egui::epaint::Primitive::Callback(_) => None,
             })
+            .filter(|m| m.texture_id != egui::TextureId::default())
+            .map(|m| m.vertices.len())
             .collect()
     }
 }
