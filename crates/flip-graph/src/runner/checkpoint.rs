@@ -90,6 +90,32 @@ pub enum CheckpointError {
     Mismatch(String),
 }
 
+/// A writer that keeps the first I/O error it meets: postcard's own error would drop it.
+struct KeepingError<W> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> KeepingError<W> {
+    fn new(inner: W) -> Self {
+        Self { inner, error: None }
+    }
+}
+
+impl<W: Write> Write for KeepingError<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(bytes).map_err(|e| {
+            let copy = std::io::Error::new(e.kind(), e.to_string());
+            self.error.get_or_insert(e);
+            copy
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 impl Checkpoint {
     /// Writes the checkpoint to `path` atomically (temporary file, sync, rename).
     ///
@@ -100,14 +126,23 @@ impl Checkpoint {
             path: path.into(),
             source,
         };
-        let body = postcard::to_stdvec(self).map_err(|e| io(std::io::Error::other(e)))?;
         let tmp = path.with_extension("tmp");
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(CHECKPOINT_MAGIC)
-            .and_then(|()| f.write_all(&CHECKPOINT_VERSION.to_le_bytes()))
-            .and_then(|()| f.write_all(&body))
-            .and_then(|()| f.sync_all())
+        let f = std::fs::File::create(&tmp).map_err(io)?;
+        // encoded straight into the file: a buffer of the whole body would double the
+        // particles' share of the run's peak memory while it is written
+        let mut out = KeepingError::new(std::io::BufWriter::new(f));
+        out.write_all(CHECKPOINT_MAGIC)
+            .and_then(|()| out.write_all(&CHECKPOINT_VERSION.to_le_bytes()))
             .map_err(io)?;
+        if let Err(e) = postcard::to_io(self, &mut out) {
+            return Err(io(out
+                .error
+                .take()
+                .unwrap_or_else(|| std::io::Error::other(e))));
+        }
+        out.flush().map_err(io)?;
+        let f = out.inner.into_inner().map_err(|e| io(e.into_error()))?;
+        f.sync_all().map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)
     }
 
