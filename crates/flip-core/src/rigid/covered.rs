@@ -145,6 +145,9 @@ fn faces_near(spec: &GridSpec, body: &RigidBody, mut visit: impl FnMut(CoveredFa
 /// Sub-faces per side where the body's surface passes near a face.
 const SUBDIVISIONS: usize = 4;
 
+/// Covered fractions within this of 0 or 1 are snapped to it.
+const SLIVER: f64 = 1e-3;
+
 /// Whether the body's surface may pass through face `f`: a corner nearer to it than the
 /// face's diagonal (the distance changes by at most that across the face).
 fn near_surface(
@@ -157,10 +160,8 @@ fn near_surface(
     let reach = dx * ((dimension - 1) as f64).sqrt();
     (0..1 << (dimension - 1)).any(|bits: usize| {
         let mut corner = f;
-        let mut bit = 0;
-        for a in (0..dimension).filter(|&a| a != axis) {
+        for (bit, a) in (0..dimension).filter(|&a| a != axis).enumerate() {
             corner[a] += (bits >> bit) & 1;
-            bit += 1;
         }
         f64::from(node(corner)).abs() < reach
     })
@@ -227,8 +228,15 @@ fn subsampled_fraction(
     } else {
         centre
     };
+    // a face a thousandth open or closed is taken as wholly so: such a sliver makes a cell
+    // whose only opening it is a near-singular row of the pressure system
+    let fraction = match inside / sub_faces {
+        f if f < SLIVER => 0.0,
+        f if f > 1.0 - SLIVER => 1.0,
+        f => f,
+    };
     (
-        inside / sub_faces,
+        fraction,
         DVec3::from_array(point(spec, covered_centre.to_array())),
     )
 }
