@@ -1,8 +1,8 @@
 //! Rigid bodies coupled to the liquid (2D, `graphs/floating_boxes_2d.ron` at 128²): a heavy box
 //! sinks to the floor, a neutral box hangs still, no body enters a wall or another body and no
 //! liquid a body, checkpoint and resume are bit for bit, and a dam-break wave pushes a box with
-//! the momentum balanced by the walls' impulse. Archimedes' floating depth and the level rise
-//! (±2 %, 1 %) are written down as an ignored test: not met yet.
+//! the momentum balanced by the walls' impulse, and the level rises by a floating box's
+//! displaced volume (1 %). Archimedes' floating depth (±2 %) is an ignored test: not met yet.
 
 use flip_core::rigid::{Bodies, BodyShape, BodyState, RigidBody};
 use flip_core::{Grid3, Particles};
@@ -182,17 +182,33 @@ fn a_heavy_box_sinks_to_the_floor_and_no_body_enters_a_wall() {
     );
 }
 
+/// The light box of the acceptance tests, released with its bottom on the surface.
+const LIGHT: &str = "box 0.16 0.08 at 0.3 0.54 density 500";
+
 #[test]
-#[ignore = "not met yet: after 2 s the box still heaves by ±8.5 % of its height (period \
-            0.58 s, amplitude about halving each period) about 55 %, and the level rise is \
-            0.0062 m for 0.0065 m displaced (−5 %) while it heaves"]
-fn a_light_box_floats_half_submerged_and_the_level_rises_by_its_displacement() {
-    let t = two_seconds("box 0.16 0.08 at 0.3 0.54 density 500");
+#[ignore = "not met yet: after 2 s the box still heaves about a mean of 57.9 % submerged, \
+            swinging ±8.4 % (mean and largest swing of the last 0.5 s): the heave is too \
+            weakly damped"]
+fn a_light_box_floats_half_submerged() {
+    let t = two_seconds(LIGHT);
     println!("submerged by frame: {:.3?}", t.submerged);
     // the last half second (12 frames)
     let tail = t.submerged.len() - 12;
     let floating = mean(&t.submerged[tail..]);
     let swing = (t.submerged[tail..].iter()).fold(0.0f64, |m, s| m.max((s - floating).abs()));
+    println!("density 500: submerged {floating:.4} (mean of the last 0.5 s, swinging ±{swing:.4})");
+    assert!(
+        (floating - 0.5).abs() <= 0.02 && swing <= 0.02,
+        "density 500: {floating} ± {swing} submerged, not 50 ± 2 %"
+    );
+}
+
+#[test]
+fn the_level_rises_by_a_floating_boxs_displaced_volume() {
+    // measured: 0.00653 m for 0.00650 m (+0.5 %; −5 % before the rim columns a box's sides
+    // cut were extrapolated to its surface)
+    let t = two_seconds(LIGHT);
+    let tail = t.level.len() - 12;
     let width = 1.0 - 2.0 * DX;
     let displaced = t.bodies[0].bodies[0].mass() / 1000.0;
     // against the same tank without the box (the level set's surface sits a little above the
@@ -200,13 +216,8 @@ fn a_light_box_floats_half_submerged_and_the_level_rises_by_its_displacement() {
     let still = two_seconds("");
     let rise = mean(&t.level[tail..]) - mean(&still.level[tail..]);
     println!(
-        "density 500: submerged {floating:.4} (mean of the last 0.5 s, swinging ±{swing:.4}); \
-         level rise {rise:.5} m, displaced volume / width {:.5} m",
+        "level rise {rise:.5} m (mean of the last 0.5 s), displaced volume / width {:.5} m",
         displaced / width
-    );
-    assert!(
-        (floating - 0.5).abs() <= 0.02 && swing <= 0.02,
-        "density 500: {floating} ± {swing} submerged, not 50 ± 2 %"
     );
     assert!(
         (rise - displaced / width).abs() <= 0.01 * displaced / width,

@@ -17,4 +17,4 @@ pub mod covered;
 pub use body::{dofs, Bodies, BodyShape, BodyState, RigidBody, Twist};
 pub use contact::ContactParams;
 pub use coupling::Coupling;
-pub use covered::with_body_velocities;
+pub use covered::{with_body_faces, with_body_velocities};

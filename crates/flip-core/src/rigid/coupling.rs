@@ -259,12 +259,15 @@ fn invert(m: &[f64], k: usize) -> Vec<f64> {
 /// The columns of one body on its degrees of freedom `dofs`, and the start-of-substep flux
 /// they move (see [`Coupling::shift_rhs`]). Every face near the body that it covers adds
 /// `±b (ê_a, r × ê_a)` (`b` the covered fraction within the face's closed part) to the unknown
-/// cells on its two sides (`+` on the cell the face bounds from above). Where only one side is
-/// an unknown, that cell's pressure stands for the pressure on the body's surface, which lies
-/// `s` cells from its centre along the face's axis: the pressure there is extrapolated linearly
+/// cells on its two sides (`+` on the cell the face bounds from above). Where the body's
+/// surface crosses the face's axis within the cell on a side (the cell nearest the body's
+/// surface along that line, whether the cell across is an unknown or not), that cell's
+/// pressure stands for the pressure on the surface, which lies `s` cells from its centre: the pressure there is extrapolated linearly
 /// from the cell and its neighbour away from the body, `p_s = (1 + s) p_c − s p_n` (as the
 /// ghost fluid places the free surface, Gibou et al. 2002), so a hydrostatic pressure pushes
-/// with the body's true displaced volume instead of the cell count.
+/// with the body's true displaced volume instead of the cell count. `s` is where the surface
+/// crosses the axis line through the face's covered part (not the two centres' distances,
+/// which are equal beside a box's side face and left the cells along its rim unextrapolated).
 fn body_columns(
     spec: &GridSpec,
     p: &OwnedProblem,
@@ -282,7 +285,6 @@ fn body_columns(
         ];
         point(spec, ijk.map(|n| (n as f64 + 0.5) * dx))
     };
-    let phi = |c: usize| body.distance(&body.state, centre(c));
     let fluid = |c: usize| p.cell_kind[c] == CELL_FLUID;
     let mut acc: std::collections::BTreeMap<usize, Twist> = Default::default();
     let mut carriers = vec![];
@@ -300,14 +302,11 @@ fn body_columns(
             return;
         }
         let row = face.row().map(|r| b * r);
-        for (cell, other, sign) in [(lower, upper, 1.0), (upper, lower, -1.0)] {
+        for (cell, sign) in [(lower, 1.0), (upper, -1.0)] {
             if !fluid(cell) {
                 continue;
             }
             add(cell, sign, &row);
-            if fluid(other) {
-                continue;
-            }
             // the neighbour away from the body and the face to it (indexed by its lower cell)
             let at = (cell / strides[a]) % dims[a];
             let away = if sign > 0.0 {
@@ -318,11 +317,10 @@ fn body_columns(
             let Some((n, f)) = away.filter(|&(n, f)| fluid(n) && p.face_open[a][f] >= 0.5) else {
                 continue;
             };
-            let (pc, po) = (phi(cell), phi(other));
-            if pc - po < 0.1 * dx {
+            let Some(s) = surface_offset(body, face.covered_centre, centre(cell)[a], a, sign, dx)
+            else {
                 continue;
-            }
-            let s = (pc / (pc - po)).clamp(-0.5, 1.0);
+            };
             add(cell, sign * s, &row);
             add(n, -sign * s, &row);
             // the face between n and cell moves −s·row·V of flux out of the lower one
@@ -352,6 +350,43 @@ fn body_columns(
         }
     }
     BodyColumns { columns, carriers }
+}
+
+/// Where `body`'s surface crosses the line along axis `a` through the covered part of a face
+/// (its centre `covered`), from the centre `at` of the unknown cell beside the face towards the
+/// body (`direction` ±1): `s` cells from the centre, within `[−0.5, 0.5]` (the face at 0.5).
+/// `None` where the cell's other face on that line is inside the body too: the cell lies in a
+/// column the body's side cuts, and the face's part is the face below's part continued (the
+/// columns telescope to the pressure at the body's surface at their ends).
+fn surface_offset(
+    body: &RigidBody,
+    covered: glam::DVec3,
+    at: f64,
+    a: usize,
+    direction: f64,
+    dx: f64,
+) -> Option<f64> {
+    let distance = |s: f64| {
+        let mut x = covered;
+        x[a] = at + direction * s * dx;
+        body.distance(&body.state, x.to_array())
+    };
+    let (mut outside, mut inside) = (-0.5, 0.5);
+    if distance(outside) <= 0.0 {
+        return None;
+    }
+    if distance(inside) > 0.0 {
+        return Some(inside);
+    }
+    for _ in 0..40 {
+        let mid = 0.5 * (outside + inside);
+        if distance(mid) > 0.0 {
+            outside = mid;
+        } else {
+            inside = mid;
+        }
+    }
+    Some(0.5 * (outside + inside))
 }
 
 /// One body's columns of `J` and the open faces that carry their extrapolated part.

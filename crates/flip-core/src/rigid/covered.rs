@@ -19,6 +19,8 @@ pub(super) struct CoveredFace {
     pub inside: f64,
     /// From the body's centre to the face's centre (m).
     pub r: DVec3,
+    /// The centre of the face's part inside the body (m, grid frame).
+    pub covered_centre: DVec3,
 }
 
 impl CoveredFace {
@@ -55,8 +57,21 @@ pub(super) fn point(spec: &GridSpec, x: [f64; 3]) -> [f64; 3] {
 
 /// Calls `visit` for every inner MAC face that `body` (where its state puts it) covers in part:
 /// the fraction inside from the body's signed distance at the face's corner nodes, as the
-/// solids' own face fractions (a segment's two ends in 2D, a square's four corners in 3D).
+/// solids' own face fractions (a segment's two ends in 2D, a square's four corners in 3D), on
+/// [`SUBDIVISIONS`]² sub-faces where the surface passes near the face (the corner values alone
+/// cut off the corner of a box's footprint: a face its edge crosses loses up to half of its
+/// covered part, so a 3D box displaced too little liquid and a neutral one sank).
 pub(super) fn covered_faces(spec: &GridSpec, body: &RigidBody, mut visit: impl FnMut(CoveredFace)) {
+    faces_near(spec, body, |c| {
+        if c.inside > 0.0 {
+            visit(c);
+        }
+    });
+}
+
+/// Calls `visit` for every inner MAC face near `body` (within its reach and two cells), with
+/// the fraction inside it as [`covered_faces`] measures it, zero for the faces it misses.
+fn faces_near(spec: &GridSpec, body: &RigidBody, mut visit: impl FnMut(CoveredFace)) {
     let dx = f64::from(spec.dx);
     let dims = spec.dims();
     let dimension = spec.dimension();
@@ -105,24 +120,125 @@ pub(super) fn covered_faces(spec: &GridSpec, body: &RigidBody, mut visit: impl F
                     if outside {
                         continue;
                     }
-                    let inside = f64::from(fraction_inside(dimension, axis, f, &node));
-                    if inside <= 0.0 {
-                        continue;
-                    }
                     let mut centre: [f64; 3] = std::array::from_fn(|a| (f[a] as f64 + 0.5) * dx);
                     centre[axis] -= 0.5 * dx;
-                    let r =
-                        DVec3::from_array(point(spec, centre)) - DVec3::from_array(state.position);
+                    let centre = DVec3::from_array(point(spec, centre));
+                    let (inside, covered_centre) = if near_surface(dimension, axis, f, &node, dx) {
+                        subsampled_fraction(spec, body, axis, f)
+                    } else {
+                        let inside = fraction_inside(dimension, axis, f, &node);
+                        (f64::from(inside), centre)
+                    };
                     visit(CoveredFace {
                         axis,
                         face: f,
                         inside,
-                        r,
+                        r: centre - DVec3::from_array(state.position),
+                        covered_centre,
                     });
                 }
             }
         }
     }
+}
+
+/// Sub-faces per side where the body's surface passes near a face.
+const SUBDIVISIONS: usize = 4;
+
+/// Covered fractions within this of 0 or 1 are snapped to it.
+const SLIVER: f64 = 1e-3;
+
+/// Whether the body's surface may pass through face `f`: a corner nearer to it than the
+/// face's diagonal (the distance changes by at most that across the face).
+fn near_surface(
+    dimension: usize,
+    axis: usize,
+    f: [usize; 3],
+    node: &impl Fn([usize; 3]) -> f32,
+    dx: f64,
+) -> bool {
+    let reach = dx * ((dimension - 1) as f64).sqrt();
+    (0..1 << (dimension - 1)).any(|bits: usize| {
+        let mut corner = f;
+        for (bit, a) in (0..dimension).filter(|&a| a != axis).enumerate() {
+            corner[a] += (bits >> bit) & 1;
+        }
+        f64::from(node(corner)).abs() < reach
+    })
+}
+
+/// The fraction of face `f` of component `axis` inside `body` and the centre of that part,
+/// from the body's distance at the nodes of [`SUBDIVISIONS`]² sub-faces (sub-segments in 2D).
+fn subsampled_fraction(
+    spec: &GridSpec,
+    body: &RigidBody,
+    axis: usize,
+    f: [usize; 3],
+) -> (f64, DVec3) {
+    let dx = f64::from(spec.dx);
+    let n = SUBDIVISIONS;
+    let h = dx / n as f64;
+    let others: Vec<usize> = (0..spec.dimension()).filter(|&a| a != axis).collect();
+    let origin = DVec3::from_array(std::array::from_fn(|a| f[a] as f64 * dx));
+    let at = |u: usize, v: usize| {
+        let mut x = origin;
+        x[others[0]] += u as f64 * h;
+        if let Some(&q) = others.get(1) {
+            x[q] += v as f64 * h;
+        }
+        x
+    };
+    let distance = |x: DVec3| body.distance(&body.state, point(spec, x.to_array())) as f32;
+    let rows = if others.len() == 2 { n + 1 } else { 1 };
+    let values: Vec<f32> = (0..rows)
+        .flat_map(|v| (0..=n).map(move |u| (u, v)))
+        .map(|(u, v)| distance(at(u, v)))
+        .collect();
+    let value = |u: usize, v: usize| values[u + (n + 1) * v];
+    let (mut inside, mut weighted) = (0.0, DVec3::ZERO);
+    for v in 0..rows.max(2) - 1 {
+        for u in 0..n {
+            let part = if others.len() == 2 {
+                fraction_inside_square([
+                    value(u, v),
+                    value(u + 1, v),
+                    value(u + 1, v + 1),
+                    value(u, v + 1),
+                ])
+            } else {
+                fraction_inside_segment(value(u, 0), value(u + 1, 0))
+            };
+            let part = f64::from(part);
+            let mut centre = at(u, v);
+            centre[others[0]] += 0.5 * h;
+            if let Some(&q) = others.get(1) {
+                centre[q] += 0.5 * h;
+            }
+            inside += part;
+            weighted += part * centre;
+        }
+    }
+    let sub_faces = n.pow(others.len() as u32) as f64;
+    let mut centre = origin;
+    for &a in &others {
+        centre[a] += 0.5 * dx;
+    }
+    let covered_centre = if inside > 0.0 {
+        weighted / inside
+    } else {
+        centre
+    };
+    // a face a thousandth open or closed is taken as wholly so: such a sliver makes a cell
+    // whose only opening it is a near-singular row of the pressure system
+    let fraction = match inside / sub_faces {
+        f if f < SLIVER => 0.0,
+        f if f > 1.0 - SLIVER => 1.0,
+        f => f,
+    };
+    (
+        fraction,
+        DVec3::from_array(point(spec, covered_centre.to_array())),
+    )
 }
 
 /// The fraction of face `f` of component `axis` inside the body, from its distance at the
@@ -150,6 +266,43 @@ fn fraction_inside(
         node(c)
     };
     fraction_inside_square([corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)])
+}
+
+/// Makes the open fractions of `solids` (the scene `scene` with `bodies` added as shapes) at
+/// the faces near the bodies those of [`covered_faces`], `min(open in the scene, 1 − inside)`,
+/// so the liquid's faces and the bodies' columns of the coupled solve share one geometry; a
+/// face only the finer fraction reaches moves with the body.
+pub fn with_body_faces(solids: &mut Solids, scene: &Solids, bodies: &[RigidBody]) {
+    let spec = solids.spec;
+    let mut open: std::collections::BTreeMap<(usize, [usize; 3]), (f64, usize)> =
+        Default::default();
+    for (b, body) in bodies.iter().enumerate() {
+        // every face near the body: the solids' own fractions may close a face (in single
+        // precision) that the body's surface only touches
+        faces_near(&spec, body, |c| {
+            let [i, j, k] = c.face;
+            let in_scene = f64::from(scene.face_open.axes()[c.axis][(i, j, k)]);
+            let e = open.entry((c.axis, c.face)).or_insert((in_scene, b));
+            if 1.0 - c.inside < e.0 {
+                *e = (1.0 - c.inside, b);
+            }
+        });
+    }
+    for ((axis, [i, j, k]), (o, b)) in open {
+        let face = &mut solids.face_open.axes_mut()[axis][(i, j, k)];
+        let newly_closed = *face >= 1.0 && o < 1.0;
+        *face = o as f32;
+        if newly_closed {
+            let body = &bodies[b];
+            let mut centre: [f64; 3] = [i, j, k].map(|n| (n as f64 + 0.5) * f64::from(spec.dx));
+            centre[axis] -= 0.5 * f64::from(spec.dx);
+            let r =
+                DVec3::from_array(point(&spec, centre)) - DVec3::from_array(body.state.position);
+            let u = body.state.point_velocity(r)[axis];
+            let vel = solids.velocity.get_or_insert_with(|| MacGrid::zeros(&spec));
+            vel.axes_mut()[axis][(i, j, k)] = u as f32;
+        }
+    }
 }
 
 /// `solids` with the faces the bodies cover moving with the pressure's velocity change `dv`

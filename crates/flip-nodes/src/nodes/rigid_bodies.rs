@@ -9,7 +9,9 @@ use super::common::spec;
 use crate::kinds::{TypedInputs, BODIES, SOLIDS};
 use crate::params::Params;
 use crate::roles::NodeRole;
-use flip_core::rigid::{contact, Bodies, BodyShape, BodyState, ContactParams, RigidBody};
+use flip_core::rigid::{
+    contact, with_body_faces, Bodies, BodyShape, BodyState, ContactParams, RigidBody,
+};
 use flip_core::Solids;
 use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
@@ -206,7 +208,8 @@ impl Node for RigidBodiesNode {
     }
 }
 
-/// `scene` with the bodies added: placed at their start moving with them, and at `end`.
+/// `scene` with the bodies added: placed at their start moving with them (their faces' open
+/// fractions those the coupled solve uses), and at `end`.
 fn with_bodies(
     scene: &Solids,
     bodies: &[RigidBody],
@@ -216,14 +219,16 @@ fn with_bodies(
     let mut at_end = scene.at_end().shapes.clone();
     start.extend(bodies.iter().map(|b| b.solid(&b.state)));
     at_end.extend(bodies.iter().zip(end).map(|(b, e)| b.solid(e)));
-    Solids::moving_with_sides(
+    let mut solids = Solids::moving_with_sides(
         scene.spec,
         start,
         at_end,
         scene.origin,
         scene.domain,
         scene.sides,
-    )
+    );
+    with_body_faces(&mut solids, scene, bodies);
+    solids
 }
 
 /// The rigid-bodies node kind.
