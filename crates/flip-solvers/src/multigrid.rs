@@ -30,6 +30,8 @@
 
 /// Dense Cholesky solve on the coarsest level (handles singular Neumann regions).
 mod coarse;
+/// MGPCG on the coupled (rigid-body) kind.
+mod coupled;
 /// Construction of coarse levels: Galerkin aggregation and rediscretisation.
 mod coarsen;
 /// MGPCG on one rank's slab (distributed CG, V-cycle with its finest level divided).

@@ -140,9 +140,7 @@ impl Node for PressureSolve {
             (Some(w), _) => {
                 window::solve(w, &mut sys.problem, limits, |v, l| self.solvers.solve(v, l))
             }
-            (None, Some(c)) => bodies::solve_coupled(sys, c, |sys| {
-                self.solvers.solve(&mut sys.problem.view(), limits.clone())
-            }),
+            (None, Some(c)) => bodies::solve_coupled(sys, c, &mut self.solvers, limits),
             (None, None) => self.solvers.solve(&mut sys.problem.view(), limits),
         };
         for event in self.solvers.take_events() {
