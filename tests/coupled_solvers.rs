@@ -99,7 +99,11 @@ fn solve(
     child: Option<&ChildCommand>,
 ) -> Result<(Vec<f64>, SolveStats), PluginError> {
     let (plugin, info) = set.find(name).expect("solver plugin");
-    let tight = [("rel_tolerance".to_string(), 1e-10)];
+    // the bundled solvers at a tight tolerance; the faulty fixture has no tolerance
+    let tight = match name.starts_with("faulty/") {
+        true => vec![],
+        false => vec![("rel_tolerance".to_string(), 1e-10)],
+    };
     let mut s = match child {
         Some(c) => SolverInstance::create_isolated(plugin, &info.name, &tight, c)?,
         None => SolverInstance::create(plugin, &info.name, &tight)?,
@@ -150,8 +154,12 @@ fn iterative_coupled_solvers_agree_with_the_exact_solve_in_2d_and_3d() {
     }
 }
 
+/// CG on `A + J C Jᵀ` preconditioned by the V-cycle of `A` alone: the bodies' term has rank
+/// `columns` (3 per body in 2D, 6 in 3D), so in exact arithmetic CG needs at most that many
+/// iterations more than on `A` (the eigenvalues the term moves); a preconditioner that lost
+/// the V-cycle would need tens more. (Issue 39 targets +2; see the guide's cost table.)
 #[test]
-fn mgpcg_needs_at_most_a_few_more_iterations_with_the_bodies() {
+fn mgpcg_needs_at_most_one_more_iteration_per_body_degree_of_freedom() {
     let set = plugins();
     for dims in [[61usize, 53, 1], [29, 27, 25]] {
         let (sys, coupling) = tank(dims, &mixed_bodies(dims[2] > 1));
@@ -159,14 +167,13 @@ fn mgpcg_needs_at_most_a_few_more_iterations_with_the_bodies() {
         let (_, alone) = solve(&set, "multigrid/mgpcg", &sys, &none, None).expect("uncoupled");
         let (_, coupled) =
             solve(&set, "multigrid/mgpcg", &sys, coupling.terms(), None).expect("coupled");
+        let columns = coupling.dof() as u32;
         eprintln!(
-            "{dims:?}: MGPCG {} iterations uncoupled, {} coupled ({} bodies)",
-            alone.iterations,
-            coupled.iterations,
-            coupling.terms().view().body_count()
+            "{dims:?}: MGPCG {} iterations uncoupled, {} coupled ({columns} body degrees of freedom)",
+            alone.iterations, coupled.iterations,
         );
         assert!(
-            coupled.iterations <= alone.iterations + 3,
+            coupled.iterations <= alone.iterations + columns,
             "{dims:?}: {} coupled against {} uncoupled",
             coupled.iterations,
             alone.iterations
@@ -234,5 +241,34 @@ fn broken_bodies_terms_are_refused_before_the_plugin_sees_them() {
             }
             other => panic!("{what}: {:?}", other.map(|(_, s)| s)),
         }
+    }
+}
+
+#[test]
+fn a_solver_that_ignores_the_bodies_or_fails_is_caught() {
+    let set = plugins();
+    let (sys, coupling) = tank([33, 29, 1], &mixed_bodies(false));
+    let child = ChildCommand {
+        program: env!("CARGO_BIN_EXE_flipgraph-solver-child").into(),
+        args: Vec::new(),
+    };
+    // the grid alone solved, its residual claimed for the coupled system: refused on the
+    // coupled residual, in this process and isolated
+    for isolated in [None, Some(&child)] {
+        match solve(&set, "faulty/ignores-bodies", &sys, coupling.terms(), isolated) {
+            Err(PluginError::WrongResult { message, .. }) => {
+                assert!(message.contains("residual"), "{message}");
+            }
+            other => panic!("isolated {}: {:?}", isolated.is_some(), other.map(|(_, s)| s)),
+        }
+    }
+    // NaN pressures are refused; a panic is reported and poisons only the instance
+    match solve(&set, "faulty/nan", &sys, coupling.terms(), None) {
+        Err(PluginError::WrongResult { message, .. }) => assert!(message.contains("non-finite")),
+        other => panic!("nan: {:?}", other.map(|(_, s)| s)),
+    }
+    match solve(&set, "faulty/panic", &sys, coupling.terms(), None) {
+        Err(PluginError::Call { status, .. }) => assert_eq!(status, flip_abi::STATUS_PANIC),
+        other => panic!("panic: {:?}", other.map(|(_, s)| s)),
     }
 }

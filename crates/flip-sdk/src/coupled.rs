@@ -93,31 +93,6 @@ impl BodyTerms<'_> {
         }
     }
 
-    /// `diag(J C Jᵀ)`, added into `out` (for diagonal preconditioners of the coupled operator).
-    pub fn add_diagonal(&self, out: &mut [f64]) {
-        let k = self.dofs;
-        for b in 0..self.body_count() {
-            let block = &self.weight[b * k * k..][..k * k];
-            for i in 0..k {
-                for j in 0..k {
-                    let (qi, qj) = (b * k + i, b * k + j);
-                    // entries of both columns on the same cell
-                    let mut other = self.column(qj).peekable();
-                    for (c, vi) in self.column(qi) {
-                        while other.peek().is_some_and(|&(o, _)| o < c) {
-                            other.next();
-                        }
-                        if let Some(&(o, vj)) = other.peek() {
-                            if o == c {
-                                out[c] += vi * block[i * k + j] * vj;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// The coupled solution by the Woodbury identity, in place of `x`: with `x = A⁻¹ rhs` and
     /// `y[q] = A⁻¹ J[:, q]` on entry, `x − Y S⁻¹ Jᵀ x` with `S = C⁻¹ + Jᵀ Y` on return.
     ///
@@ -367,30 +342,6 @@ impl CoupledProblem<'_> {
             column_values: b.column_values.as_ptr(),
             weight: b.weight.as_ptr(),
         }
-    }
-
-    /// `out = (A + J C Jᵀ) x` on the fluid cells, 0 elsewhere.
-    pub fn apply(&self, x: &[f64], out: &mut [f64]) {
-        let p = &self.grid;
-        let n = p.cell_count();
-        let s = [1, p.dims[0], p.dims[0] * p.dims[1]];
-        for c in 0..n {
-            if !p.is_fluid(c) {
-                out[c] = 0.0;
-                continue;
-            }
-            let mut v = f64::from(p.diag[c]) * x[c];
-            for a in (0..3).filter(|&a| p.dims[a] > 1) {
-                if c + s[a] < n {
-                    v += f64::from(p.off[a][c]) * x[c + s[a]];
-                }
-                if c >= s[a] {
-                    v += f64::from(p.off[a][c - s[a]]) * x[c - s[a]];
-                }
-            }
-            out[c] = v;
-        }
-        self.bodies.add_low_rank(x, out);
     }
 }
 

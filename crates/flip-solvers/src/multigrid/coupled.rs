@@ -31,8 +31,8 @@ pub(super) fn solve(
     )
 }
 
-/// For every unknown of `level`'s colour-split layout, its grid cell index, per padded row:
-/// calls `f(colour, padded row, entry, cell)`.
+/// Calls `f(entry, cell)` for every unknown of colour `colour` in padded row `pr` of `level`'s
+/// colour-split layout, with its grid cell index.
 fn for_each_unknown(level: &Level, colour: usize, pr: usize, mut f: impl FnMut(usize, usize)) {
     let (lo, hi) = level.spans[colour][pr];
     if lo >= hi {
@@ -67,15 +67,28 @@ fn gather(level: &mut Level, r: &[f64]) {
     }
 }
 
-/// Level 0's solution `x` (colour-split) into the grid vector `z`, 0 off the unknowns.
+/// Level 0's solution `x` (colour-split) into the grid vector `z`, 0 off the unknowns (row by
+/// row, as `outer::store`).
 fn scatter(level: &Level, z: &mut [f64]) {
-    z.par_iter_mut().for_each(|v| *v = 0.0);
-    for colour in 0..2 {
-        let x = &level.cs[colour].x;
-        for pr in 0..level.rows() {
-            for_each_unknown(level, colour, pr, |h, c| {
-                z[c] = f64::from(x[pr * level.half + h]);
-            });
-        }
-    }
+    let [ni, nj, _] = level.dims;
+    let half = level.half;
+    z.par_chunks_mut(ni)
+        .enumerate()
+        .with_min_len(level.min_rows())
+        .for_each(|(row, out)| {
+            let pr = level.at(0, row % nj, row / nj) / level.pdims[0];
+            let q = level.row_parity(pr);
+            out.fill(0.0);
+            for colour in 0..2 {
+                let (lo, hi) = level.spans[colour][pr];
+                let e = (colour + q) & 1;
+                let x = &level.cs[colour].x[pr * half..][..half];
+                let inv = &level.cs[colour].inv_diag[pr * half..][..half];
+                for h in lo as usize..hi as usize {
+                    if inv[h] != 0.0 {
+                        out[2 * h + e - 1] = f64::from(x[h]);
+                    }
+                }
+            }
+        });
 }
