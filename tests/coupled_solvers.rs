@@ -83,10 +83,34 @@ fn mixed_bodies(three_d: bool) -> Vec<Spec> {
         size: [s, 0.8 * s, if three_d { 0.9 * s } else { 1.0 }],
     };
     vec![
-        (side(0.17), 500.0, [0.27, 0.55, z], [0.1, -0.2, 0.0], [0.0, 0.0, 0.5]),
-        (ball(0.09), 1200.0, [0.71, 0.31, z + 0.05], [0.0, -0.4, 0.1], [0.3, 0.0, -1.0]),
-        (side(0.12), 1000.0, [0.52, 0.23, z - 0.08], [-0.2, 0.0, 0.0], [0.0, 0.7, 0.2]),
-        (ball(0.07), 800.0, [0.83, 0.57, z], [0.0, 0.3, 0.0], [0.0, 0.0, 2.0]),
+        (
+            side(0.17),
+            500.0,
+            [0.27, 0.55, z],
+            [0.1, -0.2, 0.0],
+            [0.0, 0.0, 0.5],
+        ),
+        (
+            ball(0.09),
+            1200.0,
+            [0.71, 0.31, z + 0.05],
+            [0.0, -0.4, 0.1],
+            [0.3, 0.0, -1.0],
+        ),
+        (
+            side(0.12),
+            1000.0,
+            [0.52, 0.23, z - 0.08],
+            [-0.2, 0.0, 0.0],
+            [0.0, 0.7, 0.2],
+        ),
+        (
+            ball(0.07),
+            800.0,
+            [0.83, 0.57, z],
+            [0.0, 0.3, 0.0],
+            [0.0, 0.0, 2.0],
+        ),
     ]
 }
 
@@ -140,16 +164,31 @@ fn iterative_coupled_solvers_agree_with_the_exact_solve_in_2d_and_3d() {
         let terms = coupling.terms();
         let (exact, _) = solve(&set, "direct/cholesky", &sys, terms, None).expect("direct");
         // the bodies matter: the coupled pressure differs from the liquid-only one
-        let (plain, _) = solve(&set, "direct/cholesky", &sys, &OwnedBodyTerms::new(terms.dofs), None)
-            .expect("direct, no bodies");
+        let (plain, _) = solve(
+            &set,
+            "direct/cholesky",
+            &sys,
+            &OwnedBodyTerms::new(terms.dofs),
+            None,
+        )
+        .expect("direct, no bodies");
         let scale = max_abs(&exact);
         let effect = max_diff(&exact, &plain);
-        assert!(effect > 1e-3 * scale, "{dims:?}: bodies change p by {effect:e} of {scale:e}");
+        assert!(
+            effect > 1e-3 * scale,
+            "{dims:?}: bodies change p by {effect:e} of {scale:e}"
+        );
         for name in ITERATIVE {
             let (p, stats) = solve(&set, name, &sys, terms, None).expect("solves");
             let err = max_diff(&p, &exact);
-            eprintln!("{dims:?}: {name} {} iterations, max error {err:.2e} of {scale:.2e}", stats.iterations);
-            assert!(err < 1e-6 * scale, "{name} {dims:?}: error {err:e} of {scale:e}");
+            eprintln!(
+                "{dims:?}: {name} {} iterations, max error {err:.2e} of {scale:.2e}",
+                stats.iterations
+            );
+            assert!(
+                err < 1e-6 * scale,
+                "{name} {dims:?}: error {err:e} of {scale:e}"
+            );
         }
     }
 }
@@ -193,7 +232,10 @@ fn coupled_problems_solve_isolated_in_a_child_process() {
     let (exact, _) = solve(&set, "direct/cholesky", &sys, terms, None).expect("direct");
     for name in ["multigrid/mgpcg", "direct/cholesky"] {
         let (p, _) = solve(&set, name, &sys, terms, Some(&child)).expect("isolated solve");
-        assert!(max_diff(&p, &exact) < 1e-6 * max_abs(&exact), "{name} isolated");
+        assert!(
+            max_diff(&p, &exact) < 1e-6 * max_abs(&exact),
+            "{name} isolated"
+        );
     }
 }
 
@@ -201,7 +243,11 @@ fn coupled_problems_solve_isolated_in_a_child_process() {
 fn algorithms_that_do_not_list_the_coupled_kind_are_refused_by_name() {
     let set = plugins();
     let (sys, coupling) = tank([33, 29, 1], &mixed_bodies(false));
-    for name in ["multigrid/mg-vcycle", "multigrid/mg-fullcycle", "pcg/bicgstab"] {
+    for name in [
+        "multigrid/mg-vcycle",
+        "multigrid/mg-fullcycle",
+        "pcg/bicgstab",
+    ] {
         match solve(&set, name, &sys, coupling.terms(), None) {
             Err(e @ PluginError::UnsupportedKind { .. }) => {
                 let text = e.to_string();
@@ -236,7 +282,9 @@ fn broken_bodies_terms_are_refused_before_the_plugin_sees_them() {
         ("a missing column start", short),
     ] {
         match solve(&set, "direct/cholesky", &sys, &terms, None) {
-            Err(PluginError::Call { status, message, .. }) => {
+            Err(PluginError::Call {
+                status, message, ..
+            }) => {
                 assert_eq!(status, flip_abi::STATUS_BAD_VALUE, "{what}: {message}");
             }
             other => panic!("{what}: {:?}", other.map(|(_, s)| s)),
@@ -255,11 +303,21 @@ fn a_solver_that_ignores_the_bodies_or_fails_is_caught() {
     // the grid alone solved, its residual claimed for the coupled system: refused on the
     // coupled residual, in this process and isolated
     for isolated in [None, Some(&child)] {
-        match solve(&set, "faulty/ignores-bodies", &sys, coupling.terms(), isolated) {
+        match solve(
+            &set,
+            "faulty/ignores-bodies",
+            &sys,
+            coupling.terms(),
+            isolated,
+        ) {
             Err(PluginError::WrongResult { message, .. }) => {
                 assert!(message.contains("residual"), "{message}");
             }
-            other => panic!("isolated {}: {:?}", isolated.is_some(), other.map(|(_, s)| s)),
+            other => panic!(
+                "isolated {}: {:?}",
+                isolated.is_some(),
+                other.map(|(_, s)| s)
+            ),
         }
     }
     // NaN pressures are refused; a panic is reported and poisons only the instance

@@ -167,7 +167,9 @@ impl BodyTerms<'_> {
         for q in 0..columns {
             let (lo, hi) = (self.column_start[q], self.column_start[q + 1]);
             if hi < lo {
-                return Err(CoupledError::Bad(format!("column {q} ends before it starts")));
+                return Err(CoupledError::Bad(format!(
+                    "column {q} ends before it starts"
+                )));
             }
             let mut previous = None;
             for (c, v) in self.column(q) {
@@ -177,7 +179,9 @@ impl BodyTerms<'_> {
                     )));
                 }
                 if !v.is_finite() {
-                    return Err(CoupledError::Bad(format!("column {q}: value {v} at cell {c}")));
+                    return Err(CoupledError::Bad(format!(
+                        "column {q}: value {v} at cell {c}"
+                    )));
                 }
                 previous = Some(c);
             }
@@ -200,7 +204,8 @@ fn positive_definite(m: &[f64], k: usize) -> bool {
     if !scale.is_finite() || scale == 0.0 {
         return false;
     }
-    let symmetric = (0..k).all(|i| (0..i).all(|j| (m[i * k + j] - m[j * k + i]).abs() <= 1e-9 * scale));
+    let symmetric =
+        (0..k).all(|i| (0..i).all(|j| (m[i * k + j] - m[j * k + i]).abs() <= 1e-9 * scale));
     let mut l = vec![0.0; k * k];
     for i in 0..k {
         for j in 0..=i {
@@ -278,7 +283,9 @@ impl CoupledProblem<'_> {
     pub fn validate(&self) -> Result<(), CoupledError> {
         self.grid.validate()?;
         if self.grid.lcp {
-            return Err(CoupledError::Bad("the coupled kind is linear (lcp = 0)".into()));
+            return Err(CoupledError::Bad(
+                "the coupled kind is linear (lcp = 0)".into(),
+            ));
         }
         self.bodies.validate(&self.grid)
     }
@@ -305,7 +312,11 @@ impl CoupledProblem<'_> {
         let columns = (raw.body_count as usize)
             .checked_mul(k)
             .ok_or_else(|| CoupledError::Bad("body count overflows".into()))?;
-        fn slice<'r, T>(p: *const T, len: usize, name: &'static str) -> Result<&'r [T], CoupledError> {
+        fn slice<'r, T>(
+            p: *const T,
+            len: usize,
+            name: &'static str,
+        ) -> Result<&'r [T], CoupledError> {
             if len == 0 {
                 return Ok(&[]);
             }

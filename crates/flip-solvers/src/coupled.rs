@@ -33,7 +33,11 @@ impl Operator<'_, '_> {
         self.apply(x, r);
         let kind = self.a.kind;
         r.par_iter_mut().enumerate().for_each(|(c, r)| {
-            *r = if kind[c] == CELL_FLUID { b[c] - *r } else { 0.0 };
+            *r = if kind[c] == CELL_FLUID {
+                b[c] - *r
+            } else {
+                0.0
+            };
         });
         norm_inf(r)
     }
@@ -149,13 +153,20 @@ pub fn woodbury_solve(
     let n = op.a.len();
     let regions = Regions::of(&op.a.couplings());
     let mut b: Vec<f64> = (0..n)
-        .map(|c| if op.a.kind[c] == CELL_FLUID { grid.rhs[c] } else { 0.0 })
+        .map(|c| {
+            if op.a.kind[c] == CELL_FLUID {
+                grid.rhs[c]
+            } else {
+                0.0
+            }
+        })
         .collect();
     regions.remove_mean(&mut b);
     let mut r = vec![0.0; n];
     let initial = {
         let x = &mut *grid.pressure;
-        x.iter_mut().for_each(|v| *v = if v.is_finite() { *v } else { 0.0 });
+        x.iter_mut()
+            .for_each(|v| *v = if v.is_finite() { *v } else { 0.0 });
         op.residual(&b, x, &mut r)
     };
     let mut x = vec![0.0; n];

@@ -30,10 +30,10 @@
 
 /// Dense Cholesky solve on the coarsest level (handles singular Neumann regions).
 mod coarse;
-/// MGPCG on the coupled (rigid-body) kind.
-mod coupled;
 /// Construction of coarse levels: Galerkin aggregation and rediscretisation.
 mod coarsen;
+/// MGPCG on the coupled (rigid-body) kind.
+mod coupled;
 /// MGPCG on one rank's slab (distributed CG, V-cycle with its finest level divided).
 mod distributed;
 /// Level 0's face fractions and ghost-fluid weights from the problem.

@@ -2,9 +2,9 @@
 //! and max seconds per step by node, particle throughput, pressure (and viscosity) iterations,
 //! peak memory.
 
-use super::{roofline, step_bodies};
 use super::table::Table;
 use super::{bench_dir, peak_rss_mb};
+use super::{roofline, step_bodies};
 use crate::cmd_run::build;
 use crate::session::Session;
 use crate::summary::RunSummary;
@@ -202,7 +202,8 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let out = bench_dir(&a.out);
     std::fs::create_dir_all(&out)?;
     let uncoupled = if a.bodies > 0 {
-        let alone = step_bodies::uncoupled_pressure(session, &doc, &graph, &out, a.warmup, a.steps)?;
+        let alone =
+            step_bodies::uncoupled_pressure(session, &doc, &graph, &out, a.warmup, a.steps)?;
         step_bodies::splice_bodies(&mut doc, session, a.bodies)
             .map_err(|e| anyhow!("{}: --bodies: {e}", graph.display()))?;
         Some(alone)

@@ -42,11 +42,7 @@ fn bodies_text(n: usize, dimension: u32) -> String {
 /// Inserts a `rigid_bodies` node of `n` bodies between the pressure node's solids and
 /// everything that reads them, and wires its bodies through the pressure node to the step's
 /// output.
-pub(super) fn splice_bodies(
-    doc: &mut GraphDoc,
-    session: &Session,
-    n: usize,
-) -> Result<(), String> {
+pub(super) fn splice_bodies(doc: &mut GraphDoc, session: &Session, n: usize) -> Result<(), String> {
     let role = |kind: &str| session.registry.get(kind).map(|k| k.spec.role());
     let find = |r: NodeRole| {
         doc.nodes
@@ -80,9 +76,18 @@ pub(super) fn splice_bodies(
     }
     doc.edges.extend([
         EdgeDoc::new(solids, Endpoint::new(NODE, "solids")),
-        EdgeDoc::new(Endpoint::new(&step_in, "bodies"), Endpoint::new(NODE, "bodies")),
-        EdgeDoc::new(Endpoint::new(NODE, "bodies"), Endpoint::new(&pressure, "bodies")),
-        EdgeDoc::new(Endpoint::new(&pressure, "bodies"), Endpoint::new(&step_out, "bodies")),
+        EdgeDoc::new(
+            Endpoint::new(&step_in, "bodies"),
+            Endpoint::new(NODE, "bodies"),
+        ),
+        EdgeDoc::new(
+            Endpoint::new(NODE, "bodies"),
+            Endpoint::new(&pressure, "bodies"),
+        ),
+        EdgeDoc::new(
+            Endpoint::new(&pressure, "bodies"),
+            Endpoint::new(&step_out, "bodies"),
+        ),
     ]);
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! The coupled solve against a dense direct solve of `A + J C Jᵀ`, and Archimedes at rest.
 
 use super::*;
-use flip_sdk::coupled::solve_dense;
 use crate::cells::{CellGrid, CellKind};
 use crate::grid::Grid3;
 use crate::mac::MacGrid;
@@ -9,6 +8,7 @@ use crate::pressure::PressureSystem;
 use crate::project::{assemble, AssembleParams, Geometry};
 use crate::rigid::{BodyShape, BodyState, RigidBody};
 use crate::solids::Solids;
+use flip_sdk::coupled::solve_dense;
 
 const N: usize = 24;
 const DT: f32 = 1e-3;
