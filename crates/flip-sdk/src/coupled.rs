@@ -143,7 +143,7 @@ impl BodyTerms<'_> {
                 self.dofs, p.dimension
             )));
         }
-        if self.weight.len() % (k * k) != 0 {
+        if !self.weight.len().is_multiple_of(k * k) {
             return Err(CoupledError::Bad(format!(
                 "weight has {} entries, not a whole number of {k}×{k} blocks",
                 self.weight.len()
@@ -212,7 +212,7 @@ fn positive_definite(m: &[f64], k: usize) -> bool {
             let s: f64 = (0..j).map(|t| l[i * k + t] * l[j * k + t]).sum();
             if i == j {
                 let d = m[i * k + i] - s;
-                if !(d > 1e-14 * scale) {
+                if d.is_nan() || d <= 1e-14 * scale {
                     return false;
                 }
                 l[i * k + i] = d.sqrt();

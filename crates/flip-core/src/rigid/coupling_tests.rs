@@ -338,7 +338,7 @@ fn coupled_cg(p: &OwnedProblem, coupling: &Coupling, rhs: &[f64]) -> Vec<f64> {
     let mut col = vec![0.0; rhs.len()];
     let y: Vec<Vec<f64>> = (0..coupling.dof())
         .map(|i| {
-            column_into(&coupling, i, &mut col);
+            column_into(coupling, i, &mut col);
             solve_cg(p, &col)
         })
         .collect();

@@ -46,10 +46,9 @@ fn for_each_unknown(level: &Level, colour: usize, pr: usize, mut f: impl FnMut(u
     let inv = &level.cs[colour].inv_diag[pr * level.half..][..level.half];
     // Entry h is cell ip = 2h + e, i = ip - 1 (as `outer::load`).
     let base = ni * (j + nj * k) + e;
-    for h in lo as usize..hi as usize {
-        if inv[h] != 0.0 {
-            f(h, base + 2 * h - 1);
-        }
+    let span = inv.iter().enumerate().take(hi as usize).skip(lo as usize);
+    for (h, _) in span.filter(|&(_, &d)| d != 0.0) {
+        f(h, base + 2 * h - 1);
     }
 }
 
