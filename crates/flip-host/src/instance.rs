@@ -300,7 +300,10 @@ impl SolverInstance {
                 p.validate().map_err(|e| bad(e.to_string()))?;
                 let stats = self.run_solve(ProblemRef::Coupled(p))?;
                 zero_outside_unknowns(&mut p.grid);
-                self.check(check::coupled(p), &stats)?;
+                // The one-pass residual first, the projected one only when it would refuse.
+                if self.check(check::coupled_raw(p), &stats).is_err() {
+                    self.check(check::coupled(p), &stats)?;
+                }
                 Ok(stats)
             }
         }

@@ -190,6 +190,39 @@ pub fn structured(p: &Problem<'_>) -> Residual {
     out
 }
 
+/// [`coupled`] without the region projection, in one parallel pass (as [`structured_raw`]):
+/// never below [`coupled`]'s value, so a result it accepts `coupled` accepts too.
+pub fn coupled_raw(p: &CoupledProblem<'_>) -> Residual {
+    use rayon::prelude::*;
+    /// Rows per parallel task.
+    const CHUNK: usize = 4096;
+    let g = &p.grid;
+    let mut low_rank = vec![0.0; g.cell_count()];
+    p.bodies.add_low_rank(g.pressure, &mut low_rank);
+    let axes = axes(g);
+    let empty = Residual {
+        finite: true,
+        ..Residual::default()
+    };
+    let n = g.cell_count();
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|ch| {
+            let rows = ch * CHUNK..((ch + 1) * CHUNK).min(n);
+            rows.filter(|&c| g.is_fluid(c)).fold(empty, |acc, c| {
+                let (ax, abs) = row_product(g, &axes, c);
+                let row = Residual {
+                    max: (g.rhs[c] - ax - low_rank[c]).abs(),
+                    scale: abs + low_rank[c].abs() + g.rhs[c].abs(),
+                    rhs_norm: g.rhs[c].abs(),
+                    finite: g.pressure[c].is_finite(),
+                };
+                merge(acc, row)
+            })
+        })
+        .reduce(|| empty, merge)
+}
+
 /// The residual of `p.grid.pressure` for the coupled problem `p`: that of
 /// `(A + J C Jᵀ) p = rhs`, projected on pure-Neumann regions of the grid as [`structured`].
 pub fn coupled(p: &CoupledProblem<'_>) -> Residual {
