@@ -64,8 +64,10 @@
 //! 5/7-point stencil on a grid), [`PROBLEM_CSR`] ([`CsrProblem`], a general sparse matrix) or
 //! [`PROBLEM_TALLCELL`] ([`TallCellProblem`], a CSR problem with its tall-cell geometry) or
 //! [`PROBLEM_VISCOSITY`] ([`ViscosityProblem`], the implicit viscosity system on the face
-//! velocities with its grid). An algorithm lists the kinds it accepts in its capability bits
-//! ([`CAP_STRUCTURED`], [`CAP_CSR`], [`CAP_TALLCELL`], [`CAP_VISCOSITY`]); the host never hands
+//! velocities with its grid) or [`PROBLEM_COUPLED`] ([`CoupledProblem`], the structured problem
+//! plus the rigid bodies' low-rank terms). An algorithm lists the kinds it accepts in its
+//! capability bits ([`CAP_STRUCTURED`], [`CAP_CSR`], [`CAP_TALLCELL`], [`CAP_VISCOSITY`],
+//! [`CAP_COUPLED`]); the host never hands
 //! it another kind. Each problem type
 //! documents its layout: index order, which cells or rows are unknowns, the signs of the
 //! matrix entries and of the right-hand side, and the array lengths.
@@ -82,6 +84,7 @@
 //! the solver table above is unchanged and solver plugins load as before.
 #![allow(non_camel_case_types)]
 
+mod coupled;
 mod distributed;
 /// The node suite: graph node kinds from a plugin library (its own entry and version).
 pub mod node;
@@ -91,6 +94,7 @@ mod services;
 pub mod text;
 mod viscosity;
 
+pub use coupled::*;
 pub use distributed::*;
 pub use problem::*;
 pub use services::*;
@@ -226,8 +230,11 @@ pub const CAP_TALLCELL: u32 = 16;
 /// Capability bit: accepts [`PROBLEM_VISCOSITY`] problems (appended like [`CAP_TALLCELL`];
 /// the next free bit after [`CAP_SAVES_STATE`]).
 pub const CAP_VISCOSITY: u32 = 128;
+/// Capability bit: accepts [`PROBLEM_COUPLED`] problems (appended like [`CAP_VISCOSITY`]; the
+/// next free bit).
+pub const CAP_COUPLED: u32 = 256;
 /// Every problem-kind capability bit.
-pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL | CAP_VISCOSITY;
+pub const CAP_KINDS: u32 = CAP_STRUCTURED | CAP_CSR | CAP_TALLCELL | CAP_VISCOSITY | CAP_COUPLED;
 /// Capability bit: solves structured problems on one rank's slab through the
 /// [`SUITE_DISTRIBUTED`] suite (see [`DistributedSuite`]); requires [`CAP_STRUCTURED`]. The host
 /// refuses an algorithm without it in a distributed run (appended in ABI 2, like

@@ -10,6 +10,8 @@ mod nodes;
 mod problems;
 mod roofline;
 mod step;
+/// `bench step --bodies N`: the coupled rigid-body pressure solve against the uncoupled one.
+mod step_bodies;
 #[cfg(feature = "mpi")]
 mod step_mpi;
 mod surface;

@@ -10,7 +10,7 @@ use super::services::{CancelToken, LogLine, ServiceListener};
 use super::{LoadedPlugin, PluginError};
 use flip_abi::{self as abi, SolveStats};
 use flip_comm::Distribution;
-use flip_sdk::{check, CsrProblem, Problem, TallCellProblem, ViscosityProblem};
+use flip_sdk::{check, CoupledProblem, CsrProblem, Problem, TallCellProblem, ViscosityProblem};
 pub(crate) use local::{call_create, message, Buf};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -53,6 +53,8 @@ pub enum ProblemRef<'p, 'a> {
     TallCell(&'p mut TallCellProblem<'a>),
     /// The implicit viscosity system with its grid.
     Viscosity(&'p mut ViscosityProblem<'a>),
+    /// The structured problem with rigid bodies' low-rank terms.
+    Coupled(&'p mut CoupledProblem<'a>),
 }
 
 /// Where the plugin's instance lives.
@@ -250,6 +252,7 @@ impl SolverInstance {
             ProblemRef::Csr(_) => (abi::CAP_CSR, "CSR (sparse)"),
             ProblemRef::TallCell(_) => (abi::CAP_TALLCELL, "tall-cell"),
             ProblemRef::Viscosity(_) => (abi::CAP_VISCOSITY, "viscosity"),
+            ProblemRef::Coupled(_) => (abi::CAP_COUPLED, "coupled (rigid bodies)"),
         };
         if self.capabilities & cap == 0 {
             return Err(PluginError::UnsupportedKind {
@@ -291,6 +294,16 @@ impl SolverInstance {
                 let stats = self.run_solve(ProblemRef::Viscosity(p))?;
                 // Positive definite: the plain residual of the returned velocity.
                 self.check(check::csr_definite(&p.csr), &stats)?;
+                Ok(stats)
+            }
+            ProblemRef::Coupled(p) => {
+                p.validate().map_err(|e| bad(e.to_string()))?;
+                let stats = self.run_solve(ProblemRef::Coupled(p))?;
+                zero_outside_unknowns(&mut p.grid);
+                // The one-pass residual first, the projected one only when it would refuse.
+                if self.check(check::coupled_raw(p), &stats).is_err() {
+                    self.check(check::coupled(p), &stats)?;
+                }
                 Ok(stats)
             }
         }
@@ -340,6 +353,7 @@ impl SolverInstance {
             ProblemRef::Csr(p) => self.run_solve(ProblemRef::Csr(p)),
             ProblemRef::TallCell(p) => self.run_solve(ProblemRef::TallCell(p)),
             ProblemRef::Viscosity(p) => self.run_solve(ProblemRef::Viscosity(p)),
+            ProblemRef::Coupled(p) => self.run_solve(ProblemRef::Coupled(p)),
         }
     }
 
@@ -364,6 +378,10 @@ impl SolverInstance {
             ProblemRef::Viscosity(p) => {
                 let raw = p.to_abi();
                 self.call_solve(abi::PROBLEM_VISCOSITY, std::ptr::from_ref(&raw).cast())
+            }
+            ProblemRef::Coupled(p) => {
+                let raw = p.to_abi();
+                self.call_solve(abi::PROBLEM_COUPLED, std::ptr::from_ref(&raw).cast())
             }
         }
     }

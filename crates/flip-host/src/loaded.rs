@@ -78,6 +78,11 @@ impl AlgorithmInfo {
         self.capabilities & abi::CAP_VISCOSITY != 0
     }
 
+    /// Whether it accepts coupled problems (the structured problem with rigid bodies' terms).
+    pub fn accepts_coupled(&self) -> bool {
+        self.capabilities & abi::CAP_COUPLED != 0
+    }
+
     /// Whether its instances keep learned state and save it ([`abi::CAP_SAVES_STATE`]).
     pub fn saves_state(&self) -> bool {
         self.capabilities & abi::CAP_SAVES_STATE != 0

@@ -8,7 +8,7 @@
 //! FAS multigrid uses). Everything else is exact, so a solver that claims convergence and
 //! returns p = 0, or a finite but absurd p, is caught.
 
-use super::{CsrProblem, Problem};
+use super::{CoupledProblem, CsrProblem, Problem};
 use crate::regions::{Couplings, Grid, Regions};
 
 /// The recomputed residual of a solution.
@@ -186,6 +186,73 @@ pub fn structured(p: &Problem<'_>) -> Residual {
     let Regions {
         label, singular, ..
     } = Regions::of(&Grid::of(p));
+    out.max = finish(&rows, &label, &singular);
+    out
+}
+
+/// [`coupled`] without the region projection, in one parallel pass (as [`structured_raw`]):
+/// never below [`coupled`]'s value, so a result it accepts `coupled` accepts too.
+pub fn coupled_raw(p: &CoupledProblem<'_>) -> Residual {
+    use rayon::prelude::*;
+    /// Rows per parallel task.
+    const CHUNK: usize = 4096;
+    let g = &p.grid;
+    let mut low_rank = vec![0.0; g.cell_count()];
+    p.bodies.add_low_rank(g.pressure, &mut low_rank);
+    let axes = axes(g);
+    let empty = Residual {
+        finite: true,
+        ..Residual::default()
+    };
+    let n = g.cell_count();
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|ch| {
+            let rows = ch * CHUNK..((ch + 1) * CHUNK).min(n);
+            rows.filter(|&c| g.is_fluid(c)).fold(empty, |acc, c| {
+                let (ax, abs) = row_product(g, &axes, c);
+                let row = Residual {
+                    max: (g.rhs[c] - ax - low_rank[c]).abs(),
+                    scale: abs + low_rank[c].abs() + g.rhs[c].abs(),
+                    rhs_norm: g.rhs[c].abs(),
+                    finite: g.pressure[c].is_finite(),
+                };
+                merge(acc, row)
+            })
+        })
+        .reduce(|| empty, merge)
+}
+
+/// The residual of `p.grid.pressure` for the coupled problem `p`: that of
+/// `(A + J C Jᵀ) p = rhs`, projected on pure-Neumann regions of the grid as [`structured`].
+pub fn coupled(p: &CoupledProblem<'_>) -> Residual {
+    let g = &p.grid;
+    let axes = axes(g);
+    let x = &*g.pressure;
+    let mut low_rank = vec![0.0; g.cell_count()];
+    p.bodies.add_low_rank(x, &mut low_rank);
+    let mut out = Residual {
+        finite: true,
+        ..Residual::default()
+    };
+    let rows: Vec<Option<Row>> = (0..g.cell_count())
+        .map(|c| {
+            if !g.is_fluid(c) {
+                return None;
+            }
+            let (ax, abs) = row_product(g, &axes, c);
+            out.finite &= x[c].is_finite();
+            out.rhs_norm = out.rhs_norm.max(g.rhs[c].abs());
+            out.scale = out.scale.max(abs + low_rank[c].abs() + g.rhs[c].abs());
+            Some(Row {
+                r: g.rhs[c] - ax - low_rank[c],
+                lcp: None,
+            })
+        })
+        .collect();
+    let Regions {
+        label, singular, ..
+    } = Regions::of(&Grid::of(g));
     out.max = finish(&rows, &label, &singular);
     out
 }

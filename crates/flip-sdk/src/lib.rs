@@ -17,6 +17,8 @@
 mod array;
 /// Checks of a returned pressure: the residual the host recomputes.
 pub mod check;
+/// The coupled (rigid-body) problem kind.
+pub mod coupled;
 /// The general sparse (CSR) problem kind.
 mod csr;
 /// The distributed-memory suite (MPI ranks) as safe calls.
@@ -48,6 +50,7 @@ mod tallcell;
 pub mod viscosity;
 
 pub use array::Array;
+pub use coupled::{BodyTerms, CoupledError, CoupledProblem, OwnedBodyTerms};
 pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
 pub use distributed::{distributed, Distributed, HaloValue};
 pub use dump::{DumpError, DUMP_MAGIC};
@@ -137,6 +140,21 @@ pub trait PressureSolver: Send {
         let _ = problem;
         Err(SolveError::Unsupported(
             "this algorithm takes no viscosity problems".into(),
+        ))
+    }
+
+    /// Solves a coupled (rigid-body) problem in place (`problem.grid.pressure` holds the
+    /// initial guess). Only called for algorithms whose capabilities include `CAP_COUPLED`.
+    ///
+    /// # Errors
+    /// By default [`SolveError::Unsupported`].
+    fn solve_coupled(
+        &mut self,
+        problem: &mut CoupledProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        let _ = problem;
+        Err(SolveError::Unsupported(
+            "this algorithm takes no coupled (rigid-body) problems".into(),
         ))
     }
 

@@ -322,6 +322,14 @@ impl PressureSolver for DirectSolver {
         })
     }
 
+    fn solve_coupled(
+        &mut self,
+        problem: &mut flip_sdk::CoupledProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        let tolerance = self.config.tolerance;
+        self.solve_coupled_system(problem, tolerance)
+    }
+
     fn reset(&mut self) {
         *self = Self::new(self.config);
     }

@@ -19,6 +19,8 @@ mod thread_ranks;
 
 pub use owned::OwnedProblem;
 pub use stencil::Stencil;
+/// Solvers of the coupled (rigid-body) kind: CG on `A + J C Jᵀ`, Woodbury over a direct solve.
+pub mod coupled;
 /// Sparse direct (Cholesky) reference solve through faer.
 pub mod direct;
 /// The one multigrid hierarchy: level, smoother, transfer and coarse-solve traits, cycles.

@@ -49,6 +49,12 @@ impl<S: PressureSolver, C: PressureSolver> PressureSolver for WithCsr<S, C> {
     ) -> Result<SolveStats, SolveError> {
         self.csr.solve_viscosity(problem)
     }
+    fn solve_coupled(
+        &mut self,
+        problem: &mut flip_sdk::CoupledProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        self.structured.solve_coupled(problem)
+    }
     fn reset(&mut self) {
         self.structured.reset();
         self.csr.reset();

@@ -2,7 +2,7 @@
 //! reference for the iterative solvers. Practical up to a few hundred thousand unknowns.
 #![forbid(unsafe_code)]
 
-use flip_sdk::abi::{CAP_CSR, CAP_LINEAR, CAP_STRUCTURED, CAP_VISCOSITY};
+use flip_sdk::abi::{CAP_COUPLED, CAP_CSR, CAP_LINEAR, CAP_STRUCTURED, CAP_VISCOSITY};
 use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::direct::{DirectConfig, DirectSolver};
 use flip_solvers::sparse::{CsrDirect, WithCsr};
@@ -42,8 +42,10 @@ impl SolverPlugin for DirectPlugin {
                and time grow quickly with the grid (fill ~ n^1.5 in 2D, n^2 in 3D): use it as a \
                reference up to a few hundred thousand unknowns. Also takes general sparse (CSR) \
                problems: Cholesky when the matrix is symmetric, LU with partial pivoting \
-               otherwise; and viscosity problems (Cholesky of the positive definite system).",
-        capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_VISCOSITY,
+               otherwise; viscosity problems (Cholesky of the positive definite system); and \
+               coupled rigid-body problems, exactly by the Woodbury identity over the one \
+               factorisation of A (one solve per body degree of freedom, then a dense system).",
+        capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_VISCOSITY | CAP_COUPLED,
         params: PARAMS,
     }];
 

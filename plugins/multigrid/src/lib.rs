@@ -7,7 +7,7 @@
 //! - `amg-pcg`: CG preconditioned by an aggregation-AMG V-cycle, for the viscosity kind.
 #![forbid(unsafe_code)]
 
-use flip_sdk::abi::{CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
+use flip_sdk::abi::{CAP_COUPLED, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED};
 use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::multigrid::{Coarsening, Cycle, MgPcgSolver, MultigridConfig, MultigridSolver};
 use flip_solvers::tolerance::Tolerance;
@@ -113,8 +113,8 @@ impl SolverPlugin for MultigridPlugin {
         Algorithm {
             name: "mgpcg",
             label: "Multigrid-preconditioned CG",
-            help: "Conjugate gradient preconditioned by one symmetric multigrid V-cycle (McAdams, Sifakis & Teran 2010): zero initial guess, forward red-black pre-smoothing, backward post-smoothing, exact coarsest solve. The most robust and usually the fastest of the three; n_vcycle and n_full_cycle are not used. Runs distributed over MPI ranks (CG over the slabs, the V-cycle on the gathered residual).",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_DISTRIBUTED,
+            help: "Conjugate gradient preconditioned by one symmetric multigrid V-cycle (McAdams, Sifakis & Teran 2010): zero initial guess, forward red-black pre-smoothing, backward post-smoothing, exact coarsest solve. The most robust and usually the fastest of the three; n_vcycle and n_full_cycle are not used. Runs distributed over MPI ranks (CG over the slabs, the V-cycle on the gathered residual). Also takes coupled rigid-body problems: the outer CG applies A + J C J^T, the V-cycle of A preconditions (Batty, Bertails & Bridson 2007).",
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_DISTRIBUTED | CAP_COUPLED,
             params: schema!(1, 0),
         },
         tallcell::ALGORITHM,

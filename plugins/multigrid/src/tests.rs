@@ -23,13 +23,14 @@ fn algorithms_expose_their_parameters() {
     let kinds = flip_sdk::abi::CAP_CSR | flip_sdk::abi::CAP_VISCOSITY;
     assert_eq!(amg.capabilities, CAP_LINEAR | kinds);
     for a in &MultigridPlugin::ALGORITHMS[..3] {
-        // Only MGPCG solves a rank's slab (CG over the slabs, slab V-cycle).
-        let distributed = if a.name == "mgpcg" {
-            CAP_DISTRIBUTED
+        // Only MGPCG solves a rank's slab (CG over the slabs, slab V-cycle) and the coupled
+        // rigid-body kind (its outer CG applies the bodies' term).
+        let extra = if a.name == "mgpcg" {
+            CAP_DISTRIBUTED | CAP_COUPLED
         } else {
             0
         };
-        assert_eq!(a.capabilities, CAP_LINEAR | CAP_STRUCTURED | distributed);
+        assert_eq!(a.capabilities, CAP_LINEAR | CAP_STRUCTURED | extra);
         let params: Vec<_> = a.params.iter().map(|p| p.name).collect();
         for required in [
             "n_sweep",

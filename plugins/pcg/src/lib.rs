@@ -2,7 +2,9 @@
 //! wrappers around `flip_solvers::krylov`.
 #![forbid(unsafe_code)]
 
-use flip_sdk::abi::{CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED, CAP_VISCOSITY};
+use flip_sdk::abi::{
+    CAP_COUPLED, CAP_CSR, CAP_DISTRIBUTED, CAP_LINEAR, CAP_STRUCTURED, CAP_VISCOSITY,
+};
 use flip_sdk::{Algorithm, ParamSchema, Params, PressureSolver, SolveError, SolverPlugin};
 use flip_solvers::krylov::{Mic0Config, Pcg, PcgConfig, SsorConfig};
 use flip_solvers::sparse::{CsrBicgstab, CsrPcg, CsrPreconditioner, WithCsr};
@@ -53,7 +55,7 @@ impl SolverPlugin for PcgPlugin {
                    but its iteration count doubles with every doubling of the resolution. Also \
                    takes general sparse (CSR) problems with a symmetric matrix, and runs \
                    distributed over MPI ranks (`run --mpi`).",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED | CAP_COUPLED,
             params: common_params!(),
         },
         Algorithm {
@@ -64,7 +66,12 @@ impl SolverPlugin for PcgPlugin {
                    unit-coefficient pressure systems it is barely better than plain CG. Also \
                    takes general sparse (CSR) problems with a symmetric matrix and viscosity \
                    problems, and runs distributed over MPI ranks (`run --mpi`).",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_DISTRIBUTED | CAP_VISCOSITY,
+            capabilities: CAP_LINEAR
+                | CAP_STRUCTURED
+                | CAP_CSR
+                | CAP_DISTRIBUTED
+                | CAP_VISCOSITY
+                | CAP_COUPLED,
             params: common_params!(),
         },
         Algorithm {
@@ -77,7 +84,7 @@ impl SolverPlugin for PcgPlugin {
                    sparse (CSR) problems with a symmetric matrix (IC(0) on the matrix's lower \
                    pattern) and viscosity problems (the implicit viscosity system of Batty & \
                    Bridson 2008 on the face velocities).",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_VISCOSITY,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_CSR | CAP_VISCOSITY | CAP_COUPLED,
             params: common_params!(),
         },
         Algorithm {
@@ -89,7 +96,7 @@ impl SolverPlugin for PcgPlugin {
                    Iterations grow about 1.5x per doubling of the resolution instead of 2x. \
                    Sequential preconditioner (one thread); the factor is kept while the matrix \
                    is unchanged.",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_COUPLED,
             params: common_params!(
                 ParamSchema::float(
                     "tau",
@@ -116,7 +123,7 @@ impl SolverPlugin for PcgPlugin {
                    order (Saad, Iterative Methods for Sparse Linear Systems, §10.2 and §12.4): \
                    red, black, black, red sweeps, each fully parallel. Weaker than MIC(0) per \
                    iteration but uses every core.",
-            capabilities: CAP_LINEAR | CAP_STRUCTURED,
+            capabilities: CAP_LINEAR | CAP_STRUCTURED | CAP_COUPLED,
             params: common_params!(ParamSchema::float(
                 "omega",
                 "Relaxation (omega)",

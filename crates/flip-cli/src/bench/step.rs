@@ -2,9 +2,9 @@
 //! and max seconds per step by node, particle throughput, pressure (and viscosity) iterations,
 //! peak memory.
 
-use super::roofline;
 use super::table::Table;
 use super::{bench_dir, peak_rss_mb};
+use super::{roofline, step_bodies};
 use crate::cmd_run::build;
 use crate::session::Session;
 use crate::summary::RunSummary;
@@ -50,6 +50,12 @@ pub struct StepArgs {
     /// solver)
     #[arg(long)]
     pub viscosity: Option<f64>,
+    /// Rigid bodies (boxes and balls of densities 500 to 1200 kg/m³) placed in the column and
+    /// coupled into the pressure solve, wired as in `graphs/floating_boxes_3d.ron`; the same
+    /// scene without them is measured first, and the table compares the two pressure solves
+    /// (time and iterations; `--set pressure.solver=multigrid/mgpcg` for MGPCG's)
+    #[arg(long, default_value_t = 0)]
+    pub bodies: usize,
     /// Weak scaling under `mpirun -np N`: every rank owns `size` layers along the slab axis
     /// (the domain and the liquid column stretch with the ranks); rank 0 prints one row.
     /// (Hidden in builds without the `mpi` feature, which refuse it saying how to build one.)
@@ -195,6 +201,15 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         .map_err(|e| anyhow!("{}: {e}", graph.display()))?;
     let out = bench_dir(&a.out);
     std::fs::create_dir_all(&out)?;
+    let uncoupled = if a.bodies > 0 {
+        let alone =
+            step_bodies::uncoupled_pressure(session, &doc, &graph, &out, a.warmup, a.steps)?;
+        step_bodies::splice_bodies(&mut doc, session, a.bodies)
+            .map_err(|e| anyhow!("{}: --bodies: {e}", graph.display()))?;
+        Some(alone)
+    } else {
+        None
+    };
     let mut sim = build(session, &doc, &graph, &out)?;
     let dt = warm_up(&mut sim, &doc, a.warmup)?;
     if a.scramble {
@@ -237,10 +252,15 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
     let (med, min, max) = stats(walls);
     let np = summary.particles as f64;
     let mut table = Table::new(
-        format!("step_{}d_{}", a.dim, a.size),
+        if a.bodies > 0 {
+            format!("step_{}d_{}_bodies{}", a.dim, a.size, a.bodies)
+        } else {
+            format!("step_{}d_{}", a.dim, a.size)
+        },
         format!(
-            "bench step: {}D {} cells/axis, {} particles{}, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
+            "bench step: {}D {} cells/axis, {} particles{}{}, {} steps after {} warm-up (dt = {dt:.5} s), {} threads",
             a.dim, a.size, summary.particles,
+            if a.bodies > 0 { format!(", {} rigid bodies", a.bodies) } else { String::new() },
             if a.scramble { " (shuffled after the warm-up)" } else { "" },
             a.steps, a.warmup, rayon::current_num_threads()
         ),
@@ -327,6 +347,13 @@ pub fn run(session: &Session, a: &StepArgs) -> Result<()> {
         summary.mean(|s| s.solve_ms) / 1e3,
         summary.max(|s| s.residual)
     ));
+    if let Some(alone) = uncoupled {
+        let coupled = (
+            summary.mean(|s| s.iterations),
+            summary.mean(|s| s.solve_ms) / 1e3,
+        );
+        table.note(step_bodies::comparison(a.bodies, coupled, alone));
+    }
     table
         .notes
         .extend(viscous.line(a.steps, summary.mean(|s| s.solve_ms)));

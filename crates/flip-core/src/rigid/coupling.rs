@@ -11,16 +11,17 @@
 //! `(A + J C Jᵀ) p̂ = rhs`, `C = ρ dxᵈ M⁻¹` (2D: per metre of depth),
 //!
 //! symmetric positive definite like `A`, and after the solve the body's velocity changes by
-//! `ΔV = C Jᵀ p̂`. The low-rank term is solved here by the Woodbury identity with one solve of
-//! `A` per body degree of freedom (any solver of the structured problem does):
-//! `p̂ = x − Y S⁻¹ Jᵀ x` with `x = A⁻¹ rhs`, `Y = A⁻¹ J`, `S = C⁻¹ + Jᵀ Y`.
+//! `ΔV = C Jᵀ p̂`. The columns and blocks are handed to a solver plugin as the coupled problem
+//! kind (`flip_abi::CoupledProblem`, [`Coupling::terms`]); the operator products and the
+//! Woodbury identity live with that kind in `flip_sdk::coupled`.
 
 use super::body::{dofs, Bodies, RigidBody, Twist};
 use super::covered::{covered_faces, point, strides};
 use crate::grid::GridSpec;
 use crate::mac::MacGrid;
 use flip_abi::CELL_FLUID;
-use flip_sdk::OwnedProblem;
+use flip_sdk::coupled::invert;
+use flip_sdk::{BodyTerms, OwnedBodyTerms, OwnedProblem};
 
 /// One column of `J`: the unknown cells a degree of freedom moves liquid out of, and how much.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -34,12 +35,9 @@ struct Column {
 pub struct Coupling {
     /// The degrees of freedom of each body, as indices into a [`Twist`].
     dofs: &'static [usize],
-    /// `dofs.len()` columns per body.
-    columns: Vec<Column>,
-    /// Each body's block of `C = ρ dxᵈ M⁻¹` (`k × k`, row-major, `k = dofs.len()`).
-    weight: Vec<Vec<f64>>,
-    /// Each body's block of `C⁻¹`.
-    inverse_weight: Vec<Vec<f64>>,
+    /// `J` (`dofs.len()` columns per body) and each body's block of `C = ρ dxᵈ M⁻¹`
+    /// (`k × k`, row-major, `k = dofs.len()`), as the coupled problem kind carries them.
+    terms: OwnedBodyTerms,
     /// The open faces that carry the extrapolated columns' flux `(J − J_f) V`.
     carriers: Vec<Carrier>,
     /// Each body's velocity at the substep's start minus that the previous solve left: the
@@ -78,6 +76,7 @@ impl Coupling {
         let cell_mass = density * f64::from(spec.dx).powi(spec.dimension() as i32);
         let mut out = Self {
             dofs,
+            terms: OwnedBodyTerms::new(dofs.len()),
             ..Self::default()
         };
         for (b, body) in bodies.bodies.iter().enumerate() {
@@ -86,7 +85,9 @@ impl Coupling {
             out.changes
                 .push(std::array::from_fn(|d| start[d] - solved[d]));
             let extrapolated = body_columns(spec, problem, body, dofs);
-            out.columns.extend(extrapolated.columns);
+            for c in extrapolated.columns {
+                out.terms.push_column(c.cells.into_iter().zip(c.values));
+            }
             out.carriers.extend(
                 extrapolated
                     .carriers
@@ -94,14 +95,8 @@ impl Coupling {
                     .map(|c| Carrier { body: b, ..c }),
             );
             let mass = mass_matrix(body, dofs);
-            out.inverse_weight
-                .push(mass.iter().map(|m| m / cell_mass).collect());
-            out.weight.push(
-                invert(&mass, dofs.len())
-                    .iter()
-                    .map(|m| m * cell_mass)
-                    .collect(),
-            );
+            let weight = invert(&mass, dofs.len()).into_iter().map(|m| m * cell_mass);
+            out.terms.weight.extend(weight);
         }
         out
     }
@@ -134,86 +129,20 @@ impl Coupling {
 
     /// Number of coupled degrees of freedom (3 per body in 2D, 6 in 3D).
     pub fn dof(&self) -> usize {
-        self.columns.len()
+        self.terms.view().columns()
     }
 
-    /// Writes column `i` of `J` into the dense cell vector `out` (zero elsewhere).
-    pub fn column_into(&self, i: usize, out: &mut [f64]) {
-        out.fill(0.0);
-        let c = &self.columns[i];
-        for (&cell, &v) in c.cells.iter().zip(&c.values) {
-            out[cell] = v;
-        }
-    }
-
-    /// `Jᵀ x`.
-    pub fn transpose_times(&self, x: &[f64]) -> Vec<f64> {
-        self.columns
-            .iter()
-            .map(|c| c.cells.iter().zip(&c.values).map(|(&i, v)| v * x[i]).sum())
-            .collect()
-    }
-
-    /// `C y`, block by block.
-    fn weigh(&self, y: &[f64]) -> Vec<f64> {
-        let k = self.dofs.len();
-        (y.chunks(k).zip(&self.weight))
-            .flat_map(|(y, c)| (0..k).map(move |i| (0..k).map(|j| c[i * k + j] * y[j]).sum()))
-            .collect()
-    }
-
-    /// `out += J C Jᵀ x`: the low-rank part of the coupled operator.
-    pub fn add_low_rank(&self, x: &[f64], out: &mut [f64]) {
-        for (c, w) in self
-            .columns
-            .iter()
-            .zip(self.weigh(&self.transpose_times(x)))
-        {
-            for (&i, v) in c.cells.iter().zip(&c.values) {
-                out[i] += w * v;
-            }
-        }
-    }
-
-    /// The coupled solution by the Woodbury identity: `x − Y S⁻¹ Jᵀ x` from `x = A⁻¹ rhs` and
-    /// `y[i] = A⁻¹ J[:, i]`, in place of `x`.
-    pub fn woodbury(&self, x: &mut [f64], y: &[Vec<f64>]) {
-        let n = self.dof();
-        assert_eq!(y.len(), n, "one solve per coupled degree of freedom");
-        let mut s = vec![0.0; n * n];
-        for (j, yj) in y.iter().enumerate() {
-            for (i, jty) in self.transpose_times(yj).into_iter().enumerate() {
-                s[i * n + j] = jty;
-            }
-        }
-        for i in 0..n {
-            for j in 0..i {
-                let m = 0.5 * (s[i * n + j] + s[j * n + i]);
-                s[i * n + j] = m;
-                s[j * n + i] = m;
-            }
-        }
-        let k = self.dofs.len();
-        for (b, block) in self.inverse_weight.iter().enumerate() {
-            for i in 0..k {
-                for j in 0..k {
-                    s[(b * k + i) * n + b * k + j] += block[i * k + j];
-                }
-            }
-        }
-        let z = solve_dense(&mut s, self.transpose_times(x), n);
-        for (yj, zj) in y.iter().zip(z) {
-            for (xi, yi) in x.iter_mut().zip(yj) {
-                *xi -= zj * yi;
-            }
-        }
+    /// `J` and `C` as the coupled problem kind carries them.
+    pub fn terms(&self) -> &OwnedBodyTerms {
+        &self.terms
     }
 
     /// Each body's velocity change `C Jᵀ p̂` as a twist (zero in the degrees of freedom a 2D
     /// body does not have).
     pub fn velocity_change(&self, pressure: &[f64]) -> Vec<Twist> {
         let k = self.dofs.len();
-        (self.weigh(&self.transpose_times(pressure)).chunks(k))
+        let terms: BodyTerms<'_> = self.terms.view();
+        (terms.weigh(&terms.transpose_times(pressure)).chunks(k))
             .map(|dv| {
                 let mut t = [0.0; 6];
                 for (&d, v) in self.dofs.iter().zip(dv) {
@@ -241,19 +170,6 @@ fn mass_matrix(body: &RigidBody, dofs: &[usize]) -> Vec<f64> {
         }
     }
     m
-}
-
-/// The inverse of the small symmetric positive definite `m` (`k × k`, row-major).
-fn invert(m: &[f64], k: usize) -> Vec<f64> {
-    let mut out = vec![0.0; k * k];
-    for j in 0..k {
-        let mut e = vec![0.0; k];
-        e[j] = 1.0;
-        for (i, v) in solve_dense(&mut m.to_vec(), e, k).into_iter().enumerate() {
-            out[i * k + j] = v;
-        }
-    }
-    out
 }
 
 /// The columns of one body on its degrees of freedom `dofs`, and the start-of-substep flux
@@ -393,36 +309,6 @@ fn surface_offset(
 struct BodyColumns {
     columns: Vec<Column>,
     carriers: Vec<Carrier>,
-}
-
-/// Solves the small symmetric positive definite system `s z = b` (`k × k`, row-major) by
-/// Gaussian elimination with partial pivoting.
-fn solve_dense(s: &mut [f64], mut b: Vec<f64>, k: usize) -> Vec<f64> {
-    for col in 0..k {
-        let pivot = (col..k)
-            .max_by(|&x, &y| s[x * k + col].abs().total_cmp(&s[y * k + col].abs()))
-            .unwrap_or(col);
-        if pivot != col {
-            for c in 0..k {
-                s.swap(col * k + c, pivot * k + c);
-            }
-            b.swap(col, pivot);
-        }
-        let d = s[col * k + col];
-        for row in col + 1..k {
-            let f = s[row * k + col] / d;
-            for c in col..k {
-                s[row * k + c] -= f * s[col * k + c];
-            }
-            b[row] -= f * b[col];
-        }
-    }
-    let mut z = vec![0.0; k];
-    for row in (0..k).rev() {
-        let tail: f64 = (row + 1..k).map(|c| s[row * k + c] * z[c]).sum();
-        z[row] = (b[row] - tail) / s[row * k + row];
-    }
-    z
 }
 
 #[cfg(test)]

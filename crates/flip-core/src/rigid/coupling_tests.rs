@@ -8,6 +8,7 @@ use crate::pressure::PressureSystem;
 use crate::project::{assemble, AssembleParams, Geometry};
 use crate::rigid::{BodyShape, BodyState, RigidBody};
 use crate::solids::Solids;
+use flip_sdk::coupled::solve_dense;
 
 const N: usize = 24;
 const DT: f32 = 1e-3;
@@ -87,6 +88,14 @@ fn dense_a(p: &OwnedProblem) -> Vec<f64> {
     a
 }
 
+/// Column `q` of `J` as a dense cell vector.
+fn column_into(coupling: &Coupling, q: usize, out: &mut [f64]) {
+    out.fill(0.0);
+    for (c, v) in coupling.terms().view().column(q) {
+        out[c] = v;
+    }
+}
+
 fn solve(mut a: Vec<f64>, b: &[f64]) -> Vec<f64> {
     let n = b.len();
     solve_dense(&mut a, b.to_vec(), n)
@@ -108,7 +117,7 @@ fn the_woodbury_solve_equals_a_direct_solve_of_the_coupled_matrix() {
         e.fill(0.0);
         e[j] = 1.0;
         col.fill(0.0);
-        coupling.add_low_rank(&e, &mut col);
+        coupling.terms().view().add_low_rank(&e, &mut col);
         for i in 0..n {
             coupled[i * n + j] += col[i];
         }
@@ -119,11 +128,11 @@ fn the_woodbury_solve_equals_a_direct_solve_of_the_coupled_matrix() {
     let mut x = solve(a.clone(), &rhs);
     let y: Vec<Vec<f64>> = (0..coupling.dof())
         .map(|i| {
-            coupling.column_into(i, &mut col);
+            column_into(&coupling, i, &mut col);
             solve(a.clone(), &col)
         })
         .collect();
-    coupling.woodbury(&mut x, &y);
+    coupling.terms().view().woodbury(&mut x, &y);
     let scale = direct.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let err = x
         .iter()
@@ -147,11 +156,11 @@ fn a_box_floating_at_its_archimedes_depth_is_held_still_by_the_pressure() {
         let mut col = vec![0.0; n];
         let y: Vec<Vec<f64>> = (0..coupling.dof())
             .map(|i| {
-                coupling.column_into(i, &mut col);
+                column_into(&coupling, i, &mut col);
                 solve(a.clone(), &col)
             })
             .collect();
-        coupling.woodbury(&mut x, &y);
+        coupling.terms().view().woodbury(&mut x, &y);
         let dv = coupling.velocity_change(&x)[0];
         bodies.bodies[0].state.velocity[1] + dv[1]
     };
@@ -191,11 +200,11 @@ fn residual(density: f64, depth: f64, size: [f64; 2]) -> f64 {
     let mut col = vec![0.0; n];
     let y: Vec<Vec<f64>> = (0..coupling.dof())
         .map(|i| {
-            coupling.column_into(i, &mut col);
+            column_into(&coupling, i, &mut col);
             solve(a.clone(), &col)
         })
         .collect();
-    coupling.woodbury(&mut x, &y);
+    coupling.terms().view().woodbury(&mut x, &y);
     let dv = coupling.velocity_change(&x)[0];
     (bodies.bodies[0].state.velocity[1] + dv[1]) / (9.81 * f64::from(DT))
 }
@@ -334,11 +343,11 @@ fn coupled_cg(p: &OwnedProblem, coupling: &Coupling, rhs: &[f64]) -> Vec<f64> {
     let mut col = vec![0.0; rhs.len()];
     let y: Vec<Vec<f64>> = (0..coupling.dof())
         .map(|i| {
-            coupling.column_into(i, &mut col);
+            column_into(coupling, i, &mut col);
             solve_cg(p, &col)
         })
         .collect();
-    coupling.woodbury(&mut x, &y);
+    coupling.terms().view().woodbury(&mut x, &y);
     x
 }
 
@@ -358,7 +367,7 @@ fn in_3d_the_six_columns_and_the_turned_inertia_solve_the_coupled_matrix() {
         e.fill(0.0);
         e[j] = 1.0;
         col.fill(0.0);
-        coupling.add_low_rank(&e, &mut col);
+        coupling.terms().view().add_low_rank(&e, &mut col);
         for i in 0..n {
             coupled[i * n + j] += col[i];
         }

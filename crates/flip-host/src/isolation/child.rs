@@ -318,6 +318,11 @@ impl State {
                     unsafe { views::csr_view(inputs, exchange, meta) }.map_err(WireError::Other)?;
                 instance.solve_unchecked(ProblemRef::Csr(&mut p))
             }
+            SolveMeta::Coupled { .. } => {
+                let mut p = unsafe { views::coupled_view(inputs, exchange, meta) }
+                    .map_err(WireError::Other)?;
+                instance.solve_unchecked(ProblemRef::Coupled(&mut p))
+            }
             SolveMeta::Viscosity { .. } => {
                 let mut p = unsafe { views::viscosity_view(inputs, exchange, meta) }
                     .map_err(WireError::Other)?;

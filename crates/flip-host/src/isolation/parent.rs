@@ -137,6 +137,8 @@ impl ChildSolver {
             // Refused before this call (`remote_solve`); the system alone is what would travel.
             ProblemRef::TallCell(p) => (shm::csr_meta(&p.csr), false),
             ProblemRef::Viscosity(p) => (shm::viscosity_meta(p), false),
+            // A lent structured part is copied into a fresh segment with the bodies' terms.
+            ProblemRef::Coupled(p) => (shm::coupled_meta(p), false),
         };
         let plan = shm::plan(&meta);
         self.map(&plan, lent)?;
@@ -149,6 +151,7 @@ impl ChildSolver {
             ProblemRef::Csr(p) => unsafe { shm::write_csr(inputs, &plan, p) },
             ProblemRef::TallCell(p) => unsafe { shm::write_csr(inputs, &plan, &p.csr) },
             ProblemRef::Viscosity(p) => unsafe { shm::write_viscosity(inputs, &plan, p) },
+            ProblemRef::Coupled(p) => unsafe { shm::write_coupled(inputs, &plan, p) },
         }
         let exchange = self.memory.exchange().expect("mapped");
         shm::write_pressure(exchange, pressure(problem));
@@ -389,6 +392,7 @@ fn pressure<'x>(problem: &'x mut ProblemRef<'_, '_>) -> &'x mut [f64] {
         ProblemRef::Csr(p) => &mut *p.pressure,
         ProblemRef::TallCell(p) => &mut *p.csr.pressure,
         ProblemRef::Viscosity(p) => p.velocity(),
+        ProblemRef::Coupled(p) => &mut *p.grid.pressure,
     }
 }
 

@@ -13,7 +13,7 @@
 use super::segment::Segment;
 use super::wire::SolveMeta;
 use flip_sdk::viscosity::{edge_count, face_count};
-use flip_sdk::{CsrProblem, Problem, ViscosityProblem};
+use flip_sdk::{CoupledProblem, CsrProblem, Problem, ViscosityProblem};
 use std::sync::atomic::AtomicU32;
 
 /// Bytes of the exchange segment before the pressure.
@@ -86,9 +86,38 @@ fn viscosity_fields(rows: usize, nnz: usize, dims: [usize; 3], dim: usize) -> Ve
     f
 }
 
+/// Coupled input arrays: the structured ones, then `column_start` (u64), `column_cells`
+/// (u32), `column_values` (f64) and `weight` (f64).
+fn coupled_fields(n: usize, bodies: usize, dofs: usize, entries: usize) -> Vec<(usize, usize)> {
+    let mut f = structured_fields(n);
+    f.extend([
+        (8, bodies * dofs + 1),
+        (4, entries),
+        (8, entries),
+        (8, bodies * dofs * dofs),
+    ]);
+    f
+}
+
 /// The layout of the problem `meta` describes.
 pub(crate) fn plan(meta: &SolveMeta) -> Plan {
     match *meta {
+        SolveMeta::Coupled {
+            dims,
+            bodies,
+            dofs,
+            entries,
+            ..
+        } => {
+            let n = dims.iter().map(|&d| d as usize).product();
+            let fields = coupled_fields(n, bodies as usize, dofs as usize, entries as usize);
+            let (inputs, inputs_len) = layout(&fields);
+            Plan {
+                inputs,
+                inputs_len,
+                rows: n,
+            }
+        }
         SolveMeta::Viscosity {
             rows,
             nnz,
@@ -151,6 +180,20 @@ pub(crate) fn csr_meta(p: &CsrProblem<'_>) -> SolveMeta {
         lcp: p.lcp,
         step: p.step,
         flags: p.row_flags.is_some(),
+    }
+}
+
+/// The metadata of a coupled problem.
+pub(crate) fn coupled_meta(p: &CoupledProblem<'_>) -> SolveMeta {
+    let g = &p.grid;
+    SolveMeta::Coupled {
+        dims: g.dims.map(|d| d as u64),
+        dimension: g.dimension as u32,
+        dx: g.dx,
+        step: g.step,
+        bodies: p.bodies.body_count() as u64,
+        dofs: p.bodies.dofs as u32,
+        entries: p.bodies.column_values.len() as u64,
     }
 }
 
@@ -253,6 +296,23 @@ pub(crate) unsafe fn write_csr(seg: &Segment, plan: &Plan, p: &CsrProblem<'_>) {
         bytes(p.col_idx),
         flags,
     ];
+    // SAFETY: the caller's contract.
+    unsafe { write_inputs(seg, &plan.inputs, &arrays) }
+}
+
+/// Brings a validated coupled problem's inputs into the host's input segment.
+///
+/// # Safety
+/// As [`write_structured`].
+pub(crate) unsafe fn write_coupled(seg: &Segment, plan: &Plan, p: &CoupledProblem<'_>) {
+    let b = &p.bodies;
+    let mut arrays = structured_inputs(&p.grid).to_vec();
+    arrays.extend([
+        bytes(b.column_start),
+        bytes(b.column_cells),
+        bytes(b.column_values),
+        bytes(b.weight),
+    ]);
     // SAFETY: the caller's contract.
     unsafe { write_inputs(seg, &plan.inputs, &arrays) }
 }

@@ -5,7 +5,10 @@
 use super::segment::Segment;
 use super::shm::{self, Plan};
 use super::wire::SolveMeta;
-use flip_sdk::{Array, CsrProblem, OwnedProblem, Problem, ViscosityGrid, ViscosityProblem};
+use flip_sdk::{
+    Array, BodyTerms, CoupledProblem, CsrProblem, OwnedProblem, Problem, ViscosityGrid,
+    ViscosityProblem,
+};
 use std::any::Any;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -68,6 +71,63 @@ pub(crate) unsafe fn structured_view<'a>(
             pressure: exchange.slice_mut(shm::HEADER, n),
         })
     }
+}
+
+/// The child's view of the coupled problem in the segments, validated.
+///
+/// # Safety
+/// As [`structured_view`].
+pub(crate) unsafe fn coupled_view<'a>(
+    inputs: &'a Segment,
+    exchange: &'a Segment,
+    meta: &SolveMeta,
+) -> Result<CoupledProblem<'a>, String> {
+    let SolveMeta::Coupled {
+        dims,
+        dimension,
+        dx,
+        step,
+        bodies,
+        dofs,
+        entries,
+    } = *meta
+    else {
+        return Err("not a coupled problem".into());
+    };
+    let plan = checked_plan(inputs, exchange, meta)?;
+    let (o, n) = (&plan.inputs, plan.rows);
+    let (columns, entries) = (bodies as usize * dofs as usize, entries as usize);
+    // SAFETY: as in `structured_view`.
+    let view = unsafe {
+        let f = |i: usize| -> &'a [f32] { inputs.slice(o[i], n) };
+        CoupledProblem {
+            grid: Problem {
+                dims: dims.map(|d| d as usize),
+                dimension: dimension as usize,
+                dx,
+                lcp: false,
+                step,
+                rhs: inputs.slice(o[0], n),
+                diag: f(1),
+                off: [f(2), f(3), f(4)],
+                liquid_phi: f(5),
+                solid_phi: f(6),
+                face_open: [f(7), f(8), f(9)],
+                cell_kind: inputs.slice(o[10], n),
+                complementarity: inputs.slice(o[11], n),
+                pressure: exchange.slice_mut(shm::HEADER, n),
+            },
+            bodies: BodyTerms {
+                dofs: dofs as usize,
+                column_start: inputs.slice(o[12], columns + 1),
+                column_cells: inputs.slice(o[13], entries),
+                column_values: inputs.slice(o[14], entries),
+                weight: inputs.slice(o[15], columns * dofs as usize),
+            },
+        }
+    };
+    view.validate().map_err(|e| e.to_string())?;
+    Ok(view)
 }
 
 /// The child's view of the CSR problem in the segments.

@@ -53,6 +53,16 @@ pub(crate) enum SolveMeta {
         dx: f64,
         dt: f64,
     },
+    /// `abi::CoupledProblem`: the structured problem (linear) and the bodies' terms.
+    Coupled {
+        dims: [u64; 3],
+        dimension: u32,
+        dx: f64,
+        step: u64,
+        bodies: u64,
+        dofs: u32,
+        entries: u64,
+    },
 }
 
 /// The step a node evaluates (`abi::node::NodeContext`).

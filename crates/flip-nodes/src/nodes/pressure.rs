@@ -112,8 +112,16 @@ impl Node for PressureSolve {
             &mut self.system,
         );
         self.system.step = ctx.step;
-        if ctx.window.is_none() {
-            // An isolated solver's inputs are assembled in its shared memory from the next step.
+        let coupled = bodies.as_ref().is_some_and(|b| !b.bodies.is_empty());
+        if coupled && self.separating {
+            return Err(failed(
+                "rigid bodies are coupled with standard walls only (the coupled problem kind is \
+                 linear): set `boundary` to \"standard\"",
+            ));
+        }
+        if ctx.window.is_none() && !coupled {
+            // An isolated solver's inputs are assembled in its shared memory from the next step
+            // (a coupled problem's travel with the bodies' terms, copied).
             self.solvers.active().lend_storage(&mut self.system.problem);
         }
         let sys = &mut self.system;
@@ -128,9 +136,8 @@ impl Node for PressureSolve {
             cancel: Some(ctx.cancel.clone().into()),
             ..SolveLimits::default()
         };
-        let coupling = bodies
-            .as_ref()
-            .filter(|b| !b.bodies.is_empty())
+        let coupling = (bodies.as_ref())
+            .filter(|_| coupled)
             .map(|b| Coupling::new(g, &sys.problem, b, f64::from(ctx.settings.density)));
         if let Some(c) = &coupling {
             c.shift_rhs(&mut sys.problem.rhs);
@@ -140,9 +147,7 @@ impl Node for PressureSolve {
             (Some(w), _) => {
                 window::solve(w, &mut sys.problem, limits, |v, l| self.solvers.solve(v, l))
             }
-            (None, Some(c)) => bodies::solve_coupled(sys, c, |sys| {
-                self.solvers.solve(&mut sys.problem.view(), limits.clone())
-            }),
+            (None, Some(c)) => bodies::solve_coupled(sys, c, &mut self.solvers, limits),
             (None, None) => self.solvers.solve(&mut sys.problem.view(), limits),
         };
         for event in self.solvers.take_events() {

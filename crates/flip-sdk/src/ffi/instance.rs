@@ -3,7 +3,7 @@
 use super::lifecycle::instance;
 use super::{guarded, Instance};
 use crate::services::{cancelled, with_services};
-use crate::{CsrProblem, Problem, SolveError, TallCellProblem, ViscosityProblem};
+use crate::{CoupledProblem, CsrProblem, Problem, SolveError, TallCellProblem, ViscosityProblem};
 use flip_abi::{self as abi, ErrorBuf, HostServices, SolveStats};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +51,13 @@ unsafe fn dispatch(
             // SAFETY: as above.
             let mut view = unsafe { ViscosityProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
             inst.solver.solve_viscosity(&mut view)
+        }
+        abi::PROBLEM_COUPLED if caps & abi::CAP_COUPLED != 0 => {
+            // SAFETY: the caller's contract.
+            let raw = unsafe { &*problem.cast::<abi::CoupledProblem>() };
+            // SAFETY: as above.
+            let mut view = unsafe { CoupledProblem::from_abi(raw) }.map_err(|e| bad(&e))?;
+            inst.solver.solve_coupled(&mut view)
         }
         _ => Err(SolveError::Unsupported(format!(
             "algorithm `{}` does not accept problem kind {kind}",
@@ -149,16 +156,26 @@ struct SolveCall {
 unsafe impl Send for SolveCall {}
 
 impl SolveCall {
-    /// [`crate::PressureSolver::prepare`] of a structured problem, on the calling thread.
+    /// [`crate::PressureSolver::prepare`] of a structured problem (alone or the grid of a
+    /// coupled one), on the calling thread.
     fn prepare(&self, kind: u32) -> Result<(), SolveError> {
         // SAFETY: the caller's contract.
         let inst = unsafe { instance::<Instance>(self.instance)? };
-        let structured = inst.algorithm.capabilities & abi::CAP_STRUCTURED != 0;
-        if kind != abi::PROBLEM_STRUCTURED || !structured || self.problem.is_null() {
+        let caps = inst.algorithm.capabilities;
+        if self.problem.is_null() {
             return Ok(()); // the solve refuses it
         }
-        // SAFETY: the caller's contract: a structured problem whose arrays are valid.
-        let raw = unsafe { &*self.problem.cast::<abi::PressureProblem>() };
+        let raw = match kind {
+            // SAFETY: the caller's contract: a structured problem whose arrays are valid.
+            abi::PROBLEM_STRUCTURED if caps & abi::CAP_STRUCTURED != 0 => unsafe {
+                &*self.problem.cast::<abi::PressureProblem>()
+            },
+            // SAFETY: as above, a coupled problem, whose grid is a structured one.
+            abi::PROBLEM_COUPLED if caps & abi::CAP_COUPLED != 0 => unsafe {
+                &(*self.problem.cast::<abi::CoupledProblem>()).grid
+            },
+            _ => return Ok(()), // the solve refuses it
+        };
         // SAFETY: as above; the view is dropped before the solve makes its own.
         let Ok(view) = (unsafe { Problem::from_abi(raw) }) else {
             return Ok(()); // the solve reports it

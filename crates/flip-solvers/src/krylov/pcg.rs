@@ -76,19 +76,24 @@ impl<P: Preconditioner> Pcg<P> {
         &mut self.precond
     }
 
-    /// Solves `A x = rhs` on the fluid cells of `a`, `x` holding the initial guess (grid
-    /// vectors). On return `x` is 0 off the fluid and mean-free on pure-Neumann regions; the
-    /// stats' residuals are those of the projected system.
-    pub fn solve_system(&mut self, a: &Stencil<'_>, rhs: &[f64], x: &mut [f64]) -> SolveStats {
-        assert_eq!(rhs.len(), a.len(), "rhs must have one entry per cell");
-        assert_eq!(x.len(), a.len(), "x must have one entry per cell");
-        // Rebuild regions and preconditioner only for a new matrix.
+    /// Rebuilds the regions and the preconditioner when `a` is not the matrix they were
+    /// built for (only for a new matrix).
+    pub(crate) fn prepare_for(&mut self, a: &Stencil<'_>) {
         let hash = matrix_hash(a, &mut self.hash_partials);
         if self.matrix_hash != Some(hash) {
             self.regions.find(&a.couplings());
             self.precond.setup(a);
             self.matrix_hash = Some(hash);
         }
+    }
+
+    /// Solves `A x = rhs` on the fluid cells of `a`, `x` holding the initial guess (grid
+    /// vectors). On return `x` is 0 off the fluid and mean-free on pure-Neumann regions; the
+    /// stats' residuals are those of the projected system.
+    pub fn solve_system(&mut self, a: &Stencil<'_>, rhs: &[f64], x: &mut [f64]) -> SolveStats {
+        assert_eq!(rhs.len(), a.len(), "rhs must have one entry per cell");
+        assert_eq!(x.len(), a.len(), "x must have one entry per cell");
+        self.prepare_for(a);
         let n = a.len();
         for v in [
             &mut self.b,
@@ -187,6 +192,18 @@ impl<P: Preconditioner> PressureSolver for Pcg<P> {
             return self.solve_slab(&d, &a, problem.rhs, problem.pressure);
         }
         Ok(self.solve_system(&a, problem.rhs, problem.pressure))
+    }
+
+    fn solve_coupled(
+        &mut self,
+        problem: &mut flip_sdk::CoupledProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        if flip_sdk::distributed().is_some() {
+            return Err(SolveError::Unsupported(
+                "coupled (rigid-body) problems are not solved distributed".into(),
+            ));
+        }
+        Ok(self.solve_coupled_system(problem))
     }
 
     fn reset(&mut self) {

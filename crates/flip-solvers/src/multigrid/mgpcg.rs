@@ -160,6 +160,23 @@ impl PressureSolver for MgPcgSolver {
         Ok(stats)
     }
 
+    /// MGPCG on `A + J C Jᵀ` with the V-cycle of `A` as preconditioner ([`super::coupled`]).
+    fn solve_coupled(
+        &mut self,
+        problem: &mut flip_sdk::CoupledProblem<'_>,
+    ) -> Result<SolveStats, SolveError> {
+        outer::check(&problem.grid)?;
+        if flip_sdk::distributed().is_some() {
+            return Err(SolveError::Unsupported(
+                "coupled (rigid-body) problems are not solved distributed".into(),
+            ));
+        }
+        let (config, bodies) = (&self.config, problem.bodies);
+        Ok(self.hierarchy.solve_with(&mut problem.grid, |h, grid| {
+            super::coupled::solve(h, grid, &bodies, config)
+        }))
+    }
+
     fn prepare(&mut self, problem: &Problem<'_>) {
         if flip_sdk::distributed().is_none() {
             self.hierarchy.prepare(problem);
