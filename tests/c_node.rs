@@ -58,6 +58,7 @@ fn generated_header() -> String {
                 "CsrProblem",
                 "TallCellProblem",
                 "ViscosityProblem",
+                "CoupledProblem",
             ]
             .map(String::from)
             .to_vec(),

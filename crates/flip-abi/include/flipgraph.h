@@ -109,9 +109,15 @@
 #define CAP_VISCOSITY 128
 
 /**
+ * Capability bit: accepts [`PROBLEM_COUPLED`] problems (appended like [`CAP_VISCOSITY`]; the
+ * next free bit).
+ */
+#define CAP_COUPLED 256
+
+/**
  * Every problem-kind capability bit.
  */
-#define CAP_KINDS (((CAP_STRUCTURED | CAP_CSR) | CAP_TALLCELL) | CAP_VISCOSITY)
+#define CAP_KINDS ((((CAP_STRUCTURED | CAP_CSR) | CAP_TALLCELL) | CAP_VISCOSITY) | CAP_COUPLED)
 
 /**
  * Capability bit: solves structured problems on one rank's slab through the
@@ -134,6 +140,12 @@
  * Every capability bit of this version; the others are reserved and must be zero.
  */
 #define CAP_ALL ((((CAP_LINEAR | CAP_LCP) | CAP_KINDS) | CAP_DISTRIBUTED) | CAP_SAVES_STATE)
+
+/**
+ * Kind tag of a [`CoupledProblem`]. Appended after [`super::PROBLEM_VISCOSITY`]: an algorithm
+ * receives it only when its capabilities list [`super::CAP_COUPLED`].
+ */
+#define PROBLEM_COUPLED 5
 
 /**
  * Version of [`DistributedSuite`] this crate was built with.
@@ -324,6 +336,7 @@ struct PressureProblem;
 struct CsrProblem;
 struct TallCellProblem;
 struct ViscosityProblem;
+struct CoupledProblem;
 
 typedef int32_t (*DescribeFn)(uint32_t index, struct AlgorithmDesc *out);
 
@@ -1598,6 +1611,74 @@ typedef struct ViscosityProblem {
    */
   const float *edge_weight[3];
 } ViscosityProblem;
+
+/**
+ * The pressure problem with rigid bodies coupled into it ([`PROBLEM_COUPLED`]; Batty,
+ * Bertails & Bridson 2007, §4): solve
+ *
+ * `(A + J C Jᵀ) p = rhs`
+ *
+ * on the fluid cells of `grid`, where `A` and `rhs` are exactly those of the structured
+ * problem `grid` (read its documentation: cell kinds, stencil, signs, pressure in/out) and
+ * the bodies add one symmetric positive semi-definite low-rank term each.
+ *
+ * # The bodies' terms
+ * - Each of the `body_count` bodies has `dofs` degrees of freedom: 3 in 2D (`vx, vy, ωz`),
+ *   6 in 3D (`vx, vy, vz, ωx, ωy, ωz`); `dofs` is 3 when `grid.dimension` is 2, else 6.
+ * - `J` has `body_count · dofs` sparse columns; column `q = body · dofs + d` is the flux out
+ *   of each fluid cell per unit of the body's velocity in degree of freedom `d` (in the
+ *   scaled units of `rhs`). Its entries are `column_cells[e]` (a cell index into the grid,
+ *   `i + ni·(j + nj·k)`, always a [`super::CELL_FLUID`] cell, strictly increasing within a
+ *   column) and `column_values[e]` (finite) for `e` in `column_start[q] .. column_start[q+1]`
+ *   (`column_start` has `body_count · dofs + 1` entries, starts at 0, never decreases, and
+ *   its last entry is the entry count). A column may be empty (a body out of the liquid).
+ * - `weight` holds each body's `dofs × dofs` block of `C`, row-major, one block after the
+ *   other (`body_count · dofs²` entries): `C_b = ρ dxᵈ M_b⁻¹` with `M_b` the body's mass
+ *   matrix (mass on the velocities, world-axes inertia tensor on the spin), so each block is
+ *   symmetric positive definite and blocks of different bodies do not couple. Apply the term
+ *   as `out += J (C (Jᵀ x))`, one block per body.
+ * - The coupled operator is symmetric positive definite wherever `A` is, and positive
+ *   semi-definite like `A` on pure-Neumann regions of `grid`, which solvers treat as for the
+ *   structured kind (project the right-hand side, return zero mean over the region).
+ * - After the solve the host moves each body by `C Jᵀ p`; solvers return only `p`.
+ * - `grid.lcp` is 0: the coupled kind is linear.
+ *
+ * # Solving it
+ * A preconditioned CG applies `A + J C Jᵀ` in the outer iteration and may precondition with
+ * any preconditioner of `A` alone (the bodies' term is low rank). A direct solver may use the
+ * Woodbury identity over its factorisation of `A`:
+ * `p = x − Y S⁻¹ Jᵀ x` with `x = A⁻¹ rhs`, `Y = A⁻¹ J`, `S = C⁻¹ + Jᵀ Y`.
+ */
+typedef struct CoupledProblem {
+  /**
+   * The structured problem (`A`, `rhs`, the pressure in and out).
+   */
+  struct PressureProblem grid;
+  /**
+   * Number of bodies (0 is allowed: the structured problem alone).
+   */
+  uint32_t body_count;
+  /**
+   * Degrees of freedom per body: 3 in 2D, 6 in 3D.
+   */
+  uint32_t dofs;
+  /**
+   * Start of each column's entries, `body_count · dofs + 1` entries.
+   */
+  const uint64_t *column_start;
+  /**
+   * Cell of each entry (`column_start[body_count · dofs]` entries).
+   */
+  const uint32_t *column_cells;
+  /**
+   * Value of each entry (as many).
+   */
+  const double *column_values;
+  /**
+   * Each body's `dofs × dofs` block of `C`, row-major, `body_count · dofs²` entries.
+   */
+  const double *weight;
+} CoupledProblem;
 
 /**
  * A real number.
