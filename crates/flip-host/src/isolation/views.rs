@@ -49,17 +49,48 @@ pub(crate) unsafe fn structured_view<'a>(
         return Err("not a structured problem".into());
     };
     let plan = checked_plan(inputs, exchange, meta)?;
+    let head = GridHead {
+        dims,
+        dimension,
+        dx,
+        lcp,
+        step,
+    };
+    // SAFETY: the plan fits the mappings (checked); the caller's promise covers the rest.
+    Ok(unsafe { grid_part(inputs, exchange, &plan, head) })
+}
+
+/// The scalars of a structured problem's grid, as the wire carries them.
+struct GridHead {
+    dims: [u64; 3],
+    dimension: u32,
+    dx: f64,
+    lcp: bool,
+    step: u64,
+}
+
+/// The structured part of a problem: the first twelve inputs of `plan`, the pressure in the
+/// exchange segment.
+///
+/// # Safety
+/// `plan` was checked against both mappings (every offset is aligned), the host wrote the
+/// problem, and nothing else in this process uses the exchange mapping while the view lives.
+unsafe fn grid_part<'a>(
+    inputs: &'a Segment,
+    exchange: &'a Segment,
+    plan: &Plan,
+    head: GridHead,
+) -> Problem<'a> {
     let (o, n) = (&plan.inputs, plan.rows);
-    // SAFETY: the plan fits the mappings (checked) and every offset is aligned; the inputs
-    // are only read.
+    // SAFETY: the inputs are only read; the offsets fit the mappings (the caller's promise).
     unsafe {
         let f = |i: usize| -> &'a [f32] { inputs.slice(o[i], n) };
-        Ok(Problem {
-            dims: dims.map(|d| d as usize),
-            dimension: dimension as usize,
-            dx,
-            lcp,
-            step,
+        Problem {
+            dims: head.dims.map(|d| d as usize),
+            dimension: head.dimension as usize,
+            dx: head.dx,
+            lcp: head.lcp,
+            step: head.step,
             rhs: inputs.slice(o[0], n),
             diag: f(1),
             off: [f(2), f(3), f(4)],
@@ -69,7 +100,7 @@ pub(crate) unsafe fn structured_view<'a>(
             cell_kind: inputs.slice(o[10], n),
             complementarity: inputs.slice(o[11], n),
             pressure: exchange.slice_mut(shm::HEADER, n),
-        })
+        }
     }
 }
 
@@ -95,28 +126,19 @@ pub(crate) unsafe fn coupled_view<'a>(
         return Err("not a coupled problem".into());
     };
     let plan = checked_plan(inputs, exchange, meta)?;
-    let (o, n) = (&plan.inputs, plan.rows);
+    let o = &plan.inputs;
     let (columns, entries) = (bodies as usize * dofs as usize, entries as usize);
+    let head = GridHead {
+        dims,
+        dimension,
+        dx,
+        lcp: false,
+        step,
+    };
     // SAFETY: as in `structured_view`.
     let view = unsafe {
-        let f = |i: usize| -> &'a [f32] { inputs.slice(o[i], n) };
         CoupledProblem {
-            grid: Problem {
-                dims: dims.map(|d| d as usize),
-                dimension: dimension as usize,
-                dx,
-                lcp: false,
-                step,
-                rhs: inputs.slice(o[0], n),
-                diag: f(1),
-                off: [f(2), f(3), f(4)],
-                liquid_phi: f(5),
-                solid_phi: f(6),
-                face_open: [f(7), f(8), f(9)],
-                cell_kind: inputs.slice(o[10], n),
-                complementarity: inputs.slice(o[11], n),
-                pressure: exchange.slice_mut(shm::HEADER, n),
-            },
+            grid: grid_part(inputs, exchange, &plan, head),
             bodies: BodyTerms {
                 dofs: dofs as usize,
                 column_start: inputs.slice(o[12], columns + 1),
