@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 /// First bytes of every checkpoint file.
 pub const CHECKPOINT_MAGIC: &[u8; 4] = b"FGCK";
 /// Version of the checkpoint layout; a file of another version is refused. (2: carried
-/// values are saved by their data kinds, as kind id and bytes.)
-pub const CHECKPOINT_VERSION: u32 = 2;
+/// values are saved by their data kinds, as kind id and bytes; 3: particles carry their
+/// viscosity attribute.)
+pub const CHECKPOINT_VERSION: u32 = 3;
 
 /// A value carried between steps, saved by its data kind ([`crate::kind::KindOps::encode`]).
 #[derive(Serialize, Deserialize)]
