@@ -550,3 +550,26 @@ fn cooling_lava_stiffens_from_its_surface_and_runs_less_far() {
         "the crust holds the flow back: {front} vs {hot_front} m"
     );
 }
+
+/// A decomposed run cannot carry the particles' viscosity between ranks: the emitter that
+/// sets one is refused by name before anything runs, and the emitter that does not is not.
+#[test]
+fn a_decomposed_run_refuses_the_emitter_that_sets_a_viscosity() {
+    let doc = graph("honey_and_water_2d.ron");
+    let registry = registry();
+    let (sim, _out) = simulation(&doc, &registry);
+    let refused = sim
+        .window_reach()
+        .expect_err("the syrup cannot run decomposed");
+    let emitters: Vec<String> = refused
+        .iter()
+        .filter(|r| r.kind == "emitter")
+        .map(|r| r.to_string())
+        .collect();
+    assert_eq!(emitters.len(), 1, "only the syrup's emitter: {emitters:?}");
+    assert!(
+        emitters[0].contains("`honey`") && emitters[0].contains("set_viscosity"),
+        "names the node and the setting: {}",
+        emitters[0]
+    );
+}
