@@ -24,13 +24,13 @@ fn tank(dims: [usize; 3], specs: &[Spec]) -> (PressureSystem, Coupling) {
     let spec = GridSpec::new(dims[0], dims[1], dims[2], 1.0 / dims[0] as f32);
     let bodies: Vec<RigidBody> = specs
         .iter()
-        .map(|&(shape, density, position, velocity, spin)| RigidBody {
-            shape,
-            density,
+        .map(|(shape, density, position, velocity, spin)| RigidBody {
+            shape: shape.clone(),
+            density: *density,
             state: BodyState {
-                position,
-                velocity,
-                spin,
+                position: *position,
+                velocity: *velocity,
+                spin: *spin,
                 ..BodyState::default()
             },
         })

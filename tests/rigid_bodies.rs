@@ -84,6 +84,7 @@ fn outline(b: &RigidBody, s: &BodyState) -> Vec<[f64; 2]> {
                 [radius * a.cos(), radius * a.sin()]
             })
             .collect(),
+        BodyShape::Mesh(_) => panic!("2D bodies are boxes and discs"),
     };
     local
         .iter()

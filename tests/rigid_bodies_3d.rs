@@ -5,7 +5,8 @@
 //! one floats, no liquid enters a body and no body a wall or another body. A neutral box
 //! released alone at mid-depth stays put; Archimedes' floating depth alone is an ignored test:
 //! not met yet (the heave is too weakly damped).
-//! Checkpoint and resume are bit for bit (24³).
+//! A body of an imported mesh of a box moves as the box does. Checkpoint and resume are bit
+//! for bit (24³).
 
 use flip_core::rigid::{Bodies, BodyShape, BodyState, RigidBody};
 use flip_core::{Grid3, Particles};
@@ -51,10 +52,19 @@ fn surface(phi: &Grid3<f32>, i: usize, k: usize) -> f64 {
 
 /// Points of a body in its own frame: the corners of a box (or 26 points of a ball's surface)
 /// when `corners`, else a 16³ lattice of cell centres through the body's volume.
+/// A mesh's corners are its vertices; its lattice spans the ball of its reach.
 fn local_points(b: &RigidBody, corners: bool) -> Vec<DVec3> {
-    let half = match b.shape {
-        BodyShape::Box { size } => 0.5 * DVec3::from_array(size),
-        BodyShape::Disc { radius } | BodyShape::Sphere { radius } => DVec3::splat(radius),
+    let half = match &b.shape {
+        BodyShape::Box { size } => 0.5 * DVec3::from_array(*size),
+        BodyShape::Disc { radius } | BodyShape::Sphere { radius } => DVec3::splat(*radius),
+        BodyShape::Mesh(mesh) if corners => {
+            return mesh
+                .vertices()
+                .iter()
+                .map(|&v| DVec3::from_array(v))
+                .collect()
+        }
+        BodyShape::Mesh(mesh) => DVec3::splat(mesh.reach()),
     };
     let (n, from, step) = if corners {
         (3, -1.0, 1.0)
@@ -310,4 +320,61 @@ fn checkpoint_and_resume_give_the_same_bodies_liquid_and_transforms_bit_for_bit(
     let s = &bodies(&a).bodies[0].state;
     assert!(s.position[1] < 0.55, "the box moved");
     assert!(s.spin.iter().any(|w| w.abs() > 1e-3), "and turns: {s:?}");
+}
+
+/// A unit cube as OBJ (file units), centred at (3, 1, 2): the body must find its own centre.
+fn cube_obj(path: &std::path::Path) {
+    let mut text = String::from("# a unit cube\n");
+    for c in 0..8 {
+        let s = |bit: usize| if c & bit == 0 { -0.5 } else { 0.5 };
+        text += &format!("v {} {} {}\n", 3.0 + s(1), 1.0 + s(2), 2.0 + s(4));
+    }
+    for f in [
+        [1, 3, 4, 2],
+        [5, 6, 8, 7],
+        [1, 2, 6, 5],
+        [3, 7, 8, 4],
+        [1, 5, 7, 3],
+        [2, 4, 8, 6],
+    ] {
+        text += &format!("f {} {} {} {}\n", f[0], f[1], f[2], f[3]);
+    }
+    std::fs::write(path, text).expect("OBJ written");
+}
+
+/// Half a second of one body (the light box of the acceptance run, released on the surface):
+/// its centre per frame.
+fn half_second(body: &str) -> Vec<DVec3> {
+    let doc = tank(body);
+    let registry = registry();
+    let (mut sim, _out) = simulation(&doc, &registry);
+    let frames = (0.5 * doc.settings.fps).round() as u32;
+    (0..frames)
+        .map(|_| {
+            sim.advance_frame().expect("frame");
+            DVec3::from_array(bodies(&sim).bodies[0].state.position)
+        })
+        .collect()
+}
+
+#[test]
+fn a_body_of_a_meshed_box_floats_as_the_box_does() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let obj = dir.path().join("cube.obj");
+    cube_obj(&obj);
+    // a 0.16 m cube released on the surface, tilted 20° about y: the primitive, and the
+    // unit cube's mesh scaled to it
+    let at = "at 0.47 0.56 0.52 density 500 angle 0 20 0";
+    let primitive = half_second(&format!("box 0.16 0.16 0.16 {at}"));
+    let mesh = half_second(&format!("mesh {} scale 0.16 {at}", obj.display()));
+    let apart = (primitive.iter().zip(&mesh))
+        .map(|(a, b)| (*a - *b).length() / DX)
+        .fold(0.0, f64::max);
+    let moved = (primitive[0] - primitive[primitive.len() - 1]).length() / DX;
+    println!("the box moved {moved:.2} cells; the mesh body stayed within {apart:.3} cells of it");
+    assert!(moved > 0.5, "the light box heaves: it moved {moved} cells");
+    assert!(
+        apart < 0.1,
+        "the mesh body drifted {apart} cells from the box"
+    );
 }

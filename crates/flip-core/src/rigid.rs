@@ -13,8 +13,10 @@ pub mod body;
 pub mod contact;
 pub mod coupling;
 pub mod covered;
+pub mod mesh_body;
 
 pub use body::{dofs, Bodies, BodyShape, BodyState, RigidBody, Twist};
 pub use contact::ContactParams;
 pub use coupling::Coupling;
 pub use covered::{with_body_faces, with_body_velocities};
+pub use mesh_body::{BodyMesh, MeshBodyError, MeshFrame};

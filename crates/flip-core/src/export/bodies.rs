@@ -88,6 +88,7 @@ fn prism(body: &RigidBody, depth: f64) -> Mesh {
                 [radius * a.cos(), radius * a.sin()]
             })
             .collect(),
+        BodyShape::Mesh(ref mesh) => outline_along_z(mesh),
     };
     let n = outline.len();
     let vertices = [-0.5 * depth, 0.5 * depth]
@@ -102,9 +103,26 @@ fn prism(body: &RigidBody, depth: f64) -> Mesh {
     (vertices, faces)
 }
 
-/// A 3D body's surface: a box's six faces, or a ball of latitude rings, facing out.
+/// A mesh seen along z: the convex hull of its vertices in x and y, counter-clockwise.
+fn outline_along_z(mesh: &crate::rigid::BodyMesh) -> Vec<[f64; 2]> {
+    use rapier2d_f64::parry::transformation::convex_hull;
+    use rapier2d_f64::prelude::Vector;
+    let points: Vec<Vector> = (mesh.vertices().iter())
+        .map(|v| Vector::new(v[0], v[1]))
+        .collect();
+    convex_hull(&points).iter().map(|p| [p.x, p.y]).collect()
+}
+
+/// A 3D body's surface: a box's six faces, a ball of latitude rings, or a mesh's own
+/// triangles, facing out.
 fn solid(body: &RigidBody) -> Mesh {
     match body.shape {
+        BodyShape::Mesh(ref mesh) => (
+            mesh.vertices().to_vec(),
+            (mesh.triangles().iter())
+                .map(|t| t.iter().map(|&v| v as usize).collect())
+                .collect(),
+        ),
         BodyShape::Box { size } => {
             let vertices = (0..8)
                 .map(|c| std::array::from_fn(|a| size[a] * (((c >> a) & 1) as f64 - 0.5)))

@@ -4,6 +4,7 @@
 //! depth), turns about z only and moves in x and y; its generalised velocity is the three of
 //! the six 3D degrees of freedom ([`dofs`]).
 
+use super::mesh_body::BodyMesh;
 use crate::solids::{Placement, Shape, ShapeKind};
 use glam::{DMat3, DQuat, DVec3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -22,7 +23,7 @@ pub fn dofs(dimension: usize) -> &'static [usize] {
 }
 
 /// The shape of a body, centred on its position in its own frame.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum BodyShape {
     /// A box of these side lengths along its own x, y and z (m); a 2D box is one metre deep.
     Box {
@@ -39,6 +40,8 @@ pub enum BodyShape {
         /// Radius (m).
         radius: f64,
     },
+    /// A closed triangle mesh (3D), centred on its centre of mass along its principal axes.
+    Mesh(BodyMesh),
 }
 
 impl BodyShape {
@@ -49,6 +52,7 @@ impl BodyShape {
             Self::Box { size } => size[0] * size[1] * size[2],
             Self::Disc { radius } => PI * radius * radius,
             Self::Sphere { radius } => 4.0 / 3.0 * PI * radius.powi(3),
+            Self::Mesh(ref mesh) => mesh.volume(),
         }
     }
 
@@ -71,6 +75,7 @@ impl BodyShape {
                 ]
             }
             Self::Sphere { radius } => [0.4 * v * radius * radius; 3],
+            Self::Mesh(ref mesh) => mesh.moments(),
         }
     }
 
@@ -83,6 +88,7 @@ impl BodyShape {
                 0.5 * (w * w + h * h + d * d).sqrt()
             }
             Self::Disc { radius } | Self::Sphere { radius } => radius,
+            Self::Mesh(ref mesh) => mesh.reach(),
         }
     }
 
@@ -92,6 +98,7 @@ impl BodyShape {
         match *self {
             Self::Box { size } => size.iter().all(|&s| ok(s)),
             Self::Disc { radius } | Self::Sphere { radius } => ok(radius),
+            Self::Mesh(ref mesh) => ok(mesh.volume()),
         }
     }
 
@@ -105,6 +112,7 @@ impl BodyShape {
             }
             Self::Disc { radius } => local.x.hypot(local.y) - radius,
             Self::Sphere { radius } => local.length() - radius,
+            Self::Mesh(ref mesh) => mesh.distance(local),
         }
     }
 }
@@ -221,6 +229,7 @@ impl RigidBody {
                 center: Vec3::ZERO,
                 radius: radius as f32,
             },
+            BodyShape::Mesh(ref mesh) => ShapeKind::Mesh(mesh.solid()),
         };
         let q = state.rotation();
         Shape {

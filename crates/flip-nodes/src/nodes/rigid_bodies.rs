@@ -17,7 +17,10 @@ use flip_graph::{
     EvalCtx, Node, NodeError, NodeInit, NodeIo, NodeKind, ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use glam::{DQuat, EulerRot};
+use mesh::MeshSource;
 use std::sync::Arc;
+
+mod mesh;
 
 /// Parameter: the bodies at the start, `;`-separated.
 pub const BODIES_PARAM: &str = "bodies";
@@ -27,12 +30,20 @@ struct RigidBodiesNode {
     contact: ContactParams,
 }
 
-/// Parses one body in a grid of `dimension` 2 or 3. In 2D: `box W H | disc R`, then
-/// `at X Y`, `density D` and optionally `angle DEGREES`, `velocity VX VY`, `spin RAD_PER_S`. In
-/// 3D: `box W H D | sphere R`, then `at X Y Z`, `density D` and optionally
+/// What the `bodies` parameter is read in: the grid's dimension (2 or 3) and where meshes
+/// come from.
+struct BodyContext<'a> {
+    dimension: usize,
+    meshes: MeshSource<'a>,
+}
+
+/// Parses one body. In 2D: `box W H | disc R`, then `at X Y`, `density D` and optionally
+/// `angle DEGREES`, `velocity VX VY`, `spin RAD_PER_S`. In 3D: `box W H D | sphere R |
+/// mesh PATH`, then `at X Y Z` (a mesh's centre of mass), `density D` and optionally
 /// `angle RX RY RZ` (degrees about the world x, then y, then z axis), `velocity VX VY VZ`,
-/// `spin WX WY WZ` (rad/s about the world axes).
-fn parse_body(text: &str, dimension: usize) -> Result<RigidBody, String> {
+/// `spin WX WY WZ` (rad/s about the world axes), and for a mesh `scale S` (file units to m).
+fn parse_body(text: &str, ctx: &BodyContext<'_>) -> Result<RigidBody, String> {
+    let dimension = ctx.dimension;
     let words: Vec<&str> = text.split_whitespace().collect();
     let numbers = |n: usize, what: &str, at: &mut usize| -> Result<Vec<f64>, String> {
         let got: Result<Vec<f64>, _> = words
@@ -55,30 +66,39 @@ fn parse_body(text: &str, dimension: usize) -> Result<RigidBody, String> {
         Ok([v[0], v[1], v.get(2).copied().unwrap_or(0.0)])
     };
     let mut at = 1;
-    let shape = match (words.first().copied(), dimension) {
+    let mut mesh_path = None;
+    // a mesh's shape is read once its `scale` is known
+    let primitive = match (words.first().copied(), dimension) {
         (Some("box"), 2) => {
             let s = numbers(2, "box", &mut at)?;
             // one metre deep: mass and inertia per metre of depth
-            BodyShape::Box {
+            Some(BodyShape::Box {
                 size: [s[0], s[1], 1.0],
-            }
+            })
         }
-        (Some("box"), _) => BodyShape::Box {
+        (Some("box"), _) => Some(BodyShape::Box {
             size: vector("box", &mut at)?,
-        },
-        (Some("disc"), 2) => BodyShape::Disc {
+        }),
+        (Some("disc"), 2) => Some(BodyShape::Disc {
             radius: numbers(1, "disc", &mut at)?[0],
-        },
-        (Some("sphere"), 3) => BodyShape::Sphere {
+        }),
+        (Some("sphere"), 3) => Some(BodyShape::Sphere {
             radius: numbers(1, "sphere", &mut at)?[0],
-        },
+        }),
+        (Some("mesh"), 3) => {
+            let path = words.get(at).ok_or("`mesh` needs a file (OBJ or STL)")?;
+            at += 1;
+            mesh_path = Some(*path);
+            None
+        }
         (_, 2) => return Err("a 2D body starts with `box W H` or `disc R`".into()),
-        _ => return Err("a 3D body starts with `box W H D` or `sphere R`".into()),
+        _ => return Err("a 3D body starts with `box W H D`, `sphere R` or `mesh PATH`".into()),
     };
-    if !shape.is_valid() {
+    if primitive.as_ref().is_some_and(|s| !s.is_valid()) {
         return Err("a body's size must be > 0".into());
     }
     let (mut state, mut density, mut placed) = (BodyState::default(), None, false);
+    let mut scale = 1.0;
     while let Some(&key) = words.get(at) {
         at += 1;
         match key {
@@ -99,13 +119,25 @@ fn parse_body(text: &str, dimension: usize) -> Result<RigidBody, String> {
             "velocity" => state.velocity = vector(key, &mut at)?,
             "spin" if dimension == 2 => state.spin = [0.0, 0.0, numbers(1, key, &mut at)?[0]],
             "spin" => state.spin = vector(key, &mut at)?,
+            "scale" if mesh_path.is_some() => scale = numbers(1, key, &mut at)?[0],
             other => {
                 return Err(format!(
-                    "`{other}` is not a body property: use at, density, angle, velocity, spin"
+                    "`{other}` is not a body property: use at, density, angle, velocity, spin{}",
+                    if mesh_path.is_some() { ", scale" } else { "" }
                 ))
             }
         }
     }
+    let shape = match (primitive, mesh_path) {
+        (Some(shape), _) => shape,
+        (None, Some(path)) => {
+            let (mesh, frame) = mesh::load(&ctx.meshes, path, scale)?;
+            // the mesh lies as in its file, turned by `angle` about its centre of mass
+            state.set_rotation(state.rotation() * frame.axes);
+            BodyShape::Mesh(mesh)
+        }
+        (None, None) => return Err("a body needs a shape".into()),
+    };
     let density = density.ok_or("a body needs `density D` (kg/m³)")?;
     if density <= 0.0 {
         return Err("a body's density must be > 0 kg/m³".into());
@@ -126,13 +158,13 @@ fn parse_body(text: &str, dimension: usize) -> Result<RigidBody, String> {
 
 /// Parses the `bodies` parameter (in a grid of `dimension` 2 or 3): bodies separated by `;` or
 /// new lines.
-fn parse_bodies(text: &str, dimension: usize) -> Result<Vec<RigidBody>, NodeError> {
+fn parse_bodies(text: &str, ctx: &BodyContext<'_>) -> Result<Vec<RigidBody>, NodeError> {
     text.split([';', '\n'])
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .enumerate()
         .map(|(i, s)| {
-            parse_body(s, dimension)
+            parse_body(s, ctx)
                 .map_err(|e| NodeError::param(BODIES_PARAM, format!("body {}: {e}", i + 1)))
         })
         .collect()
@@ -147,8 +179,16 @@ impl RigidBodiesNode {
             restitution: f64::from(p.f32("restitution")?),
             gravity: g.as_dvec3().to_array(),
         };
+        let spec = init.settings.grid_spec();
+        let ctx = BodyContext {
+            dimension: spec.dimension(),
+            meshes: MeshSource {
+                base_dir: init.base_dir,
+                dx: spec.dx,
+            },
+        };
         Ok(Self {
-            initial: parse_bodies(p.text(BODIES_PARAM)?, init.settings.grid_spec().dimension())?,
+            initial: parse_bodies(p.text(BODIES_PARAM)?, &ctx)?,
             contact,
         })
     }
@@ -237,11 +277,13 @@ pub fn kind() -> NodeKind {
         "rigid_bodies",
         "Rigid Bodies",
         "Collision",
-        "Boxes and discs (2D) or boxes and spheres (3D) that float, sink and are carried by the \
-         liquid. `bodies` lists them, `;`-separated. 2D: `box W H` or `disc R`, then `at X Y` \
-         (centre, m), `density D` (kg/m³; water is 1000), optionally `angle DEGREES`, \
-         `velocity VX VY`, `spin RAD/S`. 3D: `box W H D` or `sphere R`, `at X Y Z`, \
-         `density D`, optionally `angle RX RY RZ` (degrees about the world x, then y, then z), \
+        "Boxes and discs (2D) or boxes, spheres and imported meshes (3D) that float, sink and \
+         are carried by the liquid. `bodies` lists them, `;`-separated. 2D: `box W H` or \
+         `disc R`, then `at X Y` (centre, m), `density D` (kg/m³; water is 1000), optionally \
+         `angle DEGREES`, `velocity VX VY`, `spin RAD/S`. 3D: `box W H D`, `sphere R` or \
+         `mesh PATH` (a closed OBJ/STL relative to the graph file, optionally `scale S`; `at` \
+         places its centre of mass, contacts see its convex hull), `at X Y Z`, `density D`, \
+         optionally `angle RX RY RZ` (degrees about the world x, then y, then z), \
          `velocity VX VY VZ`, `spin WX WY WZ` (rad/s). \
          Each substep they fall under `gravity` and collide with the walls, the scene's boxes \
          and spheres and each other (rapier); the liquid sees them as moving solids, and the \
@@ -264,8 +306,8 @@ pub fn kind() -> NodeKind {
                 BODIES_PARAM,
                 "Bodies",
                 "2D: `box W H | disc R at X Y density D [angle DEG] [velocity VX VY] [spin W]`; \
-                 3D: `box W H D | sphere R at X Y Z density D [angle RX RY RZ] \
-                 [velocity VX VY VZ] [spin WX WY WZ]`; `;`-separated",
+                 3D: `box W H D | sphere R | mesh PATH [scale S] at X Y Z density D \
+                 [angle RX RY RZ] [velocity VX VY VZ] [spin WX WY WZ]`; `;`-separated",
                 "box 0.2 0.1 at 0.5 0.7 density 500",
             ),
             ParamSpec::vec3(
@@ -302,10 +344,75 @@ pub fn kind() -> NodeKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    fn context(dimension: usize) -> BodyContext<'static> {
+        BodyContext {
+            dimension,
+            meshes: MeshSource {
+                base_dir: Path::new("."),
+                dx: 1.0 / 48.0,
+            },
+        }
+    }
+
+    /// A cube of side 1 (file units) as OBJ, centred at (2, 0, 0).
+    fn cube_obj(dir: &Path) {
+        let mut text = String::new();
+        for c in 0..8 {
+            let s = |bit: usize| if c & bit == 0 { -0.5 } else { 0.5 };
+            text += &format!("v {} {} {}\n", 2.0 + s(1), s(2), s(4));
+        }
+        for f in [
+            [1, 3, 4, 2],
+            [5, 6, 8, 7],
+            [1, 2, 6, 5],
+            [3, 7, 8, 4],
+            [1, 5, 7, 3],
+            [2, 4, 8, 6],
+        ] {
+            text += &format!(
+                "f {} {} {}\nf {} {} {}\n",
+                f[0], f[1], f[2], f[0], f[2], f[3]
+            );
+        }
+        std::fs::write(dir.join("cube.obj"), text).unwrap();
+    }
+
+    #[test]
+    fn a_mesh_body_is_read_relative_to_the_graph_scaled_and_placed_by_its_centre_of_mass() {
+        let dir = tempfile::tempdir().unwrap();
+        cube_obj(dir.path());
+        let ctx = BodyContext {
+            meshes: MeshSource {
+                base_dir: dir.path(),
+                dx: 1.0 / 48.0,
+            },
+            ..context(3)
+        };
+        let b = parse_bodies("mesh cube.obj scale 0.1 at 0.5 0.6 0.4 density 500", &ctx).unwrap();
+        // a 0.1 m cube of 500 kg/m³, its centre of mass where `at` puts it
+        assert!((b[0].mass() - 0.5).abs() < 1e-6, "{}", b[0].mass());
+        assert_eq!(b[0].state.position, [0.5, 0.6, 0.4]);
+        assert!(b[0].distance(&b[0].state, [0.5, 0.6, 0.4]) < -0.045);
+        assert!(b[0].distance(&b[0].state, [0.5, 0.66, 0.4]) > 0.005);
+        let e = parse_bodies("mesh missing.obj at 0.5 0.5 0.5 density 500", &ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("body 1") && e.contains("missing.obj"), "{e}");
+        let e = parse_bodies("mesh cube.obj scale 0 at 0.5 0.5 0.5 density 500", &ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("scale"), "{e}");
+        let e = parse_bodies("mesh cube.obj at 0.5 0.5 density 500", &context(2))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`box W H` or `disc R`"), "{e}");
+    }
 
     #[test]
     fn parses_bodies_and_names_what_is_wrong() {
-        let b = parse_bodies("box 0.2 0.1 at 0.5 0.7 density 500 angle 90; disc 0.05 at 0.3 0.8 density 1200 velocity 1 0", 2)
+        let b = parse_bodies("box 0.2 0.1 at 0.5 0.7 density 500 angle 90; disc 0.05 at 0.3 0.8 density 1200 velocity 1 0", &context(2))
             .unwrap();
         assert_eq!(b.len(), 2);
         assert_eq!(
@@ -316,15 +423,15 @@ mod tests {
         );
         assert!((b[0].state.angle_z() - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         assert_eq!(b[1].state.velocity, [1.0, 0.0, 0.0]);
-        let e = parse_bodies("disc 0.1 at 0.5 0.5", 2)
+        let e = parse_bodies("disc 0.1 at 0.5 0.5", &context(2))
             .unwrap_err()
             .to_string();
         assert!(e.contains("body 1") && e.contains("density"), "{e}");
-        let e = parse_bodies("box 0.1 at 0.5 0.5 density 1", 2)
+        let e = parse_bodies("box 0.1 at 0.5 0.5 density 1", &context(2))
             .unwrap_err()
             .to_string();
         assert!(e.contains("`box` needs 2"), "{e}");
-        let e = parse_bodies("disc 0.1 at 0.5 0.5 density 1 colour red", 2)
+        let e = parse_bodies("disc 0.1 at 0.5 0.5 density 1 colour red", &context(2))
             .unwrap_err()
             .to_string();
         assert!(e.contains("`colour` is not"), "{e}");
@@ -335,7 +442,7 @@ mod tests {
         let b = parse_bodies(
             "box 0.2 0.1 0.3 at 0.5 0.7 0.4 density 500 angle 90 0 90 spin 0 1 0; \
              sphere 0.05 at 0.3 0.8 0.5 density 1200 velocity 1 0 2",
-            3,
+            &context(3),
         )
         .unwrap();
         assert_eq!(
@@ -354,11 +461,11 @@ mod tests {
         assert!((x - glam::DVec3::Y).length() < 1e-12, "{x}");
         assert_eq!(b[1].shape, BodyShape::Sphere { radius: 0.05 });
         assert_eq!(b[1].state.velocity, [1.0, 0.0, 2.0]);
-        let e = parse_bodies("disc 0.1 at 0.5 0.5 0.5 density 1", 3)
+        let e = parse_bodies("disc 0.1 at 0.5 0.5 0.5 density 1", &context(3))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`box W H D` or `sphere R`"), "{e}");
-        let e = parse_bodies("box 0.1 0.1 0.1 at 0.5 0.5 density 1", 3)
+        assert!(e.contains("`box W H D`, `sphere R` or `mesh PATH`"), "{e}");
+        let e = parse_bodies("box 0.1 0.1 0.1 at 0.5 0.5 density 1", &context(3))
             .unwrap_err()
             .to_string();
         assert!(e.contains("`at` needs 3"), "{e}");

@@ -64,6 +64,14 @@ pub(super) fn advance(
                 BodyShape::Disc { radius } | BodyShape::Sphere { radius } => {
                     ColliderBuilder::ball(radius)
                 }
+                // a mesh seen along z (the bodies node takes meshes in 3D only)
+                BodyShape::Mesh(ref mesh) => {
+                    let points: Vec<Vector> = (mesh.vertices().iter())
+                        .map(|v| Vector::new(v[0], v[1]))
+                        .collect();
+                    ColliderBuilder::convex_hull(&points)
+                        .unwrap_or_else(|| ColliderBuilder::ball(mesh.reach()))
+                }
             };
             world.insert(body, surface(collider).density(0.0)).0
         })

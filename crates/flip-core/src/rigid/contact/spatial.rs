@@ -73,6 +73,14 @@ pub(super) fn advance(
                 BodyShape::Disc { radius } | BodyShape::Sphere { radius } => {
                     ColliderBuilder::ball(radius)
                 }
+                // contacts see a mesh's convex hull (checked to exist when it was loaded)
+                BodyShape::Mesh(ref mesh) => {
+                    let points: Vec<Vector> = (mesh.vertices().iter())
+                        .map(|&v| vector(DVec3::from_array(v)))
+                        .collect();
+                    ColliderBuilder::convex_hull(&points)
+                        .unwrap_or_else(|| ColliderBuilder::ball(mesh.reach()))
+                }
             };
             world.insert(body, surface(collider).density(0.0)).0
         })
