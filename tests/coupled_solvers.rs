@@ -220,6 +220,30 @@ fn mgpcg_needs_at_most_one_more_iteration_per_body_degree_of_freedom() {
     }
 }
 
+/// MGPCG solves the coupled kind in its one outer iteration (the structured kind's fused
+/// kernels, the bodies' term added through `J`'s columns): with no bodies, the coupled kind
+/// gives the structured kind's pressure bit for bit, in as many iterations.
+#[test]
+fn mgpcg_solves_the_coupled_kind_in_the_structured_kinds_iteration() {
+    let set = plugins();
+    for dims in [[61usize, 53, 1], [29, 27, 25]] {
+        let (sys, coupling) = tank(dims, &mixed_bodies(dims[2] > 1));
+        let none = OwnedBodyTerms::new(coupling.terms().dofs);
+        let (coupled, coupled_stats) =
+            solve(&set, "multigrid/mgpcg", &sys, &none, None).expect("coupled kind");
+        let (plugin, info) = set.find("multigrid/mgpcg").expect("solver plugin");
+        let tight = [("rel_tolerance".to_string(), 1e-10)];
+        let mut s = SolverInstance::create(plugin, &info.name, &tight).expect("instance");
+        let mut structured = sys.clone();
+        let stats = (s.solve_any(ProblemRef::Structured(&mut structured.problem.view())))
+            .expect("structured kind");
+        assert_eq!(stats.iterations, coupled_stats.iterations, "{dims:?}");
+        let same = (structured.problem.pressure.iter().zip(&coupled))
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "{dims:?}: the two kinds' pressures differ");
+    }
+}
+
 #[test]
 fn coupled_problems_solve_isolated_in_a_child_process() {
     let set = plugins();

@@ -32,8 +32,6 @@
 mod coarse;
 /// Construction of coarse levels: Galerkin aggregation and rediscretisation.
 mod coarsen;
-/// MGPCG on the coupled (rigid-body) kind.
-mod coupled;
 /// MGPCG on one rank's slab (distributed CG, V-cycle with its finest level divided).
 mod distributed;
 /// Level 0's face fractions and ghost-fluid weights from the problem.

@@ -4,12 +4,12 @@
 
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
-use super::outer::{self, Vectors};
+use super::outer::{self, LowRank, Vectors};
 use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::MultigridConfig;
 use crate::hierarchy::cycle::vcycle;
-use flip_sdk::{PressureSolver, Problem, SolveError, SolveStats};
+use flip_sdk::{BodyTerms, PressureSolver, Problem, SolveError, SolveStats};
 
 /// CG preconditioned by a symmetric multigrid V-cycle. `iterations` counts CG iterations.
 /// `config.cycle`, `n_vcycle` and `n_full_cycle` are not used (one V-cycle per application).
@@ -91,11 +91,17 @@ fn precondition(h: &mut Hierarchy, v: &mut Vectors) -> f64 {
 /// iterations used. The f32 recurrence residual is replaced by the f64 true residual
 /// whenever it has fallen by [`REPLACE`] since the last replacement (residual replacement,
 /// van der Vorst & Ye 2000), which keeps it accurate to f32 round-off of the current
-/// residual while the search direction carries on.
-fn cg(h: &mut Hierarchy, v: &mut Vectors, mut res: f64, bound: f64, budget: usize) -> usize {
+/// residual while the search direction carries on. With `bodies`, the operator is the coupled
+/// `A + J C Jᵀ` (the V-cycle of `A` preconditions it).
+fn cg(
+    h: &mut Hierarchy,
+    v: &mut Vectors,
+    bodies: Option<&LowRank<'_>>,
+    (mut res, bound, budget): (f64, f64, usize),
+) -> usize {
     let mut reference = res;
     let mut rz = precondition(h, v);
-    let mut dq = outer::direction(&h.levels[0], v, 0.0);
+    let mut dq = direction(h, v, bodies, 0.0);
     for it in 1..=budget {
         if !(dq > 0.0 && rz.is_finite()) || flip_sdk::cancelled() {
             return it - 1;
@@ -106,7 +112,7 @@ fn cg(h: &mut Hierarchy, v: &mut Vectors, mut res: f64, bound: f64, budget: usiz
             return it;
         }
         if res < REPLACE * reference {
-            res = outer::residual(&mut h.levels[0], v);
+            res = residual(h, v, bodies);
             reference = res;
             if res <= bound {
                 return it;
@@ -115,9 +121,57 @@ fn cg(h: &mut Hierarchy, v: &mut Vectors, mut res: f64, bound: f64, budget: usiz
         let rz_new = precondition(h, v);
         let beta = rz_new / rz;
         rz = rz_new;
-        dq = outer::direction(&h.levels[0], v, beta);
+        dq = direction(h, v, bodies, beta);
     }
     budget
+}
+
+/// [`outer::direction`] of the operator, with the bodies' term when there are bodies.
+fn direction(h: &Hierarchy, v: &mut Vectors, bodies: Option<&LowRank<'_>>, beta: f64) -> f64 {
+    let dq = outer::direction(&h.levels[0], v, beta);
+    bodies.map_or(dq, |b| dq + b.add_to_direction(&h.levels[0], v))
+}
+
+/// [`outer::residual`] of the operator, with the bodies' term when there are bodies.
+fn residual(h: &mut Hierarchy, v: &mut Vectors, bodies: Option<&LowRank<'_>>) -> f64 {
+    match bodies {
+        Some(b) => b.residual(&mut h.levels[0], v),
+        None => outer::residual(&mut h.levels[0], v),
+    }
+}
+
+/// MGPCG on the hierarchy `h` built for `problem`'s matrix, on the coupled operator when
+/// `bodies` are given: restarted from the true residual until it meets the tolerance.
+fn solve_on(
+    h: &mut Hierarchy,
+    v: &mut Vectors,
+    problem: &mut Problem<'_>,
+    bodies: Option<&BodyTerms<'_>>,
+    config: &MultigridConfig,
+) -> SolveStats {
+    v.fit(&h.levels[0], true);
+    let bodies = bodies.map(|b| LowRank::new(*b, &h.levels[0]));
+    let bodies = bodies.as_ref();
+    let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);
+    let bound = config.tolerance.bound(bnorm);
+    let mut res = residual(h, v, bodies);
+    let initial = res;
+    let mut iterations = 0;
+    // CG runs on the recurrence residual; restart from the true one if they drifted apart.
+    while res > bound && res.is_finite() && iterations < config.max_iterations {
+        if flip_sdk::cancelled() {
+            break;
+        }
+        let budget = config.max_iterations - iterations;
+        let used = cg(h, v, bodies, (res, bound, budget));
+        iterations += used.max(1);
+        if h.build.regions.any_singular() {
+            remove_mean(&h.build.regions, &h.levels[0], &mut v.p);
+        }
+        res = residual(h, v, bodies);
+    }
+    outer::store(problem, &h.levels[0], v, 0);
+    super::stats(iterations, res, initial, bound)
 }
 
 /// Factor by which the recurrence residual may fall before it is replaced by the true one.
@@ -134,33 +188,13 @@ impl PressureSolver for MgPcgSolver {
             return solver.solve(&d, problem);
         }
         let (config, v) = (&self.config, &mut self.v);
-        let stats = self.hierarchy.solve_with(problem, |h, problem| {
-            v.fit(&h.levels[0], true);
-            let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);
-            let bound = config.tolerance.bound(bnorm);
-            let mut res = outer::residual(&mut h.levels[0], v);
-            let initial = res;
-            let mut iterations = 0;
-            // CG runs on the recurrence residual; restart from the true one if they drifted
-            // apart.
-            while res > bound && res.is_finite() && iterations < config.max_iterations {
-                if flip_sdk::cancelled() {
-                    break;
-                }
-                let used = cg(h, v, res, bound, config.max_iterations - iterations);
-                iterations += used.max(1);
-                if h.build.regions.any_singular() {
-                    remove_mean(&h.build.regions, &h.levels[0], &mut v.p);
-                }
-                res = outer::residual(&mut h.levels[0], v);
-            }
-            outer::store(problem, &h.levels[0], v, 0);
-            super::stats(iterations, res, initial, bound)
-        });
+        let stats = (self.hierarchy)
+            .solve_with(problem, |h, problem| solve_on(h, v, problem, None, config));
         Ok(stats)
     }
 
-    /// MGPCG on `A + J C Jᵀ` with the V-cycle of `A` as preconditioner ([`super::coupled`]).
+    /// MGPCG on `A + J C Jᵀ`: the same outer iteration with the bodies' term added through
+    /// `J`'s sparse columns ([`outer::LowRank`]), preconditioned by the V-cycle of `A`.
     fn solve_coupled(
         &mut self,
         problem: &mut flip_sdk::CoupledProblem<'_>,
@@ -171,9 +205,9 @@ impl PressureSolver for MgPcgSolver {
                 "coupled (rigid-body) problems are not solved distributed".into(),
             ));
         }
-        let (config, bodies) = (&self.config, problem.bodies);
+        let (config, v, bodies) = (&self.config, &mut self.v, problem.bodies);
         Ok(self.hierarchy.solve_with(&mut problem.grid, |h, grid| {
-            super::coupled::solve(h, grid, &bodies, config)
+            solve_on(h, v, grid, Some(&bodies), config)
         }))
     }
 

@@ -16,7 +16,9 @@ use flip_sdk::{Problem, SolveError};
 use rayon::prelude::*;
 
 mod io;
+mod low_rank;
 pub(crate) use io::{load, load_whole, store};
+pub(crate) use low_rank::LowRank;
 
 /// Checks what a linear multigrid solve needs.
 pub(crate) fn check(p: &Problem<'_>) -> Result<(), SolveError> {
