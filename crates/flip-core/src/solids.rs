@@ -15,6 +15,7 @@ pub mod import;
 mod mask;
 mod mesh;
 pub mod motion;
+mod reach;
 mod sdf_grid;
 mod sides;
 mod velocity;
@@ -102,6 +103,9 @@ pub struct Solids {
     pub domain: GridSpec,
     /// What each face of the domain box is (all walls by default).
     pub sides: DomainSides,
+    /// Each shape's bounding ball when the shapes form a plain union: distances skip the
+    /// shapes too far to matter ([`reach::nearest_union`]).
+    reach: Option<Vec<Option<reach::Reach>>>,
 }
 
 impl Shape {
@@ -175,6 +179,7 @@ impl Solids {
     ) -> Self {
         let mut solids = Self {
             spec,
+            reach: reach::reaches(&shapes, domain.is_2d()),
             shapes,
             phi: Grid3::new(spec.ni, spec.nj, spec.nk, 0.0f32),
             face_open: MacGrid::zeros(&spec),
@@ -242,17 +247,26 @@ impl Solids {
 
     /// Signed distance at an arbitrary point (walls and shapes, evaluated exactly).
     pub fn distance(&self, p: Vec3) -> f32 {
-        let d = self.wall_distance(p);
-        self.shapes.iter().fold(d, |d, s| {
-            s.combine(d, s.distance(p + self.origin, &self.domain))
-        })
+        self.with_shapes(self.wall_distance(p), p)
     }
 
     /// Signed distance to the shapes alone (no domain walls); `f32::MAX` without shapes.
     pub fn shapes_distance(&self, p: Vec3) -> f32 {
-        self.shapes.iter().fold(f32::MAX, |d, s| {
-            s.combine(d, s.distance(p + self.origin, &self.domain))
-        })
+        self.with_shapes(f32::MAX, p)
+    }
+
+    /// `so_far` combined with every shape's distance at `p`, in order; a plain union skips
+    /// the shapes too far to change it.
+    fn with_shapes(&self, so_far: f32, p: Vec3) -> f32 {
+        let q = p + self.origin;
+        let distance = |s: &Shape| s.distance(q, &self.domain);
+        match &self.reach {
+            Some(reach) => {
+                let is_2d = self.domain.is_2d();
+                reach::nearest_union(&self.shapes, reach, so_far, q, distance, is_2d)
+            }
+            None => (self.shapes.iter()).fold(so_far, |d, s| s.combine(d, distance(s))),
+        }
     }
 
     /// Signed distance to the inner faces of the domain walls alone (one cell thick); faces

@@ -37,6 +37,12 @@ impl Placement {
         self.pivot + self.rotation.inverse() * (x - self.position)
     }
 
+    /// The world point where rest-shape point `r` lies ([`Placement::to_rest`]'s inverse).
+    #[inline]
+    pub fn to_world(&self, r: Vec3) -> Vec3 {
+        self.position + self.rotation * (r - self.pivot)
+    }
+
     /// Velocity of the solid at world point `x`: `v + ω × (x − position)`.
     #[inline]
     pub fn velocity_at(&self, x: Vec3) -> Vec3 {
