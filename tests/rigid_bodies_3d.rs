@@ -325,26 +325,6 @@ fn checkpoint_and_resume_give_the_same_bodies_liquid_and_transforms_bit_for_bit(
     assert!(s.spin.iter().any(|w| w.abs() > 1e-3), "and turns: {s:?}");
 }
 
-/// A unit cube as OBJ (file units), centred at (3, 1, 2): the body must find its own centre.
-fn cube_obj(path: &std::path::Path) {
-    let mut text = String::from("# a unit cube\n");
-    for c in 0..8 {
-        let s = |bit: usize| if c & bit == 0 { -0.5 } else { 0.5 };
-        text += &format!("v {} {} {}\n", 3.0 + s(1), 1.0 + s(2), 2.0 + s(4));
-    }
-    for f in [
-        [1, 3, 4, 2],
-        [5, 6, 8, 7],
-        [1, 2, 6, 5],
-        [3, 7, 8, 4],
-        [1, 5, 7, 3],
-        [2, 4, 8, 6],
-    ] {
-        text += &format!("f {} {} {} {}\n", f[0], f[1], f[2], f[3]);
-    }
-    std::fs::write(path, text).expect("OBJ written");
-}
-
 /// Half a second of one body (the light box of the acceptance run, released on the surface):
 /// its centre per frame.
 fn half_second(body: &str) -> Vec<DVec3> {
@@ -362,9 +342,9 @@ fn half_second(body: &str) -> Vec<DVec3> {
 
 #[test]
 fn a_body_of_a_meshed_box_floats_as_the_box_does() {
-    let dir = tempfile::tempdir().expect("temporary folder");
-    let obj = dir.path().join("cube.obj");
-    cube_obj(&obj);
+    // a unit cube centred at (3, 1, 2) in its file: the body finds its own centre
+    let obj =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/meshes/unit_cube.obj");
     // a 0.16 m cube released on the surface, tilted 20° about y: the primitive, and the
     // unit cube's mesh scaled to it
     let at = "at 0.47 0.56 0.52 density 500 angle 0 20 0";

@@ -356,41 +356,22 @@ mod tests {
         }
     }
 
-    /// A cube of side 1 (file units) as OBJ, centred at (2, 0, 0).
-    fn cube_obj(dir: &Path) {
-        let mut text = String::new();
-        for c in 0..8 {
-            let s = |bit: usize| if c & bit == 0 { -0.5 } else { 0.5 };
-            text += &format!("v {} {} {}\n", 2.0 + s(1), s(2), s(4));
-        }
-        for f in [
-            [1, 3, 4, 2],
-            [5, 6, 8, 7],
-            [1, 2, 6, 5],
-            [3, 7, 8, 4],
-            [1, 5, 7, 3],
-            [2, 4, 8, 6],
-        ] {
-            text += &format!(
-                "f {} {} {}\nf {} {} {}\n",
-                f[0], f[1], f[2], f[0], f[2], f[3]
-            );
-        }
-        std::fs::write(dir.join("cube.obj"), text).unwrap();
-    }
-
     #[test]
     fn a_mesh_body_is_read_relative_to_the_graph_scaled_and_placed_by_its_centre_of_mass() {
-        let dir = tempfile::tempdir().unwrap();
-        cube_obj(dir.path());
+        // the test crate's unit cube, centred at (3, 1, 2) in its file
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
         let ctx = BodyContext {
             meshes: MeshSource {
-                base_dir: dir.path(),
+                base_dir: &fixtures,
                 dx: 1.0 / 48.0,
             },
             ..context(3)
         };
-        let b = parse_bodies("mesh cube.obj scale 0.1 at 0.5 0.6 0.4 density 500", &ctx).unwrap();
+        let b = parse_bodies(
+            "mesh meshes/unit_cube.obj scale 0.1 at 0.5 0.6 0.4 density 500",
+            &ctx,
+        )
+        .unwrap();
         // a 0.1 m cube of 500 kg/m³, its centre of mass where `at` puts it
         assert!((b[0].mass() - 0.5).abs() < 1e-6, "{}", b[0].mass());
         assert_eq!(b[0].state.position, [0.5, 0.6, 0.4]);
@@ -400,13 +381,19 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("body 1") && e.contains("missing.obj"), "{e}");
-        let e = parse_bodies("mesh cube.obj scale 0 at 0.5 0.5 0.5 density 500", &ctx)
-            .unwrap_err()
-            .to_string();
+        let e = parse_bodies(
+            "mesh meshes/unit_cube.obj scale 0 at 0.5 0.5 0.5 density 500",
+            &ctx,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("scale"), "{e}");
-        let e = parse_bodies("mesh cube.obj at 0.5 0.5 density 500", &context(2))
-            .unwrap_err()
-            .to_string();
+        let e = parse_bodies(
+            "mesh meshes/unit_cube.obj at 0.5 0.5 density 500",
+            &context(2),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("`box W H` or `disc R`"), "{e}");
     }
 
