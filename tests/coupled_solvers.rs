@@ -115,6 +115,24 @@ fn mixed_bodies(three_d: bool) -> Vec<Spec> {
 }
 
 /// Solves `sys` coupled by `coupling` with `name` (`child`: isolated) at a tight tolerance.
+/// An instance of the loaded algorithm `name` (in a child process with `child`): the bundled
+/// solvers at a tight tolerance; the faulty fixture has no tolerance.
+fn instance(
+    set: &PluginSet,
+    name: &str,
+    child: Option<&ChildCommand>,
+) -> Result<SolverInstance, PluginError> {
+    let (plugin, info) = set.find(name).expect("solver plugin");
+    let tight = match name.starts_with("faulty/") {
+        true => vec![],
+        false => vec![("rel_tolerance".to_string(), 1e-10)],
+    };
+    match child {
+        Some(c) => SolverInstance::create_isolated(plugin, &info.name, &tight, c),
+        None => SolverInstance::create(plugin, &info.name, &tight),
+    }
+}
+
 fn solve(
     set: &PluginSet,
     name: &str,
@@ -122,16 +140,7 @@ fn solve(
     terms: &OwnedBodyTerms,
     child: Option<&ChildCommand>,
 ) -> Result<(Vec<f64>, SolveStats), PluginError> {
-    let (plugin, info) = set.find(name).expect("solver plugin");
-    // the bundled solvers at a tight tolerance; the faulty fixture has no tolerance
-    let tight = match name.starts_with("faulty/") {
-        true => vec![],
-        false => vec![("rel_tolerance".to_string(), 1e-10)],
-    };
-    let mut s = match child {
-        Some(c) => SolverInstance::create_isolated(plugin, &info.name, &tight, c)?,
-        None => SolverInstance::create(plugin, &info.name, &tight)?,
-    };
+    let mut s = instance(set, name, child)?;
     let mut sys = sys.clone();
     let stats = s.solve_any(ProblemRef::Coupled(&mut CoupledProblem {
         grid: sys.problem.view(),
@@ -231,9 +240,7 @@ fn mgpcg_solves_the_coupled_kind_in_the_structured_kinds_iteration() {
         let none = OwnedBodyTerms::new(coupling.terms().dofs);
         let (coupled, coupled_stats) =
             solve(&set, "multigrid/mgpcg", &sys, &none, None).expect("coupled kind");
-        let (plugin, info) = set.find("multigrid/mgpcg").expect("solver plugin");
-        let tight = [("rel_tolerance".to_string(), 1e-10)];
-        let mut s = SolverInstance::create(plugin, &info.name, &tight).expect("instance");
+        let mut s = instance(&set, "multigrid/mgpcg", None).expect("instance");
         let mut structured = sys.clone();
         let stats = (s.solve_any(ProblemRef::Structured(&mut structured.problem.view())))
             .expect("structured kind");

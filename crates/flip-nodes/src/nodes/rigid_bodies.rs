@@ -37,6 +37,12 @@ struct BodyContext<'a> {
     meshes: MeshSource<'a>,
 }
 
+/// A body's shape as the text gives it: ready, or a mesh file read once its `scale` is known.
+enum Described<'a> {
+    Ready(BodyShape),
+    Mesh(&'a str),
+}
+
 /// Parses one body. In 2D: `box W H | disc R`, then `at X Y`, `density D` and optionally
 /// `angle DEGREES`, `velocity VX VY`, `spin RAD_PER_S`. In 3D: `box W H D | sphere R |
 /// mesh PATH`, then `at X Y Z` (a mesh's centre of mass), `density D` and optionally
@@ -66,37 +72,35 @@ fn parse_body(text: &str, ctx: &BodyContext<'_>) -> Result<RigidBody, String> {
         Ok([v[0], v[1], v.get(2).copied().unwrap_or(0.0)])
     };
     let mut at = 1;
-    let mut mesh_path = None;
-    // a mesh's shape is read once its `scale` is known
-    let primitive = match (words.first().copied(), dimension) {
+    let described = match (words.first().copied(), dimension) {
         (Some("box"), 2) => {
             let s = numbers(2, "box", &mut at)?;
             // one metre deep: mass and inertia per metre of depth
-            Some(BodyShape::Box {
+            Described::Ready(BodyShape::Box {
                 size: [s[0], s[1], 1.0],
             })
         }
-        (Some("box"), _) => Some(BodyShape::Box {
+        (Some("box"), _) => Described::Ready(BodyShape::Box {
             size: vector("box", &mut at)?,
         }),
-        (Some("disc"), 2) => Some(BodyShape::Disc {
+        (Some("disc"), 2) => Described::Ready(BodyShape::Disc {
             radius: numbers(1, "disc", &mut at)?[0],
         }),
-        (Some("sphere"), 3) => Some(BodyShape::Sphere {
+        (Some("sphere"), 3) => Described::Ready(BodyShape::Sphere {
             radius: numbers(1, "sphere", &mut at)?[0],
         }),
         (Some("mesh"), 3) => {
             let path = words.get(at).ok_or("`mesh` needs a file (OBJ or STL)")?;
             at += 1;
-            mesh_path = Some(*path);
-            None
+            Described::Mesh(path)
         }
         (_, 2) => return Err("a 2D body starts with `box W H` or `disc R`".into()),
         _ => return Err("a 3D body starts with `box W H D`, `sphere R` or `mesh PATH`".into()),
     };
-    if primitive.as_ref().is_some_and(|s| !s.is_valid()) {
+    if matches!(&described, Described::Ready(s) if !s.is_valid()) {
         return Err("a body's size must be > 0".into());
     }
+    let is_mesh = matches!(described, Described::Mesh(_));
     let (mut state, mut density, mut placed) = (BodyState::default(), None, false);
     let mut scale = 1.0;
     while let Some(&key) = words.get(at) {
@@ -119,25 +123,15 @@ fn parse_body(text: &str, ctx: &BodyContext<'_>) -> Result<RigidBody, String> {
             "velocity" => state.velocity = vector(key, &mut at)?,
             "spin" if dimension == 2 => state.spin = [0.0, 0.0, numbers(1, key, &mut at)?[0]],
             "spin" => state.spin = vector(key, &mut at)?,
-            "scale" if mesh_path.is_some() => scale = numbers(1, key, &mut at)?[0],
+            "scale" if is_mesh => scale = numbers(1, key, &mut at)?[0],
             other => {
                 return Err(format!(
                     "`{other}` is not a body property: use at, density, angle, velocity, spin{}",
-                    if mesh_path.is_some() { ", scale" } else { "" }
+                    if is_mesh { ", scale" } else { "" }
                 ))
             }
         }
     }
-    let shape = match (primitive, mesh_path) {
-        (Some(shape), _) => shape,
-        (None, Some(path)) => {
-            let (mesh, frame) = mesh::load(&ctx.meshes, path, scale)?;
-            // the mesh lies as in its file, turned by `angle` about its centre of mass
-            state.set_rotation(state.rotation() * frame.axes);
-            BodyShape::Mesh(mesh)
-        }
-        (None, None) => return Err("a body needs a shape".into()),
-    };
     let density = density.ok_or("a body needs `density D` (kg/m³)")?;
     if density <= 0.0 {
         return Err("a body's density must be > 0 kg/m³".into());
@@ -149,6 +143,15 @@ fn parse_body(text: &str, ctx: &BodyContext<'_>) -> Result<RigidBody, String> {
             "a body needs `at X Y Z` (its centre, m)".into()
         });
     }
+    let shape = match described {
+        Described::Ready(shape) => shape,
+        Described::Mesh(path) => {
+            let (mesh, frame) = mesh::load(&ctx.meshes, path, scale)?;
+            // the mesh lies as in its file, turned by `angle` about its centre of mass
+            state.set_rotation(state.rotation() * frame.axes);
+            BodyShape::Mesh(mesh)
+        }
+    };
     Ok(RigidBody {
         shape,
         density,
