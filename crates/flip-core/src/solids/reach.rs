@@ -13,15 +13,17 @@ pub(crate) struct Reach {
     radius: f32,
 }
 
-/// Relative and absolute widening of a ball (m): far above the rounding of a box's or
-/// sphere's distance in f32, far below a cell.
+/// Relative and absolute widening of a ball (m): far above the rounding of a shape's distance
+/// in f32, far below a cell.
 const SLACK: f32 = 1e-5;
 
 impl Reach {
-    /// The ball of a box or a sphere that is a plain member of the union (not inverted,
-    /// hollow or carving), whose distance is exact; `None` for any other shape, which is
-    /// always evaluated. In 2D a shape is extruded along its own z, so only a shape turned
-    /// about z alone has a ball in the plane.
+    /// The ball of a box, a sphere or a mesh that is a plain member of the union (not
+    /// inverted, hollow or carving); `None` for a mask, which is always evaluated. A mesh's
+    /// ball holds its bounds: outside it the distance to the nearest triangle is no less, and
+    /// a cached distance, a trilinear mean of such distances, is no less either (the bound is
+    /// convex). In 2D a shape is extruded along its own z, so only a shape turned about z
+    /// alone has a ball in the plane.
     fn of(shape: &Shape, is_2d: bool) -> Option<Self> {
         if shape.inverted || shape.shell > 0.0 || shape.subtract {
             return None;
@@ -35,7 +37,11 @@ impl Reach {
         let (centre, radius) = match &shape.kind {
             ShapeKind::Box { min, max } => ((*min + *max) * 0.5, (*max - *min).length() * 0.5),
             ShapeKind::Sphere { center, radius } => (*center, *radius),
-            ShapeKind::Mask { .. } | ShapeKind::Mesh(_) => return None,
+            ShapeKind::Mesh(mesh) => {
+                let (lo, hi) = mesh.0.bounds();
+                ((lo + hi) * 0.5, (hi - lo).length() * 0.5)
+            }
+            ShapeKind::Mask { .. } => return None,
         };
         let centre = shape.placement.map_or(centre, |pl| pl.to_world(centre));
         let radius = radius * (1.0 + SLACK) + SLACK * (1.0 + centre.length());
@@ -96,8 +102,10 @@ pub(crate) fn nearest_union(
 mod tests {
     use super::*;
     use crate::grid::GridSpec;
-    use crate::solids::{Placement, Solids};
+    use crate::solids::{MeshSdf, MeshShape, Placement, Solids};
+    use crate::surface::TriMesh;
     use glam::Quat;
+    use std::sync::Arc;
 
     fn ball(center: Vec3, radius: f32) -> Shape {
         Shape {
@@ -109,8 +117,40 @@ mod tests {
         }
     }
 
-    /// Many moving boxes and balls, a container and a hollow shell: the skipping union gives
-    /// every cell's distance bit for bit as the plain one does.
+    /// A lopsided closed wedge (a hull-like prism with a slanted end) around `c`, its
+    /// distances cached on `spec`'s cells as an imported mesh's are.
+    fn wedge(c: Vec3, spec: &GridSpec) -> ShapeKind {
+        let v = |x: f32, y: f32, z: f32| c + Vec3::new(x, y, z);
+        let positions = vec![
+            v(-0.09, 0.02, -0.04),
+            v(0.07, 0.02, -0.04),
+            v(-0.01, -0.05, -0.04),
+            v(-0.09, 0.03, 0.05),
+            v(0.11, 0.03, 0.05),
+            v(-0.01, -0.05, 0.03),
+        ];
+        let triangles = vec![
+            [0, 1, 2],
+            [3, 5, 4],
+            [0, 3, 4],
+            [0, 4, 1],
+            [1, 4, 5],
+            [1, 5, 2],
+            [2, 5, 3],
+            [2, 3, 0],
+        ];
+        let mesh = TriMesh {
+            positions,
+            normals: Vec::new(),
+            triangles,
+        };
+        crate::surface::check_closed_manifold(&mesh).expect("a closed wedge");
+        let sdf = MeshSdf::cached(&mesh, (Vec3::ZERO, spec.extent()), spec.dx, spec.is_2d());
+        ShapeKind::Mesh(MeshShape(Arc::new(sdf)))
+    }
+
+    /// Many moving boxes, balls and meshes, a container and a hollow shell: the skipping
+    /// union gives every cell's distance bit for bit as the plain one does.
     #[test]
     fn skipping_far_shapes_changes_no_distance() {
         for spec in [
@@ -121,7 +161,12 @@ mod tests {
                 .map(|n| {
                     let f = n as f32;
                     let c = Vec3::new(0.1 + 0.07 * f, 0.2 + 0.03 * (f * 1.7).sin(), 0.3);
-                    let mut s = if n % 2 == 0 {
+                    let mut s = if n % 4 == 1 {
+                        Shape {
+                            kind: wedge(c, &spec),
+                            ..ball(c, 0.0)
+                        }
+                    } else if n % 2 == 0 {
                         ball(c, 0.04 + 0.005 * f)
                     } else {
                         Shape {
@@ -157,7 +202,14 @@ mod tests {
                 ..ball(Vec3::new(0.3, 0.6, 0.4), 0.1)
             });
             let solids = Solids::new(spec, shapes.clone());
-            assert!(solids.reach.is_some(), "a plain union skips");
+            let balls = solids.reach.as_ref().expect("a plain union skips");
+            let meshes_with_balls = (shapes.iter().zip(balls))
+                .filter(|(s, r)| matches!(s.kind, ShapeKind::Mesh(_)) && r.is_some())
+                .count();
+            assert!(
+                meshes_with_balls >= 2,
+                "{meshes_with_balls} meshes have balls"
+            );
             let plain = |p: Vec3| {
                 let d = solids.wall_distance(p);
                 (shapes.iter()).fold(d, |d, s| s.combine(d, s.distance(p, &spec)))
