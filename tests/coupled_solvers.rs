@@ -3,15 +3,16 @@
 //! bundled algorithm that lists the kind agrees with the exact (Woodbury over Cholesky) solve,
 //! in this process and isolated in a child process; MGPCG needs at most a few more iterations
 //! than on the same grid without the bodies' term; an algorithm that does not list the kind is
-//! refused by name, and broken bodies' terms are refused before any plugin sees them.
+//! refused by name, and broken bodies' terms are refused before any plugin sees them. The
+//! pressure node's problem dumps of a shipped graph with bodies read back as the coupled kind.
 
 use flip_core::pressure::PressureSystem;
 use flip_core::project::{assemble, AssembleParams, Geometry};
 use flip_core::rigid::{Bodies, BodyShape, BodyState, Coupling, RigidBody};
 use flip_core::{CellGrid, CellKind, Grid3, GridSpec, MacGrid, Solids};
 use flip_host::{ChildCommand, PluginError, PluginSet, ProblemRef, SolverInstance};
-use flip_sdk::{CoupledProblem, OwnedBodyTerms, SolveStats};
-use flipgraph_tests::plugins;
+use flip_sdk::{CoupledProblem, DumpedProblem, OwnedBodyTerms, SolveStats};
+use flipgraph_tests::{graph, plugins, registry, set, simulation};
 
 const DT: f32 = 2e-3;
 
@@ -359,5 +360,79 @@ fn a_solver_that_ignores_the_bodies_or_fails_is_caught() {
     match solve(&set, "faulty/panic", &sys, coupling.terms(), None) {
         Err(PluginError::Call { status, .. }) => assert_eq!(status, flip_abi::STATUS_PANIC),
         other => panic!("panic: {:?}", other.map(|(_, s)| s)),
+    }
+}
+
+/// `graphs/floating_boxes_3d.ron` at 24³ with `dump_problems`: every substep's dump reads
+/// back as the coupled kind, valid, with the three boxes' terms (`C`'s velocity block
+/// `ρ dx³ / m` for each box's mass), and the boxes in the liquid have columns in `J`.
+#[test]
+fn the_pressure_nodes_dumps_of_a_graph_with_bodies_read_back_coupled() {
+    let n = 24;
+    let mut doc = graph("floating_boxes_3d.ron");
+    doc.settings.grid = [n, n, n];
+    doc.settings.cell_size = 1.0 / n as f32;
+    set(
+        &mut doc,
+        "pressure",
+        "dump_problems",
+        flip_graph::ParamValue::Bool(true),
+    );
+    set(
+        &mut doc,
+        "export",
+        "ply",
+        flip_graph::ParamValue::Bool(false),
+    );
+    set(
+        &mut doc,
+        "export",
+        "png",
+        flip_graph::ParamValue::Bool(false),
+    );
+    let (mut sim, out) = simulation(&doc, &registry());
+    let substeps = (0..2)
+        .map(|_| sim.advance_frame().expect("frame").len())
+        .sum();
+    let mut files: Vec<_> = std::fs::read_dir(out.path().join("pressure_problems"))
+        .expect("dumps written")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), substeps, "one dump per substep");
+    let masses = [500.0, 1000.0, 1200.0].map(|density| density * 0.2 * 0.12 * 0.2);
+    for (step, file) in files.iter().enumerate() {
+        let bytes = std::fs::read(file).expect("dump");
+        let DumpedProblem::Coupled(mut grid, bodies) = DumpedProblem::parse(&bytes).expect("dump")
+        else {
+            panic!("{}: not a coupled problem", file.display());
+        };
+        assert_eq!(
+            (grid.dims, grid.dimension, grid.step),
+            ([n; 3], 3, step as u64)
+        );
+        let dx = grid.dx;
+        let problem = CoupledProblem {
+            grid: grid.view(),
+            bodies: bodies.view(),
+        };
+        problem.validate().expect("a valid coupled problem");
+        assert_eq!((bodies.view().body_count(), bodies.dofs), (3, 6));
+        for (b, m) in masses.iter().enumerate() {
+            let c = &bodies.weight[b * 36..][..36];
+            let want = 1000.0 * dx.powi(3) / m;
+            for d in 0..3 {
+                let got = c[d * 6 + d];
+                assert!(
+                    (got / want - 1.0).abs() < 1e-9,
+                    "body {b}: C[{d}][{d}] {got} vs {want}"
+                );
+            }
+            let entries = bodies.column_start[6 * (b + 1)] - bodies.column_start[6 * b];
+            assert!(
+                step == 0 || entries > 0,
+                "body {b} has no column in step {step}"
+            );
+        }
     }
 }

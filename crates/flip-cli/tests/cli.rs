@@ -112,6 +112,41 @@ fn a_variant_compared_with_itself_shows_no_difference() {
     }
 }
 
+/// Two pressure solvers compared on the shipped graph with rigid bodies (floating boxes, 24³):
+/// both take the coupled problem kind, and their runs agree.
+#[test]
+fn two_solvers_compare_on_a_graph_with_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = flipgraph(&[
+        "compare",
+        "graphs/floating_boxes_3d.ron",
+        "--frames",
+        "2",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--set",
+        "settings.grid=24",
+        "--set",
+        "settings.cell_size=0.041666666666666664",
+        "--set",
+        "export.png=false",
+        "--set",
+        "export.ply=false",
+        "--variant",
+        "mgpcg:pressure.solver=multigrid/mgpcg",
+        "--variant",
+        "mic0:pressure.solver=pcg/mic0-pcg",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let s = summary(dir.path());
+    for v in 0..2 {
+        assert!(s[v]["failure"].is_null(), "{}", s[v]["failure"]);
+        assert_eq!(s[v]["frames"].as_array().unwrap().len(), 2);
+    }
+    let rms = s[1]["frames"][1]["rms_vs_baseline"].as_f64().unwrap();
+    assert!(rms < 1e-5, "the solvers disagree by {rms} m");
+}
+
 #[test]
 fn a_tighter_tolerance_gives_a_smaller_divergence() {
     let dir = tempfile::tempdir().unwrap();

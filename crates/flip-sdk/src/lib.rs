@@ -53,7 +53,7 @@ pub use array::Array;
 pub use coupled::{BodyTerms, CoupledError, CoupledProblem, OwnedBodyTerms};
 pub use csr::{merge_row, CsrError, CsrProblem, OwnedCsr};
 pub use distributed::{distributed, Distributed, HaloValue};
-pub use dump::{DumpError, DUMP_MAGIC};
+pub use dump::{DumpError, DumpedProblem, DUMP_MAGIC};
 /// The `#[repr(C)]` contract the SDK implements (so a plugin depends on this crate alone).
 pub use flip_abi as abi;
 pub use flip_abi::SolveStats;

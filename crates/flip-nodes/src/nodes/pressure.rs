@@ -28,7 +28,7 @@ use flip_graph::{
     ParamSpec, PortSpec, Value, WindowRefusal,
 };
 use flip_host::{PluginSet, SolveLimits};
-use flip_sdk::Problem;
+use flip_sdk::CoupledProblem;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -125,9 +125,6 @@ impl Node for PressureSolve {
             self.solvers.active().lend_storage(&mut self.system.problem);
         }
         let sys = &mut self.system;
-        if let Some(dir) = &self.dump_dir {
-            dump(dir, ctx.step, &sys.problem.view())?;
-        }
         if let Some(e) = self.reset_error.take() {
             return Err(failed(format!("resetting the solver failed: {e}")));
         }
@@ -141,6 +138,9 @@ impl Node for PressureSolve {
             .map(|b| Coupling::new(g, &sys.problem, b, f64::from(ctx.settings.density)));
         if let Some(c) = &coupling {
             c.shift_rhs(&mut sys.problem.rhs);
+        }
+        if let Some(dir) = &self.dump_dir {
+            dump(dir, ctx.step, sys, coupling.as_ref())?;
         }
         let start = Instant::now();
         let solved = match (&ctx.window, &coupling) {
@@ -255,14 +255,30 @@ fn problem_cells(g: &flip_core::GridSpec, sys: &PressureSystem) -> CellGrid {
     cells
 }
 
-/// Writes the problem (before solving) as `<dir>/step_<n>.fgprob` (see `flip_sdk`'s dump
-/// format), atomically.
-fn dump(dir: &std::path::Path, step: u64, problem: &Problem<'_>) -> Result<(), NodeError> {
+/// Writes the problem (before solving; coupled with the bodies' terms when `coupling` is
+/// given) as `<dir>/step_<n>.fgprob` (see `flip_sdk`'s dump format), atomically.
+fn dump(
+    dir: &std::path::Path,
+    step: u64,
+    sys: &mut PressureSystem,
+    coupling: Option<&Coupling>,
+) -> Result<(), NodeError> {
     let path = dir.join(format!("step_{step:06}.fgprob"));
     let tmp = path.with_extension("tmp");
+    let write = |f: std::fs::File| {
+        let w = std::io::BufWriter::new(f);
+        match coupling {
+            Some(c) => CoupledProblem {
+                grid: sys.problem.view(),
+                bodies: c.terms().view(),
+            }
+            .write_dump(w),
+            None => sys.problem.view().write_dump(w),
+        }
+    };
     std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::File::create(&tmp))
-        .and_then(|f| problem.write_dump(std::io::BufWriter::new(f)))
+        .and_then(write)
         .and_then(|()| std::fs::rename(&tmp, &path))
         .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))
 }
@@ -343,7 +359,7 @@ pub fn kind(plugins: Arc<PluginSet>) -> NodeKind {
         .chain([ParamSpec::bool(
             "dump_problems",
             "Dump problems",
-            "write every pressure system to <out>/<node>_problems/ for replaying in solver development",
+            "write every pressure system (coupled with the rigid bodies' terms when bodies are wired) to <out>/<node>_problems/ for replaying in solver development",
             false,
         )])
         .collect(),
