@@ -6,6 +6,8 @@
 //! with no graph types, no I/O except [`export`], and no logging.
 #![forbid(unsafe_code)]
 
+/// Wave-absorbing layers beside the domain's faces (sponge layers).
+pub mod absorb;
 /// Particle advection (RK2, eq. 24-27) and the CFL time step.
 pub mod advect;
 /// Liquid crossing the domain's open and inflow faces, and sinks.

@@ -39,4 +39,5 @@ pub mod tallcell;
 pub mod viscosity;
 pub mod volume_correction;
 pub mod vorticity;
+pub mod wave_absorber;
 pub mod whitewater;

@@ -18,6 +18,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::emitter::kind())?;
         r.register(nodes::p2g::kind())?;
         r.register(nodes::gravity::kind())?;
+        r.register(nodes::wave_absorber::kind())?;
         r.register(nodes::marker::kind())?;
         r.register(nodes::level_set::kind())?;
         r.register(nodes::extrapolate::kind())?;
