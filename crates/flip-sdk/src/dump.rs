@@ -199,33 +199,29 @@ impl Reader<'_> {
             self.take(4)?.try_into().expect("4 bytes"),
         ))
     }
-    fn f32s(&mut self, n: usize) -> Result<Vec<f32>, DumpError> {
-        Ok(self
-            .take(4 * n)?
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
+    /// `n` little-endian words of `N` bytes, decoded by `from`.
+    fn words<const N: usize, T>(
+        &mut self,
+        n: usize,
+        from: fn([u8; N]) -> T,
+    ) -> Result<Vec<T>, DumpError> {
+        let bytes = self.take(n.checked_mul(N).ok_or(DumpError::Truncated)?)?;
+        Ok(bytes
+            .chunks_exact(N)
+            .map(|c| from(c.try_into().expect("N bytes")))
             .collect())
+    }
+    fn f32s(&mut self, n: usize) -> Result<Vec<f32>, DumpError> {
+        self.words(n, f32::from_le_bytes)
     }
     fn f64s(&mut self, n: usize) -> Result<Vec<f64>, DumpError> {
-        Ok(self
-            .take(8 * n)?
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
-            .collect())
+        self.words(n, f64::from_le_bytes)
     }
     fn u64s(&mut self, n: usize) -> Result<Vec<u64>, DumpError> {
-        Ok(self
-            .take(8 * n)?
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8")))
-            .collect())
+        self.words(n, u64::from_le_bytes)
     }
     fn u32s(&mut self, n: usize) -> Result<Vec<u32>, DumpError> {
-        Ok(self
-            .take(4 * n)?
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-            .collect())
+        self.words(n, u32::from_le_bytes)
     }
     /// The bodies' terms of a coupled problem in `dimension` (sizes checked against the bytes
     /// left; the contract itself by `CoupledProblem::validate`).
