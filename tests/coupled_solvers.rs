@@ -63,6 +63,8 @@ fn tank(dims: [usize; 3], specs: &[Spec]) -> (PressureSystem, Coupling) {
         bodies,
         end,
         solved: vec![],
+        contacts: vec![],
+        resting: vec![],
     };
     let coupling = Coupling::new(&spec, &sys.problem, &bodies, 1000.0);
     coupling.shift_rhs(&mut sys.problem.rhs);

@@ -271,6 +271,14 @@ pub struct Bodies {
     /// [`super::Coupling::add_extrapolated_flux`]). Zero (or empty) before the first solve.
     #[serde(default)]
     pub solved: Vec<Twist>,
+    /// Each body's contact rows against the static solids where the liquid sees it (see
+    /// [`super::resting`]): found again every substep, so not saved.
+    #[serde(skip)]
+    pub contacts: Vec<Vec<Twist>>,
+    /// Whether each body rested on a static solid in the previous pressure solve (pinned
+    /// along its contacts there): the next solve starts from that guess of the active set.
+    #[serde(default)]
+    pub resting: Vec<bool>,
 }
 
 impl Bodies {

@@ -17,6 +17,7 @@
 
 use super::body::{dofs, Bodies, RigidBody, Twist};
 use super::covered::{covered_faces, point, strides};
+use super::resting::pinning;
 use crate::grid::GridSpec;
 use crate::mac::MacGrid;
 use flip_abi::CELL_FLUID;
@@ -43,6 +44,9 @@ pub struct Coupling {
     /// Each body's velocity at the substep's start minus that the previous solve left: the
     /// part of `(J − J_f) V` the liquid does not carry yet ([`Coupling::shift_rhs`]).
     changes: Vec<Twist>,
+    /// Each body's own columns of `J` and block of `C`, before any resting contact pinned
+    /// some of its motion ([`Coupling::pinned`]).
+    blocks: Vec<(Vec<Column>, Vec<f64>)>,
 }
 
 /// An open face beside a body whose velocity carries the body's flux that the extrapolated
@@ -85,9 +89,6 @@ impl Coupling {
             out.changes
                 .push(std::array::from_fn(|d| start[d] - solved[d]));
             let extrapolated = body_columns(spec, problem, body, dofs);
-            for c in extrapolated.columns {
-                out.terms.push_column(c.cells.into_iter().zip(c.values));
-            }
             out.carriers.extend(
                 extrapolated
                     .carriers
@@ -95,10 +96,57 @@ impl Coupling {
                     .map(|c| Carrier { body: b, ..c }),
             );
             let mass = mass_matrix(body, dofs);
-            let weight = invert(&mass, dofs.len()).into_iter().map(|m| m * cell_mass);
-            out.terms.weight.extend(weight);
+            let weight: Vec<f64> = (invert(&mass, dofs.len()).into_iter())
+                .map(|m| m * cell_mass)
+                .collect();
+            out.blocks.push((extrapolated.columns, weight));
         }
+        out.terms = out.pinned_terms(&[]);
         out
+    }
+
+    /// The same coupling with body `b`'s motion along its contact rows `pins[b]` pinned (see
+    /// [`super::resting::pinning`]): its columns become `J P`, so the solve gives it no
+    /// velocity change into those contacts and the solid takes that push instead.
+    pub fn pinned(&self, pins: &[Vec<Twist>]) -> Self {
+        Self {
+            terms: self.pinned_terms(pins),
+            ..self.clone()
+        }
+    }
+
+    /// The terms of the bodies' columns and blocks, each body's columns times its pinning
+    /// projection where `pins` has rows for it.
+    fn pinned_terms(&self, pins: &[Vec<Twist>]) -> OwnedBodyTerms {
+        let k = self.dofs.len();
+        let mut terms = OwnedBodyTerms::new(k);
+        for (b, (columns, weight)) in self.blocks.iter().enumerate() {
+            match pins.get(b).filter(|rows| !rows.is_empty()) {
+                None => {
+                    for c in columns {
+                        terms.push_column(c.cells.iter().copied().zip(c.values.iter().copied()));
+                    }
+                }
+                Some(rows) => {
+                    let p = pinning(rows, self.dofs, weight);
+                    for d in 0..k {
+                        let mut combined: std::collections::BTreeMap<usize, f64> =
+                            Default::default();
+                        for (e, c) in columns.iter().enumerate() {
+                            let w = p[e * k + d];
+                            if w != 0.0 {
+                                for (&cell, &v) in c.cells.iter().zip(&c.values) {
+                                    *combined.entry(cell).or_default() += w * v;
+                                }
+                            }
+                        }
+                        terms.push_column(combined);
+                    }
+                }
+            }
+            terms.weight.extend_from_slice(weight);
+        }
+        terms
     }
 
     /// Makes the assembled right-hand side (`−outflow`, the bodies' faces moving at their

@@ -60,6 +60,8 @@ fn tank_with(density: f64, depth: f64, size: [f64; 2]) -> (GridSpec, PressureSys
         bodies: vec![body],
         end: vec![state],
         solved: vec![],
+        contacts: vec![],
+        resting: vec![],
     };
     (spec, sys, bodies)
 }
@@ -276,6 +278,8 @@ fn tank_3d(
         bodies: vec![body],
         end: vec![state],
         solved: vec![],
+        contacts: vec![],
+        resting: vec![],
     };
     (spec, sys, bodies)
 }

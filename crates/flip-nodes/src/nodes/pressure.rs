@@ -133,7 +133,7 @@ impl Node for PressureSolve {
             cancel: Some(ctx.cancel.clone().into()),
             ..SolveLimits::default()
         };
-        let coupling = (bodies.as_ref())
+        let mut coupling = (bodies.as_ref())
             .filter(|_| coupled)
             .map(|b| Coupling::new(g, &sys.problem, b, f64::from(ctx.settings.density)));
         if let Some(c) = &coupling {
@@ -143,11 +143,21 @@ impl Node for PressureSolve {
             dump(dir, ctx.step, sys, coupling.as_ref())?;
         }
         let start = Instant::now();
+        let mut resting = vec![];
         let solved = match (&ctx.window, &coupling) {
             (Some(w), _) => {
                 window::solve(w, &mut sys.problem, limits, |v, l| self.solvers.solve(v, l))
             }
-            (None, Some(c)) => bodies::solve_coupled(sys, c, &mut self.solvers, limits),
+            (None, Some(c)) => {
+                let b = bodies.as_deref().expect("coupled with bodies");
+                bodies::solve_resting(sys, c, b, &mut self.solvers, &limits).map(
+                    |(stats, solved, flags)| {
+                        coupling = Some(solved);
+                        resting = flags;
+                        stats
+                    },
+                )
+            }
             (None, None) => self.solvers.solve(&mut sys.problem.view(), limits),
         };
         for event in self.solvers.take_events() {
@@ -164,6 +174,7 @@ impl Node for PressureSolve {
                 let mut b = Arc::unwrap_or_clone(b);
                 let dv = c.velocity_change(&sys.pressure);
                 b.add_impulse(&dv);
+                b.resting = resting;
                 let solids = with_body_velocities(&solids, &sys.problem, &b.bodies, &dv);
                 (Arc::new(solids), Some(b))
             }

@@ -10,7 +10,7 @@ use crate::kinds::{TypedInputs, BODIES, SOLIDS};
 use crate::params::Params;
 use crate::roles::NodeRole;
 use flip_core::rigid::{
-    contact, with_body_faces, Bodies, BodyShape, BodyState, ContactParams, RigidBody,
+    contact, resting, with_body_faces, Bodies, BodyShape, BodyState, ContactParams, RigidBody,
 };
 use flip_core::Solids;
 use flip_graph::{
@@ -231,6 +231,10 @@ impl Node for RigidBodiesNode {
             };
         }
         let solids = with_bodies(&scene, &bodies, &end);
+        let contacts = (bodies.iter())
+            .map(|b| resting::contact_rows(&scene, b))
+            .collect();
+        let resting = carried.as_ref().map_or(vec![], |b| b.resting.clone());
         io.set("solids", Value::shared(SOLIDS, Arc::new(solids)));
         io.set(
             "bodies",
@@ -240,6 +244,8 @@ impl Node for RigidBodiesNode {
                     bodies,
                     end,
                     solved,
+                    contacts,
+                    resting,
                 },
             ),
         );
