@@ -2,7 +2,7 @@
 //! through the real binary.
 
 mod common;
-use common::{deps_dir, flipgraph, root, text};
+use common::{deps_dir, faulty_plugin_dir, flipgraph, root, text};
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -172,18 +172,7 @@ fn each_exit_status_comes_from_a_real_case() {
 
 #[test]
 fn a_plugin_failure_exits_3() {
-    let faulty = deps_dir().join(format!(
-        "{}fixture_faulty{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    let plugdir = tempfile::tempdir().unwrap();
-    let name = format!(
-        "{}flipgraph_faulty{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
-    std::fs::copy(&faulty, plugdir.path().join(name)).unwrap();
+    let plugdir = faulty_plugin_dir();
     let out = tempfile::tempdir().unwrap();
     let o = dam_break(
         out.path(),

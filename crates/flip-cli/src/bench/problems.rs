@@ -5,6 +5,9 @@
 //! crate's fixtures (`flip_solvers::fixtures`, and the variational scenes) at each size, or the
 //! `.fgprob` dumps of a folder (`--dumps`, as the pressure node's `dump_problems` writes them),
 //! optionally solved in file order by one instance per solver (`--sequence`, warm, as in a run).
+//! Dumps may be coupled (rigid bodies): solved through the host's coupled path, as the pressure
+//! node solves them, and a solver without the kind is refused by name in its rows. The `check
+//! residual` is the host's residual of the returned pressure on the problem's own operator.
 //!
 //! Lai et al.'s cold-solve tables: `--scene lcp-container` (Tables 1, 3, 5); the FAS-MG
 //! variants of Table 12 by parameters, e.g. `--solver lcp/fas-mg:interpolation=1`.
@@ -14,8 +17,8 @@ use super::table::Table;
 use crate::session::Session;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use flip_host::SolverInstance;
-use flip_sdk::{OwnedProblem, SolveStats};
+use flip_host::{PluginError, ProblemRef, SolverInstance};
+use flip_sdk::{check, CoupledProblem, DumpedProblem, OwnedBodyTerms, OwnedProblem, SolveStats};
 use flip_solvers::fixtures::{self, Scene};
 use flip_solvers::fixtures_variational::{build_variational, Boundary, VarScene};
 use std::path::{Path, PathBuf};
@@ -137,19 +140,39 @@ fn build(scene: &str, boundary: SceneBoundary, dims: [usize; 3]) -> Result<Owned
     Ok(build_variational(variational, dims, boundary, 1))
 }
 
-/// The solvers asked for, or every grid algorithm for linear (or LCP) problems.
-fn solvers(session: &Session, a: &ProblemsArgs, lcp: bool) -> Result<Vec<SolverSpec>> {
+/// The kinds of problem a table holds (each row's solver must accept its row's kind).
+#[derive(Clone, Copy, Default)]
+struct Kinds {
+    lcp: bool,
+    structured: bool,
+    coupled: bool,
+}
+
+impl Kinds {
+    fn of<'a>(problems: impl IntoIterator<Item = &'a DumpedProblem>) -> Self {
+        problems.into_iter().fold(Self::default(), |k, p| Self {
+            lcp: k.lcp || grid(p).lcp,
+            structured: k.structured || matches!(p, DumpedProblem::Structured(_)),
+            coupled: k.coupled || matches!(p, DumpedProblem::Coupled(..)),
+        })
+    }
+}
+
+/// The solvers asked for, or every grid algorithm for linear (or LCP) problems that accepts a
+/// kind of `kinds` (the other kinds' problems it refuses by name, in a row each).
+fn solvers(session: &Session, a: &ProblemsArgs, kinds: Kinds) -> Result<Vec<SolverSpec>> {
     if !a.solvers.is_empty() {
         return a.solvers.iter().map(|s| SolverSpec::parse(s)).collect();
     }
     let all = session.plugins.algorithms();
     let fits = |i: &flip_host::AlgorithmInfo| {
-        i.accepts_structured()
-            && if lcp {
-                i.supports_lcp()
-            } else {
-                i.supports_linear()
-            }
+        let kind =
+            (kinds.structured && i.accepts_structured()) || (kinds.coupled && i.accepts_coupled());
+        kind && if kinds.lcp {
+            i.supports_lcp()
+        } else {
+            i.supports_linear()
+        }
     };
     Ok(all
         .into_iter()
@@ -173,69 +196,140 @@ fn instance(session: &Session, spec: &SolverSpec) -> Result<SolverInstance> {
     Ok(SolverInstance::create(plugin, &info.name, &spec.params)?)
 }
 
-/// Solves `problem` in place; returns the stats, ms of the solve (the host's check included)
-/// and ms of the check alone.
-fn solve(
-    solver: &mut SolverInstance,
-    problem: &mut OwnedProblem,
-) -> Result<(SolveStats, f64, f64)> {
+/// The structured problem of `problem` (a coupled one's grid).
+fn grid(problem: &DumpedProblem) -> &OwnedProblem {
+    match problem {
+        DumpedProblem::Structured(p) | DumpedProblem::Coupled(p, _) => p,
+    }
+}
+
+/// The coupled problem of `grid` and `bodies`, as the pressure node hands it to a plugin.
+fn coupled<'a>(grid: &'a mut OwnedProblem, bodies: &'a OwnedBodyTerms) -> CoupledProblem<'a> {
+    CoupledProblem {
+        grid: grid.view(),
+        bodies: bodies.view(),
+    }
+}
+
+/// What one solve gave.
+struct Solved {
+    stats: SolveStats,
+    /// ms of the solve, the host's check included.
+    ms: f64,
+    /// ms of the host's one-pass check alone.
+    check_ms: f64,
+}
+
+/// Solves `problem` in place through the host's path for its kind (a coupled problem as the
+/// pressure node solves it with bodies), result check included; then times that check alone.
+fn solve(solver: &mut SolverInstance, problem: &mut DumpedProblem) -> Result<Solved> {
     let t = Instant::now();
-    let stats = solver.solve(&mut problem.view())?;
-    let solve_ms = t.elapsed().as_secs_f64() * 1e3;
+    let stats = match problem {
+        DumpedProblem::Structured(p) => solver.solve(&mut p.view()),
+        DumpedProblem::Coupled(g, b) => solver.solve_any(ProblemRef::Coupled(&mut coupled(g, b))),
+    }?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    std::hint::black_box(flip_sdk::check::structured_raw(&problem.view()));
-    Ok((stats, solve_ms, t.elapsed().as_secs_f64() * 1e3))
+    std::hint::black_box(match problem {
+        DumpedProblem::Structured(p) => check::structured_raw(&p.view()),
+        DumpedProblem::Coupled(g, b) => check::coupled_raw(&coupled(g, b)),
+    });
+    let check_ms = t.elapsed().as_secs_f64() * 1e3;
+    Ok(Solved {
+        stats,
+        ms,
+        check_ms,
+    })
+}
+
+/// The residual of the returned pressure on `problem`'s own operator (with a coupled problem's
+/// bodies' terms), as the host defines it (`flip_sdk::check`), whoever solved it.
+fn check_residual(problem: &mut DumpedProblem) -> f64 {
+    match problem {
+        DumpedProblem::Structured(p) => check::structured(&p.view()).max,
+        DumpedProblem::Coupled(g, b) => check::coupled(&coupled(g, b)).max,
+    }
+}
+
+/// The host's refusal of a solver for a problem's kind (`PluginError::UnsupportedKind`), by
+/// name; any other error is returned.
+fn refusal(e: anyhow::Error) -> Result<String> {
+    match e.downcast_ref::<PluginError>() {
+        Some(PluginError::UnsupportedKind { .. }) => Ok(e.to_string()),
+        _ => Err(e),
+    }
 }
 
 /// The cells of `problem` that are unknowns.
-fn unknowns(problem: &OwnedProblem) -> usize {
-    let kinds: &[u8] = &problem.cell_kind;
+fn unknowns(problem: &DumpedProblem) -> usize {
+    let kinds: &[u8] = &grid(problem).cell_kind;
     kinds.iter().filter(|&&k| k == flip_abi::CELL_FLUID).count()
 }
 
+/// A table's problem column: the name, and the kind when not structured.
+fn problem_label(name: &str, problem: &DumpedProblem) -> String {
+    match problem {
+        DumpedProblem::Structured(_) => name.to_string(),
+        DumpedProblem::Coupled(..) => format!("{name} (coupled)"),
+    }
+}
+
 /// One row: `repeats` cold solves of `problem` by `spec`, each followed by a warm one (the same
-/// instance, its set-up reused, again from a zero guess).
+/// instance, its set-up reused, again from a zero guess); or, when the host refuses `spec` for
+/// the problem's kind, a row saying so and the refusal.
 fn cold_row(
     session: &Session,
     spec: &SolverSpec,
     name: &str,
-    problem: &OwnedProblem,
+    problem: &DumpedProblem,
     repeats: usize,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Option<String>)> {
     let (mut times, mut warm, mut checks) = (Vec::new(), Vec::new(), Vec::new());
-    let mut stats = SolveStats::default();
+    let (mut stats, mut residual) = (SolveStats::default(), 0.0);
+    let mut head = vec![
+        problem_label(name, problem),
+        unknowns(problem).to_string(),
+        spec.label(),
+    ];
     for _ in 0..repeats.max(1) {
         let mut solver = instance(session, spec)?;
         for pass in 0..2 {
             let mut p = problem.clone();
-            p.pressure.fill(0.0);
-            let (s, ms, check) = solve(&mut solver, &mut p)
-                .with_context(|| format!("{} on {name}", spec.label()))?;
+            let (DumpedProblem::Structured(g) | DumpedProblem::Coupled(g, _)) = &mut p;
+            g.pressure.fill(0.0);
+            let solved = match solve(&mut solver, &mut p) {
+                Ok(s) => s,
+                Err(e) => {
+                    let refused =
+                        refusal(e).with_context(|| format!("{} on {name}", spec.label()))?;
+                    head.extend(["–", "–", "–", "–", "refused", "–", "–", "–"].map(String::from));
+                    return Ok((head, Some(refused)));
+                }
+            };
             if pass == 0 {
-                stats = s;
-                times.push(ms);
-                checks.push(check);
+                (stats, residual) = (solved.stats, check_residual(&mut p));
+                times.push(solved.ms);
+                checks.push(solved.check_ms);
             } else {
-                warm.push(ms);
+                warm.push(solved.ms);
             }
         }
     }
-    Ok(vec![
-        name.to_string(),
-        unknowns(problem).to_string(),
-        spec.label(),
+    head.extend([
         stats.iterations.to_string(),
         stats.outer_iterations.to_string(),
         format!("{:.2e}", stats.residual),
+        format!("{residual:.2e}"),
         (if stats.converged == 1 { "yes" } else { "NO" }).to_string(),
         format!("{:.2}", median(times)),
         format!("{:.2}", median(warm)),
         format!("{:.2}", median(checks)),
-    ])
+    ]);
+    Ok((head, None))
 }
 
-/// The `.fgprob` files of `dir`, sorted, parsed.
-fn load_dumps(dir: &Path) -> Result<Vec<(String, OwnedProblem)>> {
+/// The `.fgprob` files of `dir`, sorted, parsed (either kind).
+fn load_dumps(dir: &Path) -> Result<Vec<(String, DumpedProblem)>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .flatten()
@@ -250,8 +344,8 @@ fn load_dumps(dir: &Path) -> Result<Vec<(String, OwnedProblem)>> {
         .iter()
         .map(|f| {
             let bytes = std::fs::read(f).with_context(|| format!("reading {}", f.display()))?;
-            let p = OwnedProblem::parse_dump(&bytes)
-                .with_context(|| format!("parsing {}", f.display()))?;
+            let p =
+                DumpedProblem::parse(&bytes).with_context(|| format!("parsing {}", f.display()))?;
             let name = f
                 .file_name()
                 .unwrap_or_default()
@@ -262,18 +356,46 @@ fn load_dumps(dir: &Path) -> Result<Vec<(String, OwnedProblem)>> {
         .collect()
 }
 
-const COLD_COLUMNS: [&str; 10] = [
+const COLD_COLUMNS: [&str; 11] = [
     "problem",
     "unknowns",
     "solver",
     "iterations",
     "outer",
     "residual",
+    "check residual",
     "converged",
     "cold ms",
     "warm ms",
     "check ms",
 ];
+
+/// Adds the cold rows of every solver on every problem, and a note per distinct refusal.
+fn cold_rows(
+    t: &mut Table,
+    session: &Session,
+    a: &ProblemsArgs,
+    specs: &[SolverSpec],
+    problems: &[(String, DumpedProblem)],
+) -> Result<()> {
+    for spec in specs {
+        for (name, p) in problems {
+            let (row, refused) = cold_row(session, spec, name, p, a.repeats)?;
+            t.rows.push(row);
+            note_refusal(t, refused);
+        }
+    }
+    Ok(())
+}
+
+/// Notes `refused` (the host's message) under the table, once.
+fn note_refusal(t: &mut Table, refused: Option<String>) {
+    if let Some(line) = refused.map(|r| format!("refused: {r}")) {
+        if !t.notes.contains(&line) {
+            t.note(line);
+        }
+    }
+}
 
 /// Runs the benchmark.
 pub fn run(session: &Session, a: &ProblemsArgs) -> Result<()> {
@@ -282,7 +404,6 @@ pub fn run(session: &Session, a: &ProblemsArgs) -> Result<()> {
         Some(dir) if a.sequence => sequence(session, a, &load_dumps(dir)?, dir)?,
         Some(dir) => {
             let dumps = load_dumps(dir)?;
-            let lcp = dumps.iter().any(|(_, p)| p.lcp);
             let mut t = Table::new(
                 "problems_dumps",
                 format!(
@@ -292,11 +413,8 @@ pub fn run(session: &Session, a: &ProblemsArgs) -> Result<()> {
                 ),
                 &COLD_COLUMNS,
             );
-            for spec in solvers(session, a, lcp)? {
-                for (name, p) in &dumps {
-                    t.rows.push(cold_row(session, &spec, name, p, a.repeats)?);
-                }
-            }
+            let specs = solvers(session, a, Kinds::of(dumps.iter().map(|(_, p)| p)))?;
+            cold_rows(&mut t, session, a, &specs, &dumps)?;
             t
         }
         None => {
@@ -313,17 +431,19 @@ pub fn run(session: &Session, a: &ProblemsArgs) -> Result<()> {
             );
             let dims = a.sizes_2d.iter().map(|&n| [n, n, 1]);
             let dims: Vec<[usize; 3]> = dims.chain(a.sizes_3d.iter().map(|&n| [n, n, n])).collect();
-            let specs = solvers(session, a, a.scene == "lcp-container")?;
+            let kinds = Kinds {
+                lcp: a.scene == "lcp-container",
+                structured: true,
+                coupled: false,
+            };
+            let specs = solvers(session, a, kinds)?;
             for d in dims {
-                let problem = build(&a.scene, a.boundary, d)?;
+                let problem = DumpedProblem::Structured(build(&a.scene, a.boundary, d)?);
                 let name = match d[2] {
                     1 => format!("{}²", d[0]),
                     _ => format!("{}³", d[0]),
                 };
-                for spec in &specs {
-                    t.rows
-                        .push(cold_row(session, spec, &name, &problem, a.repeats)?);
-                }
+                cold_rows(&mut t, session, a, &specs, &[(name, problem)])?;
             }
             t
         }
@@ -332,11 +452,12 @@ pub fn run(session: &Session, a: &ProblemsArgs) -> Result<()> {
     Ok(())
 }
 
-/// One instance per solver through `dumps` in order, each from its stored initial guess.
+/// One instance per solver through `dumps` in order, each from its stored initial guess; the
+/// dumps of a kind the host refuses the solver for are counted, and the refusal noted.
 fn sequence(
     session: &Session,
     a: &ProblemsArgs,
-    dumps: &[(String, OwnedProblem)],
+    dumps: &[(String, DumpedProblem)],
     dir: &Path,
 ) -> Result<Table> {
     let mut t = Table::new(
@@ -352,31 +473,46 @@ fn sequence(
             "mean iterations",
             "max iterations",
             "not converged",
+            "refused",
+            "max check residual",
             "mean ms (check incl.)",
             "mean check ms",
         ],
     );
-    let lcp = dumps.iter().any(|(_, p)| p.lcp);
-    for spec in solvers(session, a, lcp)? {
+    for spec in solvers(session, a, Kinds::of(dumps.iter().map(|(_, p)| p)))? {
         let mut solver = instance(session, &spec)?;
         let (mut its, mut max_its, mut failed, mut ms, mut check) = (0u64, 0u32, 0, 0.0, 0.0);
+        let (mut solved, mut refused, mut residual) = (0u32, 0u32, 0.0f64);
         for (name, p) in dumps {
             let mut p = p.clone();
-            let (s, m, c) = solve(&mut solver, &mut p)
-                .with_context(|| format!("{} on {name}", spec.label()))?;
-            its += u64::from(s.iterations);
-            max_its = max_its.max(s.iterations);
-            failed += usize::from(s.converged == 0);
-            (ms, check) = (ms + m, check + c);
+            let s = match solve(&mut solver, &mut p) {
+                Ok(s) => s,
+                Err(e) => {
+                    let why = refusal(e).with_context(|| format!("{} on {name}", spec.label()))?;
+                    note_refusal(&mut t, Some(why));
+                    refused += 1;
+                    continue;
+                }
+            };
+            solved += 1;
+            its += u64::from(s.stats.iterations);
+            max_its = max_its.max(s.stats.iterations);
+            failed += usize::from(s.stats.converged == 0);
+            (ms, check) = (ms + s.ms, check + s.check_ms);
+            residual = residual.max(check_residual(&mut p));
         }
-        let n = dumps.len() as f64;
+        // over the solved dumps ("–" when the solver was refused every one)
+        let solved_only = |cell: String| if solved == 0 { "–".into() } else { cell };
+        let n = f64::from(solved);
         t.row([
             spec.label(),
-            format!("{:.1}", its as f64 / n),
-            max_its.to_string(),
+            solved_only(format!("{:.1}", its as f64 / n)),
+            solved_only(max_its.to_string()),
             failed.to_string(),
-            format!("{:.2}", ms / n),
-            format!("{:.2}", check / n),
+            refused.to_string(),
+            solved_only(format!("{residual:.2e}")),
+            solved_only(format!("{:.2}", ms / n)),
+            solved_only(format!("{:.2}", check / n)),
         ]);
     }
     Ok(t)

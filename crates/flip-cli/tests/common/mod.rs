@@ -26,6 +26,19 @@ pub fn flipgraph(args: &[&str]) -> Output {
         .expect("flipgraph runs")
 }
 
+/// A folder holding the faulty test plugin under a plugin's file name (its `faulty/...`
+/// solvers load with `--plugin-dir`).
+pub fn faulty_plugin_dir() -> tempfile::TempDir {
+    let lib = |name: &str| {
+        let (prefix, suffix) = (std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+        format!("{prefix}{name}{suffix}")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = deps_dir().join(lib("fixture_faulty"));
+    std::fs::copy(faulty, dir.path().join(lib("flipgraph_faulty"))).unwrap();
+    dir
+}
+
 /// A process's stdout and stderr together.
 pub fn text(o: &Output) -> String {
     format!(
