@@ -43,6 +43,20 @@ impl DumpedProblem {
         }
     }
 
+    /// The structured problem (a coupled one's grid).
+    pub fn grid(&self) -> &OwnedProblem {
+        match self {
+            Self::Structured(p) | Self::Coupled(p, _) => p,
+        }
+    }
+
+    /// The structured problem, mutable (a coupled one's grid).
+    pub fn grid_mut(&mut self) -> &mut OwnedProblem {
+        match self {
+            Self::Structured(p) | Self::Coupled(p, _) => p,
+        }
+    }
+
     /// Parses a dump of either kind.
     ///
     /// # Errors

@@ -151,7 +151,7 @@ struct Kinds {
 impl Kinds {
     fn of<'a>(problems: impl IntoIterator<Item = &'a DumpedProblem>) -> Self {
         problems.into_iter().fold(Self::default(), |k, p| Self {
-            lcp: k.lcp || grid(p).lcp,
+            lcp: k.lcp || p.grid().lcp,
             structured: k.structured || matches!(p, DumpedProblem::Structured(_)),
             coupled: k.coupled || matches!(p, DumpedProblem::Coupled(..)),
         })
@@ -194,13 +194,6 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn instance(session: &Session, spec: &SolverSpec) -> Result<SolverInstance> {
     let (plugin, info) = session.plugins.find(&spec.name)?;
     Ok(SolverInstance::create(plugin, &info.name, &spec.params)?)
-}
-
-/// The structured problem of `problem` (a coupled one's grid).
-fn grid(problem: &DumpedProblem) -> &OwnedProblem {
-    match problem {
-        DumpedProblem::Structured(p) | DumpedProblem::Coupled(p, _) => p,
-    }
 }
 
 /// The coupled problem of `grid` and `bodies`, as the pressure node hands it to a plugin.
@@ -262,7 +255,7 @@ fn refusal(e: anyhow::Error) -> Result<String> {
 
 /// The cells of `problem` that are unknowns.
 fn unknowns(problem: &DumpedProblem) -> usize {
-    let kinds: &[u8] = &grid(problem).cell_kind;
+    let kinds: &[u8] = &problem.grid().cell_kind;
     kinds.iter().filter(|&&k| k == flip_abi::CELL_FLUID).count()
 }
 
@@ -295,8 +288,7 @@ fn cold_row(
         let mut solver = instance(session, spec)?;
         for pass in 0..2 {
             let mut p = problem.clone();
-            let (DumpedProblem::Structured(g) | DumpedProblem::Coupled(g, _)) = &mut p;
-            g.pressure.fill(0.0);
+            p.grid_mut().pressure.fill(0.0);
             let solved = match solve(&mut solver, &mut p) {
                 Ok(s) => s,
                 Err(e) => {

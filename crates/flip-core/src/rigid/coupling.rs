@@ -23,6 +23,7 @@ use crate::mac::MacGrid;
 use flip_abi::CELL_FLUID;
 use flip_sdk::coupled::invert;
 use flip_sdk::{BodyTerms, OwnedBodyTerms, OwnedProblem};
+use std::collections::BTreeMap;
 
 /// One column of `J`: the unknown cells a degree of freedom moves liquid out of, and how much.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -118,30 +119,16 @@ impl Coupling {
     /// The terms of the bodies' columns and blocks, each body's columns times its pinning
     /// projection where `pins` has rows for it.
     fn pinned_terms(&self, pins: &[Vec<Twist>]) -> OwnedBodyTerms {
-        let k = self.dofs.len();
-        let mut terms = OwnedBodyTerms::new(k);
+        let mut terms = OwnedBodyTerms::new(self.dofs.len());
         for (b, (columns, weight)) in self.blocks.iter().enumerate() {
             match pins.get(b).filter(|rows| !rows.is_empty()) {
-                None => {
-                    for c in columns {
-                        terms.push_column(c.cells.iter().copied().zip(c.values.iter().copied()));
-                    }
-                }
+                None => (columns.iter()).for_each(|c| {
+                    terms.push_column(c.cells.iter().copied().zip(c.values.iter().copied()))
+                }),
                 Some(rows) => {
                     let p = pinning(rows, self.dofs, weight);
-                    for d in 0..k {
-                        let mut combined: std::collections::BTreeMap<usize, f64> =
-                            Default::default();
-                        for (e, c) in columns.iter().enumerate() {
-                            let w = p[e * k + d];
-                            if w != 0.0 {
-                                for (&cell, &v) in c.cells.iter().zip(&c.values) {
-                                    *combined.entry(cell).or_default() += w * v;
-                                }
-                            }
-                        }
-                        terms.push_column(combined);
-                    }
+                    (0..self.dofs.len())
+                        .for_each(|d| terms.push_column(projected_column(columns, &p, d)));
                 }
             }
             terms.weight.extend_from_slice(weight);
@@ -200,6 +187,22 @@ impl Coupling {
             })
             .collect()
     }
+}
+
+/// Column `d` of `J P`: `Σ_e J_e P[e][d]` over a body's columns `J_e` (`p` row-major, `k × k`).
+fn projected_column(columns: &[Column], p: &[f64], d: usize) -> BTreeMap<usize, f64> {
+    let k = columns.len();
+    let mut combined = BTreeMap::new();
+    for (e, c) in columns.iter().enumerate() {
+        let w = p[e * k + d];
+        if w == 0.0 {
+            continue;
+        }
+        for (&cell, &v) in c.cells.iter().zip(&c.values) {
+            *combined.entry(cell).or_default() += w * v;
+        }
+    }
+    combined
 }
 
 /// `body`'s mass matrix on `dofs`: the mass on the velocities, the inertia tensor in world

@@ -12,7 +12,7 @@
 
 use super::body::{BodyShape, BodyState, RigidBody, Twist};
 use crate::solids::Solids;
-use glam::{DVec3, Vec3};
+use glam::DVec3;
 
 /// How close (cells) a body's point must come to a static solid to touch it: rapier lets
 /// bodies sink into one by a hundredth of a cell, and a body about to land is in contact too.
@@ -24,12 +24,11 @@ pub fn contact_rows(scene: &Solids, body: &RigidBody) -> Vec<Twist> {
     let dx = f64::from(scene.spec.dx);
     let s = &body.state;
     let centre = DVec3::from_array(s.position);
-    let at = |p: DVec3| Vec3::new(p.x as f32, p.y as f32, p.z as f32);
     support_points(scene, body)
         .into_iter()
-        .filter(|&p| f64::from(scene.distance(at(p))) < TOUCHING * dx)
+        .filter(|&p| f64::from(scene.distance(p.as_vec3())) < TOUCHING * dx)
         .filter_map(|p| {
-            let n = scene.normal(at(p)).as_dvec3();
+            let n = scene.normal(p.as_vec3()).as_dvec3();
             (n != DVec3::ZERO).then(|| {
                 let rn = (p - centre).cross(n);
                 [n.x, n.y, n.z, rn.x, rn.y, rn.z]
@@ -59,8 +58,7 @@ fn support_points(scene: &Solids, body: &RigidBody) -> Vec<DVec3> {
             out
         }
         BodyShape::Disc { radius } | BodyShape::Sphere { radius } => {
-            let c = Vec3::new(centre.x as f32, centre.y as f32, centre.z as f32);
-            let n = scene.normal(c).as_dvec3();
+            let n = scene.normal(centre.as_vec3()).as_dvec3();
             vec![centre - *radius * n]
         }
         BodyShape::Mesh(mesh) => (mesh.vertices().iter())

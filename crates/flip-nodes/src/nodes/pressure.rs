@@ -151,8 +151,10 @@ impl Node for PressureSolve {
             (None, Some(c)) => {
                 let b = bodies.as_deref().expect("coupled with bodies");
                 bodies::solve_resting(sys, c, b, &mut self.solvers, &limits).map(
-                    |(stats, solved, flags)| {
-                        coupling = Some(solved);
+                    |(stats, pinned, flags)| {
+                        if pinned.is_some() {
+                            coupling = pinned;
+                        }
                         resting = flags;
                         stats
                     },

@@ -19,10 +19,10 @@ pub(super) fn solve_coupled(
     sys: &mut PressureSystem,
     coupling: &Coupling,
     solvers: &mut Solvers,
-    limits: SolveLimits,
+    limits: &SolveLimits,
 ) -> Result<SolveStats, NodeError> {
     let terms = coupling.terms();
-    solvers.solve_with(limits, |s| {
+    solvers.solve_with(limits.clone(), |s| {
         let mut problem = CoupledProblem {
             grid: sys.problem.view(),
             bodies: terms.view(),
@@ -35,23 +35,27 @@ pub(super) fn solve_coupled(
 /// their contacts with static solids, then checks that guess of the active set: a body is
 /// pinned where the unpinned response to the solved pressure, `C Jᵀ p`, drives it into a solid
 /// it touches. Where the guess was wrong the system is solved again from that pressure with the
-/// checked set (one active-set step). Returns the stats (iterations of every solve), the
-/// coupling solved last and each body's resting flag for the next solve.
+/// checked set (one active-set step). Returns the stats (iterations of every solve), the pinned
+/// coupling solved last (none when no body was pinned) and each body's resting flag for the
+/// next solve.
 pub(super) fn solve_resting(
     sys: &mut PressureSystem,
     coupling: &Coupling,
     bodies: &Bodies,
     solvers: &mut Solvers,
     limits: &SolveLimits,
-) -> Result<(SolveStats, Coupling, Vec<bool>), NodeError> {
+) -> Result<(SolveStats, Option<Coupling>, Vec<bool>), NodeError> {
     let guess: Vec<Vec<Twist>> = (bodies.contacts.iter().enumerate())
         .map(|(b, rows)| match bodies.resting.get(b) {
             Some(true) => rows.clone(),
             _ => vec![],
         })
         .collect();
-    let mut solved = coupling.pinned(&guess);
-    let mut stats = solve_coupled(sys, &solved, solvers, limits.clone())?;
+    let pinned = |pins: &[Vec<Twist>]| {
+        (pins.iter().any(|rows| !rows.is_empty())).then(|| coupling.pinned(pins))
+    };
+    let mut solved = pinned(&guess);
+    let mut stats = solve_coupled(sys, solved.as_ref().unwrap_or(coupling), solvers, limits)?;
     let free = coupling.velocity_change(&sys.pressure);
     let checked: Vec<Vec<Twist>> = (bodies.contacts.iter().zip(&bodies.end).zip(&free))
         .map(|((rows, end), dv)| resting::pushed_in(rows, end, dv))
@@ -59,9 +63,9 @@ pub(super) fn solve_resting(
     let resting: Vec<bool> = checked.iter().map(|rows| !rows.is_empty()).collect();
     let guessed = guess.iter().map(|rows| !rows.is_empty());
     if guessed.ne(resting.iter().copied()) {
-        solved = coupling.pinned(&checked);
+        solved = pinned(&checked);
         let first = stats;
-        stats = solve_coupled(sys, &solved, solvers, limits.clone())?;
+        stats = solve_coupled(sys, solved.as_ref().unwrap_or(coupling), solvers, limits)?;
         stats.iterations += first.iterations;
         stats.outer_iterations += first.outer_iterations;
         stats.initial_residual = first.initial_residual;
