@@ -46,7 +46,7 @@ fn foot(pos: &[Vec3], axis: Vec2, dx: f32) -> Option<Vec2> {
     (!above.is_empty()).then(|| above.iter().sum::<Vec2>() / above.len() as f32)
 }
 
-/// How the foot went round from 1.5 s to 2.5 s (the rope reaches the floor after 0.3 s and
+/// How the foot went round from 1.5 s to 2.5 s (the rope reaches the floor after about 0.5 s and
 /// settles into coiling within about a second): the turns (signed, positive anticlockwise seen
 /// from above), the share of frames in which it turned the majority's way, and its mean
 /// distance from the axis in cells.
