@@ -46,73 +46,95 @@ fn foot(pos: &[Vec3], axis: Vec2, dx: f32) -> Option<Vec2> {
     (!above.is_empty()).then(|| above.iter().sum::<Vec2>() / above.len() as f32)
 }
 
-/// How the foot went round from 1.5 s to 2.5 s (the rope reaches the floor after about 0.5 s and
-/// settles into coiling within about a second): the turns (signed, positive anticlockwise seen
-/// from above), the share of frames in which it turned the majority's way, and its mean
-/// distance from the axis in cells.
-fn coiling(nu: f64) -> (f32, f32, f32) {
-    let doc = pour(nu);
-    let dx = doc.settings.cell_size;
-    let [ni, _, nk] = doc.settings.grid;
-    let axis = Vec2::new(ni as f32, nk as f32) * 0.5 * dx;
-    let registry = registry();
-    let (mut sim, _out) = simulation(&doc, &registry);
-    let mut feet = Vec::new();
-    for frame in 1..=(2.5 * FPS) as u32 {
-        sim.advance_frame().expect("frame");
-        if frame as f32 > 1.5 * FPS {
-            let ps = sim.particles().expect("particles");
-            feet.push(foot(&ps.pos, axis, dx));
+/// How the rope's foot went round from 1.5 s to 2.5 s (the rope reaches the floor after about
+/// 0.5 s and settles into coiling within about a second).
+struct Coiling {
+    /// Turns about the axis, signed (positive anticlockwise seen from above).
+    turns: f32,
+    /// Share of the frames in which the foot turned the majority's way (a frame without a rope
+    /// above the pile counts against it).
+    steady: f32,
+    /// Mean distance of the foot from the axis, in cells.
+    offset: f32,
+}
+
+impl Coiling {
+    /// Follows the foot of the shipped pour with viscosity `nu` about its source's axis.
+    fn of_pour(nu: f64) -> Self {
+        let doc = pour(nu);
+        let dx = doc.settings.cell_size;
+        let axis = source_axis(&doc);
+        let registry = registry();
+        let (mut sim, _out) = simulation(&doc, &registry);
+        let mut feet = Vec::new();
+        for frame in 1..=(2.5 * FPS) as u32 {
+            sim.advance_frame().expect("frame");
+            if frame as f32 > 1.5 * FPS {
+                let ps = sim.particles().expect("particles");
+                feet.push(foot(&ps.pos, axis, dx));
+            }
+        }
+        // seen from above (+y), x towards z is clockwise
+        let angle = |v: &Vec2| -v.y.atan2(v.x);
+        let steps: Vec<f32> = feet
+            .windows(2)
+            .filter_map(|w| {
+                let d = angle(w[1].as_ref()?) - angle(w[0].as_ref()?);
+                Some((d + PI).rem_euclid(TAU) - PI)
+            })
+            .collect();
+        let turns = steps.iter().sum::<f32>() / TAU;
+        let along = steps
+            .iter()
+            .filter(|d| d.signum() == turns.signum())
+            .count();
+        let seen: Vec<f32> = feet.iter().flatten().map(|f| f.length() / dx).collect();
+        Self {
+            turns,
+            steady: along as f32 / (feet.len() - 1) as f32,
+            offset: seen.iter().sum::<f32>() / seen.len().max(1) as f32,
         }
     }
-    // seen from above (+y), x towards z is clockwise
-    let angle = |v: &Vec2| -v.y.atan2(v.x);
-    let steps: Vec<f32> = feet
-        .windows(2)
-        .filter_map(|w| {
-            let d = angle(w[1].as_ref()?) - angle(w[0].as_ref()?);
-            Some((d + PI).rem_euclid(TAU) - PI)
-        })
-        .collect();
-    let turns = steps.iter().sum::<f32>() / TAU;
-    let along = steps
-        .iter()
-        .filter(|d| d.signum() == turns.signum())
-        .count();
-    // a frame without a rope above the pile counts as one against coiling
-    let steady = along as f32 / (feet.len() - 1) as f32;
-    let seen: Vec<f32> = feet.iter().flatten().map(|f| f.length() / dx).collect();
-    let offset = seen.iter().sum::<f32>() / seen.len().max(1) as f32;
-    (turns, steady, offset)
+
+    /// Whether the foot coiled: half a cell or more off the axis on average (the rope
+    /// buckled), and one and a half turns or more round it in the second (measured: 2.3 to 4.5
+    /// with seeds 1 to 3; a rope that buckles may also fold back and forth in a plane for a
+    /// while, which turns it nowhere).
+    fn coiled(&self) -> bool {
+        self.turns.abs() >= 1.5 && self.offset >= 0.5
+    }
+
+    fn report(&self, liquid: &str) -> String {
+        format!(
+            "{liquid}: the foot turned {:+.2} times from 1.5 s to 2.5 s, {:.0} % of the frames \
+             the same way, {:.2} cells off the axis",
+            self.turns,
+            100.0 * self.steady,
+            self.offset
+        )
+    }
 }
 
-/// Whether the foot coiled: half a cell or more off the axis on average (the rope buckled), and
-/// one and a half turns or more round it in the second (measured: 2.3 to 4.5 with seeds 1 to
-/// 3; a rope that buckles may also fold back and forth in a plane for a while, which turns
-/// it nowhere).
-fn coiled((turns, _, offset): (f32, f32, f32)) -> bool {
-    turns.abs() >= 1.5 && offset >= 0.5
-}
-
-fn report(liquid: &str, (turns, steady, offset): (f32, f32, f32)) -> String {
-    format!(
-        "{liquid}: the foot turned {turns:+.2} times from 1.5 s to 2.5 s, {:.0} % of the frames \
-         the same way, {offset:.2} cells off the axis",
-        100.0 * steady
-    )
+/// The vertical axis through the centre of the graph's source (x, z).
+fn source_axis(doc: &GraphDoc) -> Vec2 {
+    let source = doc.nodes.iter().find(|n| n.id == "source").expect("source");
+    match source.params.get("center") {
+        Some(Vector(c)) => Vec2::new(c[0] as f32, c[2] as f32),
+        other => panic!("the source's centre is {other:?}"),
+    }
 }
 
 #[test]
 fn a_rope_of_honey_coils_where_it_meets_its_pile() {
-    let honey = coiling(0.1);
-    eprintln!("{}", report("honey (0.1 m²/s)", honey));
-    assert!(coiled(honey), "did not coil: {}", report("honey", honey));
+    let honey = Coiling::of_pour(0.1);
+    eprintln!("{}", honey.report("honey (0.1 m²/s)"));
+    assert!(honey.coiled(), "did not coil: {}", honey.report("honey"));
 }
 
 #[test]
 fn a_thin_liquid_poured_the_same_way_does_not_coil() {
     // a hundred times thinner: the jet lands and spreads without buckling
-    let thin = coiling(1e-3);
-    eprintln!("{}", report("thin (1e-3 m²/s)", thin));
-    assert!(!coiled(thin), "coiled: {}", report("thin", thin));
+    let thin = Coiling::of_pour(1e-3);
+    eprintln!("{}", thin.report("thin (1e-3 m²/s)"));
+    assert!(!thin.coiled(), "coiled: {}", thin.report("thin"));
 }
