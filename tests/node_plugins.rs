@@ -215,6 +215,7 @@ fn eval_velocity(
         frame: 0,
         substep: 0,
         frame_end: false,
+        paired: false,
         out_dir: tmp.path().into(),
         cancel: Arc::new(AtomicBool::new(false)),
         window: None,

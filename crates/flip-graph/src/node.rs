@@ -42,6 +42,9 @@ pub struct EvalCtx {
     pub substep: u32,
     /// Whether this substep ends the frame (output nodes write then).
     pub frame_end: bool,
+    /// Whether substeps come in pairs of equal length (a node of the graph asks for it,
+    /// [`Node::pairs_substeps`]); `substep` is even in the first of a pair.
+    pub paired: bool,
     /// Output folder.
     pub out_dir: PathBuf,
     /// Set when the run is asked to stop (SIGINT, the editor's Stop): long work (pressure
@@ -50,6 +53,19 @@ pub struct EvalCtx {
     /// In a decomposed run (`run --mpi`), this rank's window; `grid` is then the window's grid
     /// and positions are in window coordinates.
     pub window: Option<Arc<crate::window::Window>>,
+}
+
+impl EvalCtx {
+    /// How long forces (and viscosity) act in this substep: `dt`; with paired substeps
+    /// (advection–reflection, [`Node::pairs_substeps`]) nothing in the first of a pair, which
+    /// only advects and reflects its projection, and the whole pair (`2·dt`) in the second.
+    pub fn force_dt(&self) -> Option<f32> {
+        match (self.paired, self.substep % 2) {
+            (false, _) => Some(self.dt),
+            (true, 0) => None,
+            (true, _) => Some(2.0 * self.dt),
+        }
+    }
 }
 
 /// Why a node failed.
@@ -304,6 +320,12 @@ pub trait Node: Send {
     /// most one cell per substep (a thin moving wall must not skip over liquid).
     fn solid_speed_hint(&self) -> f32 {
         0.0
+    }
+
+    /// Whether this node needs the substeps in pairs of equal length, a frame always ending on
+    /// the second of a pair (advection–reflection's two half steps, `reflect`).
+    fn pairs_substeps(&self) -> bool {
+        false
     }
 
     /// Whether this node runs in a decomposed run's window, and how far (cells) a wrong value

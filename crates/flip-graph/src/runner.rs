@@ -22,6 +22,8 @@ mod cancel;
 pub mod checkpoint;
 mod dataflow;
 mod instantiate;
+#[cfg(test)]
+mod pairing_tests;
 mod state_check;
 mod windowed;
 use dataflow::Dataflow;
@@ -259,7 +261,9 @@ impl Simulation {
     }
 
     /// Simulates one frame: substeps of `cfl·dx / v_max` (at least `1/(fps·max_substeps)`, or
-    /// `fixed_dt`) until the frame's time is covered.
+    /// `fixed_dt`) until the frame's time is covered. When a node pairs substeps
+    /// ([`Node::pairs_substeps`]), they come in pairs of equal length and the frame ends on the
+    /// second of a pair.
     ///
     /// # Errors
     /// A failing node or a blow-up; the frame is abandoned.
@@ -267,22 +271,20 @@ impl Simulation {
         // Frame time is summed in f64: an f32 sum stops advancing once dt falls below its
         // rounding step, and the frame would never end.
         let frame_dt = 1.0 / f64::from(self.settings.fps);
-        let min_dt = frame_dt / f64::from(self.settings.max_substeps);
+        let paired = self.paired();
         let (mut t, mut reports) = (0.0f64, Vec::new());
+        let mut second_half = None;
         for substep in 0.. {
             let remaining = frame_dt - t;
-            let mut dt = if self.settings.fixed_dt > 0.0 {
-                f64::from(self.settings.fixed_dt)
-            } else {
-                let v = f64::from(self.global_max(self.speed_bound()));
-                let cfl = f64::from(self.settings.cfl * self.settings.cell_size) / v.max(1e-6);
-                cfl.min(self.solid_step()).max(min_dt)
+            let dt = match second_half.take() {
+                Some(first) => fit(first, remaining, t),
+                None if paired => {
+                    let first = 0.5 * fit(2.0 * self.substep_bound(frame_dt), remaining, t);
+                    second_half = Some(first);
+                    first
+                }
+                None => fit(self.substep_bound(frame_dt), remaining, t),
             };
-            // Don't leave a sliver: finish the frame if less than half a step would remain, or
-            // if the step would not move the frame time at all.
-            if dt >= remaining || remaining - dt < 0.5 * dt.min(remaining) || t + dt <= t {
-                dt = remaining;
-            }
             let frame_end = dt >= remaining;
             reports.push(self.substep(dt as f32, substep, frame_end)?);
             t += dt;
@@ -292,6 +294,23 @@ impl Simulation {
         }
         self.frame += 1;
         Ok(reports)
+    }
+
+    /// Whether a node asks for the substeps in pairs ([`Node::pairs_substeps`]).
+    fn paired(&self) -> bool {
+        self.nodes.iter().any(|n| n.pairs_substeps())
+    }
+
+    /// The next substep's length before it is fitted to the frame: `fixed_dt`, or the CFL
+    /// step (no longer than a moving solid allows, no shorter than `1/(fps·max_substeps)`).
+    fn substep_bound(&self, frame_dt: f64) -> f64 {
+        if self.settings.fixed_dt > 0.0 {
+            return f64::from(self.settings.fixed_dt);
+        }
+        let min_dt = frame_dt / f64::from(self.settings.max_substeps);
+        let v = f64::from(self.global_max(self.speed_bound()));
+        let cfl = f64::from(self.settings.cfl * self.settings.cell_size) / v.max(1e-6);
+        cfl.min(self.solid_step()).max(min_dt)
     }
 
     /// Longest substep in which no moving solid travels more than one cell.
@@ -355,6 +374,7 @@ impl Simulation {
             frame: self.frame,
             substep,
             frame_end,
+            paired: self.paired(),
             out_dir: self.out_dir.clone(),
             cancel: self.cancel.clone(),
             window: self.window.clone(),
@@ -397,5 +417,16 @@ impl Simulation {
         report.state_check = check.elapsed();
         report.wall = start.elapsed();
         Ok(report)
+    }
+}
+
+/// `dt` fitted to a frame with `remaining` seconds left at frame time `t`: the rest of the frame
+/// when less than half a step would remain (no sliver), or when the step would not move the
+/// frame time at all.
+fn fit(dt: f64, remaining: f64, t: f64) -> f64 {
+    if dt >= remaining || remaining - dt < 0.5 * dt.min(remaining) || t + dt <= t {
+        remaining
+    } else {
+        dt
     }
 }

@@ -28,6 +28,7 @@ pub mod p2g;
 pub mod particle_viscosity;
 pub mod plugin_node;
 pub mod pressure;
+pub mod reflect;
 pub mod reseed;
 pub mod rigid_bodies;
 pub mod sink;

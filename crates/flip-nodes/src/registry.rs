@@ -23,6 +23,7 @@ impl NodePack for BuiltinNodes {
         r.register(nodes::level_set::kind())?;
         r.register(nodes::extrapolate::kind())?;
         r.register(nodes::pressure::kind(self.plugins.clone()))?;
+        r.register(nodes::reflect::kind())?;
         r.register(nodes::viscosity::kind(self.plugins.clone()))?;
         r.register(nodes::particle_viscosity::kind())?;
         r.register(nodes::cooling::kind())?;
@@ -165,6 +166,7 @@ mod tests {
                 "p2g",
                 "level_set",
                 "pressure",
+                "reflect",
                 "viscosity",
                 "volume_correction"
             ]

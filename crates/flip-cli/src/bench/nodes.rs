@@ -108,6 +108,7 @@ fn measure(session: &Session, a: &NodesArgs, n: usize) -> Result<[(f64, f64); 3]
         frame: 0,
         substep: 0,
         frame_end: false,
+        paired: false,
         out_dir: out.clone(),
         cancel: Arc::new(AtomicBool::new(false)),
         window: None,

@@ -31,6 +31,10 @@ impl Node for Buoyancy {
         if let Some(t) = &temperature {
             check_grid("temperature", t, g)?;
         }
+        let Some(dt) = ctx.force_dt() else {
+            io.set("velocity", Value::shared(VELOCITY, field));
+            return Ok(());
+        };
         let f = Arc::make_mut(&mut field);
         let coefficients = (self.alpha, self.beta, self.ambient);
         add_buoyancy(
@@ -38,7 +42,7 @@ impl Node for Buoyancy {
             &density,
             temperature.as_deref(),
             coefficients,
-            ctx.dt,
+            dt,
         );
         io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())

@@ -21,10 +21,14 @@ impl Node for Gravity {
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
+        let Some(dt) = ctx.force_dt() else {
+            io.set("velocity", Value::shared(VELOCITY, field));
+            return Ok(());
+        };
         let f = Arc::make_mut(&mut field);
         let axes = if ctx.grid.is_2d() { 2 } else { 3 };
         for (a, comp) in f.vel.axes_mut().into_iter().enumerate().take(axes) {
-            let dv = self.g[a] * ctx.dt;
+            let dv = self.g[a] * dt;
             if dv != 0.0 {
                 comp.data.par_iter_mut().for_each(|u| *u += dv);
             }

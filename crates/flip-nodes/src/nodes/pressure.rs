@@ -95,7 +95,9 @@ impl Node for PressureSolve {
         let g = &ctx.grid;
         let ap = AssembleParams {
             density: ctx.settings.density,
-            dt: ctx.dt,
+            // pascals from the impulse over the time the forces acted: the pair of substeps
+            // when they are paired (advection–reflection), so frame ends read ρ·g·depth
+            dt: ctx.force_dt().unwrap_or(ctx.dt),
             separating: self.separating,
             geometry: self.geometry,
         };

@@ -60,6 +60,14 @@ impl Node for ViscositySolve {
         let solids = io.solids("solids")?;
         let nu_field = io.scalar_opt("viscosity")?;
         let g = &ctx.grid;
+        // With advection–reflection (`reflect`) viscosity acts once a pair of substeps, in the
+        // second, so that the first reflects only the projection of the advected velocity
+        // (viscosity would otherwise damp the expansion advection leaves in a rotating body,
+        // which the reflection then cannot give back).
+        let Some(dt) = ctx.force_dt() else {
+            io.set("velocity", Value::shared(VELOCITY, field));
+            return Ok(());
+        };
         if nu_field.is_none() && self.nu <= 0.0 {
             // off: the velocity passes through untouched (nothing to fill or scan)
             io.set("velocity", Value::shared(VELOCITY, field));
@@ -93,7 +101,7 @@ impl Node for ViscositySolve {
             nu: &self.nu_grid,
             walls: self.walls,
         };
-        assemble(g, &field.vel, &phi, &solids, liquid, ctx.dt, sys);
+        assemble(g, &field.vel, &phi, &solids, liquid, dt, sys);
         sys.csr.step = ctx.step;
         let assemble_ms = start.elapsed().as_secs_f64() * 1e3;
         let unknowns = sys.rows();

@@ -22,8 +22,10 @@ impl Node for Vorticity {
 
     fn eval(&mut self, ctx: &EvalCtx, io: &mut NodeIo) -> Result<(), NodeError> {
         let mut field = io.velocity("velocity")?;
-        let f = Arc::make_mut(&mut field);
-        vorticity_confinement(&ctx.grid, &mut f.vel, self.epsilon, ctx.dt);
+        if let Some(dt) = ctx.force_dt() {
+            let f = Arc::make_mut(&mut field);
+            vorticity_confinement(&ctx.grid, &mut f.vel, self.epsilon, dt);
+        }
         io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
     }

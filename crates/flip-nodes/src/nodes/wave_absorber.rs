@@ -38,8 +38,10 @@ impl Node for WaveAbsorber {
                     "a 2D graph has no z walls: absorb on x_min and x_max",
                 ));
             }
-            let f = Arc::make_mut(&mut field);
-            self.layers.apply(&ctx.grid, &mut f.vel, ctx.dt);
+            if let Some(dt) = ctx.force_dt() {
+                let f = Arc::make_mut(&mut field);
+                self.layers.apply(&ctx.grid, &mut f.vel, dt);
+            }
         }
         io.set("velocity", Value::shared(VELOCITY, field));
         Ok(())
