@@ -49,6 +49,21 @@ pub(crate) fn check_grid(
     )))
 }
 
+/// Refuses a velocity field of input `name` that is not on the simulation's MAC grid.
+pub(crate) fn check_velocity_grid(
+    name: &str,
+    field: &crate::kinds::VelocityField,
+    grid: &flip_core::GridSpec,
+) -> Result<(), flip_graph::NodeError> {
+    if flip_core::transfer::matches_spec(grid, &field.vel) {
+        return Ok(());
+    }
+    Err(flip_graph::NodeError::Failed(format!(
+        "input `{name}` is not on the grid's faces (its u component has {:?} faces)",
+        field.vel.u.dims()
+    )))
+}
+
 /// Where an output node writes: the folder named by parameter `folder` (relative to the run's
 /// output folder) and the file-name prefix named by `prefix`. The one home of the checks of
 /// the parameters that form output paths, made without creating anything:

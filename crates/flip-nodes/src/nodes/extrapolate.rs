@@ -1,6 +1,6 @@
 //! Velocity extrapolation into the air band, only on faces without a valid value
 //! (Karlsson §4.3).
-use super::common::spec;
+use super::common::{check_velocity_grid, spec};
 use crate::kinds::{TypedInputs, VelocityField, LEVEL_SET, SOLIDS, VELOCITY};
 use crate::params::Params;
 use crate::roles::{NodeRole, Traffic};
@@ -29,6 +29,7 @@ impl Node for Extrapolate {
             hold_solid_faces(solids, f);
         }
         if let Some(before) = io.velocity_opt("before")? {
+            check_velocity_grid("before", &before, &ctx.grid)?;
             extrapolate_change(&ctx.grid, f, &before, &phi, self.layers);
         }
         extrapolate(&ctx.grid, &mut f.vel, &mut f.valid, &phi, self.layers);
@@ -39,7 +40,8 @@ impl Node for Extrapolate {
 
 /// Fills the invalid faces where `before` is valid with `before` plus the change of the
 /// valid faces (`velocity − before`) extrapolated: a face the solve did not reach keeps its
-/// own velocity and takes the nearby change, rather than its neighbours' velocity.
+/// own velocity and takes the nearby change, rather than its neighbours' velocity. Both fields
+/// are on `grid`'s faces.
 fn extrapolate_change(
     grid: &flip_core::GridSpec,
     f: &mut VelocityField,
@@ -49,22 +51,18 @@ fn extrapolate_change(
 ) {
     let mut change = f.clone();
     for (c, b) in change.vel.axes_mut().into_iter().zip(before.vel.axes()) {
-        if c.len() == b.len() {
-            c.data.iter_mut().zip(&b.data).for_each(|(c, b)| *c -= b);
-        }
+        c.data.iter_mut().zip(&b.data).for_each(|(c, b)| *c -= b);
     }
     extrapolate(grid, &mut change.vel, &mut change.valid, phi, layers);
     let outs = f.vel.axes_mut().into_iter().zip(f.valid.axes_mut());
     let ins = change.vel.axes().into_iter().zip(change.valid.axes());
     let befores = before.vel.axes().into_iter().zip(before.valid.axes());
     for (((u, m), (d, dm)), (b, bm)) in outs.zip(ins).zip(befores) {
-        if u.len() != b.len() {
-            continue;
-        }
-        for i in 0..u.data.len() {
-            if m.data[i] == 0 && dm.data[i] != 0 && bm.data[i] != 0 {
-                u.data[i] = b.data[i] + d.data[i];
-                m.data[i] = 1;
+        let out = u.data.iter_mut().zip(m.data.iter_mut());
+        let known = d.data.iter().zip(&dm.data).zip(b.data.iter().zip(&bm.data));
+        for ((u, m), ((d, dm), (b, bm))) in out.zip(known) {
+            if *m == 0 && *dm != 0 && *bm != 0 {
+                (*u, *m) = (b + d, 1);
             }
         }
     }

@@ -4,7 +4,7 @@
 //! projected `P(ũ)`, while they still move through `P(ũ)`; the second is an ordinary step.
 //! The projection's energy loss (the part of `ũ` it removes) then becomes an energy-preserving
 //! reflection: a rigid rotation keeps its speed instead of losing `1 − cos(ω·dt)` a step.
-use super::common::spec;
+use super::common::{check_velocity_grid, spec};
 use crate::kinds::{TypedInputs, VelocityField, VELOCITY};
 use crate::roles::{MemoryModel, NodeRole, Traffic};
 use flip_graph::{EvalCtx, Node, NodeError, NodeIo, NodeKind, PortSpec, Value, WindowRefusal};
@@ -17,17 +17,17 @@ struct Reflect {
     spare: Option<Arc<VelocityField>>,
 }
 
-/// `û = 2·projected − before` on every face; validity as `projected`'s.
+/// `û = 2·projected − before` on every face; validity as `projected`'s. All three fields are on
+/// the same grid.
 fn reflect(projected: &VelocityField, before: &VelocityField, out: &mut VelocityField) {
     out.valid.clone_from(&projected.valid);
-    let (p, b) = (projected.vel.axes(), before.vel.axes());
-    for (a, o) in out.vel.axes_mut().into_iter().enumerate() {
-        o.clone_from(p[a]);
+    let fields = projected.vel.axes().into_iter().zip(before.vel.axes());
+    for (o, (p, b)) in out.vel.axes_mut().into_iter().zip(fields) {
         o.data
             .par_iter_mut()
-            .zip(b[a].data.par_iter())
+            .zip(p.data.par_iter().zip(b.data.par_iter()))
             .with_min_len(4096)
-            .for_each(|(u, &before)| *u = 2.0 * *u - before);
+            .for_each(|(u, (&p, &b))| *u = 2.0 * p - b);
     }
 }
 
@@ -47,14 +47,8 @@ impl Node for Reflect {
             io.set("velocity", Value::shared(VELOCITY, projected));
             return Ok(());
         }
-        if before.vel.u.dims() != projected.vel.u.dims()
-            || before.vel.v.dims() != projected.vel.v.dims()
-            || before.vel.w.dims() != projected.vel.w.dims()
-        {
-            return Err(NodeError::Failed(
-                "`before` and `velocity` are on different grids".into(),
-            ));
-        }
+        check_velocity_grid("velocity", &projected, &ctx.grid)?;
+        check_velocity_grid("before", &before, &ctx.grid)?;
         let mut field = match self.spare.take() {
             Some(f) if Arc::strong_count(&f) == 1 => f,
             _ => Arc::new(VelocityField::zeros(&ctx.grid)),
