@@ -1,7 +1,10 @@
 //! Shared helpers of the end-to-end tests: locating the built plugins, loading example
 //! graphs, and running them.
 
-use flip_graph::{GraphDoc, NodeRegistry, NodeStats, Simulation, StepReport};
+use flip_graph::{
+    EdgeDoc, Endpoint, GraphDoc, NodeDoc, NodeRegistry, NodeStats, ParamValue, Simulation,
+    StepReport,
+};
 use flip_host::{default_plugin_dirs, PluginSet};
 use flip_nodes::stats::SolveReport;
 use std::path::{Path, PathBuf};
@@ -99,6 +102,23 @@ pub fn set(doc: &mut GraphDoc, node: &str, param: &str, value: flip_graph::Param
         .unwrap_or_else(|| panic!("no node {node}"))
         .params
         .insert(param.into(), value);
+}
+
+/// `doc` with a `wave_absorber` node `absorber` (`params`, the rest at their defaults) on P2G's
+/// velocity before gravity, as `docs/guide/boundaries.md` wires it.
+pub fn with_wave_absorber(mut doc: GraphDoc, params: &[(&str, ParamValue)]) -> GraphDoc {
+    let mut absorber = NodeDoc::new("absorber", "wave_absorber");
+    for (param, value) in params {
+        absorber.params.insert((*param).into(), value.clone());
+    }
+    doc.nodes.push(absorber);
+    let edge = (doc.edges.iter_mut())
+        .find(|e| e.from == Endpoint::new("p2g", "velocity") && e.to.node == "gravity")
+        .expect("p2g wired to gravity");
+    edge.to = Endpoint::new("absorber", "velocity");
+    doc.edges
+        .push(EdgeDoc::new("absorber.velocity", "gravity.velocity"));
+    doc
 }
 
 /// Writes a copy of the hostile fixture with its mode marker patched to `mode`, named

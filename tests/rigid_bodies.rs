@@ -11,9 +11,9 @@
 use flip_core::measure::level_set_volume;
 use flip_core::rigid::{Bodies, BodyShape, BodyState, RigidBody};
 use flip_core::{Grid3, Particles};
-use flip_graph::{EdgeDoc, Endpoint, GraphDoc, NodeDoc, ParamValue::*, Simulation};
+use flip_graph::{GraphDoc, ParamValue::*, Simulation};
 use flip_nodes::kinds::{CarriedParticles, LEVEL_SET, SOLIDS};
-use flipgraph_tests::{graph, registry, set, simulation};
+use flipgraph_tests::{graph, registry, set, simulation, with_wave_absorber};
 
 const N: usize = 128;
 const DX: f64 = 1.0 / N as f64;
@@ -28,19 +28,6 @@ fn tank(bodies: &str) -> GraphDoc {
     set(&mut doc, "export", "ply", Bool(false));
     set(&mut doc, "export", "png", Bool(false));
     set(&mut doc, "fields", "every", Number(100000.0));
-    doc
-}
-
-/// `doc` with a `wave_absorber` on P2G's velocity before gravity (its defaults: layers 0.2 m
-/// wide on both side walls), the tank as part of a wide pond.
-fn with_absorbing_sides(mut doc: GraphDoc) -> GraphDoc {
-    doc.nodes.push(NodeDoc::new("absorber", "wave_absorber"));
-    let edge = (doc.edges.iter_mut())
-        .find(|e| e.from == Endpoint::new("p2g", "velocity") && e.to.node == "gravity")
-        .expect("p2g wired to gravity");
-    edge.to = Endpoint::new("absorber", "velocity");
-    doc.edges
-        .push(EdgeDoc::new("absorber.velocity", "gravity.velocity"));
     doc
 }
 
@@ -290,7 +277,7 @@ fn a_light_box_settles_half_submerged_in_the_tank_with_absorbing_sides() {
         last_half_second(&heights).1
     };
     let closed = two_seconds(light);
-    let absorbing = two_seconds_of(with_absorbing_sides(tank(light)));
+    let absorbing = two_seconds_of(with_wave_absorber(tank(light), &[]));
     let draft: Vec<f64> = (absorbing.open_level.iter().zip(&absorbing.bodies))
         .map(|(level, b)| (level - bottom(&b.bodies[0].state)) / H)
         .collect();

@@ -11,9 +11,9 @@
 
 use flip_core::rigid::{Bodies, BodyShape, BodyState, RigidBody};
 use flip_core::{Grid3, Particles};
-use flip_graph::{EdgeDoc, Endpoint, GraphDoc, NodeDoc, ParamValue::*, Simulation};
+use flip_graph::{GraphDoc, ParamValue::*, Simulation};
 use flip_nodes::kinds::{CarriedParticles, LEVEL_SET};
-use flipgraph_tests::{graph, registry, set, simulation};
+use flipgraph_tests::{graph, registry, set, simulation, with_wave_absorber};
 use glam::DVec3;
 
 const N: usize = 48;
@@ -50,19 +50,12 @@ fn pond(bodies: &str, columns: usize, width: f64) -> GraphDoc {
     for (param, v) in source {
         set(&mut doc, "source", param, Vector(v.to_vec()));
     }
-    let mut absorber = NodeDoc::new("absorber", "wave_absorber");
-    absorber.params.insert("width".into(), Number(width));
-    for side in ["z_min", "z_max"] {
-        absorber.params.insert(side.into(), Bool(true));
-    }
-    doc.nodes.push(absorber);
-    let edge = (doc.edges.iter_mut())
-        .find(|e| e.from == Endpoint::new("p2g", "velocity") && e.to.node == "gravity")
-        .expect("p2g wired to gravity");
-    edge.to = Endpoint::new("absorber", "velocity");
-    doc.edges
-        .push(EdgeDoc::new("absorber.velocity", "gravity.velocity"));
-    doc
+    let sides = [
+        ("width", Number(width)),
+        ("z_min", Bool(true)),
+        ("z_max", Bool(true)),
+    ];
+    with_wave_absorber(doc, &sides)
 }
 
 fn bodies(sim: &Simulation) -> std::sync::Arc<Bodies> {
