@@ -155,9 +155,10 @@ fn worst_overlaps(b: &Bodies, particles: &Particles) -> (f64, f64) {
     (liquid, solid)
 }
 
-/// The fraction of the body's volume below the height `level`.
-fn submerged(b: &RigidBody, s: &BodyState, level: f64) -> f64 {
-    let points = world(s, &local_points(b, false));
+/// The fraction of a body's volume (`lattice`, its points from [`local_points`]) below the
+/// height `level`, the body at `s`.
+fn submerged(lattice: &[DVec3], s: &BodyState, level: f64) -> f64 {
+    let points = world(s, lattice);
     points.iter().filter(|p| p.y < level).count() as f64 / points.len() as f64
 }
 
@@ -188,9 +189,26 @@ fn run_for(doc: &GraphDoc, secs: f64) -> Trace {
         worst_liquid: 0.0,
         worst_solid: 0.0,
     };
+    // the far field: columns near the front and back walls, away from the bodies
+    let w = doc.settings.grid[0];
+    let columns = [
+        (5, 5),
+        (w / 2, 5),
+        (w - 6, 5),
+        (5, w - 6),
+        (w / 2, w - 6),
+        (w - 6, w - 6),
+    ];
+    // each body's lattice in its own frame, made once
+    let mut lattices: Option<Vec<Vec<DVec3>>> = None;
     for _ in 0..frames {
         sim.advance_frame().expect("frame");
         let b = bodies(&sim);
+        let lattices = lattices.get_or_insert_with(|| {
+            (b.bodies.iter())
+                .map(|body| local_points(body, false))
+                .collect()
+        });
         let particles = sim.particles().expect("particles");
         let (liquid, solid) = worst_overlaps(&b, &particles);
         t.worst_liquid = t.worst_liquid.max(liquid);
@@ -200,24 +218,14 @@ fn run_for(doc: &GraphDoc, secs: f64) -> Trace {
             .filter(|v| v.kind() == LEVEL_SET)
             .and_then(|v| v.get::<Grid3<f32>>())
             .expect("level set probed");
-        // the far field: columns near the front and back walls, away from the bodies
-        let w = doc.settings.grid[0];
-        let columns = [
-            (5, 5),
-            (w / 2, 5),
-            (w - 6, 5),
-            (5, w - 6),
-            (w / 2, w - 6),
-            (w - 6, w - 6),
-        ];
         let level = columns
             .iter()
             .map(|&(i, k)| surface(phi, i, k))
             .sum::<f64>()
             / 6.0;
         t.submerged.push(
-            (b.bodies.iter().zip(&b.end))
-                .map(|(body, end)| submerged(body, end, level))
+            (lattices.iter().zip(&b.end))
+                .map(|(lattice, end)| submerged(lattice, end, level))
                 .collect(),
         );
         t.bodies.push((*b).clone());
