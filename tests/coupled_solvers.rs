@@ -1,8 +1,8 @@
 //! The coupled (rigid-body) problem kind through the plugins: a tank with floating, sinking and
 //! spinning bodies of mixed densities, assembled and coupled as the pressure node does it. Every
 //! bundled algorithm that lists the kind agrees with the exact (Woodbury over Cholesky) solve,
-//! in this process and isolated in a child process; MGPCG needs at most a few more iterations
-//! than on the same grid without the bodies' term; an algorithm that does not list the kind is
+//! in this process and isolated in a child process; MGPCG needs at most two more iterations
+//! in 3D than on the same grid without the bodies' term; an algorithm that does not list the kind is
 //! refused by name, and broken bodies' terms are refused before any plugin sees them. The
 //! pressure node's problem dumps of a shipped graph with bodies read back as the coupled kind.
 
@@ -205,12 +205,12 @@ fn iterative_coupled_solvers_agree_with_the_exact_solve_in_2d_and_3d() {
     }
 }
 
-/// CG on `A + J C Jᵀ` preconditioned by the V-cycle of `A` alone: the bodies' term has rank
-/// `columns` (3 per body in 2D, 6 in 3D), so in exact arithmetic CG needs at most that many
-/// iterations more than on `A` (the eigenvalues the term moves); a preconditioner that lost
-/// the V-cycle would need tens more. (Issue 39 targets +2; see the guide's cost table.)
+/// CG on `A + J C Jᵀ`: the bodies' term has rank `columns` (3 per body in 2D, 6 in 3D), and a
+/// V-cycle of `A` alone leaves CG up to an iteration per eigenvalue it moves (+5 here in 2D,
+/// +3 in 3D). The Galerkin correction in `span J` around the V-cycle (`outer::BodySpace`)
+/// brings 3D, the dimension of issue 39's target, within +2 (+1 here); in 2D it gains one.
 #[test]
-fn mgpcg_needs_at_most_one_more_iteration_per_body_degree_of_freedom() {
+fn mgpcg_needs_at_most_two_more_iterations_with_bodies_in_3d() {
     let set = plugins();
     for dims in [[61usize, 53, 1], [29, 27, 25]] {
         let (sys, coupling) = tank(dims, &mixed_bodies(dims[2] > 1));
@@ -223,8 +223,9 @@ fn mgpcg_needs_at_most_one_more_iteration_per_body_degree_of_freedom() {
             "{dims:?}: MGPCG {} iterations uncoupled, {} coupled ({columns} body degrees of freedom)",
             alone.iterations, coupled.iterations,
         );
+        let extra = if dims[2] > 1 { 2 } else { columns };
         assert!(
-            coupled.iterations <= alone.iterations + columns,
+            coupled.iterations <= alone.iterations + extra,
             "{dims:?}: {} coupled against {} uncoupled",
             coupled.iterations,
             alone.iterations

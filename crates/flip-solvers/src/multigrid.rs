@@ -59,6 +59,9 @@ mod transfer;
 
 #[cfg(test)]
 mod tests;
+/// Variational problems: agreement and iteration counts against the voxelized twins.
+#[cfg(test)]
+mod tests_coupled;
 /// Profiling tools (ignored tests).
 #[cfg(test)]
 mod tests_profile;
@@ -70,7 +73,8 @@ mod tests_scaling;
 /// Hierarchies shared between instances: results, verification, concurrency.
 #[cfg(test)]
 mod tests_shared;
-/// Variational problems: agreement and iteration counts against the voxelized twins.
+#[cfg(test)]
+mod tests_uniform;
 #[cfg(test)]
 mod tests_variational;
 

@@ -97,7 +97,7 @@ impl Hierarchy {
         if self.build.find_regions {
             self.build.regions.find(&self.levels[0]);
         }
-        self.levels[0].uniform = uniform;
+        self.levels[0].set_uniform(uniform);
         self.rebuild_from(1);
         true
     }

@@ -21,7 +21,7 @@ use flip_abi::{CELL_FLUID, CELL_SOLID};
 use rayon::prelude::*;
 
 mod rows;
-use rows::merge_uniform;
+mod uniform;
 pub(crate) use rows::{cs_rows, pack_row, ColourView, Neighbours, RowGeom};
 
 /// Dispatches a row kernel on `(THREE_D, UNI)`: `dispatch!(three_d, uni, f, [leading const
@@ -102,10 +102,14 @@ pub(crate) struct Level {
     pub spans: [Vec<(u32, u32)>; 2],
     /// Number of unknowns.
     pub unknowns: usize,
-    /// `Some(w)` when every pair of face-adjacent unknowns is coupled by the same `w` (the
-    /// host's unit stencil, also with penalty terms on the diagonal): kernels then compute
-    /// `Σ A[c][n] x[n]` as `w Σ x[n]` (non-unknowns hold `x = 0`) without reading couplings.
+    /// `Some(w)`: the coupling of the rows flagged in `uniform_rows`, each of whose unknowns is
+    /// coupled to every unknown neighbour by the same `w` (the host's unit stencil away from
+    /// variational faces and bodies, also with penalty terms on the diagonal). Their kernels
+    /// compute `Σ A[c][n] x[n]` as `w Σ x[n]` (non-unknowns hold `x = 0`) without reading
+    /// couplings (see [`Level::row_uniform`]).
     pub uniform: Option<f32>,
+    /// Per padded row: whether its kernels use `uniform`.
+    pub uniform_rows: Vec<bool>,
     /// Natural padded scratch row storage (interpolation source, restriction output).
     pub scratch: Vec<f32>,
 }
@@ -177,6 +181,7 @@ impl Level {
             spans: [vec![(0, 0); rows], vec![(0, 0); rows]],
             unknowns: 0,
             uniform: None,
+            uniform_rows: vec![false; rows],
             scratch: vec![0.0; n],
         }
     }
@@ -276,7 +281,8 @@ impl Level {
     /// Copies the natural matrix into the colour-split arrays and recomputes the spans. Entries
     /// outside the spans are zero: the old spans are cleared first (coefficients and `x`, `b`,
     /// `r`, `inv_norm`), so nothing stale survives a rebuild and the cost follows the number of
-    /// unknowns. `uniform`: the level's uniform coupling if already known (else computed).
+    /// unknowns. `uniform`: the level's uniform coupling if already known (else the uniform rows
+    /// are found).
     pub fn pack(&mut self, uniform: Option<Option<f32>>) {
         let (pi, half) = (self.pdims[0], self.half);
         let min = self.min_rows();
@@ -298,42 +304,9 @@ impl Level {
         self.cs = cs;
         self.spans = spans;
         self.unknowns = count;
-        self.uniform = match uniform {
-            Some(u) => u,
-            None => self.uniform_coupling(),
-        };
-    }
-
-    /// The common coupling of all face-adjacent unknown pairs, if there is one.
-    fn uniform_coupling(&self) -> Option<f32> {
-        let pi = self.pdims[0];
-        let axes = if self.three_d() { 3 } else { 2 };
-        let per_row = |pr: usize| -> Option<Option<f32>> {
-            let mut seen: Option<Option<f32>> = None;
-            for ip in 1..pi - 1 {
-                let c = pr * pi + ip;
-                if self.unk[c] == 0 {
-                    continue;
-                }
-                for a in 0..axes {
-                    let nb = c + self.stride[a];
-                    if nb < self.len() && self.unk[nb] != 0 {
-                        seen = merge_uniform(seen, Some(Some(self.off[c][a])));
-                        if seen == Some(None) {
-                            return seen;
-                        }
-                    }
-                }
-            }
-            seen
-        };
-        match (0..self.rows())
-            .into_par_iter()
-            .map(per_row)
-            .reduce(|| None, merge_uniform)
-        {
-            None => Some(0.0),
-            Some(w) => w,
+        match uniform {
+            Some(u) => self.set_uniform(u),
+            None => self.find_uniform_rows(),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
-use super::outer::{self, LowRank, Vectors};
+use super::outer::{self, BodySpace, LowRank, Vectors};
 use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::MultigridConfig;
@@ -68,10 +68,14 @@ impl MgPcgSolver {
     }
 }
 
-/// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle; level 0's `b` already holds
-/// `r`); returns `r · z`.
-fn precondition(h: &mut Hierarchy, v: &mut Vectors) -> f64 {
+/// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle, inside the bodies' `span J`
+/// correction when `space` is given; level 0's `b` already holds `r`); returns `r · z`.
+fn precondition(h: &mut Hierarchy, v: &mut Vectors, space: Option<&BodySpace<'_>>) -> f64 {
+    let pre = space.map(|s| s.pre_correct(&mut h.levels[0]));
     vcycle(h, 0, true, true);
+    if let (Some(s), Some(pre)) = (space, pre) {
+        s.post_correct(&mut h.levels[0], pre);
+    }
     if h.build.regions.any_singular() {
         let level = &mut h.levels[0];
         let mut x = [
@@ -92,15 +96,16 @@ fn precondition(h: &mut Hierarchy, v: &mut Vectors) -> f64 {
 /// whenever it has fallen by [`REPLACE`] since the last replacement (residual replacement,
 /// van der Vorst & Ye 2000), which keeps it accurate to f32 round-off of the current
 /// residual while the search direction carries on. With `bodies`, the operator is the coupled
-/// `A + J C Jᵀ` (the V-cycle of `A` preconditions it).
+/// `A + J C Jᵀ` (the V-cycle of `A` inside `space`'s correction preconditions it).
 fn cg(
     h: &mut Hierarchy,
     v: &mut Vectors,
     bodies: Option<&LowRank<'_>>,
+    space: Option<&BodySpace<'_>>,
     (mut res, bound, budget): (f64, f64, usize),
 ) -> usize {
     let mut reference = res;
-    let mut rz = precondition(h, v);
+    let mut rz = precondition(h, v, space);
     let mut dq = direction(h, v, bodies, 0.0);
     for it in 1..=budget {
         if !(dq > 0.0 && rz.is_finite()) || flip_sdk::cancelled() {
@@ -118,7 +123,7 @@ fn cg(
                 return it;
             }
         }
-        let rz_new = precondition(h, v);
+        let rz_new = precondition(h, v, space);
         let beta = rz_new / rz;
         rz = rz_new;
         dq = direction(h, v, bodies, beta);
@@ -152,6 +157,8 @@ fn solve_on(
     v.fit(&h.levels[0], true);
     let bodies = bodies.map(|b| LowRank::new(*b, &h.levels[0]));
     let bodies = bodies.as_ref();
+    let space = bodies.map(|b| BodySpace::new(b, &h.levels[0]));
+    let space = space.as_ref();
     let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);
     let bound = config.tolerance.bound(bnorm);
     let mut res = residual(h, v, bodies);
@@ -163,7 +170,7 @@ fn solve_on(
             break;
         }
         let budget = config.max_iterations - iterations;
-        let used = cg(h, v, bodies, (res, bound, budget));
+        let used = cg(h, v, bodies, space, (res, bound, budget));
         iterations += used.max(1);
         if h.build.regions.any_singular() {
             remove_mean(&h.build.regions, &h.levels[0], &mut v.p);
@@ -194,7 +201,8 @@ impl PressureSolver for MgPcgSolver {
     }
 
     /// MGPCG on `A + J C Jᵀ`: the same outer iteration with the bodies' term added through
-    /// `J`'s sparse columns ([`outer::LowRank`]), preconditioned by the V-cycle of `A`.
+    /// `J`'s sparse columns ([`outer::LowRank`]), preconditioned by the V-cycle of `A` inside
+    /// a Galerkin correction in `span J` ([`outer::BodySpace`]).
     fn solve_coupled(
         &mut self,
         problem: &mut flip_sdk::CoupledProblem<'_>,

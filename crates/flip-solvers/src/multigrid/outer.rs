@@ -15,8 +15,10 @@ use super::level::{dispatch, Level, Neighbours, RowGeom};
 use flip_sdk::{Problem, SolveError};
 use rayon::prelude::*;
 
+mod body_space;
 mod io;
 mod low_rank;
+pub(crate) use body_space::BodySpace;
 pub(crate) use io::{load, load_whole, store};
 pub(crate) use low_rank::LowRank;
 
@@ -94,7 +96,7 @@ fn offs(level: &Level, c: usize) -> [&[f32]; 3] {
 
 /// `r = b - A p` on unknowns (f64), written as f32 into `level.b`; returns `max |r|`.
 pub(crate) fn residual(level: &mut Level, v: &mut Vectors) -> f64 {
-    let (three_d, uni) = (level.three_d(), level.uniform.is_some());
+    let three_d = level.three_d();
     let w = f64::from(level.uniform.unwrap_or(0.0));
     let half = level.half;
     let min = level.min_rows();
@@ -114,6 +116,7 @@ pub(crate) fn residual(level: &mut Level, v: &mut Vectors) -> f64 {
                 let Some(g) = geom(lv, colour, pr) else {
                     return 0.0;
                 };
+                let uni = lv.row_uniform(pr);
                 let nb = Neighbours::new(&g, off_me, off_ot, &p[ot][..], three_d, uni);
                 let (bb, pp, dd) = (g.at(b, 0), g.at(&p[colour], 0), g.at(diag, 0));
                 let lb = &mut lb[g.lo..g.hi];
@@ -201,7 +204,7 @@ pub(crate) fn dot_rz(level: &Level, v: &mut Vectors) -> f64 {
 /// With `z = level.x`: `d = z + β d`, `q = A z + β q` (so `q = A d` without a second pass over
 /// `d`; `β = 0` starts a new direction); returns `d · q`.
 pub(crate) fn direction(level: &Level, v: &mut Vectors, beta: f64) -> f64 {
-    let (three_d, uni) = (level.three_d(), level.uniform.is_some());
+    let three_d = level.three_d();
     let w = f64::from(level.uniform.unwrap_or(0.0));
     let half = level.half;
     let min = level.min_rows();
@@ -223,6 +226,7 @@ pub(crate) fn direction(level: &Level, v: &mut Vectors, beta: f64) -> f64 {
                 let Some(g) = geom(level, colour, pr) else {
                     return;
                 };
+                let uni = level.row_uniform(pr);
                 let nb = Neighbours::new(&g, off_me, off_ot, &zo[..], three_d, uni);
                 let (zz, dd) = (g.at(z, 0), g.at(diag, 0));
                 let (d, q) = (&mut d[g.lo..g.hi], &mut q[g.lo..g.hi]);

@@ -3,7 +3,7 @@
 //! (see `level`) a half-sweep writes one colour's `x` while reading the other's, so rows run in
 //! parallel and each row is a vectorised loop over contiguous slices.
 
-use super::level::{dispatch, ColourView, Level, Neighbours, RowGeom};
+use super::level::{ColourView, Level, Neighbours, RowGeom};
 use crate::hierarchy::Smoother;
 use rayon::prelude::*;
 
@@ -32,11 +32,13 @@ impl Smoother<Level> for RedBlack {
 /// With `zero_other`, the other colour is taken as zero (first half-sweep from a zero guess),
 /// so stale values are never read.
 pub(crate) fn half_sweep(level: &mut Level, colour: usize, zero_other: bool) {
-    let (three_d, uni) = (level.three_d(), level.uniform.is_some());
+    let three_d = level.three_d();
     if zero_other {
-        run::<true, false, false>(level, colour);
+        run::<true, false>(level, colour);
+    } else if three_d {
+        run::<false, true>(level, colour);
     } else {
-        dispatch!(three_d, uni, run, [false], (level, colour));
+        run::<false, false>(level, colour);
     }
 }
 
@@ -57,9 +59,11 @@ pub(crate) fn smooth_backward(level: &mut Level, n: usize) {
     }
 }
 
-fn run<const ZERO: bool, const THREE_D: bool, const UNI: bool>(level: &mut Level, colour: usize) {
+fn run<const ZERO: bool, const THREE_D: bool>(level: &mut Level, colour: usize) {
     let (half, pj) = (level.half, level.pdims[1]);
     let w = level.uniform.unwrap_or(0.0);
+    let uniform = level.uniform.is_some();
+    let uniform_rows = &level.uniform_rows;
     let parallel = level.parallel();
     let min = level.min_rows();
     let spans = &level.spans[colour];
@@ -81,7 +85,12 @@ fn run<const ZERO: bool, const THREE_D: bool, const UNI: bool>(level: &mut Level
             sy: half,
             sz: half * pj,
         };
-        row_sweep::<ZERO, THREE_D, UNI>(&g, &me, &ot, w, &mut row[g.lo..g.hi]);
+        let row = &mut row[g.lo..g.hi];
+        if uniform && uniform_rows[pr] {
+            row_sweep::<ZERO, THREE_D, true>(&g, &me, &ot, w, row);
+        } else {
+            row_sweep::<ZERO, THREE_D, false>(&g, &me, &ot, w, row);
+        }
     };
     if parallel {
         x.par_chunks_mut(half)

@@ -82,7 +82,7 @@ pub(super) fn update(
         return Ok(false);
     }
     // The kernels of this rank's rows only need the uniform coupling of its loaded rows.
-    h.levels[0].uniform = uniform;
+    h.levels[0].set_uniform(uniform);
     let divided = slab::divided_levels(&l, h, gathered.min_cells, d)?;
     let mut own = l.first as usize..(l.first + l.owned) as usize;
     for c in 1..=divided {

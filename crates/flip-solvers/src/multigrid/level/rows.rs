@@ -11,7 +11,9 @@ impl Level {
     pub fn residual(&mut self, red_only: bool) {
         let half = self.half;
         let three_d = self.three_d();
-        let (uniform, w) = (self.uniform, self.uniform.unwrap_or(0.0));
+        let w = self.uniform.unwrap_or(0.0);
+        let uniform = self.uniform.is_some();
+        let uniform_rows = &self.uniform_rows;
         let pj = self.pdims[1];
         let spans = &self.spans;
         let parity = |pr: usize| (pr % pj + pr / pj) & 1;
@@ -44,7 +46,7 @@ impl Level {
                 let out = &mut out[g.lo..g.hi];
                 dispatch!(
                     three_d,
-                    uniform.is_some(),
+                    uniform && uniform_rows[pr],
                     residual_row,
                     [],
                     (&g, me, ot, w, out)
@@ -237,16 +239,6 @@ fn residual_row<const THREE_D: bool, const UNI: bool>(
     let out = &mut out[..n];
     for t in 0..n {
         out[t] = (b[t] - d[t] * x[t] - nb.sum::<THREE_D, UNI>(w, t)) * wn[t];
-    }
-}
-
-/// Merges per-row uniform-coupling findings: `None` = no pair seen, `Some(Some(w))` = every pair
-/// coupled by `w`, `Some(None)` = mixed.
-pub(super) fn merge_uniform(a: Option<Option<f32>>, b: Option<Option<f32>>) -> Option<Option<f32>> {
-    match (a, b) {
-        (None, x) | (x, None) => x,
-        (Some(Some(v)), Some(Some(w))) if v == w => Some(Some(v)),
-        _ => Some(None),
     }
 }
 

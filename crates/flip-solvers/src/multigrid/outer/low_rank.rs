@@ -9,7 +9,7 @@ use flip_sdk::BodyTerms;
 
 /// `J C Jᵀ` with `J`'s entries located in level 0's colour-split vectors.
 pub(crate) struct LowRank<'a> {
-    terms: BodyTerms<'a>,
+    pub(super) terms: BodyTerms<'a>,
     /// Colour and colour-split index of each entry of `J` (in `terms`' order); `None` for a
     /// cell that is not an unknown of the level (its pressure is 0, as `store` writes it).
     at: Vec<Option<(usize, usize)>>,
@@ -31,7 +31,7 @@ impl<'a> LowRank<'a> {
     }
 
     /// `Jᵀ x` for a colour-split `x`.
-    fn transpose_times<T: Copy + Into<f64>>(&self, x: [&[T]; 2]) -> Vec<f64> {
+    pub(super) fn transpose_times<T: Copy + Into<f64>>(&self, x: [&[T]; 2]) -> Vec<f64> {
         (0..self.terms.columns())
             .map(|q| {
                 self.entries(q)
@@ -52,7 +52,7 @@ impl<'a> LowRank<'a> {
 
     /// Calls `f(colour, index, value)` for every entry of `J w`'s columns (`J w` summed over
     /// them).
-    fn for_each_of_j_times(&self, w: &[f64], mut f: impl FnMut(usize, usize, f64)) {
+    pub(super) fn for_each_of_j_times(&self, w: &[f64], mut f: impl FnMut(usize, usize, f64)) {
         for (q, &wq) in w.iter().enumerate() {
             for ((colour, index), v) in self.entries(q) {
                 f(colour, index, v * wq);

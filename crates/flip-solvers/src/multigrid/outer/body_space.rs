@@ -1,0 +1,395 @@
+//! The bodies' subspace correction of the coupled preconditioner. The V-cycle `M⁻¹` of `A`
+//! does not see the bodies' term of `Ã = A + J C Jᵀ`, which moves up to `dofs` eigenvalues
+//! per body out of the V-cycle's cluster (`1 + μ` for `A⁻¹ Ã`, `μ` an added mass over the
+//! body's mass), and CG spends iterations on them. Around the V-cycle this runs an exact
+//! Galerkin correction in `span J` (symmetric multiplicative subspace correction, Xu 1992):
+//! with `P̂ = J E⁺ Jᵀ` and `E = Jᵀ Ã J`,
+//!
+//! `B = P̂ + (I − P̂ Ã) M⁻¹ (I − Ã P̂)`,
+//!
+//! symmetric positive definite whenever `M⁻¹` is. On the `Ã`-orthogonal complement of `span J`
+//! (`C Jᵀ e = −(Jᵀ J)⁻¹ Jᵀ A e` there) the term can no longer be stiff; what it still moves is
+//! the part of the bodies' global responses `A⁻¹ J` outside `span J` (about 1.5 of 3D's
+//! +3 iterations are removed; `docs/guide/rigid-bodies.md`, Cost). Every product runs on `J`'s
+//! and `A J`'s sparse columns: `O(nnz)` a call, serial and so thread-count independent.
+
+use super::LowRank;
+use crate::multigrid::level::Level;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Pivots below this share of their diagonal are dropped: a direction of `J` that `Ã` sees
+/// only as round-off (a ball's torques, a column the others span).
+const DROP: f64 = 1e-10;
+
+/// `A J`, `Jᵀ J` and the factor of `E = Jᵀ Ã J` for one solve's level 0.
+pub(crate) struct BodySpace<'a> {
+    bodies: &'a LowRank<'a>,
+    /// Start of each column of `A J` in `aj`.
+    aj_start: Vec<usize>,
+    /// `A J`'s entries: colour, colour-split index, value.
+    aj: Vec<((usize, usize), f64)>,
+    /// `Jᵀ J`, row-major `m × m`.
+    gram: Vec<f64>,
+    e: Factor,
+}
+
+/// What the pre-correction leaves for the post-correction.
+pub(crate) struct PreCorrection {
+    /// `E⁺ Jᵀ r`.
+    s: Vec<f64>,
+    /// Where the pre-correction wrote `b` and what it held before, in write order.
+    saved: Vec<((usize, usize), f32)>,
+}
+
+impl<'a> BodySpace<'a> {
+    /// Builds the correction for `bodies` located in `level` (the hierarchy's level 0).
+    pub fn new(bodies: &'a LowRank<'a>, level: &Level) -> Self {
+        let m = bodies.terms.columns();
+        let dofs = bodies.terms.dofs.max(1);
+        let cols = located_columns(bodies, level);
+        let boxes: Vec<Bounds> = cols.iter().map(|col| bounds(col)).collect();
+        let per_body: Vec<BodyColumns> = (0..m / dofs)
+            .into_par_iter()
+            .map(|b| body_columns(level, &cols, &boxes, b * dofs..(b + 1) * dofs))
+            .collect();
+        let (mut aj_start, mut aj) = (vec![0], Vec::new());
+        let (mut gram, mut jaj) = (vec![0.0; m * m], vec![0.0; m * m]);
+        for body in per_body {
+            for column in body.aj {
+                aj.extend(column);
+                aj_start.push(aj.len());
+            }
+            for (p, q, g, e) in body.products {
+                gram[p * m + q] = g;
+                jaj[p * m + q] = e;
+            }
+        }
+        let e = Factor::new(&galerkin(bodies, &gram, &jaj), m);
+        Self {
+            bodies,
+            aj_start,
+            aj,
+            gram,
+            e,
+        }
+    }
+
+    /// Before the V-cycle (level 0's `b` holds `r`): `s = E⁺ Jᵀ r` and `b = r − Ã J s`.
+    pub fn pre_correct(&self, level: &mut Level) -> PreCorrection {
+        let jr = (self.bodies).transpose_times([&level.cs[0].b[..], &level.cs[1].b[..]]);
+        let s = self.e.solve(&jr);
+        let [c0, c1] = &mut level.cs;
+        let mut b = [&mut c0.b, &mut c1.b];
+        let mut saved = Vec::with_capacity(self.aj.len());
+        for (q, &sq) in s.iter().enumerate() {
+            for &((colour, index), w) in self.aj_column(q) {
+                saved.push(((colour, index), b[colour][index]));
+                b[colour][index] = (f64::from(b[colour][index]) - sq * w) as f32;
+            }
+        }
+        let w = self.bodies.terms.weigh(&self.gram_times(&s));
+        self.bodies.for_each_of_j_times(&w, |colour, index, jw| {
+            saved.push(((colour, index), b[colour][index]));
+            b[colour][index] = (f64::from(b[colour][index]) - jw) as f32;
+        });
+        PreCorrection { s, saved }
+    }
+
+    /// After the V-cycle (level 0's `x` holds `y = M⁻¹ (r − Ã J s)`): restores `b = r` and
+    /// makes `x = y + J (s − E⁺ Jᵀ Ã y)`, which is `B r`.
+    pub fn post_correct(&self, level: &mut Level, pre: PreCorrection) {
+        for ((colour, index), old) in pre.saved.into_iter().rev() {
+            level.cs[colour].b[index] = old;
+        }
+        let x = [&level.cs[0].x[..], &level.cs[1].x[..]];
+        let jx = self.bodies.transpose_times(x);
+        let cjx = self.bodies.terms.weigh(&jx);
+        let mut jax = self.gram_times(&cjx);
+        for (q, out) in jax.iter_mut().enumerate() {
+            *out += (self.aj_column(q).iter())
+                .map(|&((colour, index), w)| w * f64::from(x[colour][index]))
+                .sum::<f64>();
+        }
+        let t = self.e.solve(&jax);
+        let delta: Vec<f64> = pre.s.iter().zip(t).map(|(s, t)| s - t).collect();
+        let [c0, c1] = &mut level.cs;
+        let mut x = [&mut c0.x, &mut c1.x];
+        self.bodies
+            .for_each_of_j_times(&delta, |colour, index, jd| {
+                x[colour][index] = (f64::from(x[colour][index]) + jd) as f32;
+            });
+    }
+
+    fn aj_column(&self, q: usize) -> &[((usize, usize), f64)] {
+        &self.aj[self.aj_start[q]..self.aj_start[q + 1]]
+    }
+
+    /// `Jᵀ J y`.
+    fn gram_times(&self, y: &[f64]) -> Vec<f64> {
+        let m = y.len();
+        (0..m)
+            .map(|p| (0..m).map(|q| self.gram[p * m + q] * y[q]).sum())
+            .collect()
+    }
+}
+
+/// One body's columns of `A J` and its columns' products `(p, q, (Jᵀ J)[p][q], (Jᵀ A J)[p][q])`
+/// with every column `p` near them.
+struct BodyColumns {
+    aj: Vec<Vec<((usize, usize), f64)>>,
+    products: Vec<(usize, usize, f64, f64)>,
+}
+
+/// [`BodyColumns`] of the body whose columns are `own`, on a box that holds them and their
+/// reach (each `J` entry's box index computed once).
+fn body_columns(
+    level: &Level,
+    cols: &[Vec<Entry>],
+    boxes: &[Bounds],
+    own: Range<usize>,
+) -> BodyColumns {
+    let held = own.clone().map(|q| boxes[q]).fold(EMPTY, union);
+    let mut out = BodyColumns {
+        aj: Vec::with_capacity(own.len()),
+        products: Vec::new(),
+    };
+    if held == EMPTY {
+        out.aj.resize(own.len(), Vec::new());
+        return out;
+    }
+    let reach = widened(held);
+    let (mut j, mut a) = (Scatter::new(level, reach), Scatter::new(level, reach));
+    let near: Vec<usize> = (0..cols.len())
+        .filter(|&p| overlap(boxes[p], reach))
+        .collect();
+    let at: Vec<Vec<Option<usize>>> = (near.iter())
+        .map(|&p| cols[p].iter().map(|e| j.index(e.p)).collect())
+        .collect();
+    for q in own {
+        for e in &cols[q] {
+            j.add(e.c, e.p, e.v);
+            apply_a(level, e, &mut a);
+        }
+        let mut held = a.held_cells();
+        held.sort_unstable_by_key(|&(c, _)| c);
+        out.aj
+            .push(held.into_iter().map(|(c, v)| (level.split(c), v)).collect());
+        for (&p, at) in near.iter().zip(&at) {
+            let (g, e) = (cols[p].iter().zip(at))
+                .filter_map(|(x, at)| at.map(|at| (x.v, at)))
+                .fold((0.0, 0.0), |(g, e), (v, at)| {
+                    (g + v * j.value[at], e + v * a.value[at])
+                });
+            out.products.push((p, q, g, e));
+        }
+        j.clear();
+        a.clear();
+    }
+    out
+}
+
+/// `E = Jᵀ A J + (Jᵀ J) C (Jᵀ J)`, symmetrised (`jaj` is `Jᵀ A J` up to round-off).
+fn galerkin(bodies: &LowRank<'_>, gram: &[f64], jaj: &[f64]) -> Vec<f64> {
+    let m = bodies.terms.columns();
+    let column = |q: usize| -> Vec<f64> { (0..m).map(|p| gram[p * m + q]).collect() };
+    let cg: Vec<Vec<f64>> = (0..m).map(|q| bodies.terms.weigh(&column(q))).collect();
+    let mut e = vec![0.0; m * m];
+    for p in 0..m {
+        for q in 0..m {
+            let gcg: f64 = (0..m).map(|r| gram[p * m + r] * cg[q][r]).sum();
+            e[p * m + q] = 0.5 * (jaj[p * m + q] + jaj[q * m + p]) + gcg;
+        }
+    }
+    for p in 0..m {
+        for q in 0..p {
+            let mean = 0.5 * (e[p * m + q] + e[q * m + p]);
+            e[p * m + q] = mean;
+            e[q * m + p] = mean;
+        }
+    }
+    e
+}
+
+/// An entry of `J` on level 0: natural index, padded `(i, j, k)`, value.
+struct Entry {
+    c: usize,
+    p: [usize; 3],
+    v: f64,
+}
+
+/// Padded `(i, j, k)` bounds `[lo, hi]`.
+type Bounds = [[usize; 3]; 2];
+
+/// `J`'s located entries (on unknowns) per column.
+fn located_columns(bodies: &LowRank<'_>, level: &Level) -> Vec<Vec<Entry>> {
+    let [ni, nj, _] = level.dims;
+    (0..bodies.terms.columns())
+        .map(|q| {
+            (bodies.terms.column(q))
+                .map(|(c, v)| {
+                    let (i, j, k) = (c % ni, (c / ni) % nj, c / (ni * nj));
+                    let p = [i + 1, j + 1, k + level.pz];
+                    Entry {
+                        c: level.at(i, j, k),
+                        p,
+                        v,
+                    }
+                })
+                .filter(|e| level.unk[e.c] != 0)
+                .collect()
+        })
+        .collect()
+}
+
+/// `out += A e_c v` for entry `e` on level 0's natural arrays (couplings are 0 unless both
+/// cells are unknowns).
+fn apply_a(level: &Level, e: &Entry, out: &mut Scatter) {
+    out.add(e.c, e.p, f64::from(level.diag[e.c]) * e.v);
+    for a in 0..if level.three_d() { 3 } else { 2 } {
+        let s = level.stride[a];
+        let (up, down) = (level.off[e.c][a], level.off[e.c - s][a]);
+        let (mut above, mut below) = (e.p, e.p);
+        above[a] += 1;
+        below[a] -= 1;
+        if up != 0.0 {
+            out.add(e.c + s, above, f64::from(up) * e.v);
+        }
+        if down != 0.0 {
+            out.add(e.c - s, below, f64::from(down) * e.v);
+        }
+    }
+}
+
+/// The bounds of a column's cells.
+fn bounds(column: &[Entry]) -> Bounds {
+    column.iter().fold(EMPTY, |b, e| union(b, [e.p, e.p]))
+}
+
+/// `b` grown by one cell on every side (the reach of `A`'s stencil).
+fn widened([lo, hi]: Bounds) -> Bounds {
+    [
+        lo.map(|v| v.saturating_sub(1)),
+        hi.map(|v| v.saturating_add(1)),
+    ]
+}
+
+/// The bounds of nothing.
+const EMPTY: Bounds = [[usize::MAX; 3], [0; 3]];
+
+fn union(a: Bounds, b: Bounds) -> Bounds {
+    [
+        [0, 1, 2].map(|k| a[0][k].min(b[0][k])),
+        [0, 1, 2].map(|k| a[1][k].max(b[1][k])),
+    ]
+}
+
+fn overlap(a: Bounds, b: Bounds) -> bool {
+    (0..3).all(|k| a[0][k] <= b[1][k] && b[0][k] <= a[1][k])
+}
+
+/// A dense f64 vector on a box of padded cells, with the natural index of each cell it holds.
+struct Scatter {
+    lo: [usize; 3],
+    extent: [usize; 3],
+    value: Vec<f64>,
+    /// Natural index of each held cell, `usize::MAX` where none.
+    cell: Vec<usize>,
+}
+
+impl Scatter {
+    /// An empty vector on the padded cells `b` of `level`.
+    fn new(level: &Level, [lo, hi]: Bounds) -> Self {
+        let extent = [0, 1, 2].map(|a| hi[a].min(level.pdims[a] - 1) + 1 - lo[a]);
+        let n = extent.iter().product();
+        Self {
+            lo,
+            extent,
+            value: vec![0.0; n],
+            cell: vec![usize::MAX; n],
+        }
+    }
+
+    /// Box index of padded cell `p`, if inside.
+    #[inline]
+    fn index(&self, p: [usize; 3]) -> Option<usize> {
+        let mut at = 0;
+        for a in (0..3).rev() {
+            let d = p[a]
+                .checked_sub(self.lo[a])
+                .filter(|&d| d < self.extent[a])?;
+            at = at * self.extent[a] + d;
+        }
+        Some(at)
+    }
+
+    fn add(&mut self, c: usize, p: [usize; 3], v: f64) {
+        let at = self.index(p).expect("inside the column's reach");
+        self.cell[at] = c;
+        self.value[at] += v;
+    }
+
+    /// Empties the vector (the cells it holds only).
+    fn clear(&mut self) {
+        for at in 0..self.value.len() {
+            if self.cell[at] != usize::MAX {
+                self.cell[at] = usize::MAX;
+                self.value[at] = 0.0;
+            }
+        }
+    }
+
+    /// `(natural index, value)` of every held cell.
+    fn held_cells(&self) -> Vec<(usize, f64)> {
+        (self.cell.iter().zip(&self.value))
+            .filter(|(&c, _)| c != usize::MAX)
+            .map(|(&c, &v)| (c, v))
+            .collect()
+    }
+}
+
+/// Cholesky factor of a small symmetric positive semi-definite matrix that drops the pivots
+/// below [`DROP`]: [`Factor::solve`] then solves in the span of the kept columns (`E⁺`).
+struct Factor {
+    k: usize,
+    l: Vec<f64>,
+    kept: Vec<bool>,
+}
+
+impl Factor {
+    fn new(a: &[f64], k: usize) -> Self {
+        let (mut l, mut kept) = (vec![0.0; k * k], vec![false; k]);
+        for j in 0..k {
+            let tail =
+                |i: usize, l: &[f64]| -> f64 { (0..j).map(|p| l[i * k + p] * l[j * k + p]).sum() };
+            let d = a[j * k + j] - tail(j, &l);
+            // NaN as well as a pivot below DROP is dropped
+            let keep = d > DROP * a[j * k + j];
+            if !keep {
+                continue;
+            }
+            kept[j] = true;
+            let root = d.sqrt();
+            l[j * k + j] = root;
+            for i in j + 1..k {
+                l[i * k + j] = (a[i * k + j] - tail(i, &l)) / root;
+            }
+        }
+        Self { k, l, kept }
+    }
+
+    fn solve(&self, b: &[f64]) -> Vec<f64> {
+        let (k, l) = (self.k, &self.l);
+        let mut y = vec![0.0; k];
+        for j in (0..k).filter(|&j| self.kept[j]) {
+            let s: f64 = (0..j).map(|p| l[j * k + p] * y[p]).sum();
+            y[j] = (b[j] - s) / l[j * k + j];
+        }
+        let mut x = vec![0.0; k];
+        for j in (0..k).rev().filter(|&j| self.kept[j]) {
+            let s: f64 = (j + 1..k).map(|i| l[i * k + j] * x[i]).sum();
+            x[j] = (y[j] - s) / l[j * k + j];
+        }
+        x
+    }
+}
