@@ -59,7 +59,7 @@ mod transfer;
 
 #[cfg(test)]
 mod tests;
-/// Variational problems: agreement and iteration counts against the voxelized twins.
+/// The coupled preconditioner: symmetric and positive with the bodies' correction.
 #[cfg(test)]
 mod tests_coupled;
 /// Profiling tools (ignored tests).
@@ -73,8 +73,10 @@ mod tests_scaling;
 /// Hierarchies shared between instances: results, verification, concurrency.
 #[cfg(test)]
 mod tests_shared;
+/// Rows whose kernels skip the couplings: checked against the couplings they use.
 #[cfg(test)]
 mod tests_uniform;
+/// Variational problems: agreement and iteration counts against the voxelized twins.
 #[cfg(test)]
 mod tests_variational;
 

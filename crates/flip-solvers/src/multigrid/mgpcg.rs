@@ -70,7 +70,11 @@ impl MgPcgSolver {
 
 /// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle, inside the bodies' `span J`
 /// correction when `space` is given; level 0's `b` already holds `r`); returns `r · z`.
-fn precondition(h: &mut Hierarchy, v: &mut Vectors, space: Option<&BodySpace<'_>>) -> f64 {
+pub(super) fn precondition(
+    h: &mut Hierarchy,
+    v: &mut Vectors,
+    space: Option<&BodySpace<'_>>,
+) -> f64 {
     let pre = space.map(|s| s.pre_correct(&mut h.levels[0]));
     vcycle(h, 0, true, true);
     if let (Some(s), Some(pre)) = (space, pre) {

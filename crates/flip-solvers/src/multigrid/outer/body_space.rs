@@ -189,26 +189,23 @@ fn body_columns(
     out
 }
 
-/// `E = Jᵀ A J + (Jᵀ J) C (Jᵀ J)`, symmetrised (`jaj` is `Jᵀ A J` up to round-off).
+/// `E = Jᵀ A J + (Jᵀ J) C (Jᵀ J)`, symmetrised (both terms are symmetric up to round-off).
 fn galerkin(bodies: &LowRank<'_>, gram: &[f64], jaj: &[f64]) -> Vec<f64> {
     let m = bodies.terms.columns();
     let column = |q: usize| -> Vec<f64> { (0..m).map(|p| gram[p * m + q]).collect() };
     let cg: Vec<Vec<f64>> = (0..m).map(|q| bodies.terms.weigh(&column(q))).collect();
-    let mut e = vec![0.0; m * m];
+    let e = |p: usize, q: usize| -> f64 {
+        jaj[p * m + q] + (0..m).map(|r| gram[p * m + r] * cg[q][r]).sum::<f64>()
+    };
+    let mut out = vec![0.0; m * m];
     for p in 0..m {
-        for q in 0..m {
-            let gcg: f64 = (0..m).map(|r| gram[p * m + r] * cg[q][r]).sum();
-            e[p * m + q] = 0.5 * (jaj[p * m + q] + jaj[q * m + p]) + gcg;
+        for q in 0..=p {
+            let mean = 0.5 * (e(p, q) + e(q, p));
+            out[p * m + q] = mean;
+            out[q * m + p] = mean;
         }
     }
-    for p in 0..m {
-        for q in 0..p {
-            let mean = 0.5 * (e[p * m + q] + e[q * m + p]);
-            e[p * m + q] = mean;
-            e[q * m + p] = mean;
-        }
-    }
-    e
+    out
 }
 
 /// An entry of `J` on level 0: natural index, padded `(i, j, k)`, value.
