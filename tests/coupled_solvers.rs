@@ -207,10 +207,10 @@ fn iterative_coupled_solvers_agree_with_the_exact_solve_in_2d_and_3d() {
 
 /// CG on `A + J C Jᵀ`: the bodies' term has rank `columns` (3 per body in 2D, 6 in 3D), and a
 /// V-cycle of `A` alone leaves CG up to an iteration per eigenvalue it moves (+5 here in 2D,
-/// +3 in 3D). The Galerkin correction in `span J` around the V-cycle (`outer::BodySpace`)
-/// brings 3D, the dimension of issue 39's target, within +2 (+1 here); in 2D it gains one.
+/// +3 in 3D; +4 and +1 with the Galerkin correction in `span J` around it). The V-cycle that
+/// carries the term on every level (`outer::BodyLevels`) takes them all.
 #[test]
-fn mgpcg_needs_at_most_two_more_iterations_with_bodies_in_3d() {
+fn mgpcg_needs_at_most_one_more_iteration_with_bodies() {
     let set = plugins();
     for dims in [[61usize, 53, 1], [29, 27, 25]] {
         let (sys, coupling) = tank(dims, &mixed_bodies(dims[2] > 1));
@@ -218,14 +218,14 @@ fn mgpcg_needs_at_most_two_more_iterations_with_bodies_in_3d() {
         let (_, alone) = solve(&set, "multigrid/mgpcg", &sys, &none, None).expect("uncoupled");
         let (_, coupled) =
             solve(&set, "multigrid/mgpcg", &sys, coupling.terms(), None).expect("coupled");
-        let columns = coupling.dof() as u32;
         eprintln!(
-            "{dims:?}: MGPCG {} iterations uncoupled, {} coupled ({columns} body degrees of freedom)",
-            alone.iterations, coupled.iterations,
+            "{dims:?}: MGPCG {} iterations uncoupled, {} coupled ({} body degrees of freedom)",
+            alone.iterations,
+            coupled.iterations,
+            coupling.dof(),
         );
-        let extra = if dims[2] > 1 { 2 } else { columns };
         assert!(
-            coupled.iterations <= alone.iterations + extra,
+            coupled.iterations <= alone.iterations + 1,
             "{dims:?}: {} coupled against {} uncoupled",
             coupled.iterations,
             alone.iterations
@@ -437,5 +437,54 @@ fn the_pressure_nodes_dumps_of_a_graph_with_bodies_read_back_coupled() {
                 "body {b} has no column in step {step}"
             );
         }
+    }
+}
+
+/// Balls of a cell or two and far lighter than the liquid (a bead of foam): their term
+/// outweighs the pressure matrix's diagonal on the finest level, where the V-cycle's lagged
+/// sweeps would amplify the error along `J` (18 to 97 iterations when it carried the term
+/// there). MGPCG keeps the term off those levels and stays accurate and quick.
+#[test]
+fn mgpcg_stays_quick_with_tiny_light_bodies() {
+    let set = plugins();
+    for (dims, radius, density) in [([61usize, 53, 1], 0.7, 5.0), ([29, 27, 25], 1.2, 20.0)] {
+        let three_d = dims[2] > 1;
+        let r = radius / dims[0] as f64;
+        let shape = if three_d {
+            BodyShape::Sphere { radius: r }
+        } else {
+            BodyShape::Disc { radius: r }
+        };
+        let z = if three_d { 0.47 } else { 0.0 };
+        let beads: Vec<Spec> = (0..4)
+            .map(|i| {
+                let at = [0.2 + 0.15 * i as f64, 0.3 + 0.01 * i as f64, z];
+                (
+                    shape.clone(),
+                    density,
+                    at,
+                    [0.0, -0.3, 0.0],
+                    [0.0, 0.0, 1.0],
+                )
+            })
+            .collect();
+        let (sys, coupling) = tank(dims, &beads);
+        let terms = coupling.terms();
+        let (exact, _) = solve(&set, "direct/cholesky", &sys, terms, None).expect("direct");
+        let (p, coupled) = solve(&set, "multigrid/mgpcg", &sys, terms, None).expect("coupled");
+        let none = OwnedBodyTerms::new(terms.dofs);
+        let (_, alone) = solve(&set, "multigrid/mgpcg", &sys, &none, None).expect("uncoupled");
+        let error = max_diff(&p, &exact) / max_abs(&exact);
+        eprintln!(
+            "{dims:?}: {} iterations coupled, {} uncoupled, error {error:.1e}",
+            coupled.iterations, alone.iterations
+        );
+        assert!(error < 1e-6, "{dims:?}: error {error:e}");
+        assert!(
+            coupled.iterations <= alone.iterations + 6,
+            "{dims:?}: {} coupled against {} uncoupled",
+            coupled.iterations,
+            alone.iterations
+        );
     }
 }

@@ -87,6 +87,11 @@ impl CoarseSolver {
         self.work = vec![0.0; n];
     }
 
+    /// Colour and colour-split index of each unknown, in the factor's order.
+    pub fn unknowns(&self) -> &[(usize, usize)] {
+        &self.split
+    }
+
     /// Solves `A x = b` on `level` (reads `level.b`, writes `level.x` on unknowns).
     pub fn solve(&mut self, level: &mut Level) {
         if self.cells.is_empty() {

@@ -4,7 +4,7 @@
 
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
-use super::outer::{self, BodySpace, LowRank, Vectors};
+use super::outer::{self, vcycle_with_bodies, BodyLevels, BodySpace, LowRank, Vectors};
 use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::MultigridConfig;
@@ -68,17 +68,21 @@ impl MgPcgSolver {
     }
 }
 
-/// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle, inside the bodies' `span J`
-/// correction when `space` is given; level 0's `b` already holds `r`); returns `r · z`.
-pub(super) fn precondition(
-    h: &mut Hierarchy,
-    v: &mut Vectors,
-    space: Option<&BodySpace<'_>>,
-) -> f64 {
-    let pre = space.map(|s| s.pre_correct(&mut h.levels[0]));
-    vcycle(h, 0, true, true);
-    if let (Some(s), Some(pre)) = (space, pre) {
-        s.post_correct(&mut h.levels[0], pre);
+/// The coupled preconditioner: the Galerkin correction in `span J` around the V-cycle of
+/// `A + J C Jᵀ` that carries the bodies' term on its levels (`None`: the V-cycle of `A`, when
+/// no level can carry it or once it failed to be positive).
+pub(super) type Coupled<'a> = (&'a BodySpace<'a>, Option<&'a BodyLevels<'a>>);
+
+/// `z = M⁻¹ r` into level 0's `x` (one symmetric V-cycle, of the coupled operator when
+/// `bodies` are given; level 0's `b` already holds `r`); returns `r · z`.
+pub(super) fn precondition(h: &mut Hierarchy, v: &mut Vectors, bodies: Option<Coupled<'_>>) -> f64 {
+    let pre = bodies.map(|(space, _)| space.pre_correct(&mut h.levels[0]));
+    match bodies {
+        Some((_, Some(levels))) => vcycle_with_bodies(h, 0, levels),
+        _ => vcycle(h, 0, true, true),
+    }
+    if let (Some((space, _)), Some(pre)) = (bodies, pre) {
+        space.post_correct(&mut h.levels[0], pre);
     }
     if h.build.regions.any_singular() {
         let level = &mut h.levels[0];
@@ -100,18 +104,24 @@ pub(super) fn precondition(
 /// whenever it has fallen by [`REPLACE`] since the last replacement (residual replacement,
 /// van der Vorst & Ye 2000), which keeps it accurate to f32 round-off of the current
 /// residual while the search direction carries on. With `bodies`, the operator is the coupled
-/// `A + J C Jᵀ` (the V-cycle of `A` inside `space`'s correction preconditions it).
+/// `A + J C Jᵀ`, preconditioned by `coupled`. The lagged sweeps of its V-cycle carry no proof
+/// of positivity: should `r · z` come out negative, that cycle is dropped and CG returns, to
+/// restart on the V-cycle of `A`.
 fn cg(
     h: &mut Hierarchy,
     v: &mut Vectors,
     bodies: Option<&LowRank<'_>>,
-    space: Option<&BodySpace<'_>>,
+    coupled: &mut Option<Coupled<'_>>,
     (mut res, bound, budget): (f64, f64, usize),
 ) -> usize {
     let mut reference = res;
-    let mut rz = precondition(h, v, space);
+    let mut rz = precondition(h, v, *coupled);
     let mut dq = direction(h, v, bodies, 0.0);
     for it in 1..=budget {
+        if let Some((_, levels @ Some(_))) = coupled.as_mut().filter(|_| rz < 0.0) {
+            *levels = None;
+            return it - 1;
+        }
         if !(dq > 0.0 && rz.is_finite()) || flip_sdk::cancelled() {
             return it - 1;
         }
@@ -127,7 +137,7 @@ fn cg(
                 return it;
             }
         }
-        let rz_new = precondition(h, v, space);
+        let rz_new = precondition(h, v, *coupled);
         let beta = rz_new / rz;
         rz = rz_new;
         dq = direction(h, v, bodies, beta);
@@ -159,10 +169,11 @@ fn solve_on(
     config: &MultigridConfig,
 ) -> SolveStats {
     v.fit(&h.levels[0], true);
+    let levels = bodies.and_then(|b| BodyLevels::new(*b, h));
     let bodies = bodies.map(|b| LowRank::new(*b, &h.levels[0]));
     let bodies = bodies.as_ref();
     let space = bodies.map(|b| BodySpace::new(b, &h.levels[0]));
-    let space = space.as_ref();
+    let mut coupled = space.as_ref().map(|s| (s, levels.as_ref()));
     let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);
     let bound = config.tolerance.bound(bnorm);
     let mut res = residual(h, v, bodies);
@@ -174,7 +185,7 @@ fn solve_on(
             break;
         }
         let budget = config.max_iterations - iterations;
-        let used = cg(h, v, bodies, space, (res, bound, budget));
+        let used = cg(h, v, bodies, &mut coupled, (res, bound, budget));
         iterations += used.max(1);
         if h.build.regions.any_singular() {
             remove_mean(&h.build.regions, &h.levels[0], &mut v.p);
@@ -205,8 +216,9 @@ impl PressureSolver for MgPcgSolver {
     }
 
     /// MGPCG on `A + J C Jᵀ`: the same outer iteration with the bodies' term added through
-    /// `J`'s sparse columns ([`outer::LowRank`]), preconditioned by the V-cycle of `A` inside
-    /// a Galerkin correction in `span J` ([`outer::BodySpace`]).
+    /// `J`'s sparse columns ([`outer::LowRank`]), preconditioned by a V-cycle of the coupled
+    /// operator that carries the term on its levels ([`outer::BodyLevels`]) inside a Galerkin
+    /// correction in `span J` ([`outer::BodySpace`]).
     fn solve_coupled(
         &mut self,
         problem: &mut flip_sdk::CoupledProblem<'_>,

@@ -15,9 +15,11 @@ use super::level::{dispatch, Level, Neighbours, RowGeom};
 use flip_sdk::{Problem, SolveError};
 use rayon::prelude::*;
 
+mod body_levels;
 mod body_space;
 mod io;
 mod low_rank;
+pub(crate) use body_levels::{vcycle_with_bodies, BodyLevels};
 pub(crate) use body_space::BodySpace;
 pub(crate) use io::{load, load_whole, store};
 pub(crate) use low_rank::LowRank;

@@ -1,10 +1,11 @@
-//! The coupled preconditioner (`outer::BodySpace` around the V-cycle): symmetric and positive
-//! for a body's dense block of `J` columns, as CG needs.
+//! The coupled preconditioner (the V-cycle with the bodies' term on every level,
+//! `outer::BodyLevels`): symmetric and positive for a body's dense block of `J` columns, as CG
+//! needs.
 
 use super::hierarchy::Hierarchy;
 use super::level::Level;
-use super::mgpcg::precondition;
-use super::outer::{BodySpace, LowRank, Vectors};
+use super::mgpcg::{precondition, Coupled};
+use super::outer::{BodyLevels, BodySpace, LowRank, Vectors};
 use super::*;
 use crate::fixtures::{build, Scene};
 use flip_sdk::OwnedBodyTerms;
@@ -38,9 +39,9 @@ fn body(dims: [usize; 3], lo: [usize; 3], hi: [usize; 3]) -> OwnedBodyTerms {
 
 /// `B r` into level 0's `x` by MGPCG's own preconditioner, `r` given on the natural unpadded
 /// cells.
-fn apply(h: &mut Hierarchy, v: &mut Vectors, space: &BodySpace<'_>, r: &[f64]) {
+fn apply(h: &mut Hierarchy, v: &mut Vectors, coupled: Coupled<'_>, r: &[f64]) {
     load(&mut h.levels[0], r);
-    precondition(h, v, Some(space));
+    precondition(h, v, Some(coupled));
 }
 
 fn load(level: &mut Level, r: &[f64]) {
@@ -77,7 +78,7 @@ fn dot_x(level: &Level, a: &[f64]) -> f64 {
 }
 
 #[test]
-fn the_body_space_correction_keeps_the_preconditioner_symmetric_and_positive() {
+fn the_bodies_term_on_every_level_keeps_the_preconditioner_symmetric_and_positive() {
     for dims in [[40usize, 33, 1], [22, 19, 17]] {
         let mut p = build(Scene::FreeSurfaceBox, dims, 1);
         let hi_k = if dims[2] > 1 { 11 } else { 1 };
@@ -85,16 +86,18 @@ fn the_body_space_correction_keeps_the_preconditioner_symmetric_and_positive() {
         let terms = body(dims, [6, 3, lo_k], [13, 8, hi_k]);
         let mut h = Hierarchy::new(&MultigridConfig::default());
         h.update(&p.view());
+        let levels = BodyLevels::new(terms.view(), &mut h).expect("the term carried");
         let bodies = LowRank::new(terms.view(), &h.levels[0]);
         let space = BodySpace::new(&bodies, &h.levels[0]);
+        let coupled = (&space, Some(&levels));
         let mut v = Vectors::default();
         v.fit(&h.levels[0], true);
         let n = dims.iter().product::<usize>();
         let wave = |f: f64| -> Vec<f64> { (0..n).map(|c| (f * c as f64).sin()).collect() };
         let (r1, r2) = (wave(0.37), wave(1.91));
-        apply(&mut h, &mut v, &space, &r1);
+        apply(&mut h, &mut v, coupled, &r1);
         let (r1z1, r2z1) = (dot_x(&h.levels[0], &r1), dot_x(&h.levels[0], &r2));
-        apply(&mut h, &mut v, &space, &r2);
+        apply(&mut h, &mut v, coupled, &r2);
         let (r1z2, r2z2) = (dot_x(&h.levels[0], &r1), dot_x(&h.levels[0], &r2));
         let asym = (r2z1 - r1z2).abs() / r1z2.abs().max(r2z1.abs());
         assert!(

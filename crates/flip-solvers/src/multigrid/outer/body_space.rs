@@ -1,4 +1,4 @@
-//! The bodies' subspace correction of the coupled preconditioner. The V-cycle `M⁻¹` of `A`
+//! The bodies' subspace correction of the coupled preconditioner. A V-cycle `M⁻¹` of `A`
 //! does not see the bodies' term of `Ã = A + J C Jᵀ`, which moves up to `dofs` eigenvalues
 //! per body out of the V-cycle's cluster (`1 + μ` for `A⁻¹ Ã`, `μ` an added mass over the
 //! body's mass), and CG spends iterations on them. Around the V-cycle this runs an exact
@@ -9,9 +9,9 @@
 //!
 //! symmetric positive definite whenever `M⁻¹` is. On the `Ã`-orthogonal complement of `span J`
 //! (`C Jᵀ e = −(Jᵀ J)⁻¹ Jᵀ A e` there) the term can no longer be stiff; what it still moves is
-//! the part of the bodies' global responses `A⁻¹ J` outside `span J` (about 1.5 of 3D's
-//! +3 iterations are removed; `docs/guide/rigid-bodies.md`, Cost). Every product runs on `J`'s
-//! and `A J`'s sparse columns: `O(nnz)` a call, serial and so thread-count independent.
+//! the part of the bodies' global responses `A⁻¹ J` outside `span J`, which the cycle inside
+//! ([`super::BodyLevels`], the term on every level) takes. Every product runs on `J`'s and
+//! `A J`'s sparse columns: `O(nnz)` a call, serial and so thread-count independent.
 
 use super::LowRank;
 use crate::multigrid::level::Level;
