@@ -130,9 +130,10 @@ impl<'a> BodyLevels<'a> {
         if levels.is_empty() {
             return None;
         }
-        let (y, k) = match levels.len() == h.depth() {
-            true => woodbury(&terms, &levels[levels.len() - 1], h),
-            false => (Vec::new(), None),
+        let (y, k) = if levels.len() == h.depth() {
+            woodbury(&terms, &levels[levels.len() - 1], h)
+        } else {
+            (Vec::new(), None)
         };
         Some(Self {
             terms,
@@ -275,15 +276,9 @@ fn aggregate(fine: &Columns, coarse: &Level) -> Columns {
             (parent, v * scale)
         }));
         parents.sort_unstable_by_key(|&([i, j, k], _)| (k, j, i));
-        let mut at = 0;
-        while at < parents.len() {
-            let cell = parents[at].0;
-            let mut sum = 0.0;
-            while at < parents.len() && parents[at].0 == cell {
-                sum += parents[at].1;
-                at += 1;
-            }
-            push_located(&mut out, coarse, cell, sum);
+        for cell in parents.chunk_by(|a, b| a.0 == b.0) {
+            let sum = cell.iter().map(|&(_, v)| v).sum();
+            push_located(&mut out, coarse, cell[0].0, sum);
         }
         out.start.push(out.entries.len());
     }
