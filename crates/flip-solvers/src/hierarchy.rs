@@ -1,7 +1,8 @@
 //! The one multigrid hierarchy of the crate: levels, finest first, each holding its matrix and
 //! its iterate `x`, right-hand side `b` and residual; a [`Smoother`], the [`Transfer`]s between
 //! adjacent levels and an exact solve of the coarsest ([`CoarseSolve`]); the V-cycle and the
-//! full cycle run on any level type ([`cycle`]).
+//! full cycle run on any level type ([`cycle`]), the V-cycle optionally with a term added to
+//! its finest levels' operators ([`CycleTerm`]).
 //!
 //! Level types: the linear multigrid's colour-split grid levels (`multigrid`, also the
 //! distributed MGPCG's slab levels) with Galerkin or re-discretised coarse operators, and the
@@ -47,6 +48,22 @@ pub(crate) trait Transfer<L> {
     /// `fine.x (+)= P coarse.x` (`add`, else overwrite), on the part `only` of `fine.x` (see
     /// [`Smoother::reads_first`]) or all of it.
     fn prolong(&self, coarse: &mut L, fine: &mut L, add: bool, only: Option<usize>);
+}
+
+/// A term `T_l` added to the operators of the finest levels of a V-cycle, which is then a
+/// cycle of `A + T` on them (the rigid bodies' low-rank term, `multigrid::outer::BodyLevels`);
+/// the levels below run the cycle of `A`.
+pub(crate) trait CycleTerm<L: MultigridLevel> {
+    /// Levels `0..carried()` carry the term.
+    fn carried(&self) -> usize;
+    /// After a forward sweep of `A_l` on level `l`: the residual `b − (A_l + T_l) x` the
+    /// restriction reads (the restriction then assumes nothing of the sweep).
+    fn residual(&self, l: usize, level: &mut L);
+    /// Runs `smooth` (sweeps of `A_l`) against `b − T_l x`, the term lagged at the `x` on
+    /// entry.
+    fn lagged(&self, l: usize, level: &mut L, smooth: &mut dyn FnMut(&mut L));
+    /// After the coarsest level's `x = A⁻¹ b`: makes it `x = (A + T)⁻¹ b`.
+    fn correct_coarsest(&self, coarse: &L::Coarse, level: &mut L);
 }
 
 /// Exact solve on the coarsest level.

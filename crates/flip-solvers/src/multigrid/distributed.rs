@@ -124,7 +124,7 @@ impl SlabVcycle {
         let h = &mut self.hierarchy;
         let all = SlabRows::whole(whole, &h.levels[0]);
         all.load_b(&mut h.levels[0], &self.r);
-        vcycle(h, 0, true, true);
+        vcycle(h, 0, true, true, None);
         all.store_x(&h.levels[0], &mut self.z);
         let layout = d.layout();
         let lo = (layout.first - layout.ghost_lo) as usize * layout.layer_len();

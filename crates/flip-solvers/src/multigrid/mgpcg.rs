@@ -4,11 +4,12 @@
 
 use super::distributed::DistributedMgpcg;
 use super::hierarchy::Hierarchy;
-use super::outer::{self, vcycle_with_bodies, BodyLevels, BodySpace, LowRank, Vectors};
+use super::outer::{self, BodyLevels, BodySpace, LowRank, Vectors};
 use super::projection::remove_mean;
 use super::shared::SharedHierarchy;
 use super::MultigridConfig;
 use crate::hierarchy::cycle::vcycle;
+use crate::hierarchy::CycleTerm;
 use flip_sdk::{BodyTerms, PressureSolver, Problem, SolveError, SolveStats};
 
 /// CG preconditioned by a symmetric multigrid V-cycle. `iterations` counts CG iterations.
@@ -77,10 +78,8 @@ pub(super) type Coupled<'a> = (&'a BodySpace<'a>, Option<&'a BodyLevels<'a>>);
 /// `bodies` are given; level 0's `b` already holds `r`); returns `r · z`.
 pub(super) fn precondition(h: &mut Hierarchy, v: &mut Vectors, bodies: Option<Coupled<'_>>) -> f64 {
     let pre = bodies.map(|(space, _)| space.pre_correct(&mut h.levels[0]));
-    match bodies {
-        Some((_, Some(levels))) => vcycle_with_bodies(h, 0, levels),
-        _ => vcycle(h, 0, true, true),
-    }
+    let term = bodies.and_then(|(_, levels)| levels);
+    vcycle(h, 0, true, true, term.map(|t| t as &dyn CycleTerm<_>));
     if let (Some((space, _)), Some(pre)) = (bodies, pre) {
         space.post_correct(&mut h.levels[0], pre);
     }
@@ -169,9 +168,9 @@ fn solve_on(
     config: &MultigridConfig,
 ) -> SolveStats {
     v.fit(&h.levels[0], true);
-    let levels = bodies.and_then(|b| BodyLevels::new(*b, h));
     let bodies = bodies.map(|b| LowRank::new(*b, &h.levels[0]));
     let bodies = bodies.as_ref();
+    let levels = bodies.and_then(|b| BodyLevels::new(b, h));
     let space = bodies.map(|b| BodySpace::new(b, &h.levels[0]));
     let mut coupled = space.as_ref().map(|s| (s, levels.as_ref()));
     let bnorm = outer::load_whole(problem, &h.levels[0], &h.build.regions, v);

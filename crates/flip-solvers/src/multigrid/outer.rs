@@ -19,7 +19,7 @@ mod body_levels;
 mod body_space;
 mod io;
 mod low_rank;
-pub(crate) use body_levels::{vcycle_with_bodies, BodyLevels};
+pub(crate) use body_levels::BodyLevels;
 pub(crate) use body_space::BodySpace;
 pub(crate) use io::{load, load_whole, store};
 pub(crate) use low_rank::LowRank;

@@ -90,7 +90,7 @@ impl PressureSolver for MultigridSolver {
                 }
                 match cycle_of(config, iterations) {
                     Cycle::Full => full_cycle(h),
-                    Cycle::V => vcycle(h, 0, true, false),
+                    Cycle::V => vcycle(h, 0, true, false, None),
                 }
                 outer::add_correction(&h.levels[0], v);
                 iterations += 1;

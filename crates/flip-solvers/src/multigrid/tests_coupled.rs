@@ -86,8 +86,8 @@ fn the_bodies_term_on_every_level_keeps_the_preconditioner_symmetric_and_positiv
         let terms = body(dims, [6, 3, lo_k], [13, 8, hi_k]);
         let mut h = Hierarchy::new(&MultigridConfig::default());
         h.update(&p.view());
-        let levels = BodyLevels::new(terms.view(), &mut h).expect("the term carried");
         let bodies = LowRank::new(terms.view(), &h.levels[0]);
+        let levels = BodyLevels::new(&bodies, &mut h).expect("the term carried");
         let space = BodySpace::new(&bodies, &h.levels[0]);
         let coupled = (&space, Some(&levels));
         let mut v = Vectors::default();

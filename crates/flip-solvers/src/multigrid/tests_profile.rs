@@ -93,10 +93,10 @@ fn mg_kernels() {
         prolong(&mut c[0], &mut f[0], true, Some(0));
     });
     time("vcycle", &mut || {
-        crate::hierarchy::cycle::vcycle(&mut h, 0, true, true)
+        crate::hierarchy::cycle::vcycle(&mut h, 0, true, true, None)
     });
     time("vcycle from level 1", &mut || {
-        crate::hierarchy::cycle::vcycle(&mut h, 1, true, true)
+        crate::hierarchy::cycle::vcycle(&mut h, 1, true, true, None)
     });
     time("outer residual f64", &mut || {
         outer::residual(&mut h.levels[0], &mut v);

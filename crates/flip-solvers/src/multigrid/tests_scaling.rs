@@ -106,7 +106,7 @@ fn apply(h: &mut Hierarchy, u: &[f32]) -> Vec<f32> {
         let (colour, i) = level.split(c);
         level.cs[colour].b[i] = if level.is_unknown(c) { v } else { 0.0 };
     }
-    vcycle(h, 0, true, true);
+    vcycle(h, 0, true, true, None);
     let level = &h.levels[0];
     (0..level.len())
         .map(|c| {

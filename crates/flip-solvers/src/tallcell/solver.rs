@@ -117,7 +117,7 @@ impl PressureSolver for TallMultigrid {
                 TallCycle::V => {
                     fine.b.copy_from_slice(&b);
                     std::mem::swap(&mut fine.x, &mut x);
-                    vcycle(&mut h, 0, false, false);
+                    vcycle(&mut h, 0, false, false, None);
                     std::mem::swap(&mut h.levels[0].x, &mut x);
                 }
             }

@@ -91,7 +91,7 @@ impl SlabRows {
             Some(root) => self.cycle_on(root, h, g, d),
             None => {
                 self.sum_restrictions(&mut h.levels[g], d)?;
-                vcycle(h, g, true, true);
+                vcycle(h, g, true, true, None);
                 Ok(())
             }
         }
@@ -129,7 +129,7 @@ impl SlabRows {
         let lens = match (&gathered, is_root) {
             (Ok(total), true) => {
                 add_blocks(&self.blocks[..*total], &mut h.levels[g]);
-                vcycle(h, g, true, true);
+                vcycle(h, g, true, true, None);
                 self.pack_corrections(&h.levels[g], *total)
             }
             _ => vec![0; d.ranks() as usize],

@@ -39,7 +39,7 @@ fn single_process(p: &mut OwnedProblem, r: &[f64]) -> (Hierarchy, Vec<f64>) {
     };
     let rows = SlabRows::whole(whole, &h.levels[0]);
     rows.load_b(&mut h.levels[0], r);
-    vcycle(&mut h, 0, true, true);
+    vcycle(&mut h, 0, true, true, None);
     let mut z = vec![0.0; r.len()];
     rows.store_x(&h.levels[0], &mut z);
     (h, z)

@@ -1,4 +1,5 @@
-//! The bodies' term on every level of the coupled V-cycle. A V-cycle of `A` alone leaves the
+//! The bodies' term on every level of the coupled V-cycle (a [`CycleTerm`] of the one
+//! V-cycle, `crate::hierarchy::cycle::vcycle`). A V-cycle of `A` alone leaves the
 //! bodies' global responses `A⁻¹ J` to CG: each moves an eigenvalue of the preconditioned
 //! operator out of the cluster, and [`super::BodySpace`] removes only their part in `span J`.
 //! Here the cycle is one of `Ã = A + J C Jᵀ` itself. Level `l` carries `J_l`: the finer
@@ -17,8 +18,8 @@
 //! below run the V-cycle of `A`. MGPCG also checks the cycle's positivity (`r · z > 0`) on
 //! every iteration and drops it for the V-cycle of `A` if it fails.
 
-use crate::hierarchy::cycle::vcycle;
-use crate::hierarchy::{Smoother, Transfer};
+use super::LowRank;
+use crate::hierarchy::CycleTerm;
 use crate::multigrid::coarse::CoarseSolver;
 use crate::multigrid::hierarchy::Hierarchy;
 use crate::multigrid::level::Level;
@@ -27,15 +28,37 @@ use faer::Mat;
 use flip_sdk::BodyTerms;
 use rayon::prelude::*;
 
+/// One entry of a level's `J_l`: unpadded cell, colour and colour-split index, value.
+type Entry = ([usize; 3], (usize, usize), f64);
+
 /// One level's `J_l`: per column, its entries on the level's unknowns.
 struct Columns {
     start: Vec<usize>,
-    /// Unpadded cell, colour and colour-split index, value.
-    entries: Vec<([usize; 3], (usize, usize), f64)>,
+    entries: Vec<Entry>,
 }
 
 impl Columns {
-    fn column(&self, q: usize) -> &[([usize; 3], (usize, usize), f64)] {
+    /// `count` columns, each built on its own (in parallel) by `column(q, out)`.
+    fn build(count: usize, column: impl Fn(usize, &mut Vec<Entry>) + Sync) -> Self {
+        let built: Vec<Vec<Entry>> = (0..count)
+            .into_par_iter()
+            .map(|q| {
+                let mut out = Vec::new();
+                column(q, &mut out);
+                out
+            })
+            .collect();
+        let mut start = Vec::with_capacity(count + 1);
+        start.push(0);
+        let mut entries = Vec::with_capacity(built.iter().map(Vec::len).sum());
+        for col in built {
+            entries.extend(col);
+            start.push(entries.len());
+        }
+        Self { start, entries }
+    }
+
+    fn column(&self, q: usize) -> &[Entry] {
         &self.entries[self.start[q]..self.start[q + 1]]
     }
 
@@ -46,6 +69,7 @@ impl Columns {
     /// `Jᵀ x` for the level's colour-split `x`.
     fn transpose_times(&self, level: &Level) -> Vec<f64> {
         (0..self.count())
+            .into_par_iter()
             .map(|q| {
                 (self.column(q).iter())
                     .map(|&(_, (colour, index), v)| v * f64::from(level.cs[colour].x[index]))
@@ -65,28 +89,11 @@ const MAX_LAG: f64 = 1.0;
 /// The largest `(J_l C J_lᵀ)[c][c] / A_l[c][c]` over `cols`' cells.
 fn lag(terms: &BodyTerms<'_>, cols: &Columns, level: &Level) -> f64 {
     let dofs = terms.dofs.max(1);
-    let mut diag: Vec<((usize, usize), f64)> = Vec::new();
-    let mut rows: Vec<((usize, usize), usize, f64)> = Vec::new();
-    for body in 0..cols.count() / dofs {
-        rows.clear();
-        for d in 0..dofs {
-            let column = cols.column(body * dofs + d);
-            rows.extend(column.iter().map(|&(_, at, v)| (at, d, v)));
-        }
-        rows.sort_unstable_by_key(|&(at, d, _)| (at, d));
-        let c = &terms.weight[body * dofs * dofs..(body + 1) * dofs * dofs];
-        let mut row = vec![0.0; dofs];
-        for cell in rows.chunk_by(|a, b| a.0 == b.0) {
-            row.fill(0.0);
-            for &(_, d, v) in cell {
-                row[d] += v;
-            }
-            let quad: f64 = (0..dofs)
-                .map(|i| row[i] * (0..dofs).map(|j| c[i * dofs + j] * row[j]).sum::<f64>())
-                .sum();
-            diag.push((cell[0].0, quad));
-        }
-    }
+    let per_body: Vec<Vec<((usize, usize), f64)>> = (0..cols.count() / dofs)
+        .into_par_iter()
+        .map(|body| body_diagonal(terms, cols, body))
+        .collect();
+    let mut diag = per_body.concat();
     diag.sort_unstable_by_key(|&(at, _)| at);
     (diag.chunk_by(|a, b| a.0 == b.0))
         .map(|cell| {
@@ -95,6 +102,31 @@ fn lag(terms: &BodyTerms<'_>, cols: &Columns, level: &Level) -> f64 {
             d * f64::from(level.cs[colour].inv_diag[index])
         })
         .fold(0.0, f64::max)
+}
+
+/// One body's part of `diag(J_l C J_lᵀ)`: for each cell its columns touch, `row · C row`.
+fn body_diagonal(terms: &BodyTerms<'_>, cols: &Columns, body: usize) -> Vec<((usize, usize), f64)> {
+    let dofs = terms.dofs.max(1);
+    let mut rows: Vec<((usize, usize), usize, f64)> = Vec::new();
+    for d in 0..dofs {
+        let column = cols.column(body * dofs + d);
+        rows.extend(column.iter().map(|&(_, at, v)| (at, d, v)));
+    }
+    rows.sort_unstable_by_key(|&(at, d, _)| (at, d));
+    let c = &terms.weight[body * dofs * dofs..(body + 1) * dofs * dofs];
+    let mut row = vec![0.0; dofs];
+    let mut diag = Vec::new();
+    for cell in rows.chunk_by(|a, b| a.0 == b.0) {
+        row.fill(0.0);
+        for &(_, d, v) in cell {
+            row[d] += v;
+        }
+        let quad: f64 = (0..dofs)
+            .map(|i| row[i] * (0..dofs).map(|j| c[i * dofs + j] * row[j]).sum::<f64>())
+            .sum();
+        diag.push((cell[0].0, quad));
+    }
+    diag
 }
 
 /// `J_l` on every level of a hierarchy, and the coarsest level's Woodbury terms.
@@ -111,15 +143,16 @@ pub(crate) struct BodyLevels<'a> {
 type Lu = Option<faer::linalg::solvers::PartialPivLu<f64>>;
 
 impl<'a> BodyLevels<'a> {
-    /// Builds `J_l` for the levels of `h` (built for `terms`' grid) that can carry the term
-    /// ([`MAX_LAG`]), and when they all can, the coarsest level's Woodbury terms (one coarse
-    /// solve a column; the coarsest level's `b` and `x` are overwritten). `None` when not even
-    /// the finest level can.
-    pub fn new(terms: BodyTerms<'a>, h: &mut Hierarchy) -> Option<Self> {
+    /// Builds `J_l` for the levels of `h` (`bodies` located on its level 0) that can carry
+    /// the term ([`MAX_LAG`]), and when they all can, the coarsest level's Woodbury terms (one
+    /// coarse solve a column; the coarsest level's `b` and `x` are overwritten). `None` when not
+    /// even the finest level can.
+    pub fn new(bodies: &LowRank<'a>, h: &mut Hierarchy) -> Option<Self> {
+        let terms = bodies.terms;
         let mut levels: Vec<Columns> = Vec::new();
         for l in 0..h.depth() {
             let cols = match levels.last() {
-                None => finest(&terms, &h.levels[0]),
+                None => finest(bodies),
                 Some(finer) => aggregate(finer, &h.levels[l]),
             };
             if l + 1 < h.depth() && lag(&terms, &cols, &h.levels[l]) > MAX_LAG {
@@ -151,11 +184,6 @@ impl<'a> BodyLevels<'a> {
     /// `b −= J_l C J_lᵀ x` on level `l`; returns what it overwrote, for [`Self::restore`].
     fn shift(&self, l: usize, level: &mut Level) -> Vec<f32> {
         let w = self.weights(l, level);
-        self.shift_by(l, level, &w)
-    }
-
-    /// `b −= J_l w` on level `l`; returns what it overwrote, for [`Self::restore`].
-    fn shift_by(&self, l: usize, level: &mut Level, w: &[f64]) -> Vec<f32> {
         let cols = &self.levels[l];
         let mut saved = Vec::with_capacity(cols.entries.len());
         for (q, &wq) in w.iter().enumerate() {
@@ -168,29 +196,40 @@ impl<'a> BodyLevels<'a> {
         saved
     }
 
-    /// The black residual after a forward sweep, which ends with a black half-sweep: `A`'s
-    /// part vanishes there, so `r = −(J_l w) · inv_norm` on black cells.
-    fn black_residual(&self, l: usize, level: &mut Level, w: &[f64]) {
-        let black = &mut level.cs[1];
-        black.r.par_iter_mut().for_each(|r| *r = 0.0);
-        for (q, &wq) in w.iter().enumerate() {
-            for &(_, (colour, index), v) in self.levels[l].column(q) {
-                if colour == 1 {
-                    let r = &mut black.r[index];
-                    *r = (f64::from(*r) - v * wq * f64::from(black.inv_norm[index])) as f32;
-                }
-            }
-        }
-    }
-
     /// Undoes [`Self::shift`] on level `l`.
     fn restore(&self, l: usize, level: &mut Level, saved: Vec<f32>) {
         for (&(_, (colour, index), _), old) in self.levels[l].entries.iter().zip(saved).rev() {
             level.cs[colour].b[index] = old;
         }
     }
+}
 
-    /// After the coarsest level's `x = A⁻¹ b`: `x −= Y (I + C Jᵀ Y)⁻¹ C Jᵀ x`, so `x = Ã⁻¹ b`.
+impl CycleTerm<Level> for BodyLevels<'_> {
+    fn carried(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// `(b − A x − J_l w) · inv_norm` with `w = C J_lᵀ x`, after a forward sweep whose last
+    /// (black) half-sweep left `A`'s black residual zero: `−(J_l w) · inv_norm` there.
+    fn residual(&self, l: usize, level: &mut Level) {
+        let w = self.weights(l, level);
+        level.residual(true);
+        level.cs[1].r.par_iter_mut().for_each(|r| *r = 0.0);
+        for (q, &wq) in w.iter().enumerate() {
+            for &(_, (colour, index), v) in self.levels[l].column(q) {
+                let cs = &mut level.cs[colour];
+                let r = &mut cs.r[index];
+                *r = (f64::from(*r) - v * wq * f64::from(cs.inv_norm[index])) as f32;
+            }
+        }
+    }
+
+    fn lagged(&self, l: usize, level: &mut Level, smooth: &mut dyn FnMut(&mut Level)) {
+        let saved = self.shift(l, level);
+        smooth(level);
+        self.restore(l, level, saved);
+    }
+
     fn correct_coarsest(&self, coarse: &CoarseSolver, level: &mut Level) {
         let Some(k) = &self.k else { return };
         let cols = self.levels.last().expect("a level");
@@ -204,92 +243,43 @@ impl<'a> BodyLevels<'a> {
     }
 }
 
-/// One symmetric V-cycle of `Ã` on level `l` (zero initial guess); see the module
-/// documentation.
-pub(crate) fn vcycle_with_bodies(h: &mut Hierarchy, l: usize, bodies: &BodyLevels<'_>) {
-    if l == bodies.levels.len() {
-        vcycle(h, l, true, true);
-        return;
-    }
-    if l + 1 == h.depth() {
-        h.coarse.solve(&mut h.levels[l]);
-        bodies.correct_coarsest(&h.coarse, &mut h.levels[l]);
-        return;
-    }
-    let sweeps = h.sweeps(l);
-    h.smoother.forward(&mut h.levels[l], sweeps, true);
-    let w = bodies.weights(l, &h.levels[l]);
-    let saved = bodies.shift_by(l, &mut h.levels[l], &w);
-    h.levels[l].residual(true);
-    bodies.restore(l, &mut h.levels[l], saved);
-    bodies.black_residual(l, &mut h.levels[l], &w);
-    {
-        let (fine, coarse) = h.levels.split_at_mut(l + 1);
-        h.transfer.restrict(&fine[l], &mut coarse[0], false);
-    }
-    vcycle_with_bodies(h, l + 1, bodies);
-    {
-        let (fine, coarse) = h.levels.split_at_mut(l + 1);
-        h.transfer.prolong(&mut coarse[0], &mut fine[l], true, None);
-    }
-    let saved = bodies.shift(l, &mut h.levels[l]);
-    h.smoother.backward(&mut h.levels[l], sweeps);
-    bodies.restore(l, &mut h.levels[l], saved);
-}
-
-/// `J` located on level 0.
-fn finest(terms: &BodyTerms<'_>, level: &Level) -> Columns {
-    let [ni, nj, _] = level.dims;
-    let mut out = Columns {
-        start: vec![0],
-        entries: Vec::new(),
-    };
-    for q in 0..terms.columns() {
-        for (c, v) in terms.column(q) {
-            let cell = [c % ni, (c / ni) % nj, c / (ni * nj)];
-            push_located(&mut out, level, cell, v);
-        }
-        out.start.push(out.entries.len());
-    }
-    out
+/// `J` on level 0.
+fn finest(bodies: &LowRank<'_>) -> Columns {
+    Columns::build(bodies.terms.columns(), |q, out| {
+        out.extend(bodies.located(q))
+    })
 }
 
 /// `J_l` from `J_{l−1}`: each column's entries summed by parent cell, scaled by `2^{-n/2}`.
 fn aggregate(fine: &Columns, coarse: &Level) -> Columns {
     let halved = coarse.active.iter().filter(|&&a| a).count();
     let scale = 0.5f64.powf(halved as f64 / 2.0);
-    let mut out = Columns {
-        start: vec![0],
-        entries: Vec::new(),
-    };
-    let mut parents: Vec<([usize; 3], f64)> = Vec::new();
-    for q in 0..fine.count() {
-        parents.clear();
-        parents.extend(fine.column(q).iter().map(|&(cell, _, v)| {
-            let parent = std::array::from_fn(|a| {
-                if coarse.active[a] {
-                    cell[a] >> 1
-                } else {
-                    cell[a]
-                }
-            });
-            (parent, v * scale)
-        }));
+    Columns::build(fine.count(), |q, out| {
+        let mut parents: Vec<([usize; 3], f64)> = (fine.column(q).iter())
+            .map(|&(cell, _, v)| {
+                let parent = std::array::from_fn(|a| {
+                    if coarse.active[a] {
+                        cell[a] >> 1
+                    } else {
+                        cell[a]
+                    }
+                });
+                (parent, v * scale)
+            })
+            .collect();
         parents.sort_unstable_by_key(|&([i, j, k], _)| (k, j, i));
         for cell in parents.chunk_by(|a, b| a.0 == b.0) {
             let sum = cell.iter().map(|&(_, v)| v).sum();
-            push_located(&mut out, coarse, cell[0].0, sum);
+            push_located(out, coarse, cell[0].0, sum);
         }
-        out.start.push(out.entries.len());
-    }
-    out
+    })
 }
 
 /// Appends the entry `v` at `cell` when the cell is an unknown of `level`.
-fn push_located(out: &mut Columns, level: &Level, cell: [usize; 3], v: f64) {
+fn push_located(out: &mut Vec<Entry>, level: &Level, cell: [usize; 3], v: f64) {
     let c = level.at(cell[0], cell[1], cell[2]);
     if level.is_unknown(c) {
-        out.entries.push((cell, level.split(c), v));
+        out.push((cell, level.split(c), v));
     }
 }
 
@@ -312,11 +302,7 @@ fn woodbury(terms: &BodyTerms<'_>, cols: &Columns, h: &mut Hierarchy) -> (Vec<Ve
 }
 
 /// `A⁻¹ J_q` on the coarsest level, in the coarse solver's order of unknowns.
-fn coarse_response(
-    coarse: &mut CoarseSolver,
-    level: &mut Level,
-    column: &[([usize; 3], (usize, usize), f64)],
-) -> Vec<f64> {
+fn coarse_response(coarse: &mut CoarseSolver, level: &mut Level, column: &[Entry]) -> Vec<f64> {
     for &(colour, index) in coarse.unknowns() {
         level.cs[colour].b[index] = 0.0;
     }

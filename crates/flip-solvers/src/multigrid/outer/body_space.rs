@@ -220,20 +220,14 @@ type Bounds = [[usize; 3]; 2];
 
 /// `J`'s located entries (on unknowns) per column.
 fn located_columns(bodies: &LowRank<'_>, level: &Level) -> Vec<Vec<Entry>> {
-    let [ni, nj, _] = level.dims;
     (0..bodies.terms.columns())
         .map(|q| {
-            (bodies.terms.column(q))
-                .map(|(c, v)| {
-                    let (i, j, k) = (c % ni, (c / ni) % nj, c / (ni * nj));
-                    let p = [i + 1, j + 1, k + level.pz];
-                    Entry {
-                        c: level.at(i, j, k),
-                        p,
-                        v,
-                    }
+            (bodies.located(q))
+                .map(|([i, j, k], _, v)| Entry {
+                    c: level.at(i, j, k),
+                    p: [i + 1, j + 1, k + level.pz],
+                    v,
                 })
-                .filter(|e| level.unk[e.c] != 0)
                 .collect()
         })
         .collect()

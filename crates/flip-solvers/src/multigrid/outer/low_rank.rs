@@ -13,6 +13,8 @@ pub(crate) struct LowRank<'a> {
     /// Colour and colour-split index of each entry of `J` (in `terms`' order); `None` for a
     /// cell that is not an unknown of the level (its pressure is 0, as `store` writes it).
     at: Vec<Option<(usize, usize)>>,
+    /// The grid's cells per axis.
+    dims: [usize; 3],
 }
 
 impl<'a> LowRank<'a> {
@@ -27,7 +29,29 @@ impl<'a> LowRank<'a> {
                 (level.cs[colour].inv_diag[index] != 0.0).then_some((colour, index))
             })
             .collect();
-        Self { terms, at }
+        Self {
+            terms,
+            at,
+            dims: level.dims,
+        }
+    }
+
+    /// Column `q`'s entries on unknowns with their unpadded cells: `(cell, (colour, index),
+    /// value)`, the one place the coupled preconditioner's parts locate `J` from.
+    pub(super) fn located(
+        &self,
+        q: usize,
+    ) -> impl Iterator<Item = ([usize; 3], (usize, usize), f64)> + '_ {
+        let [ni, nj, _] = self.dims;
+        let s = &self.terms.column_start;
+        let range = s[q] as usize..s[q + 1] as usize;
+        (self.terms.column_cells[range.clone()].iter())
+            .zip(&self.at[range.clone()])
+            .zip(&self.terms.column_values[range])
+            .filter_map(move |((&c, &at), &v)| {
+                let c = c as usize;
+                at.map(|at| ([c % ni, (c / ni) % nj, c / (ni * nj)], at, v))
+            })
     }
 
     /// `Jᵀ x` for a colour-split `x`.
