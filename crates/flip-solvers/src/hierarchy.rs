@@ -59,6 +59,10 @@ pub(crate) trait CycleTerm<L: MultigridLevel> {
     /// After a forward sweep of `A_l` on level `l`: the residual `b − (A_l + T_l) x` the
     /// restriction reads (the restriction then assumes nothing of the sweep).
     fn residual(&self, l: usize, level: &mut L);
+    /// After the prolongation to level `l` wrote only the part `wrote` of its `x` (the part
+    /// the first post-smoothing sweep reads, [`Smoother::reads_first`]): prolongs the rest
+    /// wherever the lagged term reads it.
+    fn complete_prolongation(&self, l: usize, coarse: &mut L, fine: &mut L, wrote: usize);
     /// Runs `smooth` (sweeps of `A_l`) against `b − T_l x`, the term lagged at the `x` on
     /// entry.
     fn lagged(&self, l: usize, level: &mut L, smooth: &mut dyn FnMut(&mut L));

@@ -49,10 +49,13 @@ pub(crate) fn vcycle<L: MultigridLevel>(
     vcycle(h, l + 1, true, symmetric, term); // lines 6-7 (p^{m-1} = 0)
     {
         let (fine, coarse) = h.levels.split_at_mut(l + 1);
-        // Line 8, eq. 58, for the part the first post-smoothing sweep reads (a lagged term
-        // reads all of `x`).
-        let only = h.smoother.reads_first(symmetric).filter(|_| term.is_none());
+        // Line 8, eq. 58, for the part the first post-smoothing sweep reads, and where a
+        // lagged term reads `x`.
+        let only = h.smoother.reads_first(symmetric);
         h.transfer.prolong(&mut coarse[0], &mut fine[l], true, only);
+        if let (Some(t), Some(wrote)) = (term, only) {
+            t.complete_prolongation(l, &mut coarse[0], &mut fine[l], wrote);
+        }
     }
     // Lines 9-11, in the adjoint order when symmetric.
     let smoother = &h.smoother;

@@ -190,7 +190,7 @@ fn divided_level(
         let (fine, coarse) = h.levels.split_at_mut(l + 1);
         // The owned fine layers interpolate from the coarse layers their restriction wrote.
         let rows = slab::layer_rows(&coarse[0], &slab.levels[l].touch);
-        prolong_from_rows(&mut coarse[0], &mut fine[l], true, Some(RED), rows);
+        prolong_from_rows(&mut coarse[0], &mut fine[l], true, Some(RED), rows, None);
     }
     let level = &mut h.levels[l];
     for _ in 0..sweeps {

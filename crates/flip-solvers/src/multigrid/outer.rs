@@ -16,6 +16,7 @@ use flip_sdk::{Problem, SolveError};
 use rayon::prelude::*;
 
 mod body_levels;
+mod body_rows;
 mod body_space;
 mod io;
 mod low_rank;

@@ -272,17 +272,19 @@ pub(crate) fn restrict_rows(fine: &Level, coarse: &mut Level, red_only: bool, ro
 /// overwrites) the coarse level's natural scratch array.
 pub(crate) fn prolong(coarse: &mut Level, fine: &mut Level, add: bool, colour: Option<usize>) {
     let rows = 0..coarse.rows();
-    prolong_from_rows(coarse, fine, add, colour, rows);
+    prolong_from_rows(coarse, fine, add, colour, rows, None);
 }
 
 /// [`prolong`] reading only the coarse padded rows `rows` (those the fine level's spans
-/// interpolate from: a rank's part of a divided level).
+/// interpolate from: a rank's part of a divided level), and writing only the fine padded rows
+/// `pr` with `fine_rows[pr]` when given.
 pub(crate) fn prolong_from_rows(
     coarse: &mut Level,
     fine: &mut Level,
     add: bool,
     colour: Option<usize>,
     rows: Range<usize>,
+    fine_rows: Option<&[bool]>,
 ) {
     let colour_only = colour;
     coarse.x_to_scratch(rows);
@@ -305,7 +307,7 @@ pub(crate) fn prolong_from_rows(
         let inv_norm = &col.inv_norm;
         let kernel = |pr: usize, x: &mut [f32]| {
             let (lo, hi) = spans[pr];
-            if lo >= hi {
+            if lo >= hi || fine_rows.is_some_and(|m| !m[pr]) {
                 return;
             }
             let (lo, hi) = (lo as usize, hi as usize);

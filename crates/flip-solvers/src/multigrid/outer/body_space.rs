@@ -13,10 +13,10 @@
 //! ([`super::BodyLevels`], the term on every level) takes. Every product runs on `J`'s and
 //! `A J`'s sparse columns: `O(nnz)` a call, serial and so thread-count independent.
 
+use super::body_rows::{BodyRows, Cell};
 use super::LowRank;
 use crate::multigrid::level::Level;
 use rayon::prelude::*;
-use std::ops::Range;
 
 /// Pivots below this share of their diagonal are dropped: a direction of `J` that `Ã` sees
 /// only as round-off (a ball's torques, a column the others span).
@@ -25,10 +25,8 @@ const DROP: f64 = 1e-10;
 /// `A J`, `Jᵀ J` and the factor of `E = Jᵀ Ã J` for one solve's level 0.
 pub(crate) struct BodySpace<'a> {
     bodies: &'a LowRank<'a>,
-    /// Start of each column of `A J` in `aj`.
-    aj_start: Vec<usize>,
-    /// `A J`'s entries: colour, colour-split index, value.
-    aj: Vec<((usize, usize), f64)>,
+    /// `A J` by body and cell.
+    aj: BodyRows,
     /// `Jᵀ J`, row-major `m × m`.
     gram: Vec<f64>,
     e: Factor,
@@ -46,20 +44,18 @@ impl<'a> BodySpace<'a> {
     /// Builds the correction for `bodies` located in `level` (the hierarchy's level 0).
     pub fn new(bodies: &'a LowRank<'a>, level: &Level) -> Self {
         let m = bodies.terms.columns();
-        let dofs = bodies.terms.dofs.max(1);
-        let cols = located_columns(bodies, level);
-        let boxes: Vec<Bounds> = cols.iter().map(|col| bounds(col)).collect();
-        let per_body: Vec<BodyColumns> = (0..m / dofs)
-            .into_par_iter()
-            .map(|b| body_columns(level, &cols, &boxes, b * dofs..(b + 1) * dofs))
+        let rows = bodies.rows();
+        let boxes: Vec<Bounds> = (0..rows.bodies())
+            .map(|b| bounds(level, rows.body(b).0))
             .collect();
-        let (mut aj_start, mut aj) = (vec![0], Vec::new());
+        let per_body: Vec<BodyColumns> = (0..rows.bodies())
+            .into_par_iter()
+            .map(|b| body_columns(level, rows, &boxes, b))
+            .collect();
+        let mut aj = Vec::with_capacity(per_body.len());
         let (mut gram, mut jaj) = (vec![0.0; m * m], vec![0.0; m * m]);
         for body in per_body {
-            for column in body.aj {
-                aj.extend(column);
-                aj_start.push(aj.len());
-            }
+            aj.push(body.aj);
             for (p, q, g, e) in body.products {
                 gram[p * m + q] = g;
                 jaj[p * m + q] = e;
@@ -68,8 +64,7 @@ impl<'a> BodySpace<'a> {
         let e = Factor::new(&galerkin(bodies, &gram, &jaj), m);
         Self {
             bodies,
-            aj_start,
-            aj,
+            aj: BodyRows::from_rows(rows.dofs(), aj),
             gram,
             e,
         }
@@ -81,13 +76,11 @@ impl<'a> BodySpace<'a> {
         let s = self.e.solve(&jr);
         let [c0, c1] = &mut level.cs;
         let mut b = [&mut c0.b, &mut c1.b];
-        let mut saved = Vec::with_capacity(self.aj.len());
-        for (q, &sq) in s.iter().enumerate() {
-            for &((colour, index), w) in self.aj_column(q) {
-                saved.push(((colour, index), b[colour][index]));
-                b[colour][index] = (f64::from(b[colour][index]) - sq * w) as f32;
-            }
-        }
+        let mut saved = Vec::with_capacity(self.aj.cells().len());
+        self.aj.for_each_of_j_times(&s, |(colour, index), w| {
+            saved.push(((colour, index), b[colour][index]));
+            b[colour][index] = (f64::from(b[colour][index]) - w) as f32;
+        });
         let w = self.bodies.terms.weigh(&self.gram_times(&s));
         self.bodies.for_each_of_j_times(&w, |colour, index, jw| {
             saved.push(((colour, index), b[colour][index]));
@@ -106,10 +99,8 @@ impl<'a> BodySpace<'a> {
         let jx = self.bodies.transpose_times(x);
         let cjx = self.bodies.terms.weigh(&jx);
         let mut jax = self.gram_times(&cjx);
-        for (q, out) in jax.iter_mut().enumerate() {
-            *out += (self.aj_column(q).iter())
-                .map(|&((colour, index), w)| w * f64::from(x[colour][index]))
-                .sum::<f64>();
+        for (out, ax) in jax.iter_mut().zip(self.aj.transpose_times(x)) {
+            *out += ax;
         }
         let t = self.e.solve(&jax);
         let delta: Vec<f64> = pre.s.iter().zip(t).map(|(s, t)| s - t).collect();
@@ -121,10 +112,6 @@ impl<'a> BodySpace<'a> {
             });
     }
 
-    fn aj_column(&self, q: usize) -> &[((usize, usize), f64)] {
-        &self.aj[self.aj_start[q]..self.aj_start[q + 1]]
-    }
-
     /// `Jᵀ J y`.
     fn gram_times(&self, y: &[f64]) -> Vec<f64> {
         let m = y.len();
@@ -134,57 +121,58 @@ impl<'a> BodySpace<'a> {
     }
 }
 
-/// One body's columns of `A J` and its columns' products `(p, q, (Jᵀ J)[p][q], (Jᵀ A J)[p][q])`
+/// One body's rows of `A J` and its columns' products `(p, q, (Jᵀ J)[p][q], (Jᵀ A J)[p][q])`
 /// with every column `p` near them.
 struct BodyColumns {
-    aj: Vec<Vec<((usize, usize), f64)>>,
+    aj: (Vec<Cell>, Vec<f64>),
     products: Vec<(usize, usize, f64, f64)>,
 }
 
-/// [`BodyColumns`] of the body whose columns are `own`, on a box that holds them and their
-/// reach (each `J` entry's box index computed once).
-fn body_columns(
-    level: &Level,
-    cols: &[Vec<Entry>],
-    boxes: &[Bounds],
-    own: Range<usize>,
-) -> BodyColumns {
-    let held = own.clone().map(|q| boxes[q]).fold(EMPTY, union);
+/// [`BodyColumns`] of body `b`, on a box that holds its cells and their reach.
+fn body_columns(level: &Level, rows: &BodyRows, boxes: &[Bounds], b: usize) -> BodyColumns {
+    let dofs = rows.dofs();
     let mut out = BodyColumns {
-        aj: Vec::with_capacity(own.len()),
+        aj: (Vec::new(), Vec::new()),
         products: Vec::new(),
     };
-    if held == EMPTY {
-        out.aj.resize(own.len(), Vec::new());
+    if boxes[b] == EMPTY {
         return out;
     }
-    let reach = widened(held);
-    let (mut j, mut a) = (Scatter::new(level, reach), Scatter::new(level, reach));
-    let near: Vec<usize> = (0..cols.len())
-        .filter(|&p| overlap(boxes[p], reach))
-        .collect();
-    let at: Vec<Vec<Option<usize>>> = (near.iter())
-        .map(|&p| cols[p].iter().map(|e| j.index(e.p)).collect())
-        .collect();
-    for q in own {
-        for e in &cols[q] {
-            j.add(e.c, e.p, e.v);
-            apply_a(level, e, &mut a);
+    let reach = widened(boxes[b]);
+    let (mut j, mut a) = (
+        Scatter::new(level, reach, dofs),
+        Scatter::new(level, reach, dofs),
+    );
+    let (cells, values) = rows.body(b);
+    for (&(cell, _), row) in cells.iter().zip(values.chunks(dofs)) {
+        let (c, p) = (natural(level, cell), padded(level, cell));
+        j.add(c, p, 1.0, row);
+        apply_a(level, c, p, row, &mut a);
+    }
+    out.aj = a.held_rows(level);
+    let (mut g, mut e) = (vec![0.0; dofs * dofs], vec![0.0; dofs * dofs]);
+    for near in (0..rows.bodies()).filter(|&n| overlap(boxes[n], reach)) {
+        g.fill(0.0);
+        e.fill(0.0);
+        let (cells, values) = rows.body(near);
+        for (&(cell, _), x) in cells.iter().zip(values.chunks(dofs)) {
+            let Some(at) = j.index(padded(level, cell)) else {
+                continue;
+            };
+            let (jv, av) = (j.row(at), a.row(at));
+            for (dp, &xv) in x.iter().enumerate() {
+                for dq in 0..dofs {
+                    g[dp * dofs + dq] += xv * jv[dq];
+                    e[dp * dofs + dq] += xv * av[dq];
+                }
+            }
         }
-        let mut held = a.held_cells();
-        held.sort_unstable_by_key(|&(c, _)| c);
-        out.aj
-            .push(held.into_iter().map(|(c, v)| (level.split(c), v)).collect());
-        for (&p, at) in near.iter().zip(&at) {
-            let (g, e) = (cols[p].iter().zip(at))
-                .filter_map(|(x, at)| at.map(|at| (x.v, at)))
-                .fold((0.0, 0.0), |(g, e), (v, at)| {
-                    (g + v * j.value[at], e + v * a.value[at])
-                });
-            out.products.push((p, q, g, e));
+        for dp in 0..dofs {
+            for dq in 0..dofs {
+                let (gv, ev) = (g[dp * dofs + dq], e[dp * dofs + dq]);
+                out.products.push((near * dofs + dp, b * dofs + dq, gv, ev));
+            }
         }
-        j.clear();
-        a.clear();
     }
     out
 }
@@ -208,53 +196,44 @@ fn galerkin(bodies: &LowRank<'_>, gram: &[f64], jaj: &[f64]) -> Vec<f64> {
     out
 }
 
-/// An entry of `J` on level 0: natural index, padded `(i, j, k)`, value.
-struct Entry {
-    c: usize,
-    p: [usize; 3],
-    v: f64,
-}
-
 /// Padded `(i, j, k)` bounds `[lo, hi]`.
 type Bounds = [[usize; 3]; 2];
 
-/// `J`'s located entries (on unknowns) per column.
-fn located_columns(bodies: &LowRank<'_>, level: &Level) -> Vec<Vec<Entry>> {
-    (0..bodies.terms.columns())
-        .map(|q| {
-            (bodies.located(q))
-                .map(|([i, j, k], _, v)| Entry {
-                    c: level.at(i, j, k),
-                    p: [i + 1, j + 1, k + level.pz],
-                    v,
-                })
-                .collect()
-        })
-        .collect()
+/// Level 0's natural index of unpadded `cell`.
+fn natural(level: &Level, [i, j, k]: [usize; 3]) -> usize {
+    level.at(i, j, k)
 }
 
-/// `out += A e_c v` for entry `e` on level 0's natural arrays (couplings are 0 unless both
-/// cells are unknowns).
-fn apply_a(level: &Level, e: &Entry, out: &mut Scatter) {
-    out.add(e.c, e.p, f64::from(level.diag[e.c]) * e.v);
+/// Padded `(i, j, k)` of unpadded `cell`.
+fn padded(level: &Level, [i, j, k]: [usize; 3]) -> [usize; 3] {
+    [i + 1, j + 1, k + level.pz]
+}
+
+/// `out += A e_c row` for the cell at natural `c`, padded `p`, on level 0's natural arrays
+/// (couplings are 0 unless both cells are unknowns).
+fn apply_a(level: &Level, c: usize, p: [usize; 3], row: &[f64], out: &mut Scatter) {
+    out.add(c, p, f64::from(level.diag[c]), row);
     for a in 0..if level.three_d() { 3 } else { 2 } {
         let s = level.stride[a];
-        let (up, down) = (level.off[e.c][a], level.off[e.c - s][a]);
-        let (mut above, mut below) = (e.p, e.p);
+        let (up, down) = (level.off[c][a], level.off[c - s][a]);
+        let (mut above, mut below) = (p, p);
         above[a] += 1;
         below[a] -= 1;
         if up != 0.0 {
-            out.add(e.c + s, above, f64::from(up) * e.v);
+            out.add(c + s, above, f64::from(up), row);
         }
         if down != 0.0 {
-            out.add(e.c - s, below, f64::from(down) * e.v);
+            out.add(c - s, below, f64::from(down), row);
         }
     }
 }
 
-/// The bounds of a column's cells.
-fn bounds(column: &[Entry]) -> Bounds {
-    column.iter().fold(EMPTY, |b, e| union(b, [e.p, e.p]))
+/// The padded bounds of `cells`.
+fn bounds(level: &Level, cells: &[Cell]) -> Bounds {
+    (cells.iter()).fold(EMPTY, |b, &(cell, _)| {
+        let p = padded(level, cell);
+        union(b, [p, p])
+    })
 }
 
 /// `b` grown by one cell on every side (the reach of `A`'s stencil).
@@ -279,10 +258,12 @@ fn overlap(a: Bounds, b: Bounds) -> bool {
     (0..3).all(|k| a[0][k] <= b[1][k] && b[0][k] <= a[1][k])
 }
 
-/// A dense f64 vector on a box of padded cells, with the natural index of each cell it holds.
+/// A dense f64 vector of `width` values a cell on a box of padded cells, with the natural
+/// index of each cell it holds.
 struct Scatter {
     lo: [usize; 3],
     extent: [usize; 3],
+    width: usize,
     value: Vec<f64>,
     /// Natural index of each held cell, `usize::MAX` where none.
     cell: Vec<usize>,
@@ -290,13 +271,14 @@ struct Scatter {
 
 impl Scatter {
     /// An empty vector on the padded cells `b` of `level`.
-    fn new(level: &Level, [lo, hi]: Bounds) -> Self {
+    fn new(level: &Level, [lo, hi]: Bounds, width: usize) -> Self {
         let extent = [0, 1, 2].map(|a| hi[a].min(level.pdims[a] - 1) + 1 - lo[a]);
         let n = extent.iter().product();
         Self {
             lo,
             extent,
-            value: vec![0.0; n],
+            width,
+            value: vec![0.0; n * width],
             cell: vec![usize::MAX; n],
         }
     }
@@ -314,28 +296,33 @@ impl Scatter {
         Some(at)
     }
 
-    fn add(&mut self, c: usize, p: [usize; 3], v: f64) {
-        let at = self.index(p).expect("inside the column's reach");
-        self.cell[at] = c;
-        self.value[at] += v;
+    /// The values at box index `at`.
+    fn row(&self, at: usize) -> &[f64] {
+        &self.value[at * self.width..(at + 1) * self.width]
     }
 
-    /// Empties the vector (the cells it holds only).
-    fn clear(&mut self) {
-        for at in 0..self.value.len() {
-            if self.cell[at] != usize::MAX {
-                self.cell[at] = usize::MAX;
-                self.value[at] = 0.0;
-            }
+    /// Adds `factor · row` at natural `c`, padded `p`.
+    fn add(&mut self, c: usize, p: [usize; 3], factor: f64, row: &[f64]) {
+        let at = self.index(p).expect("inside the body's reach");
+        self.cell[at] = c;
+        let out = &mut self.value[at * self.width..(at + 1) * self.width];
+        for (o, v) in out.iter_mut().zip(row) {
+            *o += factor * v;
         }
     }
 
-    /// `(natural index, value)` of every held cell.
-    fn held_cells(&self) -> Vec<(usize, f64)> {
-        (self.cell.iter().zip(&self.value))
-            .filter(|(&c, _)| c != usize::MAX)
-            .map(|(&c, &v)| (c, v))
-            .collect()
+    /// The held cells and their values, in box order, which is `(k, j, i)` order.
+    fn held_rows(&self, level: &Level) -> (Vec<Cell>, Vec<f64>) {
+        let (pi, pj) = (level.pdims[0], level.pdims[1]);
+        let (mut cells, mut values) = (Vec::new(), Vec::new());
+        for (at, &c) in self.cell.iter().enumerate() {
+            if c != usize::MAX {
+                let cell = [c % pi - 1, (c / pi) % pj - 1, c / (pi * pj) - level.pz];
+                cells.push((cell, level.split(c)));
+                values.extend_from_slice(self.row(at));
+            }
+        }
+        (cells, values)
     }
 }
 

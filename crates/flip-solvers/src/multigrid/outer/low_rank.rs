@@ -3,85 +3,54 @@
 //! residual through `J`'s sparse columns, `O(nnz J)` plus one small dense `C` product per body,
 //! so a coupled iteration runs the same fused kernels as an uncoupled one.
 
+use super::body_rows::BodyRows;
 use super::{residual, Vectors};
 use crate::multigrid::level::Level;
 use flip_sdk::BodyTerms;
+use rayon::prelude::*;
 
 /// `J C Jᵀ` with `J`'s entries located in level 0's colour-split vectors.
 pub(crate) struct LowRank<'a> {
     pub(super) terms: BodyTerms<'a>,
-    /// Colour and colour-split index of each entry of `J` (in `terms`' order); `None` for a
-    /// cell that is not an unknown of the level (its pressure is 0, as `store` writes it).
-    at: Vec<Option<(usize, usize)>>,
-    /// The grid's cells per axis.
-    dims: [usize; 3],
+    /// `J` on level 0's unknowns by body and cell (a cell that is not an unknown has pressure
+    /// 0, as `store` writes it, and is left out).
+    rows: BodyRows,
 }
 
 impl<'a> LowRank<'a> {
     /// Locates `terms`' entries in `level` (level 0 of the hierarchy built for their grid).
     pub fn new(terms: BodyTerms<'a>, level: &Level) -> Self {
         let [ni, nj, _] = level.dims;
-        let at = (terms.column_cells.iter())
-            .map(|&c| {
-                let c = c as usize;
-                let (i, j, k) = (c % ni, (c / ni) % nj, c / (ni * nj));
-                let (colour, index) = level.split(level.at(i, j, k));
-                (level.cs[colour].inv_diag[index] != 0.0).then_some((colour, index))
+        let dofs = terms.dofs.max(1);
+        let per_body = (0..terms.columns() / dofs)
+            .into_par_iter()
+            .map(|b| {
+                (0..dofs)
+                    .flat_map(|d| {
+                        (terms.column(b * dofs + d))
+                            .map(move |(c, v)| ([c % ni, (c / ni) % nj, c / (ni * nj)], d, v))
+                    })
+                    .collect()
             })
             .collect();
-        Self {
-            terms,
-            at,
-            dims: level.dims,
-        }
+        let rows = BodyRows::build(level, dofs, per_body);
+        Self { terms, rows }
     }
 
-    /// Column `q`'s entries on unknowns with their unpadded cells: `(cell, (colour, index),
-    /// value)`, the one place the coupled preconditioner's parts locate `J` from.
-    pub(super) fn located(
-        &self,
-        q: usize,
-    ) -> impl Iterator<Item = ([usize; 3], (usize, usize), f64)> + '_ {
-        let [ni, nj, _] = self.dims;
-        let s = &self.terms.column_start;
-        let range = s[q] as usize..s[q + 1] as usize;
-        (self.terms.column_cells[range.clone()].iter())
-            .zip(&self.at[range.clone()])
-            .zip(&self.terms.column_values[range])
-            .filter_map(move |((&c, &at), &v)| {
-                let c = c as usize;
-                at.map(|at| ([c % ni, (c / ni) % nj, c / (ni * nj)], at, v))
-            })
+    /// `J` on level 0 by body and cell: the one place the coupled solve locates it.
+    pub(super) fn rows(&self) -> &BodyRows {
+        &self.rows
     }
 
     /// `Jᵀ x` for a colour-split `x`.
-    pub(super) fn transpose_times<T: Copy + Into<f64>>(&self, x: [&[T]; 2]) -> Vec<f64> {
-        (0..self.terms.columns())
-            .map(|q| {
-                self.entries(q)
-                    .map(|((colour, index), v)| v * x[colour][index].into())
-                    .sum()
-            })
-            .collect()
+    pub(super) fn transpose_times<T: Copy + Into<f64> + Sync>(&self, x: [&[T]; 2]) -> Vec<f64> {
+        self.rows.transpose_times(x)
     }
 
-    /// The located entries `((colour, index), value)` of column `q`.
-    fn entries(&self, q: usize) -> impl Iterator<Item = ((usize, usize), f64)> + '_ {
-        let s = &self.terms.column_start;
-        let range = s[q] as usize..s[q + 1] as usize;
-        (self.at[range.clone()].iter())
-            .zip(&self.terms.column_values[range])
-            .filter_map(|(&at, &v)| at.map(|at| (at, v)))
-    }
-
-    /// Calls `f(colour, index, value)` for every entry of `J w`'s columns (`J w` summed over
-    /// them).
+    /// Calls `f(colour, index, value)` for every body and cell of `J w` (a cell two bodies
+    /// touch comes once for each).
     pub(super) fn for_each_of_j_times(&self, w: &[f64], mut f: impl FnMut(usize, usize, f64)) {
-        for (q, &wq) in w.iter().enumerate() {
-            for ((colour, index), v) in self.entries(q) {
-                f(colour, index, v * wq);
-            }
-        }
+        (self.rows).for_each_of_j_times(w, |(colour, index), jw| f(colour, index, jw));
     }
 
     /// After [`super::direction`] (`z = level.x`, `d = z + β d`, `q = A z + β q`, the old `q`
@@ -103,13 +72,13 @@ impl<'a> LowRank<'a> {
     /// cells, in f64, then restored); returns `max |r|`.
     pub fn residual(&self, level: &mut Level, v: &mut Vectors) -> f64 {
         let w = (self.terms).weigh(&self.transpose_times([&v.p[0][..], &v.p[1][..]]));
-        let saved: Vec<f64> = (self.at.iter().flatten())
-            .map(|&(colour, index)| v.b[colour][index])
+        let saved: Vec<f64> = (self.rows.cells().iter())
+            .map(|&(_, (colour, index))| v.b[colour][index])
             .collect();
         let b = &mut v.b;
         self.for_each_of_j_times(&w, |colour, index, jw| b[colour][index] -= jw);
         let max = residual(level, v);
-        for (&(colour, index), old) in self.at.iter().flatten().zip(saved) {
+        for (&(_, (colour, index)), old) in self.rows.cells().iter().zip(saved).rev() {
             v.b[colour][index] = old;
         }
         max
