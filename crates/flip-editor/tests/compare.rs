@@ -73,7 +73,11 @@ fn a_variant_identical_to_the_baseline_shows_no_difference() {
     while start.elapsed() < Duration::from_secs(120) {
         match w.rx.recv_timeout(Duration::from_millis(200)) {
             Ok(CompareEvent::Loaded { variants, .. }) => {
-                assert!(variants.iter().all(|v| v.failure.is_none()));
+                let failures: Vec<_> = variants.iter().filter_map(|v| v.failure.as_ref()).collect();
+                assert!(
+                    failures.is_empty(),
+                    "variants failed to start: {failures:?}"
+                );
             }
             Ok(CompareEvent::Frame {
                 frame, variants, ..
