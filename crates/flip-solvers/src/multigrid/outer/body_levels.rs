@@ -209,19 +209,21 @@ fn aggregate(fine: &BodyRows, coarse: &Level) -> BodyRows {
     let halved = coarse.active.iter().filter(|&&a| a).count();
     let scale = 0.5f64.powf(halved as f64 / 2.0);
     let dofs = fine.dofs();
+    let [ni, nj, _] = coarse.dims;
     let per_body = (0..fine.bodies())
         .into_par_iter()
         .map(|b| {
             let (cells, values) = fine.body(b);
             (cells.iter().zip(values.chunks(dofs)))
                 .flat_map(|(&(cell, _), row)| {
-                    let parent = std::array::from_fn(|a| {
+                    let [i, j, k]: [usize; 3] = std::array::from_fn(|a| {
                         if coarse.active[a] {
                             cell[a] >> 1
                         } else {
                             cell[a]
                         }
                     });
+                    let parent = i + ni * (j + nj * k);
                     (row.iter().enumerate()).map(move |(d, &v)| (parent, d, v * scale))
                 })
                 .collect()

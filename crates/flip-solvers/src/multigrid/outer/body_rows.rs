@@ -21,10 +21,10 @@ pub(super) struct BodyRows {
 }
 
 impl BodyRows {
-    /// Rows from each body's `(cell, dof, value)` entries on `level`'s unpadded cells, in any
-    /// order. Values at one cell and dof are summed; a body's cells come in `(k, j, i)` order;
-    /// cells that are not unknowns are dropped.
-    pub fn build(level: &Level, dofs: usize, per_body: Vec<Vec<([usize; 3], usize, f64)>>) -> Self {
+    /// Rows from each body's `(cell, dof, value)` entries, the cell as `level`'s unpadded
+    /// natural index `i + ni (j + nj k)`, in any order. Values at one cell and dof are summed;
+    /// a body's cells come in that index's order; cells that are not unknowns are dropped.
+    pub fn build(level: &Level, dofs: usize, per_body: Vec<Vec<(usize, usize, f64)>>) -> Self {
         let built = (per_body.into_par_iter())
             .map(|entries| merge(level, dofs, entries))
             .collect();
@@ -112,14 +112,10 @@ impl BodyRows {
 
 /// One body's cells and values from its entries (see [`BodyRows::build`]), sorted by a packed
 /// `(cell, dof)` key.
-fn merge(
-    level: &Level,
-    dofs: usize,
-    entries: Vec<([usize; 3], usize, f64)>,
-) -> (Vec<Cell>, Vec<f64>) {
+fn merge(level: &Level, dofs: usize, entries: Vec<(usize, usize, f64)>) -> (Vec<Cell>, Vec<f64>) {
     let [ni, nj, _] = level.dims;
     let mut keyed: Vec<(usize, f64)> = (entries.into_iter())
-        .map(|([i, j, k], d, v)| ((i + ni * (j + nj * k)) * dofs + d, v))
+        .map(|(n, d, v)| (n * dofs + d, v))
         .collect();
     keyed.sort_unstable_by_key(|&(key, _)| key);
     let (mut cells, mut values) = (Vec::new(), Vec::new());

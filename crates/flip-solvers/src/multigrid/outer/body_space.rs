@@ -11,7 +11,8 @@
 //! (`C Jᵀ e = −(Jᵀ J)⁻¹ Jᵀ A e` there) the term can no longer be stiff; what it still moves is
 //! the part of the bodies' global responses `A⁻¹ J` outside `span J`, which the cycle inside
 //! ([`super::BodyLevels`], the term on every level) takes. Every product runs on `J`'s and
-//! `A J`'s sparse columns: `O(nnz)` a call, serial and so thread-count independent.
+//! `A J`'s rows by body and cell ([`super::body_rows`]): `O(nnz)` a call, each body's sums in
+//! a fixed order and so thread-count independent.
 
 use super::body_rows::{BodyRows, Cell};
 use super::LowRank;
@@ -72,7 +73,10 @@ impl<'a> BodySpace<'a> {
 
     /// Before the V-cycle (level 0's `b` holds `r`): `s = E⁺ Jᵀ r` and `b = r − Ã J s`.
     pub fn pre_correct(&self, level: &mut Level) -> PreCorrection {
-        let jr = (self.bodies).transpose_times([&level.cs[0].b[..], &level.cs[1].b[..]]);
+        let jr = self
+            .bodies
+            .rows()
+            .transpose_times([&level.cs[0].b[..], &level.cs[1].b[..]]);
         let s = self.e.solve(&jr);
         let [c0, c1] = &mut level.cs;
         let mut b = [&mut c0.b, &mut c1.b];
@@ -82,10 +86,12 @@ impl<'a> BodySpace<'a> {
             b[colour][index] = (f64::from(b[colour][index]) - w) as f32;
         });
         let w = self.bodies.terms.weigh(&self.gram_times(&s));
-        self.bodies.for_each_of_j_times(&w, |colour, index, jw| {
-            saved.push(((colour, index), b[colour][index]));
-            b[colour][index] = (f64::from(b[colour][index]) - jw) as f32;
-        });
+        self.bodies
+            .rows()
+            .for_each_of_j_times(&w, |(colour, index), jw| {
+                saved.push(((colour, index), b[colour][index]));
+                b[colour][index] = (f64::from(b[colour][index]) - jw) as f32;
+            });
         PreCorrection { s, saved }
     }
 
@@ -96,7 +102,7 @@ impl<'a> BodySpace<'a> {
             level.cs[colour].b[index] = old;
         }
         let x = [&level.cs[0].x[..], &level.cs[1].x[..]];
-        let jx = self.bodies.transpose_times(x);
+        let jx = self.bodies.rows().transpose_times(x);
         let cjx = self.bodies.terms.weigh(&jx);
         let mut jax = self.gram_times(&cjx);
         for (out, ax) in jax.iter_mut().zip(self.aj.transpose_times(x)) {
@@ -106,10 +112,9 @@ impl<'a> BodySpace<'a> {
         let delta: Vec<f64> = pre.s.iter().zip(t).map(|(s, t)| s - t).collect();
         let [c0, c1] = &mut level.cs;
         let mut x = [&mut c0.x, &mut c1.x];
-        self.bodies
-            .for_each_of_j_times(&delta, |colour, index, jd| {
-                x[colour][index] = (f64::from(x[colour][index]) + jd) as f32;
-            });
+        (self.bodies.rows()).for_each_of_j_times(&delta, |(colour, index), jd| {
+            x[colour][index] = (f64::from(x[colour][index]) + jd) as f32;
+        });
     }
 
     /// `Jᵀ J y`.

@@ -20,16 +20,12 @@ pub(crate) struct LowRank<'a> {
 impl<'a> LowRank<'a> {
     /// Locates `terms`' entries in `level` (level 0 of the hierarchy built for their grid).
     pub fn new(terms: BodyTerms<'a>, level: &Level) -> Self {
-        let [ni, nj, _] = level.dims;
         let dofs = terms.dofs.max(1);
         let per_body = (0..terms.columns() / dofs)
             .into_par_iter()
             .map(|b| {
                 (0..dofs)
-                    .flat_map(|d| {
-                        (terms.column(b * dofs + d))
-                            .map(move |(c, v)| ([c % ni, (c / ni) % nj, c / (ni * nj)], d, v))
-                    })
+                    .flat_map(|d| terms.column(b * dofs + d).map(move |(c, v)| (c, d, v)))
                     .collect()
             })
             .collect();
@@ -42,28 +38,17 @@ impl<'a> LowRank<'a> {
         &self.rows
     }
 
-    /// `Jᵀ x` for a colour-split `x`.
-    pub(super) fn transpose_times<T: Copy + Into<f64> + Sync>(&self, x: [&[T]; 2]) -> Vec<f64> {
-        self.rows.transpose_times(x)
-    }
-
-    /// Calls `f(colour, index, value)` for every body and cell of `J w` (a cell two bodies
-    /// touch comes once for each).
-    pub(super) fn for_each_of_j_times(&self, w: &[f64], mut f: impl FnMut(usize, usize, f64)) {
-        (self.rows).for_each_of_j_times(w, |(colour, index), jw| f(colour, index, jw));
-    }
-
     /// After [`super::direction`] (`z = level.x`, `d = z + β d`, `q = A z + β q`, the old `q`
     /// already holding the old direction's bodies' term): `q += J C Jᵀ z`, so that
     /// `q = (A + J C Jᵀ) d`; returns the term's part of `d · q`, `(Jᵀ d) · C Jᵀ z`.
     pub fn add_to_direction(&self, level: &Level, v: &mut Vectors) -> f64 {
         let z = [&level.cs[0].x[..], &level.cs[1].x[..]];
-        let w = self.terms.weigh(&self.transpose_times(z));
+        let w = self.terms.weigh(&self.rows.transpose_times(z));
         let q = &mut v.q;
-        self.for_each_of_j_times(&w, |colour, index, jw| {
+        self.rows.for_each_of_j_times(&w, |(colour, index), jw| {
             q[colour][index] = (f64::from(q[colour][index]) + jw) as f32;
         });
-        let jd = self.transpose_times([&v.d[0][..], &v.d[1][..]]);
+        let jd = self.rows.transpose_times([&v.d[0][..], &v.d[1][..]]);
         jd.iter().zip(&w).map(|(a, b)| a * b).sum()
     }
 
@@ -71,14 +56,14 @@ impl<'a> LowRank<'a> {
     /// (as [`super::residual`], which it runs on `b` shifted by the bodies' term on `J`'s
     /// cells, in f64, then restored); returns `max |r|`.
     pub fn residual(&self, level: &mut Level, v: &mut Vectors) -> f64 {
-        let w = (self.terms).weigh(&self.transpose_times([&v.p[0][..], &v.p[1][..]]));
+        let w = (self.terms).weigh(&self.rows.transpose_times([&v.p[0][..], &v.p[1][..]]));
         let saved: Vec<f64> = (self.rows.cells().iter())
             .map(|&(_, (colour, index))| v.b[colour][index])
             .collect();
         let b = &mut v.b;
-        self.for_each_of_j_times(&w, |colour, index, jw| b[colour][index] -= jw);
+        (self.rows).for_each_of_j_times(&w, |(colour, index), jw| b[colour][index] -= jw);
         let max = residual(level, v);
-        for (&(_, (colour, index)), old) in self.rows.cells().iter().zip(saved).rev() {
+        for (&(_, (colour, index)), old) in self.rows.cells().iter().zip(saved) {
             v.b[colour][index] = old;
         }
         max
